@@ -1,0 +1,101 @@
+"""The requirement catalogue: ``requirements/*.yaml``, one entry per requirement.
+
+Each entry has a stable ``id`` (``robots.4.6.x2``), the ``article`` it comes from (``robots 4.6``,
+``eldorado 3.2``, ``R-I3``, ``law 70 %``, ``contract 4``), a one-line ``title``, the ``capability``
+it needs (``evaluate``, ``blocks``, ``play``, ``reveal``), whether certification ``required`` it,
+and optionally the rules.md ``interpretations`` the requirement rests on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from ._registry import ConformanceError
+
+CAPABILITIES = ("evaluate", "blocks", "play", "reveal")
+
+
+class CatalogueError(ConformanceError):
+    """A requirement file is malformed; the message names file, entry and key."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    article: str
+    title: str
+    capability: str
+    required: bool
+    interpretations: tuple[str, ...] = ()
+
+
+def _entry(raw: Any, where: str) -> Requirement:
+    if not isinstance(raw, dict):
+        raise CatalogueError(f"{where}: expected a mapping, got {raw!r}")
+    unknown = set(raw) - {"id", "article", "title", "capability", "required", "interpretations"}
+    if unknown:
+        raise CatalogueError(f"{where}: unknown key(s) {sorted(unknown)}")
+    for key in ("id", "article", "title", "capability"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise CatalogueError(
+                f"{where}: {key!r} must be a non-empty string, got {raw.get(key)!r}"
+            )
+    if raw["capability"] not in CAPABILITIES:
+        raise CatalogueError(
+            f"{where}: capability {raw['capability']!r} is not one of {', '.join(CAPABILITIES)}"
+        )
+    if not isinstance(raw.get("required"), bool):
+        raise CatalogueError(
+            f"{where}: 'required' must be true or false, got {raw.get('required')!r}"
+        )
+    interpretations = raw.get("interpretations", [])
+    if not isinstance(interpretations, list) or not all(
+        isinstance(i, str) for i in interpretations
+    ):
+        raise CatalogueError(f"{where}: 'interpretations' must be a list of strings")
+    return Requirement(
+        raw["id"],
+        raw["article"],
+        raw["title"],
+        raw["capability"],
+        raw["required"],
+        tuple(interpretations),
+    )
+
+
+def _files() -> list[tuple[str, bytes]]:
+    folder = resources.files("conformance").joinpath("requirements")
+    return sorted(
+        (entry.name, entry.read_bytes())
+        for entry in folder.iterdir()
+        if entry.name.endswith(".yaml")
+    )
+
+
+@cache
+def load_catalogue() -> dict[str, Requirement]:
+    """Every requirement, by id, in file order."""
+    catalogue: dict[str, Requirement] = {}
+    for name, text in _files():
+        data = yaml.safe_load(text)
+        if not isinstance(data, dict) or not isinstance(data.get("requirements"), list):
+            raise CatalogueError(f"requirements/{name}: expected a top-level 'requirements' list")
+        for n, raw in enumerate(data["requirements"]):
+            requirement = _entry(raw, f"requirements/{name}: requirements[{n}]")
+            if requirement.id in catalogue:
+                raise CatalogueError(f"requirements/{name}: id {requirement.id!r} appears twice")
+            catalogue[requirement.id] = requirement
+    return catalogue
+
+
+def catalogue_sha256() -> str:
+    digest = hashlib.sha256()
+    for name, text in _files():
+        digest.update(name.encode() + b"\0" + text)
+    return digest.hexdigest()

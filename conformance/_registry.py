@@ -1,0 +1,143 @@
+"""Checks are plain functions in a registry (Schemathesis's lesson).
+
+A check receives a ``CheckContext``, talks to the target through ``ctx.adapter``, and either
+returns (pass, optionally with ``details`` for the reports) or raises:
+
+- ``CheckFailure`` (verdict *fail*): the target answered and the answer breaks a requirement;
+  it carries ``Evidence`` (input, expected, got, request), one per counterexample;
+- ``harness.TargetError`` (verdict *error*): the target misbehaved (timeout, 500, garbage);
+- ``NotSupported`` (verdict *not_supported*): the target lacks what the check needs.
+
+Any other exception is a harness bug and is also reported as *error*, with its traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "not_supported", "not_run")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One counterexample, enough to replay it and to show it to a person."""
+
+    input: Mapping[str, Any]  # e.g. {"game", "stake_cents", "ticket"} or a play scenario
+    expected: Any  # what the reference / the rules say
+    got: Any  # what the target said
+    request: Mapping[str, Any] | None = None  # the adapter call that produced ``got``
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": dict(self.input),
+            "expected": self.expected,
+            "got": self.got,
+            "request": dict(self.request) if self.request is not None else None,
+            "note": self.note,
+        }
+
+
+class ConformanceError(Exception):
+    """Base of the conformance package's exceptions."""
+
+
+class CheckFailure(ConformanceError):
+    """The target broke a requirement; ``evidence`` shows how (minimal case first)."""
+
+    def __init__(self, message: str, evidence: list[Evidence] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.evidence = list(evidence or [])
+        self.requirements: tuple[str, ...] | None = None  # narrowed by the check, if it knows
+
+
+class NotSupported(ConformanceError):
+    """The target does not have the capability (or game, or stake) a check needs."""
+
+
+class ProgressSink(Protocol):
+    def __call__(self, done: int, total: int | None, what: str) -> None: ...
+
+
+@dataclass
+class CheckContext:
+    """What a check may use: the target, the run's settings, a seed, and a progress callback."""
+
+    adapter: Any  # harness.Adapter (typed loosely to keep conformance importable alone)
+    implementation: Mapping[str, Any]  # the target's /v1/implementation document
+    settings: Mapping[str, Any]  # profile settings: hypothesis examples, block sampling, alpha...
+    seed: int
+    progress: ProgressSink = field(default=lambda done, total, what: None)
+    details: dict[str, Any] = field(default_factory=dict)  # filled by the check for the reports
+    block_sink: Callable[[Mapping[str, Any]], None] = field(default=lambda block: None)
+    """Receives one mapping per audited block, with the fields of ``harness.BlockAudited``."""
+
+    def supports(self, capability: str) -> bool:
+        return capability in self.implementation.get("capabilities", [])
+
+    def stakes(self, game: str) -> list[int]:
+        """The stakes of ``game`` in scope: the target's, narrowed by ``settings["stakes"]``."""
+        games = self.implementation.get("games", {})
+        offered = list(games.get(game, {}).get("stakes_cents", []))
+        wanted = self.settings.get("stakes", {}).get(game)
+        return [s for s in offered if wanted is None or s in wanted]
+
+    def games(self, applicable: tuple[str, ...] = ("robots", "eldorado")) -> list[str]:
+        """The games in scope: implemented by the target, kept by ``settings["games"]``."""
+        wanted = self.settings.get("games")
+        offered = self.implementation.get("games", {})
+        return [g for g in applicable if g in offered and (wanted is None or g in wanted)]
+
+
+CheckFunction = Callable[[CheckContext], None]
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    requirements: tuple[str, ...]
+    capability: str  # "evaluate" | "blocks" | "play" | "reveal"
+    games: tuple[str, ...]
+    function: CheckFunction
+    doc: str
+    cost: str = "fast"  # "fast" | "block" (whole blocks) | "long" (many plays)
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def check(
+    id: str,
+    *,
+    covers: tuple[str, ...] | list[str],
+    capability: str,
+    games: tuple[str, ...] = ("robots", "eldorado"),
+    cost: str = "fast",
+) -> Callable[[CheckFunction], CheckFunction]:
+    """Register a check function under ``id``, covering the given requirement ids."""
+
+    def register(function: CheckFunction) -> CheckFunction:
+        if id in _REGISTRY:
+            raise ConformanceError(f"check id {id!r} registered twice")
+        _REGISTRY[id] = Check(
+            id=id,
+            requirements=tuple(covers),
+            capability=capability,
+            games=games,
+            function=function,
+            doc=(function.__doc__ or "").strip(),
+            cost=cost,
+        )
+        return function
+
+    return register
+
+
+def registered_checks() -> dict[str, Check]:
+    """Every check, importing the check modules first so the registry is complete."""
+    from . import checks  # noqa: F401  (import registers)
+
+    return dict(_REGISTRY)

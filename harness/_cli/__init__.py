@@ -1,0 +1,67 @@
+"""The ``instantcert`` console command: one module per subcommand in this package.
+
+Each subcommand module has ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
+adding a module adds the subcommand.
+Exit codes follow contract section 6: 0 success, 1 a requirement failed or errored, 2 the
+command could not do its work (bad arguments, bad input, unreachable target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad arguments or input: printed as one line, exit 2."""
+
+
+def _modules() -> list[ModuleType]:
+    names = sorted(
+        info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")
+    )
+    return [importlib.import_module(f"{__name__}.{name}") for name in names]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="instantcert",
+        description="Certification harness for Le Retour des Robots and Eldorado implementations.",
+    )
+    parser.add_argument("--version", action="version", version=f"instantcert {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in _modules():
+        command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except UsageError as exc:
+        print(f"instantcert {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"instantcert {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    return code
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""The harness's exceptions: one base, and the classification of every fault of a target.
+
+A check that meets a ``TargetError`` is reported as *error* (the target misbehaved), never as
+*fail* (the target answered, and the answer is wrong) and never as a crash of the harness.
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Base of every error the harness raises."""
+
+
+class ConfigError(HarnessError):
+    """Bad configuration, arguments or waivers: the run cannot start (exit 2)."""
+
+
+class TargetError(HarnessError):
+    """The target could not be used as the contract says; ``kind`` names how."""
+
+    kind = "target_error"
+
+
+class TargetUnreachable(TargetError):
+    """Nothing answers at the target's address (connection refused, DNS, adapter import)."""
+
+    kind = "unreachable"
+
+
+class TargetTimeout(TargetError):
+    """The target did not answer, or stopped sending, within the configured timeout."""
+
+    kind = "timeout"
+
+
+class ProtocolViolation(TargetError):
+    """The target answered outside the contract: bad status, bad JSON, wrong shape, cut stream.
+
+    The message quotes the offending bytes (shortened) so a vendor can find them.
+    """
+
+    kind = "protocol_violation"
+
+
+class ErrorReply(TargetError):
+    """A well-formed contract error document: ``{"error": {"code", "message"}}``.
+
+    Checks that expect a refusal catch this and compare ``status`` and ``code``.
+    """
+
+    kind = "error_reply"
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message

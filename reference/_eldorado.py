@@ -1,0 +1,200 @@
+"""Eldorado: ticket notation (contract section 1) and evaluation (article 4).
+
+Every row of every grid starts at a multiple of 6 in the ticket string (5 cells and a '/', three
+rows and a '|' make 18), so the hot path slices rows straight out of the validated string and
+looks each one up in a table of all 6^5 possible rows, built once per stake from the paytable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ._errors import TicketError
+from ._rules import EldoradoRules, eldorado_rules, stake_error
+
+GRID_SEPARATOR = "|"
+ROW_SEPARATOR = "/"
+
+
+@dataclass(frozen=True)
+class EldoradoTicket:
+    """The main grid, then each Extra stage grid in the order played (E-I4); rows are strings."""
+
+    grids: tuple[tuple[str, ...], ...]
+
+    def format(self) -> str:
+        return format_ticket(self)
+
+    def cell(self, grid: int, row: int, column: int) -> str:
+        return self.grids[grid][row][column]
+
+
+def row_combination(row: str, rules: EldoradoRules) -> tuple[str, int] | None:
+    """The winning combination of one row, if any: (symbol letter, count).
+
+    E-I1 counts the cells holding the symbol, adjacent or not; E-I2 a row holds at most one
+    combination (with 5 cells, 4 or more of one symbol leaves room for no other); E-I3 EXTRA
+    never pays.
+    """
+    paying = {c.symbol for c in rules.combinations}
+    counts = {letter: row.count(letter) for letter in paying}
+    letter, count = max(counts.items(), key=lambda item: item[1])
+    if any(c.symbol == letter and c.count == count for c in rules.combinations):
+        return letter, count
+    return None
+
+
+class EldoradoEngine:
+    """Notation and evaluation for one set of eldorado rules (the packaged ones by default)."""
+
+    def __init__(self, rules: EldoradoRules) -> None:
+        self.rules = rules
+        self._letters = "".join(s.letter for s in rules.symbols)
+        self._extra = rules.extra_letter
+        self._row_width = rules.cells + 1
+        self._grid_width = self._row_width * rules.rows
+        row = f"[{self._letters}]{{{rules.cells}}}"
+        grid = re.escape(ROW_SEPARATOR).join([row] * rules.rows)
+        sep = re.escape(GRID_SEPARATOR)
+        self._match = re.compile(rf"{grid}(?:{sep}{grid})*").fullmatch
+        names = {s.letter: s.name for s in rules.symbols}
+        amounts = {(c.symbol, c.count): c.amount_cents for c in rules.combinations}
+        # every possible row that wins: row -> (symbol name, count, {stake: amount})
+        self._winning_rows: dict[str, tuple[str, int, dict[int, int]]] = {}
+        for cells in itertools.product(self._letters, repeat=rules.cells):
+            text = "".join(cells)
+            combination = row_combination(text, rules)
+            if combination is not None:
+                name = names[combination[0]]
+                self._winning_rows[text] = (name, combination[1], dict(amounts[combination]))
+        self._row_prize = {
+            stake: {row: win[2][stake] for row, win in self._winning_rows.items()}
+            for stake in rules.stakes_cents
+        }
+
+    def _check_stake(self, stake_cents: object) -> dict[str, int]:
+        table = self._row_prize.get(stake_cents) if type(stake_cents) is int else None
+        if table is None:
+            raise stake_error("eldorado", stake_cents, self.rules.stakes_cents)
+        return table
+
+    def _check(self, ticket: object) -> str:
+        if type(ticket) is not str or self._match(ticket) is None:
+            raise self._diagnose(ticket)
+        extras = ticket.count(self._extra)
+        if extras:
+            grids = (len(ticket) + 1) // self._grid_width
+            if grids != extras + 1 or any(
+                ticket.count(self._extra, 0, k * self._grid_width) < k for k in range(1, grids)
+            ):
+                raise self._diagnose(ticket)
+        elif len(ticket) > self._grid_width:
+            raise self._diagnose(ticket)
+        return ticket
+
+    def prize_cents(self, stake_cents: int, ticket: str) -> int:
+        """The ticket's prize at that stake (E-I6: one paytable for all its grids)."""
+        table = self._check_stake(stake_cents)
+        text = self._check(ticket)
+        get = table.get
+        width = self._row_width
+        cells = self.rules.cells
+        # 4.4 rows win; 4.5 Extra grids win by the same table; 4.6 gains add up
+        return sum(get(text[i : i + cells], 0) for i in range(0, len(text), width))
+
+    def evaluate(self, stake_cents: int, ticket: str) -> dict[str, Any]:
+        """The evaluation result of contract section 2."""
+        self._check_stake(stake_cents)
+        text = self._check(ticket)
+        wins = []
+        rows = self.rules.rows
+        for n, i in enumerate(range(0, len(text), self._row_width)):
+            win = self._winning_rows.get(text[i : i + self.rules.cells])
+            if win is not None:
+                name, count, amounts = win
+                wins.append(
+                    {
+                        "grid": n // rows,
+                        "row": n % rows,
+                        "symbol": name,
+                        "count": count,
+                        "amount_cents": amounts[stake_cents],
+                    }
+                )
+        return {"prize_cents": sum(w["amount_cents"] for w in wins), "wins": wins}
+
+    def parse(self, ticket: str) -> EldoradoTicket:
+        text = self._check(ticket)
+        return EldoradoTicket(
+            tuple(tuple(grid.split(ROW_SEPARATOR)) for grid in text.split(GRID_SEPARATOR))
+        )
+
+    def format(self, ticket: EldoradoTicket) -> str:
+        """The notation of a structured ticket; refuses one that could not have been parsed."""
+        if not isinstance(ticket, EldoradoTicket):
+            raise TicketError(
+                f"expected an EldoradoTicket, got {type(ticket).__name__}: {ticket!r}"
+            )
+        for number, grid in enumerate(ticket.grids):
+            if not isinstance(grid, tuple) or not all(isinstance(row, str) for row in grid):
+                raise TicketError(f"grid {number}: expected a tuple of row strings, got {grid!r}")
+        return self._check(GRID_SEPARATOR.join(ROW_SEPARATOR.join(grid) for grid in ticket.grids))
+
+    def _diagnose(self, ticket: object) -> TicketError:
+        """Walk an invalid ticket and name its first fault."""
+        fail = TicketError
+        if not isinstance(ticket, str):
+            return fail(f"a ticket is a string, got {type(ticket).__name__}: {ticket!r}")
+        rows_per_grid, cells = self.rules.rows, self.rules.cells
+        grids = ticket.split(GRID_SEPARATOR)
+        for g, grid in enumerate(grids):
+            rows = grid.split(ROW_SEPARATOR)
+            for r, row in enumerate(rows):
+                for c, letter in enumerate(row):
+                    if letter not in self._letters:
+                        return fail(
+                            f"grid {g}, row {r}, cell {c}: {letter!r} is not an eldorado symbol "
+                            f"({self._letters})"
+                        )
+                if len(row) != cells:
+                    return fail(
+                        f"grid {g}, row {r}: expected {cells} cells, got {len(row)}: {row!r}"
+                    )
+            if len(rows) != rows_per_grid:
+                return fail(
+                    f"grid {g}: expected {rows_per_grid} rows separated by "
+                    f"{ROW_SEPARATOR!r}, got {len(rows)}"
+                )
+        extras = ticket.count(self._extra)
+        for k in range(1, len(grids)):
+            granted = GRID_SEPARATOR.join(grids[:k]).count(self._extra)
+            if granted < k:
+                return fail(
+                    f"grid {k} was not granted by an EXTRA: grids 0 to {k - 1} hold "
+                    f"{granted} EXTRA, so they grant {granted} Extra stage(s) (E-I4)"
+                )
+        return fail(
+            f"{len(grids)} grid(s), but the ticket's {extras} EXTRA grant {extras} Extra stage(s): "
+            f"{extras + 1} grids expected (article 4.5, E-I4)"
+        )
+
+
+_ENGINE: EldoradoEngine | None = None
+
+
+def engine() -> EldoradoEngine:
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = EldoradoEngine(eldorado_rules())
+    return _ENGINE
+
+
+def parse_ticket(ticket: str) -> EldoradoTicket:
+    return engine().parse(ticket)
+
+
+def format_ticket(ticket: EldoradoTicket) -> str:
+    return engine().format(ticket)
