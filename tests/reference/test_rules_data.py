@@ -116,5 +116,5 @@ def test_an_eldorado_paytable_missing_a_stake_is_refused() -> None:
 
 
 def test_invalid_yaml_is_refused() -> None:
-    with pytest.raises(RulesDataError, match="robots.yaml: not valid YAML"):
+    with pytest.raises(RulesDataError, match=r"robots\.yaml: not valid YAML"):
         reference.parse_rules(b"game: [robots", "robots.yaml", "robots")
