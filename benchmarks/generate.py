@@ -1,0 +1,122 @@
+"""Time to write a full block file, and the peak memory of the whole process tree.
+
+Target (issue 3): a full 2 000 000-unit robots block to ``.jsonl.gz`` on 2 cores in under 60 s,
+peak memory under 500 MB. The seed is fixed, so the file (and its SHA-256) is repeatable:
+
+    python benchmarks/generate.py [--game robots] [--stake-cents 100] [--workers 2]
+                                  [--count N] [--out FILE]
+
+Memory is the largest sum of resident set sizes of this process and its children, sampled
+every 50 ms from /proc (Linux); elsewhere only this process's own peak is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import reference
+
+SEED = bytes(range(32))
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _tree(pid: int) -> list[int]:
+    pids = [pid]
+    for at in pids:
+        try:
+            for task in Path(f"/proc/{at}/task").iterdir():
+                pids += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return pids
+
+
+class TreeMemory:
+    """Samples the resident memory of this process and all its descendants."""
+
+    def __init__(self) -> None:
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(0.05):
+            self.peak_kib = max(self.peak_kib, sum(_rss_kib(p) for p in _tree(me)))
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--game", default="robots", choices=reference.GAMES)
+    parser.add_argument("--stake-cents", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--count", type=int, default=None, help="units (default: the whole block)")
+    parser.add_argument(
+        "--out", default=None, help="file to write (default: a temporary .jsonl.gz)"
+    )
+    args = parser.parse_args()
+    block = reference.Block(
+        args.game,
+        args.stake_cents,
+        reference.default_block_id(args.game, args.stake_cents, 1),
+        SEED,
+    )
+    load = os.getloadavg()
+    cpu_before = sum(
+        u.ru_utime + u.ru_stime
+        for u in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        out = args.out or os.path.join(scratch, "block.jsonl.gz")
+        with TreeMemory() as memory:
+            began = time.perf_counter()
+            digest = reference.write_block_file(out, block, 0, args.count, workers=args.workers)
+            seconds = time.perf_counter() - began
+        size = os.path.getsize(out)
+    units = block.units if args.count is None else args.count
+    own_usage = resource.getrusage(resource.RUSAGE_SELF)
+    child_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own, child = own_usage.ru_maxrss // 1024, child_usage.ru_maxrss // 1024
+    cpu = sum(u.ru_utime + u.ru_stime for u in (own_usage, child_usage)) - cpu_before
+    print(f"{args.game} stake {args.stake_cents}: {units:,} units, {args.workers} workers")
+    print(f"  time        {seconds:8.1f} s   ({seconds / units * 1e6:.1f} µs/unit wall)")
+    print(f"  file        {size / 1e6:8.1f} MB  sha256 {digest}")
+    print(f"  cpu         {cpu:8.1f} s   (all processes; {cpu / units * 1e6:.1f} µs/unit)")
+    print(
+        f"  load        {load[0]:8.2f} at start, {os.getloadavg()[0]:.2f} at end "
+        "(1-minute load average: other work slows the wall time)"
+    )
+    print(f"  peak memory {memory.peak_kib / 1024:8.0f} MB  (process tree, sampled)")
+    print(f"  peak RSS    {own:8d} MB  parent, {child} MB largest worker")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""Blocks of predetermined units (article 2): unit i is computable on its own from (seed, i).
+
+A block is fixed by (game, stake, block id, 256-bit seed). From the seed, keyed BLAKE2b derives
+two independent keys, bound to the game, stake and block id:
+
+- the *permutation key* keys a Feistel permutation of ``range(units)`` (``_permutation``):
+  unit i takes the slot ``perm(i)`` of the lot table laid out in order (its lots as listed,
+  largest first, then the losing units), so each lot has exactly its count and where winners
+  sit is unpredictable without the seed;
+- the *ticket key* gives unit i its own 128-bit seed, BLAKE2b(key, i), for the
+  ``random.Random`` that draws its scenario (``_generate``); it decides what a unit shows,
+  never which prize it has.
+
+Any slice is therefore produced without the rest, in any order, byte-identical to the same
+slice of the whole. The seed never leaves this object: headers show its SHA-256 only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import random
+import re
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from typing import Any
+
+from ._errors import GameError
+from ._evaluate import check_stake
+from ._generate import TicketMaker
+from ._permutation import FeistelPermutation
+from ._rules import check_game, load_rules
+
+FORMAT = "block/1"
+GENERATOR_NAME = "instantcert-reference"
+SEED_BYTES = 32
+BLOCK_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+KEY_PERSON = b"instcert-block/1"
+STREAM_BATCH = 1024  # units computed at a time by document_lines
+
+
+class BlockError(GameError):
+    """A block, block id, seed or slice that cannot be: the message names which and why."""
+
+    code = "invalid_block"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of a block: its index, its predetermined prize and the scenario showing it."""
+
+    index: int
+    prize_cents: int
+    ticket: str
+
+    def to_json_line(self) -> bytes:
+        """``{"index":I,"prize_cents":P,"ticket":"T"}``: compact, keys in this order, no newline.
+
+        Tickets are printable ASCII without '"' or '\\', so this is also ``json.dumps`` with
+        ``separators=(",", ":")``.
+        """
+        return b'{"index":%d,"prize_cents":%d,"ticket":"%s"}' % (
+            self.index,
+            self.prize_cents,
+            self.ticket.encode("ascii"),
+        )
+
+
+@cache
+def generator_version() -> str:
+    try:
+        return metadata.version("instantcert")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"
+
+
+def default_block_id(game: str, stake_cents: int, number: int) -> str:
+    """``robots-100-0001``: game, stake in cents and the block's number, 1 first."""
+    check_stake(game, stake_cents)
+    if type(number) is not int or number < 1:
+        raise BlockError(
+            f"block number {number!r} ({type(number).__name__}): expected an integer >= 1"
+        )
+    return f"{game}-{stake_cents}-{number:04d}"
+
+
+def check_block_id(block_id: object) -> str:
+    """A block id fit for file names and URLs; BlockError otherwise."""
+    if not isinstance(block_id, str) or not BLOCK_ID_PATTERN.fullmatch(block_id):
+        raise BlockError(
+            f"block_id {block_id!r} ({type(block_id).__name__}): expected 1 to 128 ASCII "
+            "letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return block_id
+
+
+def check_slice(units: int, start: object = 0, count: object = None) -> tuple[int, int]:
+    """(start, count) of a slice of a block of ``units`` units; count None: up to the end."""
+    if type(start) is not int or not 0 <= start <= units:
+        raise BlockError(f"start {start!r} ({type(start).__name__}): expected 0 to {units}")
+    if count is None:
+        return start, units - start
+    if type(count) is not int or not 0 <= count <= units - start:
+        raise BlockError(
+            f"count {count!r} ({type(count).__name__}): expected 0 to {units - start} "
+            f"(the block has {units} units, the slice starts at {start})"
+        )
+    return start, count
+
+
+def new_seed() -> bytes:
+    """A fresh 256-bit block seed from the operating system's CSPRNG (``secrets``)."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def _derive(seed: bytes, context: bytes, purpose: bytes) -> bytes:
+    return hashlib.blake2b(
+        context + b"\x00" + purpose, key=seed, digest_size=32, person=KEY_PERSON
+    ).digest()
+
+
+class Block:
+    """One block of ``game`` at ``stake_cents``; ``units`` is the rules' block size."""
+
+    def __init__(self, game: str, stake_cents: int, block_id: str, seed: bytes) -> None:
+        rules = load_rules(check_game(game))
+        check_stake(game, stake_cents)
+        check_block_id(block_id)
+        if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+            # a seed is a secret: its type and length are shown, never its value
+            size = f" of length {len(seed)}" if hasattr(seed, "__len__") else ""
+            raise BlockError(
+                f"seed: a {type(seed).__name__}{size}, expected {SEED_BYTES} bytes "
+                "(a 256-bit seed, e.g. reference.new_seed() or bytes.fromhex(64 hex digits))"
+            )
+        self.game = game
+        self.stake_cents = stake_cents
+        self.block_id = block_id
+        self.seed = seed
+        self.units = rules.block_units
+        self.rules_sha256 = rules.sha256
+        table = rules.lot_table(stake_cents)
+        context = f"{FORMAT}\x00{game}\x00{stake_cents}\x00{block_id}".encode("ascii")
+        self._permutation = FeistelPermutation(_derive(seed, context, b"permutation"), self.units)
+        self._ticket_key = hashlib.blake2b(
+            key=_derive(seed, context, b"tickets"), digest_size=16, person=KEY_PERSON
+        )
+        # slots [ends[k-1], ends[k]) hold prizes[k]: the lots as listed, then the losing units
+        ends: list[int] = []
+        prizes: list[int] = []
+        for lot in table.lots:
+            ends.append((ends[-1] if ends else 0) + lot.units)
+            prizes.append(lot.prize_cents)
+        ends.append(self.units)
+        prizes.append(0)
+        self._ends = tuple(ends)
+        self._prizes = tuple(prizes)
+        self._maker = TicketMaker(game, stake_cents)
+
+    def __repr__(self) -> str:  # never the seed
+        return (
+            f"Block(game={self.game!r}, stake_cents={self.stake_cents}, "
+            f"block_id={self.block_id!r}, seed_sha256={self.seed_sha256[:16]}...)"
+        )
+
+    @property
+    def seed_sha256(self) -> str:
+        """A commitment to the seed: publishing it reveals nothing, and checks a disclosed seed."""
+        return hashlib.sha256(self.seed).hexdigest()
+
+    def _check_index(self, index: object) -> int:
+        if type(index) is not int or not 0 <= index < self.units:
+            raise BlockError(
+                f"unit index {index!r} ({type(index).__name__}) is not in block "
+                f"{self.block_id!r}: expected 0 to {self.units - 1}"
+            )
+        return index
+
+    def check_slice(self, start: object = 0, count: object = None) -> tuple[int, int]:
+        """(start, count) of a slice of this block; count None means up to the end."""
+        return check_slice(self.units, start, count)
+
+    def prize_cents(self, index: int) -> int:
+        """Unit ``index``'s prize alone, without drawing its ticket."""
+        slot = self._permutation(self._check_index(index))
+        return self._prizes[bisect.bisect_right(self._ends, slot)]
+
+    def _ticket_rng(self, index: int) -> random.Random:
+        h = self._ticket_key.copy()
+        h.update(index.to_bytes(8, "big"))
+        return random.Random(int.from_bytes(h.digest(), "big"))
+
+    def unit(self, index: int) -> Unit:
+        """Unit ``index``, computed from the seed and ``index`` alone."""
+        prize = self.prize_cents(index)
+        return Unit(index, prize, self._maker(prize, self._ticket_rng(index)))
+
+    def iter_units(self, start: int = 0, count: int | None = None) -> Iterator[Unit]:
+        first, size = self.check_slice(start, count)
+        for index in range(first, first + size):
+            yield self.unit(index)
+
+    def _lines(self, first: int, size: int) -> list[bytes]:
+        """The hot path: lines of a checked slice, the same bytes as ``Unit.to_json_line`` plus a
+        newline, with everything looked up once."""
+        perm = self._permutation.unchecked
+        ends, prizes = self._ends, self._prizes
+        key = self._ticket_key
+        make = self._maker
+        rng = random.Random()
+        seed = rng.seed  # random.Random(n) is random.Random() then seed(n): the same state
+        out = []
+        for index in range(first, first + size):
+            prize = prizes[bisect.bisect_right(ends, perm(index))]
+            h = key.copy()
+            h.update(index.to_bytes(8, "big"))
+            seed(int.from_bytes(h.digest(), "big"))
+            out.append(
+                b'{"index":%d,"prize_cents":%d,"ticket":"%s"}\n'
+                % (index, prize, make(prize, rng).encode("ascii"))
+            )
+        return out
+
+    def render(self, start: int, count: int) -> bytes:
+        """Unit lines ``start`` to ``start + count - 1``, each ending in a newline."""
+        return b"".join(self._lines(*self.check_slice(start, count)))
+
+    def header(self, start: int = 0, count: int | None = None) -> dict[str, Any]:
+        """The block/1 header of contract section 3 for this slice, plus ``seed_sha256`` and
+        ``rules_sha256`` (the seed itself never appears)."""
+        first, size = self.check_slice(start, count)
+        return {
+            "format": FORMAT,
+            "game": self.game,
+            "stake_cents": self.stake_cents,
+            "block_id": self.block_id,
+            "units": self.units,
+            "start": first,
+            "count": size,
+            "generator": {"name": GENERATOR_NAME, "version": generator_version()},
+            "seed_sha256": self.seed_sha256,
+            "rules_sha256": self.rules_sha256,
+        }
+
+    def header_line(self, start: int = 0, count: int | None = None) -> bytes:
+        """The header as one compact JSON line, newline included."""
+        text = json.dumps(self.header(start, count), separators=(",", ":"), ensure_ascii=True)
+        return text.encode("ascii") + b"\n"
+
+    def document_lines(self, start: int = 0, count: int | None = None) -> Iterator[bytes]:
+        """The block/1 document of the slice: header line, then one line per unit, each
+        ending in a newline (what ``GET /v1/blocks/{id}`` streams)."""
+        first, size = self.check_slice(start, count)
+        yield self.header_line(first, size)
+        for at in range(first, first + size, STREAM_BATCH):
+            yield from self._lines(at, min(STREAM_BATCH, first + size - at))

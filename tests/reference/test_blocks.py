@@ -1,0 +1,224 @@
+"""Blocks: unit i computable alone from (seed, i), exact lot counts, every unit its prize."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+from collections import Counter
+
+import pytest
+import scipy.stats  # type: ignore[import-untyped]
+
+import reference
+from reference import Block, BlockError, FeistelPermutation, Unit, default_block_id, new_seed
+
+SEED = bytes(range(32))
+STAKES = [(g, s) for g in reference.GAMES for s in reference.load_rules(g).stakes_cents]
+
+
+def block(game: str = "robots", stake: int = 100, seed: bytes = SEED, number: int = 1) -> Block:
+    return Block(game, stake, default_block_id(game, stake, number), seed)
+
+
+# -- the permutation --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 17, 1000, 4097, 65536, 100_003])
+def test_feistel_is_a_permutation_with_an_inverse(size: int) -> None:
+    perm = FeistelPermutation(b"k" * 32, size)
+    image = [perm(x) for x in range(size)]
+    assert sorted(image) == list(range(size))
+    assert all(perm.inverse(y) == x for x, y in enumerate(image))
+    if size > 1000:
+        assert image != list(range(size))
+        assert image != [perm(x) for x in range(size)][::-1]
+
+
+def test_feistel_depends_on_its_key_and_checks_its_domain() -> None:
+    pa, pb = FeistelPermutation(b"a" * 32, 5000), FeistelPermutation(b"b" * 32, 5000)
+    a, b = [pa(x) for x in range(5000)], [pb(x) for x in range(5000)]
+    assert sum(x == y for x, y in zip(a, b, strict=True)) < 20  # about 1 expected
+    perm = FeistelPermutation(b"a" * 32, 10)
+    for bad in (-1, 10, 2.0, "3"):
+        with pytest.raises(ValueError, match=repr(bad)):
+            perm(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="16 to 64 bytes"):
+        FeistelPermutation(b"short", 10)
+
+
+# -- units ------------------------------------------------------------------------------------
+
+
+def test_unit_json_line_is_compact_json_in_a_fixed_order() -> None:
+    unit = Unit(12, 300, "YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS")
+    line = unit.to_json_line()
+    assert line == (
+        b'{"index":12,"prize_cents":300,"ticket":"YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS"}'
+    )
+    assert line == json.dumps(json.loads(line), separators=(",", ":")).encode()
+
+
+def test_ids_and_seeds() -> None:
+    assert default_block_id("robots", 100, 1) == "robots-100-0001"
+    assert default_block_id("eldorado", 50, 12345) == "eldorado-50-12345"
+    with pytest.raises(BlockError, match="0"):
+        default_block_id("robots", 100, 0)
+    with pytest.raises(reference.StakeError):
+        default_block_id("robots", 50, 1)
+    seeds = {new_seed() for _ in range(10)}
+    assert len(seeds) == 10 and all(len(s) == 32 for s in seeds)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "shown"),
+    [
+        (("poker", 100, "b", SEED), reference.UnknownGameError, "'poker'"),
+        (("eldorado", 75, "b", SEED), reference.StakeError, "75"),
+        (("robots", 100, "", SEED), BlockError, "''"),
+        (("robots", 100, "a/b", SEED), BlockError, "'a/b'"),
+        (("robots", 100, 7, SEED), BlockError, "int"),
+        (("robots", 100, "b", SEED[:31]), BlockError, "bytes of length 31"),
+        (("robots", 100, "b", SEED.hex()), BlockError, "str of length 64"),
+        (("robots", 100, "b", None), BlockError, "NoneType, expected 32 bytes"),
+    ],
+)
+def test_bad_block_arguments_are_named(args: tuple[object, ...], error: type, shown: str) -> None:
+    with pytest.raises(error, match=shown) as caught:
+        Block(*args)  # type: ignore[arg-type]
+    assert SEED.hex() not in str(caught.value)  # a seed is never shown
+
+
+def test_lot_layout_is_the_lot_table() -> None:
+    for game, stake in STAKES:
+        b = block(game, stake)
+        table = reference.load_rules(game).lot_table(stake)
+        counts: Counter[int] = Counter()
+        previous = 0
+        for end, prize in zip(b._ends, b._prizes, strict=True):
+            counts[prize] += end - previous
+            previous = end
+        assert previous == b.units == table.block_units
+        assert dict(counts) == table.counts()
+
+
+def test_unit_alone_equals_the_slice_of_the_whole() -> None:
+    b = block()
+    whole = list(b.iter_units(1000, 300))
+    assert [u.index for u in whole] == list(range(1000, 1300))
+    alone = [b.unit(i) for i in reversed(range(1000, 1300))][::-1]
+    assert alone == whole
+    fresh = block()  # another object, same definition
+    assert [fresh.unit(i) for i in (1299, 1000, 1150)] == [whole[299], whole[0], whole[150]]
+    assert b.render(1000, 300) == b"".join(u.to_json_line() + b"\n" for u in whole)
+    assert [b.prize_cents(u.index) for u in whole] == [u.prize_cents for u in whole]
+    last = b.unit(b.units - 1)
+    assert last.index == b.units - 1
+
+
+def test_document_lines_header_then_units() -> None:
+    b = block("eldorado", 200)
+    lines = list(b.document_lines(899_000, 1000))
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
+    header = json.loads(lines[0])
+    assert header == b.header(899_000, 1000)
+    assert header["format"] == "block/1"
+    assert (header["game"], header["stake_cents"], header["block_id"]) == (
+        "eldorado",
+        200,
+        "eldorado-200-0001",
+    )
+    assert (header["units"], header["start"], header["count"]) == (900_000, 899_000, 1000)
+    assert header["generator"]["name"] == "instantcert-reference"
+    assert header["seed_sha256"] == hashlib.sha256(SEED).hexdigest()
+    assert SEED.hex() not in lines[0].decode() and SEED.hex() not in repr(b)
+    units = [json.loads(line) for line in lines[1:]]
+    assert [u["index"] for u in units] == list(range(899_000, 900_000))
+    assert lines[1:] == [b.unit(u["index"]).to_json_line() + b"\n" for u in units]
+    assert len(list(b.document_lines(900_000))) == 1  # an empty slice is a header alone
+
+
+@pytest.mark.parametrize(
+    ("start", "count", "shown"),
+    [(-1, None, "-1"), (2_000_001, None, "2000001"), (10, 1_999_991, "1999991"), (0, -5, "-5")],
+)
+def test_bad_slices_are_named(start: int, count: int | None, shown: str) -> None:
+    with pytest.raises(BlockError, match=shown):
+        list(block().iter_units(start, count))
+    with pytest.raises(BlockError, match=shown):
+        block().header(start, count)
+    for bad in (-1, 2_000_000, True):
+        with pytest.raises(BlockError):
+            block().unit(bad)
+
+
+def test_different_seeds_ids_stakes_make_different_blocks() -> None:
+    a = block()
+    others = [block(seed=bytes(31) + b"\x01"), block(number=2)]
+    first = [a.prize_cents(i) for i in range(3000)]
+    for other in others:
+        assert [other.prize_cents(i) for i in range(3000)] != first
+        assert other.render(0, 50) != a.render(0, 50)
+    e = [block("eldorado", s).render(0, 20).split(b'"ticket":')[1:] for s in (50, 100, 200)]
+    assert e[0] != e[1] != e[2]
+
+
+def test_winners_are_spread_without_pattern() -> None:
+    """Winners per stretch of 5 000 units and per index parity: no clustering, no stride."""
+    b = block(seed=bytes(range(100, 132)))
+    wins = [b.prize_cents(i) > 0 for i in range(200_000)]
+    share = sum(wins) / len(wins)
+    table = reference.load_rules("robots").lot_table(100)
+    assert abs(share - table.winning_units / table.block_units) < 0.005
+    bins = [sum(wins[k : k + 5000]) for k in range(0, len(wins), 5000)]
+    expected = 5000 * share
+    statistic = sum((c - expected) ** 2 / expected for c in bins)
+    assert scipy.stats.chi2.sf(statistic, len(bins) - 1) > 1e-4
+    # runs test: a winner is followed by a winner about as often as anything is a winner
+    pairs = sum(a and b for a, b in itertools.pairwise(wins)) / sum(wins[:-1])
+    assert abs(pairs - share) < 0.01
+
+
+def test_a_sample_of_every_block_evaluates_to_its_prizes() -> None:
+    rng = random.Random(4)
+    for game, stake in STAKES:
+        b = block(game, stake, seed=rng.randbytes(32))
+        seen: Counter[int] = Counter()
+        for index in rng.sample(range(b.units), 3000):
+            unit = b.unit(index)
+            assert reference.prize_cents(game, stake, unit.ticket) == unit.prize_cents
+            seen[unit.prize_cents] += 1
+        table = reference.load_rules(game).lot_table(stake)
+        # the losing share is about 70 % (robots) or 83 % (eldorado) of 3 000 units
+        losing = 3000 * table.losing_units / table.block_units
+        assert abs(seen[0] - losing) < 5 * losing**0.5, seen
+        # the biggest lots (a few units per block) almost never show in 3 000 draws
+        assert set(seen) <= set(table.counts())
+
+
+def test_the_algorithm_is_frozen() -> None:
+    """Same seed, same bytes, on any machine and any version: reproducibility is the contract.
+
+    A change here changes every block ever generated; it needs a new generator version.
+    """
+    digests = {
+        (g, s): hashlib.sha256(block(g, s).render(0, 2000)).hexdigest()[:16] for g, s in STAKES
+    }
+    assert digests == GOLDEN
+
+
+GOLDEN: dict[tuple[str, int], str] = {
+    ("robots", 100): "ea1db50ea29c3300",
+    ("eldorado", 50): "b577cef07e6ef9e6",
+    ("eldorado", 100): "57ab6f4713430442",
+    ("eldorado", 200): "6edff77adb1cd4c4",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "stake"), STAKES)
+def test_full_block_lot_counts_are_exact(game: str, stake: int) -> None:
+    b = block(game, stake, seed=new_seed())
+    counts = Counter(b.prize_cents(i) for i in range(b.units))
+    assert dict(counts) == reference.load_rules(game).lot_table(stake).counts()
