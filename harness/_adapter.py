@@ -25,6 +25,11 @@ class BlockStream(Protocol):
     ``lines()`` yields each unit line as raw JSON bytes (no trailing newline), in block order,
     so an auditor can parse them where it likes (in worker processes, for speed). A stream that
     ends early or holds a line that is not JSON raises ``ProtocolViolation`` when it is reached.
+
+    A stream may also offer ``chunks()``: large byte blocks of whole unit lines, newline-ended,
+    unparsed. The block audit prefers it when present (it is how the HTTP adapter keeps an audit
+    over the wire as fast as one from a file); a stream the target cuts mid-line or floods raises
+    ``ProtocolViolation`` from it, so the audit reports an *error*, not a rules failure.
     """
 
     header: Document

@@ -1,0 +1,624 @@
+"""The adapter for a target speaking HTTP API v1 (contract section 4), on ``requests``.
+
+One pooled session; a (connect, read) timeout on every call; a floor on the transfer rate so a
+target that trickles bytes forever is cut off too. Only calls that are safe to repeat (GET, and
+``POST /v1/evaluate``, which changes nothing) are retried, with backoff, and only when no answer
+came at all: a play is never sent twice. Every fault is classified (``harness._errors``):
+nothing answers → ``TargetUnreachable``; no answer in time → ``TargetTimeout``; an answer outside
+the contract → ``ProtocolViolation`` quoting the offending bytes; a contract error document →
+``ErrorReply``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import requests
+import urllib3.exceptions
+from requests.adapters import HTTPAdapter
+
+from ._adapter import EVALUATE_BATCH_LIMIT, Document
+from ._errors import (
+    ConfigError,
+    ErrorReply,
+    ProtocolViolation,
+    TargetError,
+    TargetTimeout,
+    TargetUnreachable,
+)
+
+QUOTE_BYTES = 200  # how much of an offending answer a message shows
+READ_CHUNK = 64 * 1024
+BLOCK_READ = 1 << 20  # a block body is read a mebibyte at a time
+BLOCK_CHUNK = 1 << 22  # ``HttpBlockStream.chunks()`` hands on about 4 MiB of whole lines at once
+MAX_JSON_BYTES = 256 * 1024 * 1024  # a JSON answer bigger than this is not one of the contract's
+MAX_LINE_BYTES = 1024 * 1024  # a block line (header or unit) is a few hundred bytes
+JSON_TYPE = "application/json"
+NDJSON_TYPE = "application/x-ndjson"
+
+
+def quote_bytes(data: bytes) -> str:
+    """The first bytes of ``data`` as a Python literal, marked when shortened."""
+    shown = repr(data[:QUOTE_BYTES])
+    return shown + (f" ... ({len(data)} bytes)" if len(data) > QUOTE_BYTES else "")
+
+
+def _media_type(response: requests.Response) -> str:
+    return response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+
+
+# -- response shapes ----------------------------------------------------------------------
+
+_INT = "int"
+_STR = "str"
+_BOOL = "bool"
+_LIST = "list"
+_OBJECT = "object"
+
+_CHECKS: dict[str, Callable[[object], bool]] = {
+    _INT: lambda v: type(v) is int,
+    _STR: lambda v: type(v) is str,
+    _BOOL: lambda v: type(v) is bool,
+    _LIST: lambda v: type(v) is list,
+    _OBJECT: lambda v: type(v) is dict,
+}
+
+IMPLEMENTATION = {"name": _STR, "version": _STR, "games": _OBJECT, "capabilities": _LIST}
+BLOCK_ENTRY = {"block_id": _STR, "game": _STR, "stake_cents": _INT, "units": _INT}
+ACCOUNT = {"account_id": _STR, "token": _STR, "balance_cents": _INT}
+BALANCE = {"account_id": _STR, "balance_cents": _INT}
+PLAY = {
+    "play_id": _STR,
+    "game": _STR,
+    "stake_cents": _INT,
+    "block_id": _STR,
+    "index": _INT,
+    "balance_cents": _INT,
+}
+REVEAL = {"button": _INT, "symbol": _STR, "x2": _BOOL, "plus_one": _BOOL}
+AUTO = {"play_id": _STR, "ticket": _STR, "prize_cents": _INT, "wins": _LIST}
+HISTORY_ENTRY = {
+    "play_id": _STR,
+    "game": _STR,
+    "stake_cents": _INT,
+    "block_id": _STR,
+    "index": _INT,
+    "ticket": _STR,
+    "prize_cents": _INT,
+    "created_at": _STR,
+}
+RESULT = {"prize_cents": _INT, "wins": _LIST}
+ERROR = {"code": _STR, "message": _STR}
+HEADER = {"format": _STR, "game": _STR, "stake_cents": _INT, "block_id": _STR, "units": _INT}
+
+
+def shape_fault(value: object, shape: Mapping[str, str], where: str) -> str | None:
+    """What is wrong with ``value`` as an object of ``shape`` (field -> kind), or None."""
+    if type(value) is not dict:
+        return f"{where} must be a JSON object, got {type(value).__name__}"
+    for field, kind in shape.items():
+        if field not in value:
+            return f"{where} has no {field!r}"
+        if not _CHECKS[kind](value[field]):
+            return f"{where}.{field} must be of type {kind}, got {value[field]!r}"
+    return None
+
+
+def _is_error_document(value: object) -> bool:
+    return type(value) is dict and shape_fault(value.get("error"), ERROR, "error") is None
+
+
+# -- reading bodies -----------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads a streamed body in bounded chunks, within the read timeout and a rate floor.
+
+    The floor counts only the time spent waiting for the target, so a slow consumer is never
+    blamed on the target: after ``grace`` seconds of waiting, the bytes received must keep up
+    with ``min_rate`` bytes per second of waiting.
+    """
+
+    def __init__(self, response: requests.Response, what: str, grace: float, min_rate: int) -> None:
+        self.response = response
+        self.what = what
+        self.grace = grace
+        self.min_rate = min_rate
+        self.received = 0
+        self.waited = 0.0
+        self.read_size = READ_CHUNK
+
+    def chunks(self) -> Iterator[bytes]:
+        """The body in pieces of at most ``read_size`` bytes (read at each step: a block stream
+        reads its header in small pieces, then its units in large ones)."""
+        raw = self.response.raw
+        while True:
+            began = time.monotonic()
+            try:
+                data = raw.read1(self.read_size, decode_content=True)
+            except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+                raise TargetTimeout(
+                    f"{self.what}: no byte for {self.grace:g} s after {self.received} bytes"
+                ) from None
+            except (urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
+                raise ProtocolViolation(
+                    f"{self.what}: the body was cut after {self.received} bytes ({exc})"
+                ) from None
+            self.waited += time.monotonic() - began
+            if not data:
+                return
+            self.received += len(data)
+            floor = self.min_rate * (self.waited - self.grace)
+            if self.received < floor:
+                raise TargetTimeout(
+                    f"{self.what}: {self.received} bytes in {self.waited:.1f} s of waiting, "
+                    f"below the floor of {self.min_rate} bytes/s after {self.grace:g} s"
+                )
+            yield data
+
+    def read_all(self, limit: int) -> bytes:
+        parts: list[bytes] = []
+        for data in self.chunks():
+            parts.append(data)
+            if self.received > limit:
+                raise ProtocolViolation(
+                    f"{self.what}: the answer exceeds {limit} bytes: {quote_bytes(parts[0])}"
+                )
+        return b"".join(parts)
+
+
+class HttpBlockStream:
+    """A block document read in bounded memory (``BlockStream``), by either of two ways.
+
+    ``lines()`` checks each unit line to be a JSON object; the number of unit lines must be the
+    one asked for (or the header's ``count``): fewer is a cut stream, more is an answer far
+    bigger than asked, both ``ProtocolViolation``.
+
+    ``chunks()`` hands the unit lines on unparsed, in large blocks of whole lines, for an
+    auditor that judges every line itself (``conformance._audit``); it checks the framing
+    only (see there).
+    """
+
+    def __init__(self, response: requests.Response, reader: _Reader, expected: int | None) -> None:
+        self._response = response
+        self._reader = reader
+        self._chunks = reader.chunks()
+        self._pending = b""
+        self._what = reader.what
+        self._consumed = False
+        header_line = self._next_line()
+        if header_line is None:
+            self.close()
+            raise ProtocolViolation(f"{self._what}: the stream holds no header line")
+        header = self._parse(header_line, "the header line")
+        fault = shape_fault(header, HEADER, "the header")
+        count = header.get("count") if isinstance(header, dict) else None
+        if fault is None and expected is None:
+            if type(count) is not int or count < 0:
+                fault = f"the header's count must be a non-negative integer, got {count!r}"
+            expected = count
+        if fault is not None:
+            self.close()
+            raise ProtocolViolation(f"{self._what}: {fault}: {quote_bytes(header_line)}")
+        assert isinstance(header, dict) and expected is not None
+        self.header: Document = header
+        self.header_bytes = header_line + b"\n"  # as sent (but a CR): hashed by the audit
+        self.expected = expected
+        self._left = expected  # chunks(): unit lines asked for, not yet handed on
+        self._handed = 0  # chunks(): bytes of them handed on
+        self._extra: list[bytes] = []  # chunks(): whole lines past those asked for, held back
+        self._extra_size = 0
+
+    def _next_line(self) -> bytes | None:
+        """The next line without its newline, None at the end; a last line needs no newline."""
+        while True:
+            cut = self._pending.find(b"\n")
+            if cut >= 0:
+                line, self._pending = self._pending[:cut], self._pending[cut + 1 :]
+                return line.rstrip(b"\r")
+            if len(self._pending) > MAX_LINE_BYTES:
+                raise ProtocolViolation(
+                    f"{self._what}: a line longer than {MAX_LINE_BYTES} bytes: "
+                    f"{quote_bytes(self._pending)}"
+                )
+            data = next(self._chunks, None)
+            if data is None:
+                line, self._pending = self._pending, b""
+                return line if line.strip() else None
+            self._pending += data
+
+    def _parse(self, line: bytes, where: str) -> Any:
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise ProtocolViolation(
+                f"{self._what}: {where} is not JSON: {quote_bytes(line)}"
+            ) from None
+
+    def lines(self) -> Iterator[bytes]:
+        """Each unit line as raw JSON bytes, in block order; checked, then handed over."""
+        if self._consumed:
+            raise RuntimeError("a block stream is read once")
+        self._consumed = True
+        try:
+            for number in range(self.expected):
+                line = self._next_line()
+                if line is None:
+                    raise ProtocolViolation(
+                        f"{self._what}: the stream ended after {number} of {self.expected} unit "
+                        f"lines ({self._reader.received} bytes)"
+                    )
+                if type(self._parse(line, f"unit line {number}")) is not dict:
+                    raise ProtocolViolation(
+                        f"{self._what}: unit line {number} is not a JSON object: "
+                        f"{quote_bytes(line)}"
+                    )
+                yield line
+            extra = self._next_line()
+            if extra is not None:
+                raise ProtocolViolation(
+                    f"{self._what}: more than the {self.expected} unit lines asked for: "
+                    f"{quote_bytes(extra)}"
+                )
+        finally:
+            self.close()
+
+    def chunks(self) -> Iterator[bytes]:
+        """The unit lines in blocks of about ``BLOCK_CHUNK`` bytes of whole lines, each line
+        ending in ``b"\\n"``, unparsed, with no per-line work here.
+
+        This checks the framing, the target's part of the answer: a body the transport cuts
+        (``_Reader``), a last line cut mid-way (no newline, and not a JSON object), a line
+        longer than ``MAX_LINE_BYTES`` still unfinished, and a body far longer than asked (more
+        than ``extra_allowance`` bytes past the unit lines asked for, e.g. a stream without
+        end) are each a ``ProtocolViolation`` when reached. Well-formed NDJSON whose content is
+        wrong is handed on for the auditor to judge, as it judges every line: a body that ends
+        cleanly after fewer lines than asked (units missing), or with a few lines more
+        (units repeated), is the block's fault (``unit_sequence``), not the transport's.
+        Whitespace after the last line is dropped.
+        """
+        if self._consumed:
+            raise RuntimeError("a block stream is read once")
+        self._consumed = True
+        self._reader.read_size = BLOCK_READ
+        parts, size = [self._pending], len(self._pending)
+        self._pending = b""
+        try:
+            for data in self._chunks:
+                parts.append(data)
+                size += len(data)
+                if size < BLOCK_CHUNK:
+                    continue
+                buffer = b"".join(parts)
+                end = buffer.rfind(b"\n") + 1
+                tail = buffer[end:]
+                if len(tail) > MAX_LINE_BYTES:
+                    raise ProtocolViolation(
+                        f"{self._what}: a line longer than {MAX_LINE_BYTES} bytes: "
+                        f"{quote_bytes(tail)}"
+                    )
+                parts, size = [tail], len(tail)
+                if end:
+                    asked = self._take(buffer[:end] if tail else buffer)
+                    if asked:
+                        yield asked
+            buffer = b"".join(parts)
+            end = buffer.rfind(b"\n") + 1
+            tail = buffer[end:]
+            asked = self._take(buffer[:end] if tail else buffer)
+            if tail.strip():
+                self._last_line(tail)
+                asked += self._take(tail + b"\n")
+            if asked:
+                yield asked
+            extra = b"".join(self._extra).rstrip()
+            if extra:
+                yield extra + b"\n"
+        finally:
+            self.close()
+
+    def extra_allowance(self) -> int:
+        """How many bytes may follow the unit lines asked for before the body counts as far
+        longer than asked: 1 % of those lines' bytes, at least ``MAX_LINE_BYTES``."""
+        return max(MAX_LINE_BYTES, self._handed // 100)
+
+    def _take(self, body: bytes) -> bytes:
+        """Of ``body`` (whole lines), the part still asked for; the rest is held back."""
+        asked, more = body, b""
+        if self._left == 0:
+            asked, more = b"", body
+        else:
+            lines = body.count(b"\n")
+            if lines > self._left:
+                at = 0
+                for _ in range(self._left):
+                    at = body.index(b"\n", at) + 1
+                asked, more = body[:at], body[at:]
+                lines = self._left
+            self._left -= lines
+            self._handed += len(asked)
+        if more:
+            self._extra.append(more)
+            self._extra_size += len(more)
+            if self._extra_size > self.extra_allowance():
+                shown = b"".join(self._extra).lstrip().split(b"\n", 1)[0] or more[:QUOTE_BYTES]
+                raise ProtocolViolation(
+                    f"{self._what}: far more than the {self.expected} unit lines asked for "
+                    f"(over {self._extra_size} bytes past them): {quote_bytes(shown)}"
+                )
+        return asked
+
+    def _last_line(self, tail: bytes) -> None:
+        """The body ends in ``tail``, a line without its newline: a whole JSON object, or the
+        stream was cut mid-line."""
+        number = self.expected - self._left + sum(part.count(b"\n") for part in self._extra)
+        try:
+            value = json.loads(tail)
+        except ValueError:
+            value = None
+        if type(value) is not dict:
+            raise ProtocolViolation(
+                f"{self._what}: the stream ends in the middle of unit line {number} "
+                f"({self._reader.received} bytes received, {self.expected} unit lines asked "
+                f"for): {quote_bytes(tail)}"
+            )
+
+    def close(self) -> None:
+        self._response.close()
+
+    def __enter__(self) -> HttpBlockStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- the adapter --------------------------------------------------------------------------
+
+
+class HttpAdapter:
+    """An ``Adapter`` over HTTP API v1 at ``base_url``.
+
+    ``timeout`` bounds each wait for the target (connect, and every read); ``min_rate`` is the
+    transfer-rate floor (bytes per second of waiting) once ``timeout`` seconds have been waited;
+    ``retries`` is how often a safe call is repeated when no answer came, after ``backoff`` s,
+    doubled each time.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 30.0,
+        connect_timeout: float | None = None,
+        retries: int = 2,
+        backoff: float = 0.25,
+        min_rate: int = 16 * 1024,
+        pool_size: int = 16,
+        verify: bool | str = True,
+    ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(f"target {base_url!r} is not an http:// or https:// base URL")
+        if not timeout > 0 or (connect_timeout is not None and not connect_timeout > 0):
+            raise ConfigError(f"timeouts must be positive, got {timeout!r} / {connect_timeout!r}")
+        self.name = base_url
+        self.base_url = base_url.rstrip("/")
+        self.timeout = (connect_timeout or min(timeout, 10.0), timeout)
+        self.retries = retries
+        self.backoff = backoff
+        self.min_rate = min_rate
+        self.session = requests.Session()
+        self.session.verify = verify
+        pool = HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
+        self.session.mount("http://", pool)
+        self.session.mount("https://", pool)
+        self.session.headers.update({"Accept": JSON_TYPE, "User-Agent": "instantcert-harness"})
+
+    # -- transport ------------------------------------------------------------------------
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: object = None,
+        params: Mapping[str, object] | None = None,
+        token: str | None = None,
+        safe: bool = False,
+    ) -> requests.Response:
+        """One request, answered with headers; repeated (if ``safe``) only when nothing answered."""
+        what = f"{method} {path}"
+        headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+        query = {k: str(v) for k, v in (params or {}).items() if v is not None}
+        attempts = 1 + (self.retries if safe else 0)
+        for attempt in range(attempts):
+            try:
+                response = self.session.request(
+                    method,
+                    self.base_url + path,
+                    json=body,
+                    params=query,
+                    headers=headers,
+                    timeout=self.timeout,
+                    stream=True,
+                    allow_redirects=False,
+                )
+            except requests.exceptions.ReadTimeout:
+                raise TargetTimeout(f"{what}: no answer within {self.timeout[1]:g} s") from None
+            except requests.exceptions.ConnectTimeout:
+                fault: TargetError = TargetUnreachable(
+                    f"{what}: no connection to {self.base_url} within {self.timeout[0]:g} s"
+                )
+            except requests.exceptions.ConnectionError as exc:
+                fault = self._connection_fault(what, exc)
+            except requests.exceptions.RequestException as exc:
+                raise ProtocolViolation(f"{what}: {exc}") from None
+            else:
+                if safe and response.status_code in (502, 503, 504) and attempt + 1 < attempts:
+                    response.close()
+                    time.sleep(self.backoff * 2**attempt)
+                    continue
+                return response
+            if attempt + 1 == attempts:
+                raise fault
+            time.sleep(self.backoff * 2**attempt)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _connection_fault(self, what: str, exc: requests.exceptions.ConnectionError) -> TargetError:
+        reason = exc.args[0] if exc.args else exc
+        if isinstance(reason, urllib3.exceptions.MaxRetryError):
+            reason = reason.reason
+        if isinstance(reason, urllib3.exceptions.ProtocolError):
+            return ProtocolViolation(
+                f"{what}: the target closed the connection without an answer ({reason})"
+            )
+        return TargetUnreachable(f"{what}: nothing answers at {self.base_url} ({reason})")
+
+    def _reader(self, response: requests.Response, what: str) -> _Reader:
+        return _Reader(response, what, grace=self.timeout[1], min_rate=self.min_rate)
+
+    def _json(
+        self, response: requests.Response, what: str, status: int, shape: Mapping[str, str]
+    ) -> Document:
+        """The answer as a document of ``shape`` with ``status``, or the classified fault."""
+        try:
+            raw = self._reader(response, what).read_all(MAX_JSON_BYTES)
+        finally:
+            response.close()
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        if response.status_code != status:
+            if 400 <= response.status_code < 500 and _is_error_document(value):
+                error = value["error"]
+                raise ErrorReply(response.status_code, error["code"], error["message"])
+            raise ProtocolViolation(
+                f"{what}: expected status {status}, got {response.status_code} "
+                f"with {quote_bytes(raw)}"
+            )
+        if value is raw:
+            raise ProtocolViolation(f"{what}: the answer is not JSON: {quote_bytes(raw)}")
+        media = _media_type(response)
+        if media != JSON_TYPE:
+            raise ProtocolViolation(
+                f"{what}: Content-Type {media or 'missing'!r}, expected {JSON_TYPE!r}: "
+                f"{quote_bytes(raw)}"
+            )
+        fault = shape_fault(value, shape, "the answer")
+        if fault is not None:
+            raise ProtocolViolation(f"{what}: {fault}: {quote_bytes(raw)}")
+        assert isinstance(value, dict)
+        return value
+
+    def _items(
+        self, document: Document, key: str, shape: Mapping[str, str], what: str
+    ) -> list[Document]:
+        items = document.get(key)
+        if type(items) is not list:
+            raise ProtocolViolation(f"{what}: {key!r} must be a list, got {items!r}"[:400])
+        for number, item in enumerate(items):
+            fault = shape_fault(item, shape, f"{key}[{number}]")
+            if fault is not None:
+                raise ProtocolViolation(f"{what}: {fault}"[:400])
+        return items
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        shape: Mapping[str, str],
+        *,
+        status: int = 200,
+        **kwargs: Any,
+    ) -> Document:
+        response = self._send(method, path, **kwargs)
+        return self._json(response, f"{method} {path}", status, shape)
+
+    # -- the contract's operations --------------------------------------------------------
+
+    def describe(self) -> Document:
+        return self._call("GET", "/v1/implementation", IMPLEMENTATION, safe=True)
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        results: list[Document] = []
+        for first in range(0, len(tickets), EVALUATE_BATCH_LIMIT):
+            batch = list(tickets[first : first + EVALUATE_BATCH_LIMIT])
+            what = f"POST /v1/evaluate (tickets {first}..{first + len(batch) - 1})"
+            body = {"game": game, "stake_cents": stake_cents, "tickets": batch}
+            response = self._send("POST", "/v1/evaluate", body=body, safe=True)
+            document = self._json(response, what, 200, {"results": _LIST})
+            answers = document["results"]
+            if len(answers) != len(batch):
+                raise ProtocolViolation(
+                    f"{what}: {len(batch)} tickets sent, {len(answers)} results received"
+                )
+            for number, answer in enumerate(answers):
+                if _is_error_document(answer):
+                    continue
+                fault = shape_fault(answer, RESULT, f"results[{number}]")
+                if fault is not None:
+                    raise ProtocolViolation(f"{what}: {fault}"[:400])
+            results.extend(answers)
+        return results
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        path = "/v1/blocks"
+        params = {"game": game, "stake_cents": stake_cents}
+        document = self._call("GET", path, {"blocks": _LIST}, params=params, safe=True)
+        return self._items(document, "blocks", BLOCK_ENTRY, f"GET {path}")
+
+    def read_block(
+        self, block_id: str, start: int | None = None, count: int | None = None
+    ) -> HttpBlockStream:
+        path = f"/v1/blocks/{quote(block_id, safe='')}"
+        what = f"GET {path}"
+        response = self._send("GET", path, params={"start": start, "count": count}, safe=True)
+        if response.status_code != 200 or _media_type(response) != NDJSON_TYPE:
+            if response.status_code == 200:
+                head = next(response.iter_content(QUOTE_BYTES), b"")
+                response.close()
+                raise ProtocolViolation(
+                    f"{what}: Content-Type {_media_type(response) or 'missing'!r}, "
+                    f"expected {NDJSON_TYPE!r}: {quote_bytes(head)}"
+                )
+            self._json(response, what, 200, {})
+        return HttpBlockStream(response, self._reader(response, what), count)
+
+    def open_account(self, balance_cents: int) -> Document:
+        body = {"balance_cents": balance_cents}
+        return self._call("POST", "/v1/accounts", ACCOUNT, status=201, body=body)
+
+    def balance(self, account_id: str, token: str | None) -> Document:
+        path = f"/v1/accounts/{quote(account_id, safe='')}"
+        return self._call("GET", path, BALANCE, token=token, safe=True)
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        path = f"/v1/accounts/{quote(account_id, safe='')}/plays"
+        body = {"game": game, "stake_cents": stake_cents}
+        return self._call("POST", path, PLAY, status=201, body=body, token=token)
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        path = f"/v1/plays/{quote(play_id, safe='')}/reveal"
+        return self._call("POST", path, REVEAL, body={"button": button}, token=token)
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        path = f"/v1/plays/{quote(play_id, safe='')}/auto"
+        return self._call("POST", path, AUTO, body={}, token=token)
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        path = f"/v1/accounts/{quote(account_id, safe='')}/history"
+        what = f"GET {path}"
+        document = self._call(
+            "GET", path, {"plays": _LIST}, params={"limit": limit}, token=token, safe=True
+        )
+        self._items(document, "plays", HISTORY_ENTRY, what)
+        return document
+
+    def close(self) -> None:
+        self.session.close()

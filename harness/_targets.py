@@ -1,0 +1,97 @@
+"""Naming a target (contract section 5): ``open_target(spec)`` returns its ``Adapter``.
+
+- ``python:reference``: the built-in reference, in-process (the default target);
+- ``python:package.module:factory``: a vendor's own adapter, ``factory()`` returns it;
+- ``http://host:port`` or ``https://...``: a target speaking HTTP API v1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import re
+import sys
+from typing import Any
+
+from ._adapter import Adapter
+from ._errors import ConfigError, TargetUnreachable
+
+DEFAULT_TARGET = "python:reference"
+DEFAULT_TIMEOUT_S = 30.0
+REFERENCE_SEED = hashlib.sha256(b"instantcert python:reference").digest()
+"""The built-in target's master seed: fixed and public, so that certifying the reference is
+reproducible to the byte, block statistics included. ``instantcert serve`` draws a secret one."""
+
+_FACTORY = re.compile(
+    r"python:(?P<module>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*):(?P<factory>[A-Za-z_]\w*)"
+)
+_OPERATIONS = (
+    "describe",
+    "evaluate",
+    "list_blocks",
+    "read_block",
+    "open_account",
+    "balance",
+    "play",
+    "reveal",
+    "auto",
+    "history",
+    "close",
+)
+
+
+def open_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT_S, **http_options: Any) -> Adapter:
+    """The adapter of the target named ``spec``; ``timeout`` (s) and ``http_options`` (see
+    ``HttpAdapter``) apply to HTTP targets. ConfigError for a name that is none of the forms,
+    TargetUnreachable for a vendor adapter that cannot be loaded."""
+    if not isinstance(spec, str):
+        raise ConfigError(f"a target is a string, got {type(spec).__name__}: {spec!r}")
+    if spec == DEFAULT_TARGET:
+        from ._reference_adapter import ReferenceAdapter
+
+        return ReferenceAdapter(seed=REFERENCE_SEED)
+    if spec.startswith(("http://", "https://")):
+        from ._http_adapter import HttpAdapter
+
+        return HttpAdapter(spec, timeout=timeout, **http_options)
+    match = _FACTORY.fullmatch(spec)
+    if match is None:
+        raise ConfigError(
+            f"target {spec!r} is not one of: python:reference, python:package.module:factory, "
+            "http://host:port, https://host:port"
+        )
+    return _vendor_adapter(spec, match["module"], match["factory"])
+
+
+def _vendor_adapter(spec: str, module_name: str, factory_name: str) -> Adapter:
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())  # as `python -m` would: a vendor's module in the cwd
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # an adapter module can fail any way on import
+        raise TargetUnreachable(
+            f"target {spec!r}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        ) from None
+    factory = getattr(module, factory_name, None)
+    if not callable(factory):
+        raise TargetUnreachable(f"target {spec!r}: {module_name} has no callable {factory_name!r}")
+    try:
+        adapter = factory()
+    except Exception as exc:
+        raise TargetUnreachable(
+            f"target {spec!r}: {factory_name}() failed: {type(exc).__name__}: {exc}"
+        ) from None
+    missing = [name for name in _OPERATIONS if not callable(getattr(adapter, name, None))]
+    if missing:
+        raise TargetUnreachable(
+            f"target {spec!r}: {factory_name}() returned a {type(adapter).__name__} without "
+            f"{', '.join(missing)}: not an Adapter"
+        )
+    if not isinstance(getattr(adapter, "name", None), str):
+        try:
+            adapter.name = spec
+        except AttributeError:
+            raise TargetUnreachable(f"target {spec!r}: the adapter has no str 'name'") from None
+    assert isinstance(adapter, Adapter)
+    return adapter
