@@ -1,6 +1,9 @@
 """The conformance suite: every article of both games, checked against any adapter."""
 
 from ._catalogue import CatalogueError, Requirement, catalogue_sha256, load_catalogue
+from ._execute import CheckOutcome, execute
+from ._file_target import BlockFileAudit, audit_block_file
+from ._profiles import ProfileError, check_settings, load_profile, profile_names
 from ._registry import (
     OUTCOMES,
     Check,
@@ -12,19 +15,32 @@ from ._registry import (
     check,
     registered_checks,
 )
+from ._replay import ReplayError, replay, replayer, replayers
 
 __all__ = [
     "OUTCOMES",
+    "BlockFileAudit",
     "CatalogueError",
     "Check",
     "CheckContext",
     "CheckFailure",
+    "CheckOutcome",
     "ConformanceError",
     "Evidence",
     "NotSupported",
+    "ProfileError",
+    "ReplayError",
     "Requirement",
+    "audit_block_file",
     "catalogue_sha256",
     "check",
+    "check_settings",
+    "execute",
     "load_catalogue",
+    "load_profile",
+    "profile_names",
     "registered_checks",
+    "replay",
+    "replayer",
+    "replayers",
 ]

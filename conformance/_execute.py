@@ -1,0 +1,90 @@
+"""Run one check and turn whatever happens into an outcome: the one place verdicts are made.
+
+Both faces of the suite (the pytest plugin and ``instantcert certify``) call ``execute``, so a
+check means the same thing in either: it returns (*pass*), raises ``CheckFailure`` (*fail*),
+meets a ``harness.TargetError`` (*error*: the target misbehaved), raises ``NotSupported``
+(*not_supported*), or crashes (*error* with the traceback: a harness bug, never a pass).
+A target that lacks the check's capability, or all of its games, is *not_supported* without
+the check being called: never a false pass.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback as tb
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness._errors import TargetError
+
+from ._registry import Check, CheckContext, CheckFailure, NotSupported
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """The result of one check: the fields of ``harness.CheckFinished`` the check decides.
+
+    ``requirements`` are the requirement ids the outcome applies to: the check's own, or on a
+    failure the narrower set the check named in ``CheckFailure.requirements`` (the requirement
+    the fault breaks); runners attribute the outcome to exactly these.
+    """
+
+    outcome: str  # pass | fail | error | not_supported | not_run
+    message: str
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    duration_s: float = 0.0
+    traceback: str | None = None
+    requirements: tuple[str, ...] = ()
+
+
+def scope_problem(check: Check, ctx: CheckContext) -> tuple[str, str] | None:
+    """Why ``check`` cannot run on this target/profile, as (outcome, message), or None."""
+    if not ctx.supports(check.capability):
+        return "not_supported", f"the target does not declare the {check.capability!r} capability"
+    offered = ctx.implementation.get("games", {})
+    if not any(game in offered for game in check.games):
+        return "not_supported", f"the target offers none of the games {', '.join(check.games)}"
+    if not ctx.games(check.games):
+        return "not_run", f"games {', '.join(check.games)} are outside this run's scope"
+    return None
+
+
+def _narrowed(check: Check, failure: CheckFailure) -> tuple[str, ...]:
+    if not failure.requirements:
+        return check.requirements
+    kept = tuple(r for r in failure.requirements if r in check.requirements)
+    return kept or check.requirements
+
+
+def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
+    """Run ``check`` with ``ctx`` and classify the result; never raises for a check's fault."""
+    problem = scope_problem(check, ctx)
+    if problem is not None:
+        return CheckOutcome(problem[0], problem[1], requirements=check.requirements)
+    start = time.perf_counter()
+    outcome, message, evidence, trace = "pass", "", [], None
+    requirements = check.requirements
+    try:
+        check.function(ctx)
+    except CheckFailure as failure:
+        outcome, message = "fail", failure.message
+        evidence = [e.to_dict() for e in failure.evidence]
+        requirements = _narrowed(check, failure)
+    except NotSupported as exc:
+        outcome, message = "not_supported", str(exc) or "not supported by the target"
+    except TargetError as exc:
+        outcome, message = "error", f"target error ({exc.kind}): {exc}"
+        trace = tb.format_exc()
+    except Exception as exc:  # a harness bug: reported, never a pass, never a crash
+        outcome, message = "error", f"check crashed: {type(exc).__name__}: {exc}"
+        trace = tb.format_exc()
+    return CheckOutcome(
+        outcome=outcome,
+        message=message,
+        evidence=evidence,
+        details=dict(ctx.details),
+        duration_s=time.perf_counter() - start,
+        traceback=trace,
+        requirements=requirements,
+    )

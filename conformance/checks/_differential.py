@@ -1,0 +1,235 @@
+"""Differential evaluation: the target's ``evaluate`` against the reference, in batches.
+
+Two ways to look for disagreements, both ending in ``fail_with``:
+
+- ``compare_all``: exhaustive lists of tickets, sent in chunks (the HTTP adapter splits them
+  further to the contract's 1000 per request);
+- ``search``: hypothesis. A first pass draws ``examples`` tickets and only collects them; they
+  are evaluated in batches. If any disagrees, a second pass replays the same seeded generation
+  one ticket at a time, evaluating only the tickets known to disagree until the first one
+  comes up, then lets hypothesis shrink it on single tickets: the evidence is a minimal ticket.
+
+``fail_with`` classifies each shown disagreement to the requirement(s) it breaks
+(``_classify``) and narrows ``CheckFailure.requirements`` to them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky
+
+from harness._errors import TargetError
+
+from .._evaluation import check_shape, difference, expected_result
+from .._registry import CheckContext, CheckFailure, Evidence
+from .._replay import evaluate_case, evaluate_request
+
+CHUNK = 2000  # tickets per adapter call in exhaustive comparisons (progress granularity)
+MAX_EVIDENCE = 5
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    game: str
+    stake_cents: int
+    ticket: str
+    expected: dict[str, Any]
+    got: dict[str, Any]
+    note: str
+
+    def evidence(self, requirements: Sequence[str] = (), note: str = "") -> Evidence:
+        breaks = f"; breaks {', '.join(requirements)}" if requirements else ""
+        return Evidence(
+            input=evaluate_case(self.game, self.stake_cents, self.ticket),
+            expected=self.expected,
+            got=self.got,
+            request=evaluate_request(self.game, self.stake_cents, [self.ticket]),
+            note=(note + ": " if note else "") + self.note + breaks,
+        )
+
+
+def compare(
+    adapter: Any, game: str, stake_cents: int, tickets: Sequence[str]
+) -> list[Disagreement]:
+    """Every ticket of ``tickets`` on which the target and the reference disagree."""
+    if not tickets:
+        return []
+    got = check_shape(adapter.evaluate(game, stake_cents, list(tickets)), tickets)
+    found = []
+    for ticket, answer in zip(tickets, got, strict=True):
+        expected = expected_result(game, stake_cents, ticket)
+        if answer == expected:
+            continue  # the common case, without building multisets
+        fault = difference(game, expected, answer)
+        if fault is not None:
+            found.append(Disagreement(game, stake_cents, ticket, expected, answer, fault))
+    return found
+
+
+def compare_all(
+    ctx: CheckContext,
+    game: str,
+    stake_cents: int,
+    tickets: Sequence[str],
+    what: str,
+    enough: int = 500,
+) -> list[Disagreement]:
+    """Compare every ticket, in chunks, reporting progress; stop once ``enough`` disagreements
+    are in hand (evidence needs a few, not all)."""
+    found: list[Disagreement] = []
+    for start in range(0, len(tickets), CHUNK):
+        found += compare(ctx.adapter, game, stake_cents, tickets[start : start + CHUNK])
+        ctx.progress(min(start + CHUNK, len(tickets)), len(tickets), what)
+        if len(found) >= enough:
+            break
+    return found
+
+
+class _Disagrees(Exception):
+    """Raised inside a hypothesis test so hypothesis shrinks the example."""
+
+
+def _settings(examples: int, phases: Sequence[Phase]) -> settings:
+    return settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=tuple(phases),
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+
+
+Case = TypeVar("Case", bound=Hashable)
+Finding = TypeVar("Finding")
+
+
+def hunt(
+    ctx: CheckContext,
+    cases: st.SearchStrategy[Case],
+    examine: Callable[[list[Case]], list[tuple[Case, Finding]]],
+    *,
+    examples: int,
+    batch: int = 500,
+    what: str = "examples",
+) -> list[Finding]:
+    """Hypothesis, batched: draw ``examples`` cases, ``examine`` them in batches (it returns the
+    failing cases with what was found); if one fails, replay the same seeded generation with
+    single cases, only examining those known to fail until one comes up, and let hypothesis
+    shrink it. Returns [minimal, first found], or [] when every case passes."""
+    drawn: list[Case] = []
+
+    @seed(ctx.seed)
+    @_settings(examples, [Phase.generate])
+    @given(cases)
+    def collect(case: Case) -> None:
+        drawn.append(case)
+
+    collect()
+    first: Finding | None = None
+    known: set[Case] = set()
+    for start in range(0, len(drawn), batch):
+        failing = examine(drawn[start : start + batch])
+        known.update(case for case, _ in failing)
+        if failing and first is None:
+            first = failing[0][1]
+        ctx.progress(min(start + batch, len(drawn)), len(drawn), what)
+        if first is not None:
+            break
+    if first is None:
+        return []
+    hit: list[Finding] = []
+    troubles: list[TargetError] = []
+
+    @seed(ctx.seed)
+    @_settings(examples, [Phase.generate, Phase.shrink])
+    @given(cases)
+    def shrink(case: Case) -> None:
+        if not hit and case not in known:
+            return  # the first pass saw this one pass: same seed, same sequence
+        try:
+            failing = examine([case])
+        except TargetError as exc:  # not a disagreement: never shrink on it
+            troubles.append(exc)
+            return
+        if failing:
+            hit.append(failing[0][1])
+            raise _Disagrees
+
+    with contextlib.suppress(_Disagrees, Flaky):  # Flaky: the target answered two ways
+        shrink()
+    if not hit and troubles:
+        raise troubles[0]
+    if hit and hit[-1] != first:
+        return [hit[-1], first]
+    return [first]
+
+
+def search(
+    ctx: CheckContext,
+    game: str,
+    tickets: st.SearchStrategy[str],
+    *,
+    examples: int,
+    batch: int = 500,
+) -> list[Disagreement]:
+    """Disagreements with the reference on ``examples`` tickets drawn from ``tickets`` at every
+    stake in scope: [minimal, first found], or [] when the target agrees throughout."""
+    stakes = ctx.stakes(game)
+    if not stakes:
+        return []
+
+    def examine(chunk: list[tuple[int, str]]) -> list[tuple[tuple[int, str], Disagreement]]:
+        failing = []
+        for stake in sorted({s for s, _ in chunk}):
+            found = compare(ctx.adapter, game, stake, [t for s, t in chunk if s == stake])
+            failing += [((d.stake_cents, d.ticket), d) for d in found]
+        return failing
+
+    cases = st.tuples(st.sampled_from(stakes), tickets)
+    return hunt(ctx, cases, examine, examples=examples, batch=batch, what=f"{game} tickets")
+
+
+Classifier = Callable[[Any, Disagreement], tuple[str, ...]]
+
+
+def fail_with(
+    message: str,
+    disagreements: Iterable[Disagreement],
+    classify: Classifier,
+    adapter: Any,
+    *,
+    general: str,
+    note: str = "",
+) -> None:
+    """Raise CheckFailure showing up to MAX_EVIDENCE disagreements, each classified; the
+    failure names the requirements they break (``general`` when none can be narrowed)."""
+    shown: list[Evidence] = []
+    requirements: list[str] = []
+    seen_kinds: set[tuple[str, ...]] = set()
+    pool = list(disagreements)
+    for disagreement in pool:
+        if len(shown) >= MAX_EVIDENCE:
+            break
+        ids = classify(adapter, disagreement)
+        if ids in seen_kinds and len(shown) >= 2:
+            continue  # prefer evidence of different faults
+        seen_kinds.add(ids)
+        shown.append(disagreement.evidence(ids, note))
+        requirements += [i for i in ids if i not in requirements]
+    specific = [r for r in requirements if r != general]
+    failure = CheckFailure(
+        f"{message}: {len(pool)} disagreement(s) with the reference"
+        + (f" (breaks {', '.join(specific or [general])})" if requirements else ""),
+        shown,
+    )
+    failure.requirements = tuple(specific or [general])
+    raise failure

@@ -1,0 +1,787 @@
+"""Block checks (blocks capability): articles 2 and 3 of both games, the 70 % cap, randomness.
+
+Each block in scope is read once and audited by ``conformance._audit`` (every unit line, every
+ticket re-evaluated); the checks below then each judge one group of requirements from that one
+audit, so a faulty block fails exactly the requirements it breaks. The quick profile audits a
+seeded slice of ``block_sample_units`` units of one block per (game, stake); the full profile
+audits every listed block whole. A file target (``instantcert audit-block``) that holds a slice
+is audited as that slice.
+
+Evidence kinds: ``block_unit`` (one unit line: replay reads that unit again) and ``block`` (a
+whole document, slice or pair of blocks: replay audits it again), both replayed by this module.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import reference
+
+from .. import _stats
+from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines, judge_line
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from .._replay import replayer
+
+EVIDENCE_PER_BLOCK = 5
+SLICE_SIZES = (1, 7, 50)
+
+# what each aspect's faults break, per game: {game}.{article}.{slug}
+_GAME_ASPECTS = {
+    "block_size": "2.block_size",
+    "sequence": "2.unit_sequence",
+    "tickets": "2.valid_tickets",
+    "unit_prize": "3.unit_prize",
+    "cumulated_gains": "3.cumulated_gains",
+    "payout_cap": "3.payout_cap",
+}
+_EXPECTED = {
+    "header": "a block/1 header for the block and slice asked for (contract 3)",
+    "block_size": "the rules' block size (article 2)",
+    "sequence": "indices start .. start+count-1, one line each, in order (article 2)",
+    "unit_lines": '{"index": int, "prize_cents": int, "ticket": str} and nothing else (contract 3)',
+    "tickets": "a valid ticket (contract 1)",
+    "unit_prize": "prize_cents = the prize the ticket wins (article 3, lot global de l'unité)",
+    "cumulated_gains": "prize_cents = the sum of all the ticket's gains (article 3)",
+    "lot_table": "exactly the lot table's units of each prize and its total (article 3)",
+    "payout_cap": "a payout of at most 70 % of the face value (Arrêté du 9 mars 2006, art. 2)",
+}
+
+
+def requirement_of(aspect: str, game: str, stake_cents: int) -> str:
+    """The requirement id a fault of ``aspect`` breaks in a block of (game, stake)."""
+    if aspect == "header":
+        return "blocks.contract3.header"
+    if aspect == "unit_lines":
+        return "blocks.contract3.unit_lines"
+    if aspect == "lot_table":
+        article = reference.load_rules(game).lot_table(stake_cents).article
+        return f"{game}.{article}.lot_table"
+    return f"{game}.{_GAME_ASPECTS[aspect]}"
+
+
+@dataclass
+class AuditedBlock:
+    """One block read and audited, with what the block list said of it."""
+
+    entry: dict[str, Any]
+    request: dict[str, Any]
+    audit: BlockAudit
+    randomness: _stats.FamilyVerdict
+    keep: tuple[tuple[int, int], ...]
+    extra_faults: list[Fault] = field(default_factory=list)
+
+    @property
+    def block_id(self) -> str:
+        return str(self.entry["block_id"])
+
+    def faults(self, aspect: str) -> list[Fault]:
+        return [f for f in self.extra_faults if f.aspect == aspect] + self.audit.faults_of(aspect)
+
+    def fault_count(self, aspect: str) -> int:
+        extra = sum(1 for f in self.extra_faults if f.aspect == aspect)
+        return extra + self.audit.fault_counts.get(aspect, 0)
+
+
+# -- the per-target session: each block is listed and audited once per run ------------------
+
+
+@dataclass
+class _Session:
+    listed: dict[tuple[str, int], list[dict[str, Any]] | Exception] = field(default_factory=dict)
+    audits: dict[tuple[Any, ...], AuditedBlock | Exception] = field(default_factory=dict)
+
+
+_SESSIONS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Session]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _session(ctx: CheckContext) -> _Session:
+    key = (
+        ctx.seed,
+        ctx.settings.get("block_mode", "sample"),
+        ctx.settings.get("block_sample_units", 20000),
+        float(ctx.settings.get("alpha", 0.01)),
+        int(ctx.settings.get("randomness_segments", 20)),
+        json.dumps(ctx.implementation.get("document_slice"), sort_keys=True),
+    )
+    try:
+        sessions = _SESSIONS.setdefault(ctx.adapter, {})
+    except TypeError:  # an adapter that cannot be weakly referenced: no sharing across checks
+        return _Session()
+    return sessions.setdefault(key, _Session())
+
+
+def _listed(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
+    session = _session(ctx)
+    if (game, stake) not in session.listed:
+        try:
+            session.listed[(game, stake)] = list(ctx.adapter.list_blocks(game, stake))
+        except Exception as exc:
+            session.listed[(game, stake)] = exc
+    value = session.listed[(game, stake)]
+    if isinstance(value, Exception):
+        raise value
+    return value
+
+
+def _entry_faults(entry: object, game: str, stake: int) -> tuple[dict[str, Any] | None, list[str]]:
+    """The list entry if usable, and what is wrong with it (contract 4: GET /v1/blocks)."""
+    if not isinstance(entry, dict):
+        return None, [f"a block list entry must be an object, got {entry!r}"]
+    faults = []
+    block_id, units = entry.get("block_id"), entry.get("units")
+    if entry.get("game") != game or entry.get("stake_cents") != stake:
+        faults.append(
+            f"the block list for {game} at {stake} holds {entry.get('game')!r} at "
+            f"{entry.get('stake_cents')!r}: {entry!r}"
+        )
+    if type(units) is not int or units < 0:
+        faults.append(f"block list entry 'units' must be an integer >= 0, got {units!r}")
+    if not isinstance(block_id, str) or not block_id:
+        faults.append(f"block list entry 'block_id' must be a non-empty string, got {block_id!r}")
+        return None, faults
+    return entry, faults
+
+
+def _span(ctx: CheckContext, game: str, stake: int, units: int) -> tuple[int | None, int | None]:
+    """The slice to audit: the file's own slice, the whole block, or a seeded sample."""
+    document = ctx.implementation.get("document_slice")
+    if isinstance(document, Mapping):
+        return int(document["start"]), int(document["count"])
+    sample = ctx.settings.get("block_sample_units", 20000)
+    if ctx.settings.get("block_mode", "sample") == "whole" or sample is None or sample >= units:
+        return None, None
+    start = random.Random(f"{ctx.seed}:{game}:{stake}").randrange(units - sample + 1)
+    return start, int(sample)
+
+
+def _keep_ranges(start: int, count: int, seed: str) -> tuple[tuple[int, int], ...]:
+    """Small slices inside [start, start+count) to re-read for the slice check."""
+    if count <= 0:
+        return ()
+    rng = random.Random(seed)
+    ranges = {(start, start + 1), (start + count - 1, start + count)}
+    for size in SLICE_SIZES[1:]:
+        if size <= count:
+            lo = start + rng.randrange(count - size + 1)
+            ranges.add((lo, lo + size))
+    return tuple(sorted(ranges))
+
+
+def _chunks(stream: Any) -> Iterator[bytes]:
+    chunks: Callable[[], Iterator[bytes]] | None = getattr(stream, "chunks", None)
+    if chunks is not None:
+        return chunks()
+    lines: Iterator[bytes] = stream.lines()
+    return chunks_from_lines(lines)
+
+
+def _audited(ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]) -> AuditedBlock:
+    units = (
+        entry["units"]
+        if type(entry.get("units")) is int
+        else reference.load_rules(game).block_units
+    )
+    start, count = _span(ctx, game, stake, units)
+    key = (game, stake, entry["block_id"], start, count)
+    session = _session(ctx)
+    if key not in session.audits:
+        try:
+            session.audits[key] = _audit_block(ctx, game, stake, entry, start, count)
+        except Exception as exc:
+            session.audits[key] = exc
+    value = session.audits[key]
+    if isinstance(value, Exception):
+        raise value
+    return value
+
+
+def _audit_block(
+    ctx: CheckContext,
+    game: str,
+    stake: int,
+    entry: dict[str, Any],
+    start: int | None,
+    count: int | None,
+) -> AuditedBlock:
+    block_id = str(entry["block_id"])
+    expect = Expectation.from_rules(game, stake, block_id, start, count)
+    span_start = 0 if start is None else start
+    span_count = (entry.get("units") if count is None else count) or 0
+    keep = _keep_ranges(span_start, int(span_count), f"{ctx.seed}:{block_id}")
+    request = {"operation": "read_block", "block_id": block_id, "start": start, "count": count}
+    total = span_count if isinstance(span_count, int) else None
+    what = f"auditing block {block_id}"
+    stream = ctx.adapter.read_block(block_id, start, count)
+    try:
+        result = audit(
+            stream.header,
+            _chunks(stream),
+            expect,
+            header_bytes=getattr(stream, "header_bytes", None),
+            keep=keep,
+            progress=lambda done: ctx.progress(done, total, what),
+        )
+    finally:
+        stream.close()
+    extra: list[Fault] = []
+    header = result.header
+    for key in ("block_id", "game", "stake_cents", "units"):
+        if key in header and header.get(key) != entry.get(key):
+            extra.append(
+                Fault(
+                    "header",
+                    f"the header says {key} {header.get(key)!r}, the block list {entry.get(key)!r}",
+                )
+            )
+    randomness = _stats.winner_positions(
+        result.prizes,
+        expect.lots,
+        int(ctx.settings.get("randomness_segments", 20)),
+        float(ctx.settings.get("alpha", 0.01)),
+    )
+    ctx.block_sink(result.block_audited(randomness.p_values()))
+    return AuditedBlock(dict(entry), request, result, randomness, keep, extra)
+
+
+def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """The listed blocks in scope (``blocks_per_stake``) and the faults of the list itself."""
+    faults: list[str] = []
+    usable: list[dict[str, Any]] = []
+    listed = _listed(ctx, game, stake)
+    if not isinstance(listed, list) or not listed:
+        faults.append(f"GET /v1/blocks lists no block of {game} at {stake} cents")
+    for raw in listed:
+        entry, problems = _entry_faults(raw, game, stake)
+        faults.extend(problems)
+        if entry is not None:
+            usable.append(entry)
+    wanted = ctx.settings.get("blocks_per_stake", 1)
+    return (usable if wanted is None else usable[: int(wanted)]), faults
+
+
+def _scope(ctx: CheckContext) -> Iterator[tuple[str, int, list[str], AuditedBlock | None]]:
+    """Every (game, stake) in scope with its list faults, and each audited block."""
+    for game in ctx.games():
+        for stake in ctx.stakes(game):
+            entries, faults = _chosen(ctx, game, stake)
+            if not entries:
+                yield game, stake, faults, None
+            for n, entry in enumerate(entries):
+                yield game, stake, faults if n == 0 else [], _audited(ctx, game, stake, entry)
+
+
+# -- evidence --------------------------------------------------------------------------------
+
+
+def _evidence(block: AuditedBlock, fault: Fault) -> Evidence:
+    expect = block.audit.expectation
+    common = {
+        "block_id": block.block_id,
+        "game": expect.game,
+        "stake_cents": expect.stake_cents,
+        "aspect": fault.aspect,
+    }
+    if fault.index is not None and fault.line is not None:
+        return Evidence(
+            input={"kind": "block_unit", **common, "index": fault.index},
+            expected=_EXPECTED.get(fault.aspect, fault.aspect),
+            got=fault.line.decode("utf-8", "replace"),
+            request=block.request,
+            note=f"unit line {fault.position} (index {fault.index}): {fault.message}",
+        )
+    return Evidence(
+        input={
+            "kind": "block",
+            **common,
+            "start": block.request["start"],
+            "count": block.request["count"],
+        },
+        expected=_EXPECTED.get(fault.aspect, fault.aspect),
+        got=fault.message,
+        request=block.request,
+        note=fault.message,
+    )
+
+
+def _judge(ctx: CheckContext, aspects: Sequence[str], title: str) -> None:
+    """Fail with evidence if any audited block in scope has faults of ``aspects``."""
+    broken: dict[str, int] = {}
+    evidence: list[Evidence] = []
+    audited: list[dict[str, Any]] = []
+    for game, stake, list_faults, block in _scope(ctx):
+        if "header" in aspects:
+            for message in list_faults:
+                broken["blocks.contract3.header"] = broken.get("blocks.contract3.header", 0) + 1
+                evidence.append(
+                    Evidence(
+                        input={
+                            "kind": "block",
+                            "game": game,
+                            "stake_cents": stake,
+                            "block_id": None,
+                            "aspect": "listing",
+                            "start": None,
+                            "count": None,
+                        },
+                        expected="one entry {block_id, game, stake_cents, units} per block",
+                        got=message,
+                        request={"operation": "list_blocks", "game": game, "stake_cents": stake},
+                    )
+                )
+        if block is None:
+            continue
+        audited.append(
+            {
+                "block_id": block.block_id,
+                "start": block.audit.start,
+                "count": block.audit.count,
+                "audited_units": block.audit.audited_units,
+                "sha256": block.audit.sha256,
+            }
+        )
+        for aspect in aspects:
+            n = block.fault_count(aspect)
+            if n:
+                requirement = requirement_of(aspect, game, stake)
+                broken[requirement] = broken.get(requirement, 0) + n
+                evidence.extend(
+                    _evidence(block, f) for f in block.faults(aspect)[:EVIDENCE_PER_BLOCK]
+                )
+    ctx.details["blocks"] = audited
+    if broken:
+        ctx.details["faults"] = broken
+        summary = "; ".join(f"{req}: {n} fault(s)" for req, n in sorted(broken.items()))
+        failure = CheckFailure(f"{title}: {summary}", evidence)
+        failure.requirements = tuple(sorted(broken))
+        raise failure
+
+
+@check("blocks.header", covers=["blocks.contract3.header"], capability="blocks", cost="block")
+def header(ctx: CheckContext) -> None:
+    """Every block listed answers with a block/1 header for the block and slice asked for."""
+    _judge(ctx, ["header"], "block header")
+
+
+@check(
+    "blocks.block_size",
+    covers=["robots.2.block_size", "eldorado.2.block_size"],
+    capability="blocks",
+    cost="block",
+)
+def block_size(ctx: CheckContext) -> None:
+    """Each block holds the rules' number of units (article 2)."""
+    _judge(ctx, ["block_size"], "block size")
+
+
+@check(
+    "blocks.unit_sequence",
+    covers=["robots.2.unit_sequence", "eldorado.2.unit_sequence"],
+    capability="blocks",
+    cost="block",
+)
+def unit_sequence(ctx: CheckContext) -> None:
+    """Indices run start..start+count-1, one line each, in order; the stream is complete."""
+    _judge(ctx, ["sequence"], "unit sequence")
+
+
+@check(
+    "blocks.unit_lines", covers=["blocks.contract3.unit_lines"], capability="blocks", cost="block"
+)
+def unit_lines(ctx: CheckContext) -> None:
+    """Every unit line is a JSON object with exactly index, prize_cents and ticket."""
+    _judge(ctx, ["unit_lines"], "unit lines")
+
+
+@check(
+    "blocks.valid_tickets",
+    covers=["robots.2.valid_tickets", "eldorado.2.valid_tickets"],
+    capability="blocks",
+    cost="block",
+)
+def valid_tickets(ctx: CheckContext) -> None:
+    """Every unit's ticket is valid notation (contract 1)."""
+    _judge(ctx, ["tickets"], "tickets")
+
+
+@check(
+    "blocks.unit_prize",
+    covers=["robots.3.unit_prize", "eldorado.3.unit_prize"],
+    capability="blocks",
+    cost="block",
+)
+def unit_prize(ctx: CheckContext) -> None:
+    """Every declared prize equals the reference's evaluation of the unit's ticket."""
+    _judge(ctx, ["unit_prize"], "declared prizes")
+
+
+@check(
+    "blocks.cumulated_gains",
+    covers=["robots.3.cumulated_gains", "eldorado.3.cumulated_gains"],
+    capability="blocks",
+    cost="block",
+)
+def cumulated_gains(ctx: CheckContext) -> None:
+    """A unit with several gains declares their sum (article 3: the lot may be a cumul)."""
+    _judge(ctx, ["cumulated_gains"], "cumulated gains")
+
+
+@check(
+    "blocks.lot_table",
+    covers=[
+        "robots.3.lot_table",
+        "eldorado.3.1.lot_table",
+        "eldorado.3.2.lot_table",
+        "eldorado.3.3.lot_table",
+    ],
+    capability="blocks",
+    cost="block",
+)
+def lot_table(ctx: CheckContext) -> None:
+    """Lot counts and payout exactly the table's (whole blocks); no prize outside the table,
+    no tier above its count (slices)."""
+    _judge(ctx, ["lot_table"], "lot table")
+
+
+@check(
+    "blocks.payout_cap",
+    covers=["robots.3.payout_cap", "eldorado.3.payout_cap"],
+    capability="blocks",
+    cost="block",
+)
+def payout_cap(ctx: CheckContext) -> None:
+    """A whole block pays at most 70 % of its face value."""
+    _judge(ctx, ["payout_cap"], "payout cap")
+
+
+@check(
+    "blocks.randomness",
+    covers=["robots.randomness.winner_positions", "eldorado.randomness.winner_positions"],
+    capability="blocks",
+    cost="block",
+)
+def randomness(ctx: CheckContext) -> None:
+    """Winner positions pass the randomness family at α (Holm-Bonferroni)."""
+    alpha = float(ctx.settings.get("alpha", 0.01))
+    blocks = [block for _g, _s, _f, block in _scope(ctx) if block is not None]
+    # one family over every block in scope: a random target fails this check with chance <= α
+    family = _stats.holm(
+        [
+            _stats.RandomnessTest(f"{b.block_id}:{r.name}", r.p_value, r.statistic, r.note)
+            for b in blocks
+            for r in b.randomness.results
+        ],
+        alpha,
+    )
+    rejected = set(family.rejected)
+    broken: list[str] = []
+    evidence: list[Evidence] = []
+    report: dict[str, Any] = {}
+    for block in blocks:
+        game = block.audit.expectation.game
+        names = {r.name: r.p_value for r in block.randomness.results}
+        mine = {n: p for n, p in names.items() if f"{block.block_id}:{n}" in rejected}
+        report[block.block_id] = {
+            "units": block.audit.audited_units,
+            "p_values": names,
+            "rejected": sorted(mine),
+        }
+        if mine:
+            broken.append(f"{game}.randomness.winner_positions")
+            evidence.append(
+                Evidence(
+                    input={
+                        "kind": "block",
+                        "block_id": block.block_id,
+                        "game": game,
+                        "stake_cents": block.audit.expectation.stake_cents,
+                        "aspect": "randomness",
+                        "start": block.request["start"],
+                        "count": block.request["count"],
+                    },
+                    expected=(
+                        f"every p-value above its Holm threshold (α = {alpha}, "
+                        f"{len(family.results)} tests over {len(blocks)} block(s))"
+                    ),
+                    got=mine,
+                    request=block.request,
+                    note=f"{block.block_id}: rejected "
+                    + ", ".join(f"{k} p={v:.3g}" for k, v in mine.items()),
+                )
+            )
+    ctx.details["randomness"] = report
+    ctx.details["family"] = {"alpha": alpha, "tests": len(family.results)}
+    if broken:
+        failure = CheckFailure(
+            "winner positions are not random: " + "; ".join(e.note for e in evidence), evidence
+        )
+        failure.requirements = tuple(sorted(set(broken)))
+        raise failure
+
+
+def _line_value(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line.decode("utf-8", "replace")
+
+
+def compare_slice(
+    adapter: Any, block_id: str, lo: int, hi: int, kept: Mapping[int, bytes], units: int
+) -> list[str]:
+    """What differs between the slice [lo, hi) read alone and the same lines read before."""
+    problems: list[str] = []
+    stream = adapter.read_block(block_id, lo, hi - lo)
+    try:
+        header = stream.header
+        want = {"block_id": block_id, "units": units, "start": lo, "count": hi - lo}
+        for key, value in want.items():
+            if header.get(key) != value:
+                problems.append(
+                    f"slice [{lo}, {hi}): header {key} is {header.get(key)!r}, expected {value!r}"
+                )
+        lines = list(_chunk_lines(_chunks(stream), hi - lo + 1))
+    finally:
+        stream.close()
+    if len(lines) != hi - lo:
+        problems.append(f"slice [{lo}, {hi}): {len(lines)} unit lines, expected {hi - lo}")
+    for n, line in enumerate(lines[: hi - lo]):
+        before = kept.get(lo + n)
+        if before is not None and _line_value(line) != _line_value(before):
+            problems.append(
+                f"slice [{lo}, {hi}): unit {lo + n} is {line[:300]!r} read alone, "
+                f"{before[:300]!r} in the larger read"
+            )
+    return problems
+
+
+def _chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
+    n = 0
+    for chunk in chunks:
+        for line in chunk.split(b"\n")[:-1]:
+            yield line
+            n += 1
+            if n >= limit:
+                return
+
+
+@check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
+def slices(ctx: CheckContext) -> None:
+    """Small slices read alone (first, last, inner) equal the same units of the larger read."""
+    problems: list[tuple[AuditedBlock, int, int, str]] = []
+    checked = 0
+    for _game, _stake, _faults, block in _scope(ctx):
+        if block is None:
+            continue
+        units = int(block.entry["units"])
+        for lo, hi in block.keep:
+            if not all(i in block.audit.kept for i in range(lo, hi)):
+                continue  # the larger read did not reach it: unit_sequence reports that
+            checked += 1
+            for problem in compare_slice(
+                ctx.adapter, block.block_id, lo, hi, block.audit.kept, units
+            ):
+                problems.append((block, lo, hi, problem))
+    ctx.details["slices_checked"] = checked
+    if problems:
+        evidence = [
+            Evidence(
+                input={
+                    "kind": "block",
+                    "block_id": b.block_id,
+                    "game": b.audit.expectation.game,
+                    "stake_cents": b.audit.expectation.stake_cents,
+                    "aspect": "slice",
+                    "start": lo,
+                    "count": hi - lo,
+                },
+                expected="the same unit lines as the larger read",
+                got=problem,
+                request={
+                    "operation": "read_block",
+                    "block_id": b.block_id,
+                    "start": lo,
+                    "count": hi - lo,
+                },
+                note=problem,
+            )
+            for b, lo, hi, problem in problems[:10]
+        ]
+        raise CheckFailure(f"{len(problems)} slice inconsistencies: {problems[0][3]}", evidence)
+
+
+@check(
+    "blocks.unrelated_blocks",
+    covers=["robots.randomness.unrelated_blocks", "eldorado.randomness.unrelated_blocks"],
+    capability="blocks",
+    cost="block",
+)
+def unrelated_blocks(ctx: CheckContext) -> None:
+    """Consecutive listed blocks of a stake have unrelated winner positions."""
+    compared: dict[str, Any] = {}
+    alpha = float(ctx.settings.get("alpha", 0.01))
+    pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict]] = []
+    for game in ctx.games():
+        for stake in ctx.stakes(game):
+            entries, _faults = _chosen(ctx, game, stake)
+            if len(entries) < 2:
+                listed = [_entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
+                entries = [e for e in listed if e is not None][:2]
+            if len(entries) < 2:
+                compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
+                continue
+            blocks = [_audited(ctx, game, stake, e) for e in entries]
+            for first, second in itertools.pairwise(blocks):
+                verdict = _stats.unrelated(
+                    first.audit.prizes, second.audit.prizes, first.audit.expectation.lots, alpha
+                )
+                pairs.append((game, first, second, verdict))
+    # one family over every pair compared: unrelated blocks fail with chance <= α
+    family = _stats.holm(
+        [
+            _stats.RandomnessTest(f"{a.block_id}~{b.block_id}:{r.name}", r.p_value, r.statistic)
+            for _game, a, b, verdict in pairs
+            for r in verdict.results
+        ],
+        alpha,
+    )
+    broken: list[str] = []
+    evidence: list[Evidence] = []
+    for game, first, second, verdict in pairs:
+        name = f"{first.block_id}~{second.block_id}"
+        rejected = [r.name for r in verdict.results if f"{name}:{r.name}" in family.rejected]
+        compared[name] = {"p_values": verdict.p_values(), "rejected": rejected}
+        if rejected:
+            broken.append(f"{game}.randomness.unrelated_blocks")
+            evidence.append(
+                Evidence(
+                    input={
+                        "kind": "block",
+                        "block_id": first.block_id,
+                        "other_block_id": second.block_id,
+                        "game": game,
+                        "stake_cents": first.audit.expectation.stake_cents,
+                        "aspect": "unrelated",
+                        "start": first.request["start"],
+                        "count": first.request["count"],
+                    },
+                    expected=f"unrelated winner positions (α = {alpha}, Holm over all pairs)",
+                    got=verdict.p_values(),
+                    request=first.request,
+                    note=f"{name}: rejected {', '.join(rejected)}",
+                )
+            )
+    ctx.details["compared"] = compared
+    if broken:
+        failure = CheckFailure(
+            "blocks' winner positions are related: " + evidence[0].note, evidence
+        )
+        failure.requirements = tuple(sorted(set(broken)))
+        raise failure
+    if not pairs:
+        raise NotSupported("no (game, stake) in scope lists two blocks to compare")
+
+
+# -- replay ----------------------------------------------------------------------------------
+
+
+@replayer("block_unit")
+def replay_block_unit(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """Read the one unit again and judge it exactly; Evidence if it is still faulty."""
+    game, stake, block_id, index = (
+        case["game"],
+        case["stake_cents"],
+        case["block_id"],
+        case["index"],
+    )
+    stream = adapter.read_block(block_id, index, 1)
+    try:
+        lines = list(_chunk_lines(_chunks(stream), 2))
+    finally:
+        stream.close()
+    request = {"operation": "read_block", "block_id": block_id, "start": index, "count": 1}
+    if len(lines) != 1:
+        return Evidence(case, "one unit line", f"{len(lines)} unit lines", request)
+    table = frozenset(reference.load_rules(game).lot_table(stake).counts())
+    verdict = judge_line(lines[0], game, stake, index, table)
+    if not verdict.faults:
+        return None
+    note = "; ".join(f"{aspect}: {message}" for aspect, message in verdict.faults)
+    return Evidence(
+        case,
+        _EXPECTED.get(str(case.get("aspect")), "a correct unit line"),
+        lines[0].decode("utf-8", "replace"),
+        request,
+        note,
+    )
+
+
+@replayer("block")
+def replay_block(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """Audit the block (or slice, or pair) again; Evidence if the aspect still fails."""
+    game, stake, block_id = case["game"], case["stake_cents"], case["block_id"]
+    aspect = str(case.get("aspect"))
+    start, count = case.get("start"), case.get("count")
+    request = {"operation": "read_block", "block_id": block_id, "start": start, "count": count}
+    if aspect == "listing":
+        listed = adapter.list_blocks(game, stake)
+        problems = [m for e in listed for m in _entry_faults(e, game, stake)[1]]
+        if not listed:
+            problems.append(f"no block of {game} at {stake} listed")
+        return Evidence(case, "a well-formed block list", problems, request) if problems else None
+    if aspect == "slice":
+        assert isinstance(start, int) and isinstance(count, int)
+        lo = max(0, start - 1)
+        stream = adapter.read_block(block_id, lo, count + 2 if start else count + 1)
+        try:
+            units = int(stream.header.get("units", 0))
+            lines = list(_chunk_lines(_chunks(stream), count + 2))
+        finally:
+            stream.close()
+        kept = {lo + n: line for n, line in enumerate(lines)}
+        problems = compare_slice(adapter, block_id, start, start + count, kept, units)
+        return Evidence(case, "the same unit lines", problems, request) if problems else None
+    result = _reaudit(adapter, game, stake, block_id, start, count)
+    if aspect == "randomness":
+        verdict = _stats.winner_positions(result.prizes, result.expectation.lots, 20, 0.01)
+        return (
+            None
+            if verdict.passed
+            else Evidence(case, "random positions", verdict.p_values(), request)
+        )
+    if aspect == "unrelated":
+        other = _reaudit(adapter, game, stake, case["other_block_id"], start, count)
+        verdict = _stats.unrelated(result.prizes, other.prizes, result.expectation.lots, 0.01)
+        return (
+            None
+            if verdict.passed
+            else Evidence(case, "unrelated blocks", verdict.p_values(), request)
+        )
+    faults = result.faults_of(aspect)
+    if not faults:
+        return None
+    return Evidence(
+        case, _EXPECTED.get(aspect, aspect), faults[0].message, request, faults[0].message
+    )
+
+
+def _reaudit(
+    adapter: Any, game: str, stake: int, block_id: str, start: int | None, count: int | None
+) -> BlockAudit:
+    stream = adapter.read_block(block_id, start, count)
+    try:
+        return audit(
+            stream.header,
+            _chunks(stream),
+            Expectation.from_rules(game, stake, block_id, start, count),
+            header_bytes=getattr(stream, "header_bytes", None),
+        )
+    finally:
+        stream.close()

@@ -1,0 +1,324 @@
+"""Play checks (issue 5 item 4): money, history, sales order, the served unit, refusals and
+the robots reveal protocol, each a loop over one scenario of ``_play_scenarios``.
+
+Every play buys a fresh unit of the block on sale, so the number of plays is the profile's
+``play_count`` (split over the stakes in scope), and the hypothesis-driven click orders make
+``play_count`` examples too, seeded with ``ctx.seed``. Evidence inputs are of kind ``play``
+and replay with the ``play`` replayer below.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hypothesis import HealthCheck, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from .._replay import ReplayError, replayer
+from . import _play_scenarios as sc
+from ._play_scenarios import SCENARIOS, Session, case_of
+
+ROBOTS = "robots"
+HISTORY_ARTICLE = {"robots": "robots.4.1", "eldorado": "eldorado.4.2"}  # stake and history
+PRIZE_ARTICLE = {"robots": "robots.4.10", "eldorado": "eldorado.4.6"}  # gains add up
+MAX_STOP = 30  # AUTO after 0..30 clicks: a robots unit has 18 buttons plus its +1 reveals
+MAX_CLICKS = 40  # click choices drawn per example; later clicks take the first open button
+BUTTONS = 18  # robots 4.2: 18 buttons (choices are taken modulo the buttons still open)
+
+
+def session(ctx: CheckContext) -> Session:
+    return Session.of(ctx.adapter, ctx.implementation)
+
+
+def plays_per_stake(ctx: CheckContext, game: str) -> int:
+    """``play_count`` split over the game's stakes in scope (at least 5 each)."""
+    stakes = ctx.stakes(game)
+    return max(5, math.ceil(int(ctx.settings.get("play_count", 50)) / max(1, len(stakes))))
+
+
+def pairs(ctx: CheckContext, games: tuple[str, ...] = ("robots", "eldorado")) -> list[Any]:
+    found = [(g, s) for g in ctx.games(games) for s in ctx.stakes(g)]
+    if not found:
+        raise NotSupported(f"no stake of {', '.join(games)} in this run's scope")
+    return found
+
+
+def failure(message: str, found: list[Evidence], *requirements: str) -> CheckFailure:
+    error = CheckFailure(f"{message}: {found[0].note}", found)
+    error.requirements = requirements or None
+    return error
+
+
+def run_per_stake(
+    ctx: CheckContext, games: tuple[str, ...], scenario: str, message: str, **params: Any
+) -> None:
+    """Run ``scenario`` at every (game, stake) in scope; fail with the first evidence."""
+    target = session(ctx)
+    done = 0
+    for game, stake in pairs(ctx, games):
+        plays = plays_per_stake(ctx, game)
+        case = case_of(scenario, game=game, stake_cents=stake, plays=plays, **params)
+        found = SCENARIOS[scenario](target, case)
+        if found is not None:
+            raise failure(f"{message} ({game} at {stake} cents)", [found])
+        done += plays
+        ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
+    ctx.details["plays"] = done
+
+
+def _register_per_game(name: str, articles: Mapping[str, str], message: str) -> None:
+    """Register ``play.<game>_<name>`` for each game, covering ``<article>.<name>`` and
+    running scenario ``name``: one check per game, so a fault names its game's article."""
+    for game in ("robots", "eldorado"):
+
+        def run(ctx: CheckContext, game: str = game) -> None:
+            run_per_stake(ctx, (game,), name, message)
+
+        run.__doc__ = f"{game}: {SCENARIOS[name].__doc__}"
+        check(
+            f"play.{game}_{name}",
+            covers=[f"{articles[game]}.{name}"],
+            capability="play",
+            games=(game,),
+            cost="long",
+        )(run)
+
+
+_register_per_game("stake_debited", HISTORY_ARTICLE, "a losing play did not take exactly its stake")
+_register_per_game(
+    "prize_credited", PRIZE_ARTICLE, "a winning play was not credited exactly its unit's lot"
+)
+_register_per_game(
+    "history_unrevealed",
+    HISTORY_ARTICLE,
+    "a play was not in the history at once with its ticket and prize",
+)
+
+
+@check("play.money_exact", covers=["play.money.exact"], capability="play", cost="long")
+def money_exact(ctx: CheckContext) -> None:
+    """Every play's balance, as answered and as read after, is before - stake + lot."""
+    run_per_stake(ctx, ("robots", "eldorado"), "money_exact", "a balance was not exact")
+
+
+@check("play.block_order", covers=["play.sales.block_order"], capability="play", cost="long")
+def block_order(ctx: CheckContext) -> None:
+    """Plays in a row get one unit each, the next unit of the block on sale every time."""
+    run_per_stake(ctx, ("robots", "eldorado"), "block_order", "plays were not in block order")
+
+
+@check("play.block_unit", covers=["play.sales.block_unit"], capability="play", cost="long")
+def block_unit(ctx: CheckContext) -> None:
+    """Each play's ticket and prize are the unit at its (block_id, index) in the served block:
+    live play is tied to the audited block."""
+    if not ctx.supports("blocks"):
+        raise NotSupported("the target serves no blocks: a play cannot be tied to its unit")
+    run_per_stake(
+        ctx, ("robots", "eldorado"), "block_unit", "a play was not the served block's unit"
+    )
+
+
+@check(
+    "play.concurrent_sales",
+    covers=["play.sales.no_double_sale", "play.sales.block_order", "play.money.exact"],
+    capability="play",
+    cost="long",
+)
+def concurrent_sales(ctx: CheckContext) -> None:
+    """Accounts playing at once (one thread each, all stakes in scope): no unit sold twice,
+    the units sold are consecutive, every balance ends exact."""
+    threads = int(ctx.settings.get("concurrency_threads", 8))
+    per_thread = int(ctx.settings.get("concurrent_plays_per_thread", 10))
+    case = case_of(
+        "concurrent",
+        pairs=[list(p) for p in pairs(ctx)],
+        threads=threads,
+        plays_per_thread=per_thread,
+    )
+    found = sc.concurrent_sales(session(ctx), case)
+    ctx.details["plays"] = threads * per_thread
+    if found is not None:
+        requirement, proof = found
+        raise failure("concurrent plays broke the sales", [proof], requirement)
+
+
+@check(
+    "play.insufficient_funds",
+    covers=["play.refusal.insufficient_funds"],
+    capability="play",
+)
+def insufficient_funds(ctx: CheckContext) -> None:
+    """A stake above the balance is refused with 402 and changes nothing (balance, history,
+    the unit on sale); a balance of exactly the stake still plays."""
+    target = session(ctx)
+    for game, stake in pairs(ctx):
+        found = sc.scenario_insufficient_funds(
+            target, case_of("insufficient_funds", game=game, stake_cents=stake)
+        )
+        if found is not None:
+            raise failure(f"{game} at {stake} cents", [found])
+
+
+@check("play.invalid_requests", covers=["play.refusal.invalid"], capability="play")
+def invalid_requests(ctx: CheckContext) -> None:
+    """Stakes a game does not sell and games that do not exist are refused with 422, and the
+    refusal changes nothing (balance, history, the unit on sale)."""
+    offered = {g: list(ctx.implementation["games"][g]["stakes_cents"]) for g in ctx.games()}
+    witness = pairs(ctx)[0]
+    requests = [list(r) for r in sc.invalid_requests(offered)]
+    case = case_of("invalid", witness=list(witness), requests=requests)
+    found = sc.scenario_invalid(session(ctx), case)
+    ctx.details["refusals_tried"] = len(requests)
+    if found is not None:
+        raise failure("an invalid play", [found])
+
+
+# -- the robots reveal protocol ----------------------------------------------------------------
+
+
+class _Found(Exception):
+    """Raised inside a hypothesis example to make it shrink; the evidence is kept aside."""
+
+
+def explore(
+    ctx: CheckContext, run_one: Callable[[list[int], int], Evidence | None]
+) -> list[Evidence]:
+    """Run ``run_one(choices, stop)`` for ``play_count`` hypothesis examples seeded with
+    ``ctx.seed``: ``choices`` pick the open button of each click (0 = the first open one, so
+    they shrink to buttons in turn), ``stop`` a number of clicks. The choices are drawn before
+    the play, as the target's answers may not steer hypothesis. Returns the evidence of the
+    failing examples (the target sells a new unit each time, so a shrunk example may pass:
+    hypothesis then reports Flaky, which is expected here)."""
+    found: list[Evidence] = []
+
+    @seed(ctx.seed)
+    @settings(
+        max_examples=int(ctx.settings.get("play_count", 50)),
+        database=None,
+        deadline=None,
+        print_blob=False,
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        st.lists(st.integers(0, BUTTONS - 1), min_size=MAX_CLICKS, max_size=MAX_CLICKS),
+        st.integers(0, MAX_STOP),
+    )
+    def example(choices: list[int], stop: int) -> None:
+        result = run_one(choices, stop)
+        if result is not None:
+            found.append(result)
+            raise _Found
+
+    try:
+        example()
+    except Exception:  # _Found, or hypothesis's Flaky when a shrunk example passed
+        if not found:
+            raise
+    return found
+
+
+def _simplest(found: list[Evidence]) -> Evidence:
+    """The evidence whose click order strays least from the natural one, fewest clicks."""
+    return min(
+        found,
+        key=lambda e: (
+            sum(1 for c in e.input.get("choices", []) if c),
+            len(e.input.get("clicks", [])),
+        ),
+    )
+
+
+def robots_stake(ctx: CheckContext) -> int:
+    return int(pairs(ctx, (ROBOTS,))[0][1])
+
+
+@check(
+    "play.robots_reveal_order",
+    covers=["robots.4.3.reveal_symbols", "robots.4.4.reveal_order"],
+    capability="reveal",
+    games=(ROBOTS,),
+    cost="long",
+)
+def reveal_order(ctx: CheckContext) -> None:
+    """Buttons clicked in turn, then in click orders hypothesis picks: each button reveals the
+    ticket's symbols under it, in order, and AUTO ends on the ticket bought (R-I5)."""
+    target, stake = session(ctx), robots_stake(ctx)
+    for _ in range(3):  # buttons in turn: a fault here breaks 4.3 whatever the order
+        found = sc.scenario_reveal_order(target, case_of("reveal_order", stake_cents=stake))
+        if found is not None:
+            raise failure("clicked button by button", [found], "robots.4.3.reveal_symbols")
+
+    def one(choices: list[int], stop: int) -> Evidence | None:
+        case = case_of("reveal_order", stake_cents=stake, choices=choices)
+        return sc.scenario_reveal_order(target, case)
+
+    found_all = explore(ctx, one)
+    if found_all:
+        best = _simplest(found_all)
+        natural = not any(best.input.get("choices", []))
+        which = "robots.4.3.reveal_symbols" if natural else "robots.4.4.reveal_order"
+        raise failure("a click order changed the unit", [best], which)
+
+
+@check(
+    "play.robots_plus_one",
+    covers=["robots.4.7.reveal_plus_one"],
+    capability="reveal",
+    games=(ROBOTS,),
+    cost="long",
+)
+def plus_one(ctx: CheckContext) -> None:
+    """Every button clicked until refused: a reveal with +1 allows exactly one more click, one
+    without allows none (409) (R-I4: a +1 reveal may carry another +1)."""
+    plays = plays_per_stake(ctx, ROBOTS)
+    case = case_of("plus_one", stake_cents=robots_stake(ctx), plays=plays)
+    found = sc.scenario_plus_one(session(ctx), case)
+    ctx.details["plays"] = plays
+    if found is not None:
+        raise failure("the +1 protocol was broken", [found])
+
+
+@check(
+    "play.robots_auto_any_moment",
+    covers=["robots.4.4.auto_any_moment"],
+    capability="reveal",
+    games=(ROBOTS,),
+    cost="long",
+)
+def auto_any_moment(ctx: CheckContext) -> None:
+    """AUTO after 0 to 30 clicks in hypothesis-picked orders shows the ticket bought and its
+    lot (R-I5: the clicks never change the unit)."""
+    target, stake = session(ctx), robots_stake(ctx)
+
+    def one(choices: list[int], stop: int) -> Evidence | None:
+        case = case_of("auto", stake_cents=stake, stop=stop, choices=choices)
+        return sc.scenario_auto(target, case)
+
+    found = explore(ctx, one)
+    if found:
+        raise failure("AUTO changed the unit", [_simplest(found)])
+
+
+# -- replay ------------------------------------------------------------------------------------
+
+
+@replayer("play")
+def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """Run the evidence's scenario again (fresh units, same situation and click choices)."""
+    scenario = SCENARIOS.get(case.get("scenario"))  # type: ignore[arg-type]
+    if scenario is None:
+        raise ReplayError(
+            f"play evidence names scenario {case.get('scenario')!r}; known: "
+            f"{', '.join(sorted(SCENARIOS))}"
+        )
+    try:
+        return scenario(Session.of(adapter), case)
+    except KeyError as exc:
+        raise ReplayError(
+            f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
+        ) from None

@@ -1,0 +1,597 @@
+"""Every hypothesis strategy of the suite, and the deterministic ticket builders beside them.
+
+The strategies aim at the edges where implementations go wrong (rules.md, article 4):
+robots gauges one notch short, exactly full, pushed past full by an X2, filled through +1
+chains, several full at once, in every robot order; eldorado rows of 3, 4 and 5 of a kind,
+adjacent or not, EXTRA beside winning rows, Extra grids inside Extra grids, every stake;
+and invalid tickets of every kind. Choices are laid out so that hypothesis shrinks towards
+simple tickets: robots in table order, no X2, no +1, losing rows, a single grid.
+
+Numbers (gauge sizes, letters, grid shape) come from the reference's rules data, never from
+literals here. The strategies are tested in ``tests/conformance/test_strategies.py``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+import reference
+
+_ROBOTS = reference.robots_rules()
+_ELDORADO = reference.eldorado_rules()
+
+ROBOT_LETTERS: str = "".join(s.letter for s in _ROBOTS.symbols)
+NOTCHES: dict[str, int] = {s.letter: s.gauge_notches for s in _ROBOTS.symbols}
+ROBOT_AMOUNTS: dict[str, int] = {s.letter: s.amount_cents for s in _ROBOTS.symbols}
+BUTTONS: int = _ROBOTS.buttons
+PAYING: str = "".join(s.letter for s in _ELDORADO.symbols if s.paying)
+EXTRA: str = _ELDORADO.extra_letter
+ELDORADO_LETTERS: str = PAYING + EXTRA
+ROWS: int = _ELDORADO.rows
+CELLS: int = _ELDORADO.cells
+STAKES: dict[str, tuple[int, ...]] = {
+    "robots": _ROBOTS.stakes_cents,
+    "eldorado": _ELDORADO.stakes_cents,
+}
+
+# gauge levels, relative to a gauge's size n (the edges of articles 4.8 and R-I3)
+LEVELS: tuple[str, ...] = ("below", "short", "full", "past1", "past2")
+
+
+# --------------------------------------------------------------------------------------------
+# robots: deterministic builders
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SymbolReveal:
+    """One reveal of a symbol: its X2 mark (4.6) and whether it follows a +1 (4.7)."""
+
+    x2: bool = False
+    after_plus: bool = False
+
+
+def _filler(symbol: str, needed: int) -> list[str]:
+    """``needed`` plain reveals of symbols other than ``symbol``, every gauge left below full.
+
+    Each other gauge is first filled to two notches short, then to one short, so a filler
+    gauge sits as far from its edge as the 18 buttons allow.
+    """
+    others = [s for s in ROBOT_LETTERS if s != symbol]
+    counts = dict.fromkeys(others, 0)
+    for margin in (2, 1):
+        for letter in sorted(others, key=lambda s: -NOTCHES[s]):
+            while needed > 0 and counts[letter] < NOTCHES[letter] - margin:
+                counts[letter] += 1
+                needed -= 1
+    if needed:
+        raise ValueError(f"no room to fill {needed} more buttons below full beside {symbol!r}")
+    return [letter for letter in others for _ in range(counts[letter])]
+
+
+def robots_isolated_ticket(
+    symbol: str, reveals: Sequence[SymbolReveal], robots: str = ROBOT_LETTERS
+) -> str:
+    """A ticket in which only ``symbol``'s gauge can be full: its reveals as given, laid out
+    one button each (a reveal ``after_plus`` is chained behind the reveal before it, or behind
+    a filler reveal); every other button reveals filler that keeps its gauge below full, with
+    no X2 and no +1.
+    """
+    placeholder = ""
+    buttons: list[list[str]] = []
+    for reveal in reveals:
+        text = symbol + ("2" if reveal.x2 else "")
+        if reveal.after_plus:
+            if not buttons:
+                buttons.append([placeholder])  # a filler reveal shows the +1 first
+            buttons[-1].append(text)
+        else:
+            buttons.append([text])
+    if len(buttons) > BUTTONS:
+        raise ValueError(f"{len(buttons)} buttons needed for {len(reveals)} reveals of {symbol!r}")
+    holes = sum(1 for b in buttons if b[0] == placeholder)
+    filler = _filler(symbol, BUTTONS - len(buttons) + holes)
+    for button in buttons:
+        if button[0] == placeholder:
+            button[0] = filler.pop()
+    buttons += [[letter] for letter in filler]
+    return robots + "|" + " ".join("+".join(b) for b in buttons)
+
+
+def robots_ticket(robots: str, buttons: Sequence[Sequence[str]]) -> str:
+    """The notation of a robots ticket from its robots and its buttons' reveals ("D", "D2")."""
+    return robots + "|" + " ".join("+".join(b) for b in buttons)
+
+
+def robots_all_full_body() -> list[list[str]]:
+    """Buttons in which every gauge is exactly full (31 reveals: 13 of them after a +1)."""
+    reveals = [s for s in ROBOT_LETTERS for _ in range(NOTCHES[s])]
+    buttons = [[r] for r in reveals[:BUTTONS]]
+    for k, extra in enumerate(reveals[BUTTONS:]):
+        buttons[k % BUTTONS].append(extra)
+    return buttons
+
+
+# --------------------------------------------------------------------------------------------
+# robots: strategies
+# --------------------------------------------------------------------------------------------
+
+
+ORDERS: tuple[str, ...] = tuple("".join(p) for p in itertools.permutations(ROBOT_LETTERS))
+_ORDER_STRATEGY = st.sampled_from(ORDERS)
+
+
+def robot_orders() -> st.SearchStrategy[str]:
+    """Every order of the 8 robots (R-I1), one draw each; shrinks towards the table order."""
+    return _ORDER_STRATEGY
+
+
+@st.composite
+def _gauge(draw: st.DrawFn, letter: str, levels: Sequence[str], x2: bool) -> list[str]:
+    """The reveals of one symbol: a level (edge) of its gauge, then how X2s make it up."""
+    n = NOTCHES[letter]
+    allowed = [lv for lv in levels if not (lv == "below" and n < 2)]
+    level = draw(st.sampled_from(allowed)) if allowed else "short"
+    if level == "below":
+        gauge = draw(st.integers(0, n - 2))
+    else:
+        gauge = {"short": n - 1, "full": n, "past1": n + 1, "past2": n + 2}[level]
+    doubles = draw(st.integers(0, gauge // 2)) if x2 and gauge >= 2 else 0
+    return [letter + "2"] * doubles + [letter] * (gauge - 2 * doubles)
+
+
+def layout_buttons(reveals: Sequence[str], seed: int) -> list[list[str]]:
+    """Lay ``reveals`` out on the 18 buttons; those beyond 18 follow a +1 (R-I4).
+
+    Seed 0 keeps the given order and chains the surplus behind the first buttons; any other
+    seed shuffles the reveals and spreads the +1 over random buttons (chains included).
+    """
+    flat = list(reveals)
+    joins = len(flat) - BUTTONS
+    gaps = [True] * joins + [False] * (len(flat) - 1 - joins)
+    if seed:
+        shuffle = random.Random(seed)
+        shuffle.shuffle(flat)
+        shuffle.shuffle(gaps)
+    buttons: list[list[str]] = [[flat[0]]]
+    for reveal, join in zip(flat[1:], gaps, strict=True):
+        if join:
+            buttons[-1].append(reveal)
+        else:
+            buttons.append([reveal])
+    return buttons
+
+
+@st.composite
+def robots_tickets(
+    draw: st.DrawFn,
+    *,
+    levels: Sequence[str] = LEVELS,
+    x2: bool = True,
+    plus_one: bool = True,
+    robots: st.SearchStrategy[str] | None = None,
+    min_full: int = 0,
+) -> str:
+    """Valid robots tickets aimed at the edges of articles 4.5-4.10 and R-I3/R-I4.
+
+    Each gauge is drawn at a level (``LEVELS``: below, one notch short, exactly full, one or
+    two past full) and made of plain and X2 reveals; reveals beyond the 18 buttons ride on
+    +1 chains (R-I4: a reveal after a +1 may carry X2 and another +1). Too few reveals are
+    topped up below full. ``min_full`` asks for at least that many full gauges (article 4.9).
+    Without ``plus_one``, gauges are trimmed so that the reveals fit the 18 buttons.
+    """
+    order = draw(robots if robots is not None else robot_orders())
+    reveals: dict[str, list[str]] = {}
+    for letter in ROBOT_LETTERS:
+        reveals[letter] = draw(_gauge(letter, levels, x2))
+    if min_full:
+        forced = draw(st.sampled_from(_FULL_SETS[min_full]))
+        for letter in forced:
+            if _gauge_of(reveals[letter]) < NOTCHES[letter]:
+                reveals[letter] = [letter] * NOTCHES[letter]
+    total = sum(map(len, reveals.values()))
+    if total < BUTTONS:  # top up gauges, keeping them below full
+        for letter, more in zip(
+            ROBOT_LETTERS, _filler_counts(reveals, BUTTONS - total), strict=True
+        ):
+            reveals[letter] += [letter] * more
+    flat = [r for letter in ROBOT_LETTERS for r in reveals[letter]]
+    if not plus_one and len(flat) > BUTTONS:
+        flat = _trim(reveals, len(flat) - BUTTONS)
+    seed = draw(st.integers(0, 2**32 - 1))
+    return robots_ticket(order, layout_buttons(flat, seed))
+
+
+_FULL_SETS: dict[int, list[str]] = {
+    k: ["".join(c) for c in itertools.combinations(ROBOT_LETTERS, k)]
+    for k in range(1, len(ROBOT_LETTERS) + 1)
+}
+
+
+def _gauge_of(reveals: Sequence[str]) -> int:
+    return sum(2 if r.endswith("2") else 1 for r in reveals)
+
+
+def _filler_counts(reveals: dict[str, list[str]], needed: int) -> list[int]:
+    """Plain reveals to add to each symbol so that ``needed`` more fit, gauges not crossing
+    from below full to full (a symbol already full or past may take the rest)."""
+    more = dict.fromkeys(ROBOT_LETTERS, 0)
+    for letter in sorted(ROBOT_LETTERS, key=lambda s: -NOTCHES[s]):
+        room = NOTCHES[letter] - 1 - _gauge_of(reveals[letter])
+        take = max(0, min(room, needed))
+        more[letter] += take
+        needed -= take
+    if needed:  # every gauge is one short or more: a full one takes the rest
+        full = [s for s in ROBOT_LETTERS if _gauge_of(reveals[s]) >= NOTCHES[s]] or ["S"]
+        more[full[0]] += needed
+    return [more[s] for s in ROBOT_LETTERS]
+
+
+def _trim(reveals: dict[str, list[str]], surplus: int) -> list[str]:
+    """Drop ``surplus`` reveals, from the gauges furthest past full first, then the largest."""
+    pool = {s: list(r) for s, r in reveals.items()}
+    while surplus:
+        letter = max(ROBOT_LETTERS, key=lambda s: (_gauge_of(pool[s]) - NOTCHES[s], len(pool[s])))
+        pool[letter].pop()
+        surplus -= 1
+    return [r for s in ROBOT_LETTERS for r in pool[s]]
+
+
+def robots_buttons(ticket: str) -> list[str]:
+    """The 18 buttons of a robots ticket, as written."""
+    return ticket.split("|", 1)[1].split(" ")
+
+
+def robots_click_orders(reveals_per_button: Sequence[int]) -> st.SearchStrategy[list[int]]:
+    """Orders in which a player may click every reveal of a unit (robots 4.4, R-I5): each
+    button appears as often as it has reveals; shrinks towards button order."""
+    clicks = [b for b, count in enumerate(reveals_per_button) for _ in range(count)]
+    return st.permutations(clicks)
+
+
+def robots_partial_click_orders(
+    reveals_per_button: Sequence[int],
+) -> st.SearchStrategy[tuple[list[int], int]]:
+    """A click order and the number of clicks made before switching to AUTO (robots 4.4)."""
+    total = sum(reveals_per_button)
+    return st.tuples(robots_click_orders(reveals_per_button), st.integers(0, total))
+
+
+# --------------------------------------------------------------------------------------------
+# eldorado: builders and strategies
+# --------------------------------------------------------------------------------------------
+
+LOSING_ROWS: tuple[str, ...] = ("YSVBP", "SVBPY", "VBPYS")  # no symbol twice, no EXTRA
+
+
+def eldorado_ticket(grids: Sequence[Sequence[str]]) -> str:
+    return "|".join("/".join(rows) for rows in grids)
+
+
+def eldorado_row_ticket(row: str, position: int = 0) -> str:
+    """A ticket whose only possible win is ``row``, at ``position`` of the main grid; each
+    EXTRA in the row is granted its Extra grid, losing and X-free."""
+    rows = [LOSING_ROWS[(position + k) % ROWS] for k in range(ROWS)]
+    rows[position] = row
+    extra = [LOSING_ROWS] * row.count(EXTRA)
+    return eldorado_ticket([rows, *extra])
+
+
+def eldorado_extra_ticket(row: str, position: int, depth: int) -> str:
+    """A ticket with ``row`` at ``position`` of an Extra grid ``depth`` levels deep (1: granted
+    by the main grid, 2: granted by the first Extra grid, ...), every other row losing."""
+    granting = EXTRA + LOSING_ROWS[0][1:]
+    grids = [[granting, *LOSING_ROWS[1:]] for _ in range(depth)]
+    rows = list(LOSING_ROWS)
+    rows[position] = row
+    grids.append(rows)
+    grids += [list(LOSING_ROWS)] * row.count(EXTRA)
+    return eldorado_ticket(grids)
+
+
+def stakes(game: str) -> st.SearchStrategy[int]:
+    return st.sampled_from(STAKES[game])
+
+
+def row_kind(row: str) -> str:
+    """The edge a row sits on (article 4.4, E-I1..E-I3): the kinds of ``ROW_KINDS``."""
+    counts = sorted(((row.count(c), c) for c in PAYING), reverse=True)
+    top, symbol = counts[0]
+    extras = row.count(EXTRA)
+    if extras >= 3:
+        return "extras"  # E-I3: 3 to 5 EXTRA, among them rows of 4 and 5 EXTRA that pay nothing
+    if top == 5:
+        return "five"
+    if top == 4:
+        if extras:
+            return "four_extra"  # EXTRA beside a winning combination
+        run = symbol * 4
+        return "four_adjacent" if run in row else "four_apart"  # E-I1
+    if top == 3:
+        return "three"
+    return "mixed"
+
+
+ROW_KINDS: tuple[str, ...] = (
+    "mixed",
+    "three",
+    "four_adjacent",
+    "four_apart",
+    "five",
+    "four_extra",
+    "extras",
+)
+
+
+def _rows_by_kind() -> dict[tuple[str, int], tuple[str, ...]]:
+    """Every row of each kind with at most ``k`` EXTRA; losing, X-free rows first, so that
+    hypothesis shrinks towards them."""
+    rows = ["".join(cells) for cells in itertools.product(ELDORADO_LETTERS, repeat=CELLS)]
+    table: dict[tuple[str, int], tuple[str, ...]] = {}
+    for kind in ROW_KINDS:
+        of_kind = [r for r in rows if row_kind(r) == kind]
+        for budget in range(CELLS + 1):
+            kept = [r for r in of_kind if r.count(EXTRA) <= budget]
+            kept.sort(key=lambda r: (r.count(EXTRA), r not in LOSING_ROWS))
+            table[kind, budget] = tuple(kept)
+    return table
+
+
+_ROWS = _rows_by_kind()
+_ROW_STRATEGIES = {key: st.sampled_from(rows) for key, rows in _ROWS.items() if rows}
+
+
+@st.composite
+def eldorado_rows(draw: st.DrawFn, max_extra: int = CELLS, kinds: Sequence[str] = ROW_KINDS) -> str:
+    """A row of 5 cells aimed at article 4.4 and E-I1..E-I3: 3, 4 or 5 of a kind placed
+    adjacent or apart, EXTRA beside a winning combination, rows of 3 to 5 EXTRA. ``max_extra``
+    bounds the EXTRA in the row (the ticket's grid budget). Shrinks towards a losing row."""
+    usable = [k for k in kinds if (k, max_extra) in _ROW_STRATEGIES]
+    kind = draw(st.sampled_from(usable))
+    return draw(_ROW_STRATEGIES[kind, max_extra])
+
+
+@st.composite
+def eldorado_tickets(draw: st.DrawFn, max_grids: int = 6, kinds: Sequence[str] = ROW_KINDS) -> str:
+    """Valid eldorado tickets: rows from ``eldorado_rows``; every EXTRA grants an Extra grid,
+    itself drawn the same way, so Extra grids hold EXTRA of their own (E-I4), up to
+    ``max_grids`` grids in all."""
+    grids: list[list[str]] = []
+    pending = 1
+    extras = 0
+    while pending:
+        rows = []
+        for _ in range(ROWS):
+            budget = min(CELLS, max_grids - 1 - extras)
+            row = draw(eldorado_rows(max_extra=budget, kinds=kinds))
+            extras += row.count(EXTRA)
+            pending += row.count(EXTRA)
+            rows.append(row)
+        grids.append(rows)
+        pending -= 1
+    return eldorado_ticket(grids)
+
+
+# --------------------------------------------------------------------------------------------
+# invalid tickets: (kind, ticket), every kind a rule of the notation (contract 1) breaks
+# --------------------------------------------------------------------------------------------
+
+# kind -> requirement id the kind belongs to
+ROBOTS_INVALID_KINDS: dict[str, str] = {
+    "robots_count": "robots.4.2.invalid_board",
+    "robot_twice": "robots.4.2.invalid_board",
+    "robot_symbol": "robots.4.2.invalid_board",
+    "button_count": "robots.4.3.invalid_buttons",
+    "empty_button": "robots.4.3.invalid_buttons",
+    "reveal_symbol": "robots.4.3.invalid_symbol",
+    "mark": "robots.contract.invalid_notation",
+    "dangling_plus": "robots.contract.invalid_notation",
+    "separator": "robots.contract.invalid_notation",
+    "characters": "robots.contract.invalid_notation",
+}
+
+ELDORADO_INVALID_KINDS: dict[str, str] = {
+    "row_cells": "eldorado.4.1.invalid_grid",
+    "grid_rows": "eldorado.4.1.invalid_grid",
+    "symbol": "eldorado.4.4.invalid_symbol",
+    "missing_extra_grid": "eldorado.4.5.invalid_extra_grids",
+    "surplus_grid": "eldorado.4.5.invalid_extra_grids",
+    "ungranted_grid": "eldorado.4.5.invalid_extra_grids",
+    "separator": "eldorado.contract.invalid_notation",
+    "characters": "eldorado.contract.invalid_notation",
+}
+
+_ROBOTS_BASE = "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C"  # contract 1's example
+_ELDORADO_BASE = "YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS"  # contract 1's example
+
+# a fixed, readable catalogue: at least one invalid ticket of every kind, made from the
+# contract's examples (the strategies below add many more)
+INVALID_EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "robots": (
+        ("robots_count", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQ")),
+        ("robots_count", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQDO")),
+        ("robot_twice", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQO")),
+        ("robot_symbol", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQX")),
+        ("button_count", _ROBOTS_BASE[: _ROBOTS_BASE.rindex(" ")]),  # 17 buttons
+        ("button_count", _ROBOTS_BASE + " C"),  # 19 buttons
+        ("empty_button", _ROBOTS_BASE.replace(" S S ", " S  S ", 1)),
+        ("reveal_symbol", _ROBOTS_BASE.replace("|C ", "|X ", 1)),
+        ("reveal_symbol", _ROBOTS_BASE.replace(" H O ", " H G ", 1)),
+        ("mark", _ROBOTS_BASE.replace("D2+P", "D3+P")),
+        ("mark", _ROBOTS_BASE.replace("D2+P", "D22+P")),
+        ("mark", _ROBOTS_BASE.replace("D2+P", "2D+P")),
+        ("dangling_plus", _ROBOTS_BASE.replace("D2+P", "D2+")),
+        ("dangling_plus", _ROBOTS_BASE.replace("D2+P", "D2++P")),
+        ("dangling_plus", _ROBOTS_BASE.replace("D2+P", "+D2")),
+        ("separator", _ROBOTS_BASE.replace("|", "")),
+        ("separator", _ROBOTS_BASE.replace("|", "||")),
+        ("separator", _ROBOTS_BASE + " "),
+        ("separator", _ROBOTS_BASE.replace(" ", ",", 1)),
+        ("characters", ""),
+        ("characters", _ROBOTS_BASE.lower()),
+        ("characters", _ROBOTS_BASE + "\n"),
+        ("characters", _ROBOTS_BASE.replace("C", "\u00c7", 1)),
+    ),
+    "eldorado": (
+        ("row_cells", _ELDORADO_BASE.replace("YYSYY", "YYSY")),
+        ("row_cells", _ELDORADO_BASE.replace("YYSYY", "YYSYYY")),
+        ("grid_rows", _ELDORADO_BASE.replace("/BBPPS", "")),
+        ("grid_rows", _ELDORADO_BASE.replace("/BBPPS", "/BBPPS/YSVBP")),
+        ("symbol", _ELDORADO_BASE.replace("YYSYY", "YYAYY")),
+        ("symbol", _ELDORADO_BASE.replace("YYSYY", "YYsYY")),
+        ("missing_extra_grid", _ELDORADO_BASE.split("|")[0]),
+        ("surplus_grid", _ELDORADO_BASE + "|YSVBP/SVBPY/VBPYS"),
+        ("ungranted_grid", "YSVBP/SVBPY/VBPYS|XSVBP/SVBPY/VBPYS"),
+        ("separator", _ELDORADO_BASE + "|"),
+        ("separator", _ELDORADO_BASE.replace("/", "//", 1)),
+        ("separator", _ELDORADO_BASE.replace("/", " ", 1)),
+        ("characters", ""),
+        ("characters", _ELDORADO_BASE + "\n"),
+    ),
+}
+
+_NOT_ROBOT = "ABEFGIJKLMNRUVWXYZdqtcsphox0"
+_NOT_ELDORADO = "ACDEFGHIJKLMNOQRTUWZysvbpx0"
+
+
+@st.composite
+def robots_invalid_tickets(
+    draw: st.DrawFn, kinds: Sequence[str] = tuple(ROBOTS_INVALID_KINDS)
+) -> tuple[str, str]:
+    """An invalid robots ticket and its kind (a key of ``ROBOTS_INVALID_KINDS``), made by
+    breaking one rule of a valid ticket."""
+    kind = draw(st.sampled_from(kinds))
+    ticket = draw(robots_tickets())
+    robots, body = ticket.split("|", 1)
+    buttons = body.split(" ")
+    if kind == "robots_count":
+        robots = draw(st.sampled_from([robots[:-1], robots + robots[0], robots[:4], ""]))
+    elif kind == "robot_twice":
+        i, j = draw(st.lists(st.integers(0, 7), min_size=2, max_size=2, unique=True))
+        robots = robots[:j] + robots[i] + robots[j + 1 :]
+    elif kind == "robot_symbol":
+        i = draw(st.integers(0, 7))
+        robots = robots[:i] + draw(st.sampled_from(_NOT_ROBOT)) + robots[i + 1 :]
+    elif kind == "button_count":
+        if draw(st.booleans()):
+            buttons = buttons[: draw(st.integers(1, BUTTONS - 1))]
+        else:
+            buttons = buttons + draw(
+                st.lists(st.sampled_from(ROBOT_LETTERS), min_size=1, max_size=3)
+            )
+    elif kind == "empty_button":
+        i = draw(st.integers(0, BUTTONS - 1))
+        buttons[i] = ""
+    elif kind == "reveal_symbol":
+        i = draw(st.integers(0, BUTTONS - 1))
+        buttons[i] = draw(st.sampled_from(_NOT_ROBOT)) + buttons[i][1:]
+    elif kind == "mark":
+        i = draw(st.integers(0, BUTTONS - 1))
+        buttons[i] = (
+            buttons[i][0]
+            + draw(st.sampled_from(["3", "22", "x2", "X2", "1", "2X"]))
+            + (buttons[i][2:] if buttons[i][1:2] == "2" else buttons[i][1:])
+        )
+    elif kind == "dangling_plus":
+        i = draw(st.integers(0, BUTTONS - 1))
+        buttons[i] = draw(st.sampled_from(["{}+", "+{}", "{}++" + ROBOT_LETTERS[0]])).format(
+            buttons[i]
+        )
+    elif kind == "separator":
+        return kind, draw(
+            st.sampled_from(
+                [
+                    robots + body,  # no '|'
+                    robots + "||" + body,
+                    robots + "|" + body.replace(" ", ",", 1),
+                    robots + "|" + body.replace(" ", "  ", 1),
+                    robots + "|" + body + " ",
+                    " " + robots + "|" + body,
+                    robots + " |" + body,
+                ]
+            )
+        )
+    else:  # characters
+        return kind, draw(
+            st.sampled_from(
+                [
+                    "",
+                    ticket.lower(),
+                    ticket + "\n",
+                    ticket.replace(ticket[0], "É", 1),
+                    ticket[:12] + "\x00" + ticket[12:],
+                ]
+            )
+        )
+    return kind, robots + "|" + " ".join(buttons)
+
+
+@st.composite
+def eldorado_invalid_tickets(
+    draw: st.DrawFn, kinds: Sequence[str] = tuple(ELDORADO_INVALID_KINDS)
+) -> tuple[str, str]:
+    """An invalid eldorado ticket and its kind (a key of ``ELDORADO_INVALID_KINDS``)."""
+    kind = draw(st.sampled_from(kinds))
+    ticket = draw(eldorado_tickets(max_grids=4))
+    grids = [g.split("/") for g in ticket.split("|")]
+    g = draw(st.integers(0, len(grids) - 1))
+    r = draw(st.integers(0, ROWS - 1))
+    if kind == "row_cells":
+        row = grids[g][r]
+        grids[g][r] = draw(st.sampled_from([row[:-1], row + row[0], row[:1], ""]))
+    elif kind == "grid_rows":
+        grids[g] = draw(st.sampled_from([grids[g][:-1], [*grids[g], LOSING_ROWS[0]]]))
+    elif kind == "symbol":
+        c = draw(st.integers(0, CELLS - 1))
+        row = grids[g][r]
+        grids[g][r] = row[:c] + draw(st.sampled_from(_NOT_ELDORADO)) + row[c + 1 :]
+    elif kind == "missing_extra_grid":  # an EXTRA whose grid is not there
+        if ticket.count(EXTRA):
+            grids = grids[:-1]
+        else:
+            grids[0][r] = EXTRA + grids[0][r][1:]
+    elif kind == "surplus_grid":  # a grid no EXTRA granted
+        grids.append(list(LOSING_ROWS))
+    elif kind == "ungranted_grid":  # enough EXTRA, but one arrives after the grid it grants
+        grids = [list(LOSING_ROWS), [EXTRA + LOSING_ROWS[0][1:], *LOSING_ROWS[1:]]]
+    elif kind == "separator":
+        text = eldorado_ticket(grids)
+        return kind, draw(
+            st.sampled_from(
+                [
+                    text.replace("/", "", 1),
+                    text.replace("/", "|", 1),
+                    text + "|",
+                    "|" + text,
+                    text.replace("/", "//", 1),
+                    text.replace("/", " ", 1),
+                    text + " ",
+                ]
+            )
+        )
+    else:  # characters
+        return kind, draw(
+            st.sampled_from(["", ticket.lower(), ticket + "\n", "\u00c9" + ticket[1:]])
+        )
+    return kind, eldorado_ticket(grids)
+
+
+def invalid_tickets_of(game: str, kind: str) -> st.SearchStrategy[str]:
+    """Invalid tickets of ``game`` of one ``kind`` only."""
+    pairs = robots_invalid_tickets if game == "robots" else eldorado_invalid_tickets
+    return pairs(kinds=(kind,)).map(lambda pair: pair[1])
+
+
+def invalid_tickets(game: str) -> st.SearchStrategy[tuple[str, str]]:
+    """Invalid tickets of ``game``, with their kind."""
+    return robots_invalid_tickets() if game == "robots" else eldorado_invalid_tickets()
+
+
+def valid_tickets(game: str) -> st.SearchStrategy[str]:
+    """Valid tickets of ``game``, aimed at the edges."""
+    return robots_tickets() if game == "robots" else eldorado_tickets()

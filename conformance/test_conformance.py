@@ -1,0 +1,27 @@
+"""One pytest test per registered check: ``pytest --pyargs conformance --target T``.
+
+Needs the ``conformance.plugin`` pytest plugin (installed as an entry point, or
+``-p conformance.plugin``) for ``--target``, ``--profile``, ``--seed`` and ``--game``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from conformance import CheckOutcome, registered_checks
+from conformance.plugin import _seed, describe_outcome
+
+CHECKS = sorted(registered_checks())
+
+
+@pytest.mark.parametrize("check_id", CHECKS)
+def test_check(
+    check_id: str, conformance_run: Callable[[str], CheckOutcome], request: pytest.FixtureRequest
+) -> None:
+    outcome = conformance_run(check_id)
+    if outcome.outcome in ("not_supported", "not_run"):
+        pytest.skip(f"{outcome.outcome}: {outcome.message}")
+    if outcome.outcome != "pass":
+        pytest.fail(describe_outcome(check_id, outcome, _seed(request.config)), pytrace=False)

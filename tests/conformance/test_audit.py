@@ -1,0 +1,329 @@
+"""The block audit engine: exact on correct blocks, each fault caught under the right aspect."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import reference
+from conformance import _audit
+from conformance._audit import Expectation, audit, audit_chunk, audit_file, judge_line
+from tests.conformance import blockkit as kit
+
+GAMES = [("robots", 100), ("eldorado", 100)]
+LOSING = b"DQTCSPHO|D D D T T C C C C C S S S S S S P P"
+
+
+def run(game: str, stake: int, lines: list[bytes], **kw: object) -> _audit.BlockAudit:
+    expect = kit.expectation(game, stake, **kw)  # type: ignore[arg-type]
+    head = kit.header(game, stake, "test-1")
+    if expect.start is not None:
+        head = {**head, "start": expect.start, "count": expect.count}
+    return audit(head, kit.chunked(lines), expect, workers=1)
+
+
+def correct(game: str, stake: int, seed: int = 5) -> list[bytes]:
+    return kit.unit_lines(game, stake, kit.shuffled_prizes(game, seed))
+
+
+def aspects(result: _audit.BlockAudit) -> set[str]:
+    return {a for a, n in result.fault_counts.items() if n}
+
+
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+def test_a_correct_block_passes_and_is_tallied_exactly(game: str, stake: int) -> None:
+    lines = correct(game, stake)
+    result = run(game, stake, lines)
+    assert result.faults == () and result.fault_counts == {}
+    assert result.lots_observed == kit.small_lots(game)
+    assert result.payout_cents * 100 == 70 * kit.small_units(game) * stake
+    assert result.audited_units == kit.small_units(game)
+    assert result.prizes.tolist() == kit.prizes_of(lines).tolist()
+    assert result.cumulative_payout[-1] == [kit.small_units(game), result.payout_cents]
+
+
+def test_the_two_workers_path_gives_the_same_audit() -> None:
+    lines = correct("robots", 100)
+    head = kit.header()
+    one = audit(head, kit.chunked(lines), kit.expectation(), workers=1)
+    two = audit(head, kit.chunked(lines, 300), kit.expectation(), workers=2)
+    assert one.prizes.tolist() == two.prizes.tolist()
+    assert (one.lots_observed, one.sha256, one.faults) == (
+        two.lots_observed,
+        two.sha256,
+        two.faults,
+    )
+
+
+def test_sha256_is_that_of_the_document_bytes(tmp_path: Path) -> None:
+    lines = correct("robots", 100)
+    data = kit.document(kit.header(), lines)
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(gzip.compress(data))
+    expect = kit.expectation(block_id=None)
+    result = audit_file(path, expect, workers=1)
+    assert result.sha256 == hashlib.sha256(data).hexdigest()
+    assert result.faults == ()
+
+
+def swap_unit(lines: list[bytes], game: str, stake: int, old: int, new: int) -> list[bytes]:
+    """Replace the first unit of prize ``old`` by a correct unit of prize ``new``."""
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["prize_cents"] == old)
+    return [*lines[:at], kit.unit_line(game, stake, at, new), *lines[at + 1 :]]
+
+
+def test_one_lot_swapped_for_another_breaks_the_lot_table_only() -> None:
+    result = run("robots", 100, swap_unit(correct("robots", 100), "robots", 100, 500, 300))
+    assert aspects(result) == {"lot_table"}
+    messages = " ".join(f.message for f in result.faults)
+    assert "prize 500 cents: the lot table has 100 units, the block 99" in messages
+    assert "prize 300 cents: the lot table has 100 units, the block 101" in messages
+
+
+def test_payout_above_70_percent_breaks_the_cap() -> None:
+    result = run("robots", 100, swap_unit(correct("robots", 100), "robots", 100, 0, 100))
+    assert aspects(result) == {"lot_table", "payout_cap"}
+    (cap,) = result.faults_of("payout_cap")
+    assert "70.0250 %" in cap.message
+
+
+def test_a_winner_declared_on_a_losing_ticket() -> None:
+    lines = correct("robots", 100)
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["prize_cents"] == 0)
+    lines[at] = lines[at].replace(b'"prize_cents":0', b'"prize_cents":100')
+    result = run("robots", 100, lines)
+    assert "unit_prize" in aspects(result)
+    (fault,) = result.faults_of("unit_prize")
+    assert (fault.index, fault.line) == (at, lines[at])
+    assert "declared 100 cents, the ticket wins 0" in fault.message
+
+
+def test_a_lot_declared_as_one_of_its_gains_breaks_cumulated_gains() -> None:
+    ticket = "DQTCSPHO|D D D D Q T T C C C C C S S S S S S"  # D full (1 €) + Q full (2 €)
+    assert reference.prize_cents("robots", 100, ticket) == 300
+    lines = correct("robots", 100)
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["prize_cents"] == 200)
+    lines[at] = b'{"index":%d,"prize_cents":200,"ticket":"%s"}' % (at, ticket.encode())
+    result = run("robots", 100, lines)
+    assert aspects(result) == {"cumulated_gains"}
+
+
+def test_a_duplicated_unit_breaks_the_sequence() -> None:
+    lines = correct("robots", 100)
+    lines.insert(10, lines[10])
+    result = run("robots", 100, lines[:-1])
+    assert "sequence" in aspects(result)
+    assert result.faults_of("sequence")[0].message == "expected index 11, got 10"
+
+
+@pytest.mark.parametrize("change", ["missing", "extra", "swapped"])
+def test_missing_extra_and_out_of_order_lines_break_the_sequence(change: str) -> None:
+    lines = correct("robots", 100)
+    if change == "missing":
+        del lines[1234]
+    elif change == "extra":
+        lines.append(kit.unit_line("robots", 100, len(lines), 0))
+    else:
+        lines[7], lines[8] = lines[8], lines[7]
+    result = run("robots", 100, lines)
+    assert "sequence" in aspects(result)
+    assert not aspects(result) & {"tickets", "unit_prize", "unit_lines"}
+
+
+def test_a_truncated_gzip_stream_ends_the_document(tmp_path: Path) -> None:
+    data = gzip.compress(kit.document(kit.header(), correct("robots", 100)))
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(data[: len(data) // 2])
+    result = audit_file(path, kit.expectation(block_id=None), workers=1)
+    assert "sequence" in aspects(result)
+    assert any("truncated" in f.message for f in result.faults_of("sequence"))
+
+
+@pytest.mark.parametrize(
+    ("line", "aspect"),
+    [
+        (b'{"index":3,"prize_cents":0}', "unit_lines"),
+        (b'{"index":3,"prize_cents":0,"ticket":"x","extra":1}', "unit_lines"),
+        (b'{"index":3,"prize_cents":0,"prize_cents":0,"ticket":"x"}', "unit_lines"),
+        (b'{"index":3,"prize_cents":true,"ticket":"x"}', "unit_lines"),
+        (b'{"index":3.0,"prize_cents":0,"ticket":"x"}', "unit_lines"),
+        (b"[3, 0]", "unit_lines"),
+        (b"not json", "unit_lines"),
+        (b'{"index":3,"prize_cents":0,"ticket":"DQTCSPHO|D"}', "tickets"),
+        (
+            b'{"index":3,"prize_cents":0,"ticket":"DDTCSPHO|D D D T T C C C C C S S S S S S P P"}',
+            "tickets",
+        ),
+        (
+            b'{"index":3,"prize_cents":700,"ticket":"%s"}' % LOSING,
+            "lot_table",
+        ),
+        (
+            b'{"index":4,"prize_cents":0,"ticket":"DQTCSPHO|D D D T T C C C C C S S S S S S P P"}',
+            "sequence",
+        ),
+    ],
+)
+def test_each_malformed_line_is_named_by_its_aspect(line: bytes, aspect: str) -> None:
+    lines = correct("robots", 100)
+    lines[3] = line
+    result = run("robots", 100, lines)
+    found = {f.aspect for f in result.faults if f.position == 3}
+    assert aspect in found
+    assert all(f.line == line for f in result.faults if f.position == 3)
+
+
+def test_header_faults() -> None:
+    lines = correct("robots", 100)
+    head = {**kit.header(), "format": "block/2", "stake_cents": 200, "units": 5000}
+    result = audit(head, kit.chunked(lines), kit.expectation(), workers=1)
+    assert {"header", "block_size"} <= aspects(result)
+    unknown = {**kit.header(), "vendor_note": "kept"}
+    kept = audit(unknown, kit.chunked(lines), kit.expectation(), workers=1)
+    assert kept.faults == () and kept.header["vendor_note"] == "kept"
+
+
+def test_a_slice_is_audited_as_a_slice() -> None:
+    lines = correct("robots", 100)
+    part = lines[1000:1500]
+    result = run("robots", 100, part, start=1000, count=500)
+    assert result.faults == ()
+    assert result.audited_units == 500 and result.cumulative_payout[0][0] == 1001
+    short = run("robots", 100, part[:-1], start=1000, count=500)
+    assert aspects(short) == {"sequence"}
+
+
+def test_kept_lines_are_returned_by_index() -> None:
+    lines = correct("robots", 100)
+    result = audit(
+        kit.header(), kit.chunked(lines), kit.expectation(), workers=1, keep=[(5, 8), (3999, 4000)]
+    )
+    assert result.kept == {5: lines[5], 6: lines[6], 7: lines[7], 3999: lines[3999]}
+
+
+# -- the fast path never differs from the exact slow path ------------------------------------
+
+
+def variants(line: bytes) -> list[bytes]:
+    value = json.loads(line)
+    ticket = value["ticket"]
+    escaped = json.dumps(ticket).replace(ticket[0], f"\\u{ord(ticket[0]):04x}", 1)
+    return [
+        json.dumps(value).encode(),  # ", " and ": " separators
+        json.dumps(dict(reversed(list(value.items())))).encode(),  # another key order
+        b'{"index":%d,"prize_cents":%d,"ticket":%s}'
+        % (value["index"], value["prize_cents"], escaped.encode()),
+        b"  " + line + b" \r",
+    ]
+
+
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+def test_equivalent_json_shapes_are_accepted(game: str, stake: int) -> None:
+    lines = correct(game, stake)
+    odd = [variants(line)[i % 4] if i % 3 == 0 else line for i, line in enumerate(lines)]
+    result = run(game, stake, odd)
+    assert result.faults == ()
+    assert result.prizes.tolist() == kit.prizes_of(lines).tolist()
+
+
+def mutate(ticket: str, rng: random.Random) -> str:
+    alphabet = 'DQTCSPHO2+ |xA"\\'
+    chars = list(ticket)
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(chars))
+        action = rng.randrange(3)
+        if action == 0:
+            chars[at] = rng.choice(alphabet)
+        elif action == 1:
+            del chars[at]
+        else:
+            chars.insert(at, rng.choice(alphabet))
+    return "".join(chars)
+
+
+def test_the_vectorised_robots_evaluator_agrees_with_the_reference() -> None:
+    rng = random.Random(7)
+    make = reference._generate.TicketMaker("robots", 100)
+    prizes = [*sorted(kit.small_lots("robots")), 1100, 1300, 10300, 1111800]
+    tickets = []
+    for n in range(6000):
+        ticket = make(rng.choice(prizes) if n % 5 else 0, rng)
+        tickets.append(ticket if n % 2 else mutate(ticket, rng))
+    lines = [
+        b'{"index":%d,"prize_cents":0,"ticket":%s}' % (i, json.dumps(t).encode())
+        for i, t in enumerate(tickets)
+    ]
+    buf = b"".join(line + b"\n" for line in lines)
+    table = frozenset(range(0, 2_000_000))  # every prize "in the table": judge prizes only
+    params = _audit._Params("robots", 100, 0, table, 10**6, ())
+    result = audit_chunk(buf, 0, params)
+    for i, ticket in enumerate(tickets):
+        try:
+            truth = reference.prize_cents("robots", 100, ticket)
+        except reference.TicketError:
+            assert result.prizes[i] == 0 and any(
+                f.position == i and f.aspect in ("tickets", "unit_lines") for f in result.faults
+            ), ticket
+            continue
+        declared_ok = truth == 0
+        assert any(f.position == i for f in result.faults) is not declared_ok, ticket
+    # and with the true prizes declared, every valid ticket passes the fast path
+    truths = []
+    for t in tickets:
+        try:
+            truths.append(reference.prize_cents("robots", 100, t))
+        except reference.TicketError:
+            truths.append(-1)
+    valid = [(t, p) for t, p in zip(tickets, truths, strict=True) if p >= 0]
+    buf = b"".join(
+        b'{"index":%d,"prize_cents":%d,"ticket":%s}\n' % (i, p, json.dumps(t).encode())
+        for i, (t, p) in enumerate(valid)
+    )
+    result = audit_chunk(buf, 0, params)
+    assert result.faults == []
+    assert result.prizes.tolist() == [p for _, p in valid]
+
+
+def test_judge_line_names_each_fault() -> None:
+    table = frozenset(kit.small_lots("robots"))
+    line = b'{"index":0,"prize_cents":100,"ticket":"DQTCSPHO|D D D T T C C C C C S S S S S S P P"}'
+    assert judge_line(line, "robots", 100, 0, table).faults == [
+        ("unit_prize", "declared 100 cents, the ticket wins 0")
+    ]
+    assert judge_line(b"\xff", "robots", 100, 0, table).faults[0][0] == "unit_lines"
+
+
+def test_an_unreadable_file_is_an_audit_error(tmp_path: Path) -> None:
+    with pytest.raises(_audit.AuditError, match="cannot open"):
+        audit_file(tmp_path / "absent.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"hello\n")
+    with pytest.raises(_audit.AuditError, match="line 1 is not a JSON header"):
+        audit_file(bad)
+    unknown = tmp_path / "unknown.jsonl"
+    unknown.write_bytes(b'{"game":"poker","stake_cents":1}\n')
+    with pytest.raises(_audit.AuditError, match="no game and stake"):
+        audit_file(unknown)
+
+
+def test_expectation_from_rules() -> None:
+    expect = Expectation.from_rules("eldorado", 200)
+    assert expect.block_units == 900_000 and expect.lots[2_000_000] == 1
+    assert sum(expect.lots.values()) == 900_000
+    assert np.sum([p * n for p, n in expect.lots.items()]) == 126_000_000
+
+
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+def test_canonical_lines_never_need_the_slow_path(
+    game: str, stake: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[bytes] = []
+    monkeypatch.setattr(_audit, "judge_line", lambda line, *a: calls.append(line))
+    result = run(game, stake, correct(game, stake))
+    assert calls == [] and result.faults == ()

@@ -1,0 +1,88 @@
+"""The pytest face: ``pytest --pyargs conformance --target T`` passes the reference and fails a
+broken target, in a subprocess exactly as a vendor's CI would run it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL_PROFILE = """\
+hypothesis_max_examples: 20
+exhaustive: false
+block_sample_units: 2000
+play_count: 5
+concurrency_threads: 2
+concurrent_plays_per_thread: 2
+"""
+
+
+def _plugin_args() -> list[str]:
+    """``-p conformance.plugin`` unless the plugin is installed as a pytest11 entry point."""
+    installed = any(ep.value == "conformance.plugin" for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "conformance.plugin"]
+
+
+def run_suite(tmp_path: Path, target: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / "small.yaml"
+    profile.write_text(SMALL_PROFILE, encoding="utf-8")
+    command = [
+        sys.executable, "-m", "pytest", *_plugin_args(), "--pyargs", "conformance",
+        "--target", target, "--profile", str(profile), "--seed", "7",
+        "-k", "robots_rules or invalid_tickets or metamorphic",
+        "-q", "-p", "no:cacheprovider", *extra,
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def test_the_reference_passes(tmp_path: Path) -> None:
+    done = run_suite(tmp_path, "python:reference", "--game", "robots")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "passed" in done.stdout
+    assert "failed" not in done.stdout
+
+
+def test_a_broken_target_fails_on_the_requirement_it_breaks(tmp_path: Path) -> None:
+    done = run_suite(tmp_path, "python:tests.conformance.faults:x2_once", "--game", "robots")
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "FAILED" in done.stdout and "robots_rules" in done.stdout
+    assert "requirements: robots.4.6.x2" in done.stdout
+    assert "--seed 7" in done.stdout
+
+
+def test_an_unsupported_capability_is_skipped_not_passed(tmp_path: Path) -> None:
+    done = run_suite(tmp_path, "python:tests.conformance.faults:x2_once", "-k", "blocks or play")
+    # the faulty target has only the evaluate capability: block and play checks are skipped
+    assert "skipped" in done.stdout, done.stdout[-3000:]
+
+
+def test_a_bad_profile_stops_the_run(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("hypothesis_max_examples: many\n", encoding="utf-8")
+    command = [
+        sys.executable, "-m", "pytest", *_plugin_args(), "--pyargs", "conformance",
+        "--profile", str(bad), "-q", "-p", "no:cacheprovider",
+    ]  # fmt: skip
+    done = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "hypothesis_max_examples" in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name", ["quick", "full"])
+def test_profiles_load(name: str) -> None:
+    from conformance import load_profile
+
+    settings = load_profile(name)
+    assert settings["hypothesis_max_examples"] > 0
+    assert settings["block_mode"] in ("sample", "whole")
