@@ -33,6 +33,7 @@ class SmokeFinished:
     ok: bool
     message: str
     capabilities: list[str] = field(default_factory=list)
+    checks: int = 0  # how many checks the run will execute (for progress displays)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,99 @@
+"""``instantcert audit-block FILE``: the exhaustive audit of one block file, offline.
+
+The file is served to the suite by a file-backed adapter (capability ``blocks`` only), so the
+audit runs exactly the block checks ``certify`` runs, whole-block, with the same reports and
+exit codes; only the requirements of blocks are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .._config import SEED_LIMIT
+from .._errors import ConfigError
+from .._runner import RunPlan
+from . import UsageError
+from .certify import execute_run, prepare_out_dir
+
+NAME = "audit-block"
+HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomness"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a block file (.jsonl or .jsonl.gz)")
+    parser.add_argument(
+        "--out",
+        default="instantcert-report",
+        metavar="DIR",
+        help="report directory (default: instantcert-report)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="fixes every random choice (default: a fresh one, recorded)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="family-wise level of the randomness tests (default 0.01)",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="list passing requirements in the summary table too",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import secrets
+
+    from conformance._audit import AuditError
+    from conformance._file_target import open_file_target
+    from conformance._profiles import ProfileError, check_settings, load_profile
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{args.file!r}: no such file")
+    if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
+        raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
+    seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)
+    overrides = {"block_mode": "whole", "block_sample_units": None, "blocks_per_stake": None}
+    if args.alpha is not None:
+        overrides["alpha"] = args.alpha
+    try:
+        settings = check_settings({**load_profile("full"), **overrides}, "--alpha")
+        adapter = open_file_target(path)
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    except AuditError as exc:
+        raise UsageError(str(exc)) from None
+    except (ConfigError, OSError) as exc:
+        raise UsageError(f"{args.file!r}: {exc}") from None
+    out = Path(args.out)
+    try:
+        prepare_out_dir(out)
+    except OSError as exc:
+        adapter.close()
+        raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
+    target = f"file:{path}"
+    plan = RunPlan(
+        target=target,
+        profile="audit",
+        settings=settings,
+        seed=seed,
+        config={
+            "target": target,
+            "profile": "audit",
+            "seed": seed,
+            "out": str(out),
+            "file": str(path),
+            "effective_settings": settings,
+        },
+        capabilities=("blocks",),
+        out_dir=out,
+    )
+    return execute_run(adapter, plan, out, verbose=args.verbose)

@@ -1,0 +1,195 @@
+"""``instantcert certify``: run the conformance suite against a target, write the reports.
+
+Exit codes (contract section 6): 0 no requirement failed or errored, 1 one did, 2 the run
+could not start (bad arguments or config, unreachable target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import reference
+
+from .. import _reports
+from .._adapter import Adapter
+from .._cases import CASES_DIR
+from .._config import DEFAULT_PROFILE, DEFAULT_TARGET, RunConfig, build_config
+from .._errors import ConfigError, TargetError
+from .._progress import ProgressHandler
+from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
+from .._waivers import load_waivers
+from . import UsageError
+
+NAME = "certify"
+HELP = "run the conformance suite against an implementation and write the reports"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        default=None,
+        help=f"python:reference, python:package.module:factory or http://host:port "
+        f"(default: {DEFAULT_TARGET}, the built-in reference, in-process)",
+    )
+    parser.add_argument(
+        "--game",
+        action="append",
+        default=None,
+        choices=reference.GAMES,
+        help="only this game (repeatable); a filtered run never certifies",
+    )
+    parser.add_argument(
+        "--stake-cents",
+        action="append",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only this stake (repeatable); a filtered run never certifies",
+    )
+    parser.add_argument(
+        "--requirement",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="only the checks of this requirement id (repeatable); never certifies",
+    )
+    parser.add_argument(
+        "--profile",
+        default=None,
+        help=f"quick (a minute or so: sampled blocks, short runs) or full (every block whole; "
+        f"the only profile that can certify); default {DEFAULT_PROFILE}",
+    )
+    parser.add_argument(
+        "--out", default=None, metavar="DIR", help="report directory (default: instantcert-report)"
+    )
+    parser.add_argument("--config", default=None, metavar="FILE", help="YAML config file")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="fixes every random choice of the suite (default: a fresh one, "
+        "recorded in the report)",
+    )
+    parser.add_argument("--waivers", default=None, metavar="FILE", help="waivers file (YAML)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds the target may take to answer one request",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="list passing requirements in the summary table too",
+    )
+
+
+def _stakes(games: list[str] | None, stakes: list[int] | None) -> dict[str, list[int]] | None:
+    """``--stake-cents`` applied to every game in scope that sells it."""
+    if stakes is None:
+        return None
+    chosen: dict[str, list[int]] = {}
+    for game in games or list(reference.GAMES):
+        sold = [s for s in stakes if s in reference.load_rules(game).stakes_cents]
+        if sold:
+            chosen[game] = sold
+    if not chosen:
+        scope = ", ".join(games or reference.GAMES)
+        raise ConfigError(f"--stake-cents {stakes}: no game in scope ({scope}) sells that stake")
+    return chosen
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    flags: dict[str, Any] = {
+        "target": args.target,
+        "profile": args.profile,
+        "games": args.game,
+        "stakes": _stakes(args.game, args.stake_cents),
+        "requirements": args.requirement,
+        "seed": args.seed,
+        "timeout_s": args.timeout,
+        "out": args.out,
+        "waivers": args.waivers,
+    }
+    return build_config(args.config, flags).with_seed()
+
+
+def prepare_out_dir(out: Path) -> None:
+    """Remove the report files of an earlier run (only ours), so the manifest tells no lie."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in _reports.REPORT_FILES:
+        (out / name).unlink(missing_ok=True)
+    if (out / CASES_DIR).is_dir():
+        shutil.rmtree(out / CASES_DIR)
+
+
+def execute_run(
+    adapter: Adapter,
+    plan: RunPlan,
+    out: Path,
+    *,
+    verbose: bool = False,
+) -> int:
+    """Run ``plan`` on ``adapter`` with every report and the progress display; the exit code."""
+    handlers = _reports.report_handlers(out, sys.stdout, verbose=verbose)
+    progress = ProgressHandler()
+    runner = Runner(plan, [progress, *handlers])
+    try:
+        result = runner.run(adapter)
+    finally:
+        progress.close()
+        adapter.close()
+    code = result.exit_code
+    for handler in handlers:
+        try:
+            handler.close()
+        except Exception as exc:  # a report that cannot be written must not hide the others
+            print(
+                f"instantcert: writing the {type(handler).__name__} failed: "
+                f"{type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
+            code = max(code, 1)
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._targets import open_target
+
+    try:
+        config = config_from_args(args)
+        settings = config.effective_settings()
+        from conformance import load_catalogue
+
+        waivers = load_waivers(config.waivers, load_catalogue())
+        adapter = open_target(config.target, timeout=config.timeout_s)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except TargetError as exc:
+        print(f"instantcert certify: target unreachable: {exc}", file=sys.stderr)
+        return EXIT_NOT_STARTED
+    assert config.seed is not None
+    out = Path(config.out)
+    try:
+        prepare_out_dir(out)
+    except OSError as exc:
+        adapter.close()
+        raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
+    plan = RunPlan(
+        target=config.target,
+        profile=config.profile,
+        settings=settings,
+        seed=config.seed,
+        config={**config.to_dict(), "effective_settings": settings},
+        filtered=config.filtered,
+        requirements=config.requirements,
+        waivers=waivers,
+        out_dir=out,
+    )
+    return execute_run(adapter, plan, out, verbose=args.verbose)

@@ -1,0 +1,91 @@
+"""``instantcert replay CASE --target T``: run one saved counterexample again.
+
+Exit 0 when the target now agrees with the rules on the case, 1 when it still fails (expected
+and got are printed), 2 when the case or the target cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .._cases import load_case
+from .._errors import ConfigError, TargetError
+from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+
+NAME = "replay"
+HELP = "re-run a saved failure (cases/<check>-<n>.json) against a target"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "case", metavar="CASE", help="a case file written by certify or audit-block"
+    )
+    parser.add_argument(
+        "--target",
+        default=None,
+        help="the target to replay on (default: the target the case was recorded against)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds the target may take to answer one request",
+    )
+
+
+def _open(target: str, timeout: float) -> Any:
+    """The target's adapter; ``file:PATH`` (a case from audit-block) is the block file itself."""
+    from .._targets import open_target
+
+    if target.startswith("file:"):
+        from conformance._audit import AuditError
+        from conformance._file_target import open_file_target
+
+        try:
+            return open_file_target(target.removeprefix("file:"))
+        except (AuditError, OSError) as exc:
+            raise ConfigError(f"target {target!r}: {exc}") from None
+    return open_target(target, timeout=timeout)
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance._replay import ReplayError, replay
+
+    try:
+        case = load_case(args.case)
+        target = args.target or case.target
+        adapter = _open(target, args.timeout)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except TargetError as exc:
+        print(f"instantcert replay: target unreachable: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    out = sys.stdout
+    out.write(f"case: {args.case} ({case.check_id}: {', '.join(case.requirements)})\n")
+    out.write(f"input: {_show(case.evidence['input'])}\n")
+    try:
+        evidence = replay(adapter, case.evidence["input"])
+    except ReplayError as exc:
+        raise UsageError(f"{args.case}: {exc}") from None
+    except TargetError as exc:
+        out.write(f"error: the target misbehaved ({exc.kind}): {exc}\n")
+        return EXIT_FAILED
+    finally:
+        adapter.close()
+    if evidence is None:
+        out.write(f"passes: {target} now agrees with the rules on this case\n")
+        return EXIT_OK
+    out.write(f"still fails on {target}\n")
+    out.write(f"expected: {_show(evidence.expected)}\n")
+    out.write(f"got:      {_show(evidence.got)}\n")
+    if evidence.note:
+        out.write(f"note:     {evidence.note}\n")
+    return EXIT_FAILED

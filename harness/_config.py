@@ -1,0 +1,270 @@
+"""The run's configuration: a YAML file for everything the flags set, validated, flags on top.
+
+A typo must stop the run before it starts (exit 2) with a message that names the key and
+suggests the right one: a silently ignored ``profle: full`` would make a certification run
+quietly be a quick one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import reference
+from conformance._profiles import DEFAULTS as SETTING_DEFAULTS
+from conformance._profiles import ProfileError, check_settings, load_profile, profile_names
+
+from ._errors import ConfigError
+
+DEFAULT_TARGET = "python:reference"
+DEFAULT_PROFILE = "full"
+DEFAULT_TIMEOUT_S = 60.0
+SEED_LIMIT = 2**32  # hypothesis, numpy and random all take a seed this size
+
+KEYS: dict[str, str] = {
+    "target": "the implementation to certify: python:reference, python:pkg.mod:factory or a URL",
+    "profile": "quick or full (only full can certify)",
+    "games": "list of games to run (narrows the run: never CERTIFIED)",
+    "stakes": "{game: [stake cents]} to run (narrows the run: never CERTIFIED)",
+    "requirements": "list of requirement ids to run (narrows the run: never CERTIFIED)",
+    "seed": "integer fixing every random choice of the suite",
+    "timeout_s": "seconds the target may take to answer one request",
+    "out": "directory the reports are written to",
+    "waivers": "path of a waivers file, or a list of waivers inline",
+    "settings": "profile settings overridden (thresholds such as alpha, example counts, ...)",
+}
+
+
+def _suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    return f"; valid: {', '.join(choices)}"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The effective configuration of one run (file merged with flags)."""
+
+    target: str = DEFAULT_TARGET
+    profile: str = DEFAULT_PROFILE
+    games: tuple[str, ...] | None = None
+    stakes: dict[str, list[int]] | None = None
+    requirements: tuple[str, ...] | None = None
+    seed: int | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    out: str = "instantcert-report"
+    waivers: str | list[Any] | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None  # the config file, if any
+
+    @property
+    def filtered(self) -> bool:
+        """Games, stakes or requirements narrowed: such a run never certifies."""
+        return any(x is not None for x in (self.games, self.stakes, self.requirements))
+
+    def with_seed(self) -> RunConfig:
+        """This config with a seed: the one given, or a fresh random one (recorded in reports)."""
+        if self.seed is not None:
+            return self
+        return replace(self, seed=secrets.randbelow(SEED_LIMIT))
+
+    def effective_settings(self) -> dict[str, Any]:
+        """The profile's settings, overridden by ``settings`` and narrowed by games/stakes."""
+        try:
+            base = load_profile(self.profile)
+        except ProfileError as exc:
+            raise ConfigError(str(exc)) from None
+        merged = {**base, **self.settings}
+        if self.games is not None:
+            merged["games"] = list(self.games)
+        if self.stakes is not None:
+            merged["stakes"] = {g: list(s) for g, s in self.stakes.items()}
+        try:
+            return check_settings(merged, f"profile {self.profile!r} with overrides")
+        except ProfileError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able, as recorded in the reports."""
+        return {
+            "target": self.target,
+            "profile": self.profile,
+            "games": list(self.games) if self.games is not None else None,
+            "stakes": self.stakes,
+            "requirements": list(self.requirements) if self.requirements is not None else None,
+            "seed": self.seed,
+            "timeout_s": self.timeout_s,
+            "out": self.out,
+            "waivers": self.waivers,
+            "settings": dict(self.settings),
+            "source": self.source,
+        }
+
+
+def _where(source: str, key: str) -> str:
+    if source == "flags":
+        return "--" + key.replace("_", "-").removesuffix("-s")
+    return f"{source}: {key}"
+
+
+def _string(value: object, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _games(value: object, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"{where} must be a non-empty list of games, got {value!r}")
+    for game in value:
+        if game not in reference.GAMES:
+            raise ConfigError(
+                f"{where}: unknown game {game!r}{_suggest(str(game), reference.GAMES)}"
+            )
+    return tuple(dict.fromkeys(value))
+
+
+def _stakes(value: object, where: str) -> dict[str, list[int]]:
+    if not isinstance(value, Mapping) or not value:
+        raise ConfigError(f"{where} must map games to lists of stake cents, got {value!r}")
+    stakes: dict[str, list[int]] = {}
+    for game, listed in value.items():
+        if game not in reference.GAMES:
+            raise ConfigError(
+                f"{where}: unknown game {game!r}{_suggest(str(game), reference.GAMES)}"
+            )
+        if isinstance(listed, int) and not isinstance(listed, bool):
+            listed = [listed]
+        if not isinstance(listed, list) or not listed:
+            raise ConfigError(f"{where}.{game} must be a list of stake cents, got {listed!r}")
+        sold = reference.load_rules(game).stakes_cents
+        for stake in listed:
+            if type(stake) is not int or stake not in sold:
+                raise ConfigError(
+                    f"{where}.{game}: {stake!r} is not a stake of {game} "
+                    f"(expected one of {', '.join(map(str, sold))})"
+                )
+        stakes[game] = list(dict.fromkeys(listed))
+    return stakes
+
+
+def _requirements(value: object, where: str) -> tuple[str, ...]:
+    from conformance import load_catalogue
+
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"{where} must be a non-empty list of requirement ids, got {value!r}")
+    known = list(load_catalogue())
+    for rid in value:
+        if rid not in known:
+            raise ConfigError(f"{where}: unknown requirement id {rid!r}{_suggest(str(rid), known)}")
+    return tuple(dict.fromkeys(value))
+
+
+def _seed(value: object, where: str) -> int:
+    if type(value) is not int or not 0 <= value < SEED_LIMIT:
+        raise ConfigError(f"{where} must be an integer in [0, 2**32), got {value!r}")
+    return value
+
+
+def _timeout(value: object, where: str) -> float:
+    if type(value) not in (int, float) or not 0 < value <= 86400:  # type: ignore[operator]
+        raise ConfigError(f"{where} must be a number of seconds in (0, 86400], got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _profile(value: object, where: str) -> str:
+    names = profile_names()
+    if value not in names:
+        raise ConfigError(f"{where}: unknown profile {value!r}{_suggest(str(value), names)}")
+    return str(value)
+
+
+def _settings(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where} must be a mapping of profile settings, got {value!r}")
+    known = [k for k in SETTING_DEFAULTS if k not in ("games", "stakes")]
+    for key in value:
+        if key in ("games", "stakes"):
+            raise ConfigError(
+                f"{where}.{key}: set {key!r} at the top level of the config, not here"
+            )
+        if key not in known:
+            raise ConfigError(f"{where}: unknown setting {key!r}{_suggest(str(key), known)}")
+    settings = dict(value)
+    try:
+        check_settings(settings, where)
+    except ProfileError as exc:
+        raise ConfigError(str(exc)) from None
+    return settings
+
+
+def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """Check every key of a config mapping; the values as ``RunConfig`` fields take them."""
+    parsers = {
+        "target": _string,
+        "profile": _profile,
+        "games": _games,
+        "stakes": _stakes,
+        "requirements": _requirements,
+        "seed": _seed,
+        "timeout_s": _timeout,
+        "out": _string,
+        "settings": _settings,
+    }
+    fields: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or key not in KEYS:
+            raise ConfigError(f"{source}: unknown key {key!r}{_suggest(str(key), list(KEYS))}")
+        if key == "waivers":
+            if not isinstance(value, str | list):
+                raise ConfigError(
+                    f"{_where(source, key)} must be a file path or a list of waivers, got {value!r}"
+                )
+            if isinstance(value, str):
+                value = str(Path(source).parent / value) if source != "flags" else value
+            fields[key] = value
+            continue
+        fields[key] = parsers[key](value, _where(source, key))
+    return fields
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """The validated fields of a YAML config file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"config file {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"config file {str(path)!r}{where}: not valid YAML") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {str(path)!r}: expected a mapping of keys, got {data!r}")
+    return validate(data, str(path))
+
+
+def build_config(file: str | Path | None, flags: Mapping[str, Any]) -> RunConfig:
+    """The file's settings, then every flag that was given (not None) on top."""
+    fields: dict[str, Any] = {}
+    if file is not None:
+        fields.update(load_config_file(file))
+        fields["source"] = str(file)
+    given = {k: v for k, v in flags.items() if v is not None}
+    fields.update(validate(given, "flags") if given else {})
+    return RunConfig(**fields)

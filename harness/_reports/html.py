@@ -1,0 +1,337 @@
+"""``report.html``: one self-contained page a person reads in a browser.
+
+Verdict first; then what failed, each counterexample drawn as the game shows it; then results
+per article; then each block's lot table and plots; then what the verdict rests on. CSS is
+inline and figures are inline SVG: no script, no external file, no network.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from html import escape
+from typing import Any
+
+from . import _plots
+from ._record import OUTCOMES, Collector
+from ._render import euros, pretty, render_evidence
+
+FILE = "report.html"
+LABEL = {
+    "pass": "pass",
+    "fail": "fail",
+    "error": "error",
+    "not_supported": "not supported",
+    "not_run": "not run",
+}
+
+CSS = """
+:root{--pass:#2e7d32;--fail:#c62828;--error:#e65100;--ns:#6d6d6d;--nr:#8a8a8a}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d1d1d;
+background:#f6f7f9}
+main{max-width:1180px;margin:0 auto;padding:24px}
+h1{margin:0 0 4px}h2{margin-top:32px;border-bottom:2px solid #dde;padding-bottom:4px}
+.verdict{border-radius:10px;padding:20px 24px;color:#fff;margin-bottom:16px}
+.verdict.CERTIFIED{background:var(--pass)}.verdict.NOT_CERTIFIED{background:var(--fail)}
+.verdict.INCOMPLETE{background:#8d6e00}
+.verdict .big{font-size:34px;font-weight:700;letter-spacing:.5px}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;font-size:14px}
+.meta dt{color:#555}.meta dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}
+.counts{display:flex;gap:10px;flex-wrap:wrap;margin:12px 0}
+.count{background:#fff;border-radius:8px;padding:8px 14px;border:1px solid #dde}
+.count b{font-size:20px;display:block}
+.o{display:inline-block;border-radius:4px;padding:0 6px;color:#fff;font-size:13px;
+white-space:nowrap}
+.o.pass{background:var(--pass)}.o.fail{background:var(--fail)}.o.error{background:var(--error)}
+.o.not_supported{background:var(--ns)}.o.not_run{background:var(--nr)}
+.w{font-size:12px;color:#6a4f00;background:#fff3c4;border-radius:4px;padding:0 5px;margin-left:4px}
+table{border-collapse:collapse;background:#fff}
+td,th{border:1px solid #dde;padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}
+th{background:#eef1f5}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.diff td{background:#fde7e7}
+details{background:#fff;border:1px solid #dde;border-radius:8px;margin:8px 0;padding:6px 12px}
+summary{cursor:pointer;font-weight:600}
+.failure{background:#fff;border-left:6px solid var(--fail);border-radius:6px;padding:10px 16px;
+margin:14px 0}
+.failure.error{border-left-color:var(--error)}
+pre{margin:0;white-space:pre-wrap;word-break:break-all;font-size:12.5px;max-height:360px;
+overflow:auto}
+.evidence td{width:50%}.note{color:#555;font-style:italic}
+.robots{display:flex;gap:6px;flex-wrap:wrap;margin:8px 0}
+.robot{background:#f2f4f8;border:2px solid #ccd;border-radius:8px;padding:6px;width:82px;
+text-align:center}
+.robot.full{border-color:var(--pass);background:#e6f4e7}
+.robot.claimed{border-color:var(--fail);background:#fde7e7}
+.robot.missed{outline:3px dashed var(--fail)}
+.gauge{display:flex;gap:2px;justify-content:center;margin:4px 0;align-items:center}
+.notch{width:8px;height:12px;border:1px solid #778;border-radius:2px;background:#fff}
+.notch.on{background:#f0b400;border-color:#a07800}
+.over{font-size:11px;color:#c62828;margin-left:2px}
+.amount{font-weight:700;font-size:13px}
+.buttons{display:grid;grid-template-columns:repeat(9,minmax(0,1fr));gap:4px;max-width:860px}
+.button{background:#263238;color:#fff;border-radius:6px;padding:4px;min-height:44px;
+display:flex;flex-wrap:wrap;align-items:center;gap:2px;position:relative}
+.bn{position:absolute;top:1px;right:4px;font-size:10px;color:#9ab}
+.reveal{display:inline-flex;align-items:center;background:#fff;border-radius:4px;padding:1px}
+.x2{background:#c62828;color:#fff;font-size:10px;font-weight:700;border-radius:3px;padding:0 2px}
+.plus{background:#2e7d32;color:#fff;font-size:10px;font-weight:700;border-radius:3px;padding:0 2px}
+.eldorado-unit{display:flex;gap:12px;flex-wrap:wrap;margin:8px 0}
+.grid table{border:2px solid #8a6d1d}.grid td{width:44px;height:34px;text-align:center;
+font-size:20px;font-weight:700;background:#fbf5e4}
+.grid td.extra{font-size:10px}
+.grid tr.win td{background:#c8e6c9}.grid tr.claimed td{background:#ffcdd2}
+.grid tr.missed td{background:#c8e6c9;outline:2px dashed var(--fail)}
+.gt{font-size:12px;color:#555}
+.notation code{font-size:12.5px;background:#eef1f5;padding:2px 6px;border-radius:4px}
+.invalid code{display:block;margin-top:4px}
+svg.plot{display:block;width:100%;max-width:820px;height:auto;background:#fff;border-radius:6px;
+margin:6px 0}
+"""
+
+
+def _outcome(outcome: str) -> str:
+    return f'<span class="o {outcome}">{LABEL[outcome]}</span>'
+
+
+def _waiver_tag(waiver: dict[str, Any] | None) -> str:
+    if waiver is None:
+        return ""
+    tags = []
+    if waiver["applied"]:
+        tags.append(f"waived until {waiver['expires']}")
+    if waiver["unnecessary"]:
+        tags.append("waiver unnecessary: passes")
+    if waiver["expired"]:
+        tags.append(f"waiver expired {waiver['expires']}")
+    title = escape(waiver["reason"])
+    return "".join(f'<span class="w" title="{title}">{escape(t)}</span>' for t in tags)
+
+
+def _head(doc: dict[str, Any]) -> str:
+    verdict = doc["verdict"]
+    impl = doc["implementation"] or {}
+    name = f"{impl.get('name', '?')} {impl.get('version', '')}" if impl else "(not reached)"
+    meta = [
+        ("target", doc["target"]),
+        ("implementation", name),
+        ("profile", doc["profile"] + (" (filtered)" if doc["filtered"] else "")),
+        ("seed", str(doc["seed"])),
+        ("started / finished", f"{doc['started_at']} / {doc['finished_at']}"),
+        ("harness", doc["harness_version"]),
+        ("suite sha256", doc["suite_sha256"]),
+    ] + [(f"rules sha256 ({g})", h) for g, h in doc["rules_sha256"].items()]
+    dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in meta)
+    counts = "".join(
+        f'<div class="count"><b>{verdict["counts"][o]}</b>{_outcome(o)}</div>' for o in OUTCOMES
+    )
+    smoke = (
+        ""
+        if doc["smoke"]["ok"]
+        else (
+            '<p class="failure error"><b>Smoke step failed:</b> '
+            f"{escape(doc['smoke']['message'])}</p>"
+        )
+    )
+    return (
+        f'<div class="verdict {verdict["overall"].replace(" ", "_")}">'
+        f'<div class="big">{escape(verdict["overall"])}</div>'
+        f"<div>{escape(verdict['note'])}</div><div>exit code {verdict['exit_code']}</div></div>"
+        f'<div class="counts">{counts}</div>{smoke}<dl class="meta">{dl}</dl>'
+    )
+
+
+def _failures(doc: dict[str, Any]) -> str:
+    bad = [c for c in doc["checks"] if c["outcome"] in ("fail", "error")]
+    if not bad:
+        return ""
+    parts = ["<h2>Failures and errors</h2>"]
+    for check in bad:
+        title = f"{', '.join(check['requirements'])}: {check['outcome']} in {check['check_id']}"
+        message = check["message"]
+        body = [
+            f"<h3>{escape(title)}</h3>",
+            pretty(message) if "\n" in message else f"<p>{escape(message)}</p>",
+        ]
+        for n, ev in enumerate(check["evidence"], start=1):
+            minimal = " (minimal counterexample)" if n == 1 else ""
+            body.append(f"<h4>counterexample {n}{minimal}</h4>{render_evidence(ev)}")
+        for case in check["case_files"]:
+            body.append(
+                f"<p>replay: <code>instantcert replay {escape(case)} --target "
+                f"{escape(doc['target'])}</code></p>"
+            )
+        css = "failure" if check["outcome"] == "fail" else "failure error"
+        parts.append(f'<div class="{css}">{"".join(body)}</div>')
+    return "".join(parts)
+
+
+_SOURCES = ("robots", "eldorado", "law", "contract")
+
+
+def _article_key(article: str) -> tuple[int, int, str]:
+    """Robots articles first, then eldorado, the law, the contract; articles in number order."""
+    source, _, number = article.partition(" ")
+    rank = _SOURCES.index(source) if source in _SOURCES else len(_SOURCES)
+    return rank, int(number) if number.isdigit() else 99, article
+
+
+def _articles(doc: dict[str, Any]) -> str:
+    groups: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+    for req in doc["requirements"]:
+        groups.setdefault(req["article"].split(".")[0], []).append(req)
+    parts = ["<h2>Results per article</h2>"]
+    for article, reqs in sorted(groups.items(), key=lambda item: _article_key(item[0])):
+        worst = min(
+            (r["outcome"] for r in reqs),
+            key=lambda o: ("fail", "error", "not_supported", "not_run", "pass").index(o),
+        )
+        rows = "".join(
+            f"<tr><td><code>{escape(r['id'])}</code></td><td>{escape(r['article'])}</td>"
+            f"<td>{escape(r['title'])}</td><td>{_outcome(r['outcome'])}{_waiver_tag(r['waiver'])}"
+            f"</td><td>{'yes' if r['required'] else 'no'}</td>"
+            f"<td>{escape(r['message'].splitlines()[0] if r['message'] else '')}</td></tr>"
+            for r in reqs
+        )
+        open_ = " open" if worst != "pass" else ""
+        parts.append(
+            f"<details{open_}><summary>{escape(article)} {_outcome(worst)} "
+            f"({sum(r['outcome'] == 'pass' for r in reqs)}/{len(reqs)} pass)</summary>"
+            "<table><tr><th>requirement</th><th>article</th><th>title</th><th>outcome</th>"
+            f"<th>required</th><th>why</th></tr>{rows}</table></details>"
+        )
+    return "".join(parts)
+
+
+def _lot_table(block: dict[str, Any]) -> str:
+    expected, observed = block["lots_expected"], block["lots_observed"]
+    tiers = sorted({int(k) for k in expected} | {int(k) for k in observed}, reverse=True)
+    scale = _plots.sample_scale(block)
+    rows = []
+    for t in tiers:
+        e, o = expected.get(str(t), 0), observed.get(str(t), 0)
+        prize = euros(t) if t else "loses"
+        if scale == 1.0:
+            rows.append(
+                f'<tr class="{"diff" if e != o else ""}"><td class="num">{prize}</td>'
+                f'<td class="num">{e:,}</td><td class="num">{o:,}</td>'
+                f'<td class="num">{o - e:+,}</td></tr>'
+            )
+        else:
+            rows.append(
+                f'<tr><td class="num">{prize}</td><td class="num">{e:,}</td>'
+                f'<td class="num">{e * scale:,.1f}</td><td class="num">{o:,}</td></tr>'
+            )
+    head = (
+        "<th>expected units</th><th>observed units</th><th>difference</th>"
+        if scale == 1.0
+        else "<th>expected in the block</th><th>expected in the slice read (pro rata)</th>"
+        "<th>observed in the slice</th>"
+    )
+    return f"<table><tr><th>prize</th>{head}</tr>{''.join(rows)}</table>"
+
+
+def _blocks(doc: dict[str, Any]) -> str:
+    if not doc["blocks"]:
+        return ""
+    alpha = float(doc["config"].get("effective_settings", {}).get("alpha", 0.01))
+    parts = ["<h2>Blocks</h2>"]
+    for block in doc["blocks"]:
+        share = (
+            100 * block["payout_cents"] / block["face_value_cents"]
+            if block["face_value_cents"]
+            else 0.0
+        )
+        sample = "" if block["audited_units"] >= block["units"] else " (sample)"
+        facts = [
+            ("block", block["block_id"]),
+            ("game / stake", f"{block['game']} / {euros(block['stake_cents'])}"),
+            ("units audited", f"{block['audited_units']:,} of {block['units']:,}{sample}"),
+            (
+                "payout",
+                f"{euros(block['payout_cents'])} = {share:.3f} % of "
+                f"{euros(block['face_value_cents'])} face value",
+            ),
+            ("sha256", block["sha256"]),
+        ]
+        dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts)
+        figures = [_plots.lot_distribution(block)]
+        for figure in (_plots.cumulative_payout(block), _plots.p_values(block, alpha)):
+            if figure is not None:
+                figures.append(figure)
+        pv = "".join(
+            f"<tr><td>{escape(k)}</td><td class='num'>{v:.4g}</td></tr>"
+            for k, v in sorted(block["p_values"].items())
+        )
+        p_table = f"<table><tr><th>test</th><th>p-value</th></tr>{pv}</table>" if pv else ""
+        parts.append(
+            f"<details open><summary>{escape(block['block_id'])}</summary>"
+            f'<dl class="meta">{dl}</dl><h4>lot table, observed vs expected</h4>'
+            f"{_lot_table(block)}{''.join(figures)}{p_table}"
+            f"<h4>header</h4>{pretty(block['header'])}</details>"
+        )
+    return "".join(parts)
+
+
+def _rest(doc: dict[str, Any]) -> str:
+    parts = []
+    if doc["interpretations"]:
+        items = "".join(
+            f"<li><b>{escape(i['id'])}</b> ({escape(i['game'])}): {escape(i['text'])}"
+            + (
+                f"<br><small>cited by {escape(', '.join(i.get('requirements', [])))}</small>"
+                if i.get("requirements")
+                else ""
+            )
+            + "</li>"
+            for i in doc["interpretations"]
+        )
+        parts.append(f"<h2>Interpretations this verdict rests on</h2><ul>{items}</ul>")
+    if doc["waivers"]:
+        rows = "".join(
+            f"<tr><td><code>{escape(w['requirement'])}</code></td><td>{escape(w['reason'])}</td>"
+            f"<td>{escape(w['expires'])}</td><td>{_outcome(w['outcome'])}</td>"
+            f"<td>{'expired' if w['expired'] else ('applied' if w['applied'] else 'not needed')}"
+            "</td></tr>"
+            for w in doc["waivers"]
+        )
+        parts.append(
+            "<h2>Waivers</h2><table><tr><th>requirement</th><th>reason</th>"
+            f"<th>expires</th><th>outcome</th><th>status</th></tr>{rows}</table>"
+        )
+    rows = "".join(
+        f"<tr><td><code>{escape(c['check_id'])}</code></td><td>{_outcome(c['outcome'])}</td>"
+        f"<td class='num'>{c['duration_s']:.2f} s</td>"
+        f"<td>{escape(', '.join(c['requirements']))}</td></tr>"
+        for c in doc["checks"]
+    )
+    parts.append(
+        "<h2>Checks</h2><table><tr><th>check</th><th>outcome</th><th>time</th>"
+        f"<th>requirements</th></tr>{rows}</table>"
+    )
+    parts.append(
+        "<h2>Run</h2><details><summary>implementation (/v1/implementation)</summary>"
+        f"{pretty(doc['implementation'])}</details><details><summary>configuration</summary>"
+        f"{pretty(doc['config'])}</details>"
+    )
+    return "".join(parts)
+
+
+def render(doc: dict[str, Any]) -> str:
+    title = f"instantcert: {doc['verdict']['overall']} · {doc['target']}"
+    body = _head(doc) + _failures(doc) + _articles(doc) + _blocks(doc) + _rest(doc)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>"
+        f"<h1>instantcert certification report</h1>{body}"
+        f"<footer><p><small>run {escape(doc['run_id'])} · report.json holds every field; "
+        f"manifest.json the SHA-256 of each file · "
+        f"{escape(json.dumps(doc['rules_sha256']))}</small></p></footer>"
+        "</main></body></html>\n"
+    )
+
+
+class HtmlReport(Collector):
+    def write(self, doc: dict[str, Any]) -> None:
+        (self.out_dir / FILE).write_text(render(doc), encoding="utf-8")

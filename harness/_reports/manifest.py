@@ -1,0 +1,56 @@
+"""``manifest.json``: the SHA-256 of every file of the report, so none can be altered unseen.
+
+It must be closed after every other report handler: it hashes what they wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from ._record import Collector
+
+FILE = "manifest.json"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+REPORT_FILES = ("report.json", "junit.xml", "report.md", "report.html")
+
+
+def manifest(out_dir: Path, case_files: list[str]) -> dict[str, Any]:
+    """The report files and case files of one run (other files in ``out_dir`` are not ours)."""
+    names = [n for n in REPORT_FILES if (out_dir / n).is_file()] + sorted(case_files)
+    files = [out_dir / n for n in names if (out_dir / n).is_file()]
+    return {
+        "format": "instantcert-manifest/1",
+        "algorithm": "sha256",
+        "files": {
+            p.relative_to(out_dir).as_posix(): {"sha256": file_sha256(p), "bytes": p.stat().st_size}
+            for p in files
+        },
+    }
+
+
+def verify(out_dir: Path) -> list[str]:
+    """The files whose hash differs from the manifest, or that are missing or unlisted."""
+    listed = json.loads((out_dir / FILE).read_text(encoding="utf-8"))["files"]
+    cases = [n for n in listed if n not in REPORT_FILES]
+    cases += [p.relative_to(out_dir).as_posix() for p in (out_dir / "cases").glob("*.json")]
+    now = manifest(out_dir, sorted(set(cases)))["files"]
+    return sorted(name for name in set(listed) | set(now) if listed.get(name) != now.get(name))
+
+
+class ManifestReport(Collector):
+    def write(self, doc: dict[str, Any]) -> None:
+        cases = [path for check in doc["checks"] for path in check["case_files"]]
+        data = {"run_id": doc["run_id"], **manifest(self.out_dir, cases)}
+        (self.out_dir / FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,117 @@
+"""``report.md``: the run for a CI job summary (GitHub ``$GITHUB_STEP_SUMMARY``, GitLab notes).
+
+Verdict first, then what did not pass with its counterexample, then every requirement.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._record import OUTCOMES, Collector
+
+FILE = "report.md"
+ICON = {
+    "pass": "✅ pass",
+    "fail": "❌ fail",
+    "error": "⚠️ error",
+    "not_supported": "➖ not supported",
+    "not_run": "⏸️ not run",
+}
+
+
+def _cell(text: str) -> str:
+    line = text.splitlines()[0] if text else ""
+    line = line if len(line) <= 160 else line[:159] + "…"
+    return line.replace("|", "\\|")
+
+
+def _code(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    text = text if len(text) <= 3000 else text[:2999] + "…"
+    return "`" + text.replace("`", "'") + "`" if "\n" not in text else f"\n```\n{text}\n```\n"
+
+
+def render(doc: dict[str, Any]) -> str:
+    verdict = doc["verdict"]
+    impl = doc["implementation"] or {}
+    out = [
+        f"# instantcert: {verdict['overall']}",
+        "",
+        f"**{verdict['overall']}** (exit {verdict['exit_code']}): {verdict['note']}",
+        "",
+        f"- target: `{doc['target']}`"
+        + (f" ({impl.get('name')} {impl.get('version')})" if impl else ""),
+        f"- profile: `{doc['profile']}`{' (filtered)' if doc['filtered'] else ''}, "
+        f"seed `{doc['seed']}`",
+        f"- harness {doc['harness_version']}, suite sha256 `{doc['suite_sha256'][:16]}…`",
+        f"- started {doc['started_at']}, finished {doc['finished_at']}",
+        "",
+        "| outcome | requirements |",
+        "|---|---:|",
+    ]
+    out += [f"| {ICON[o]} | {verdict['counts'][o]} |" for o in OUTCOMES]
+    if not doc["smoke"]["ok"]:
+        out += ["", f"**Smoke step failed:** {doc['smoke']['message']}"]
+    if doc["failures"]:
+        out += ["", "## Failures", ""]
+        for failure in doc["failures"]:
+            out.append(f"### {', '.join(failure['requirements'])} ({failure['check_id']})")
+            out += ["", _cell(failure["message"]), ""]
+            for n, ev in enumerate(failure["evidence"], start=1):
+                out.append(f"{n}. input: {_code(ev.get('input'))}")
+                out.append(f"   - expected (the rules): {_code(ev.get('expected'))}")
+                out.append(f"   - got (the target): {_code(ev.get('got'))}")
+                if ev.get("request") is not None:
+                    out.append(f"   - request: {_code(ev.get('request'))}")
+                if ev.get("note"):
+                    out.append(f"   - note: {_cell(ev['note'])}")
+            for case in failure["case_files"]:
+                out.append(f"- replay: `instantcert replay {case} --target {doc['target']}`")
+            out.append("")
+    if doc["blocks"]:
+        out += [
+            "",
+            "## Blocks",
+            "",
+            "| block | game | stake | units audited | payout | min p-value | sha256 |",
+            "|---|---|---:|---:|---:|---:|---|",
+        ]
+        for b in doc["blocks"]:
+            p_min = min(b["p_values"].values()) if b["p_values"] else None
+            share = 100 * b["payout_cents"] / b["face_value_cents"] if b["face_value_cents"] else 0
+            out.append(
+                f"| {b['block_id']} | {b['game']} | {b['stake_cents']} | "
+                f"{b['audited_units']:,}/{b['units']:,} | "
+                f"{b['payout_cents']:,} c ({share:.2f} %) | "
+                f"{'-' if p_min is None else f'{p_min:.4g}'} | `{b['sha256'][:16]}…` |"
+            )
+    out += [
+        "",
+        "## Requirements",
+        "",
+        "| requirement | article | outcome | required | note |",
+        "|---|---|---|---|---|",
+    ]
+    for req in doc["requirements"]:
+        outcome = ICON[req["outcome"]]
+        waiver = req["waiver"]
+        if waiver is not None:
+            outcome += " (waived)" if waiver["applied"] else ""
+            outcome += " (waiver unnecessary)" if waiver["unnecessary"] else ""
+            outcome += " (waiver expired)" if waiver["expired"] else ""
+        note = "" if req["outcome"] == "pass" else _cell(req["message"])
+        out.append(
+            f"| `{req['id']}` | {req['article']} | {outcome} | "
+            f"{'yes' if req['required'] else 'no'} | {note} |"
+        )
+    if doc["interpretations"]:
+        out += ["", "## Interpretations this verdict rests on", ""]
+        for item in doc["interpretations"]:
+            out.append(f"- **{item['id']}** ({item['game']}): {item['text']}")
+    return "\n".join(out) + "\n"
+
+
+class MarkdownReport(Collector):
+    def write(self, doc: dict[str, Any]) -> None:
+        (self.out_dir / FILE).write_text(render(doc), encoding="utf-8")

@@ -1,0 +1,436 @@
+"""Runs the suite against one target and turns check outcomes into verdicts, as events.
+
+Order of a run: a smoke step (``describe()`` answers, in the contract's shape), then every
+registered check in scope, in id order, through ``conformance._execute.execute``. The runner
+knows nothing of report formats: it emits events (``harness._events``) to handlers.
+
+The smoke step tells two faults apart that a vendor must not confuse: *the adapter is broken*
+(nothing or garbage answers ``describe``: no requirement could be checked) and *the
+implementation is wrong* (it answers, and a check proves a rule broken).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import reference
+from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
+from conformance._execute import CheckOutcome, execute
+
+from . import __version__
+from ._adapter import CAPABILITIES, Adapter
+from ._cases import write_cases
+from ._errors import TargetError, TargetUnreachable
+from ._events import (
+    BlockAudited,
+    CheckFinished,
+    CheckStarted,
+    Event,
+    EventHandler,
+    Progress,
+    RequirementVerdict,
+    RunFinished,
+    RunStarted,
+    SmokeFinished,
+)
+from ._provenance import interpretations, rules_sha256, suite_sha256
+from ._waivers import Waiver, active
+
+# worst first: a requirement's outcome is the worst of its checks'
+SEVERITY: tuple[str, ...] = ("fail", "error", "not_supported", "not_run", "pass")
+
+CERTIFIED = "CERTIFIED"
+NOT_CERTIFIED = "NOT CERTIFIED"
+INCOMPLETE = "INCOMPLETE"
+
+EXIT_OK, EXIT_FAILED, EXIT_NOT_STARTED = 0, 1, 2
+
+_PROGRESS_INTERVAL_S = 0.25
+OUT_OF_SCOPE = "outside this run's scope (filtered)"
+
+
+def worst(outcomes: Iterable[str]) -> str:
+    """The worst outcome (``fail`` > ``error`` > ``not_supported`` > ``not_run`` > ``pass``)."""
+    ranked = [SEVERITY.index(o) for o in outcomes]
+    return SEVERITY[min(ranked)] if ranked else "not_run"
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything a run needs besides the target: built by the CLI from config and flags."""
+
+    target: str
+    profile: str  # quick | full | audit (audit-block) or a custom profile name
+    settings: Mapping[str, Any]
+    seed: int
+    config: Mapping[str, Any]
+    filtered: bool = False
+    requirements: tuple[str, ...] | None = None  # only these requirement ids (a filter)
+    capabilities: tuple[str, ...] | None = None  # only requirements needing these (audit-block)
+    waivers: Sequence[Waiver] = ()
+    out_dir: Path | None = None  # where case files go; None: no case files
+    today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+
+
+@dataclass(frozen=True)
+class RunResult:
+    verdict: str
+    note: str
+    exit_code: int
+    requirements: list[RequirementVerdict]
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def describe_problem(document: object) -> str | None:
+    """What is wrong with a ``/v1/implementation`` document's shape, or None if nothing."""
+    if not isinstance(document, Mapping):
+        return f"describe() returned {type(document).__name__}, not an object: {document!r:.200}"
+    for key in ("name", "version"):
+        if not isinstance(document.get(key), str):
+            return f"describe(): {key!r} must be a string, got {document.get(key)!r:.100}"
+    games = document.get("games")
+    if not isinstance(games, Mapping):
+        return f"describe(): 'games' must be an object, got {games!r:.100}"
+    for game, entry in games.items():
+        stakes = entry.get("stakes_cents") if isinstance(entry, Mapping) else None
+        if not isinstance(stakes, list) or not all(type(s) is int and s > 0 for s in stakes):
+            return (
+                f"describe(): games[{game!r}] must be {{'stakes_cents': [positive int, ...]}}, "
+                f"got {entry!r:.100}"
+            )
+    capabilities = document.get("capabilities")
+    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
+        return f"describe(): 'capabilities' must be a list of strings, got {capabilities!r:.100}"
+    unknown = [c for c in capabilities if c not in CAPABILITIES]
+    if unknown:
+        return f"describe(): unknown capabilities {unknown} (known: {', '.join(CAPABILITIES)})"
+    return None
+
+
+def _requirement_games(rid: str) -> tuple[str, ...]:
+    head = rid.split(".", 1)[0]
+    return (head,) if head in reference.GAMES else tuple(reference.GAMES)
+
+
+class Runner:
+    """One run: call ``run(adapter)`` once; events go to every handler, in order."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        handlers: Sequence[EventHandler],
+        *,
+        checks: Mapping[str, Check] | None = None,
+        catalogue: Mapping[str, Requirement] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.plan = plan
+        self.handlers = list(handlers)
+        self.checks = dict(checks) if checks is not None else registered_checks()
+        self.catalogue = dict(catalogue) if catalogue is not None else load_catalogue()
+        self._clock = clock
+
+    # -- events -------------------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        for handler in self.handlers:
+            handler.handle(event)
+
+    # -- scope --------------------------------------------------------------------------------
+
+    def games(self) -> list[str]:
+        wanted = self.plan.settings.get("games")
+        return [g for g in reference.GAMES if wanted is None or g in wanted]
+
+    def requirements(self, implementation: Mapping[str, Any] | None = None) -> list[Requirement]:
+        """The requirements this run reports on.
+
+        A restricted run (audit-block: ``plan.capabilities``) keeps only the requirements of
+        those capabilities and of the games the target offers; a certification keeps them all,
+        so what a target lacks shows as *not supported*, never as absent.
+        """
+        caps = self.plan.capabilities
+        if caps is None:
+            return list(self.catalogue.values())
+        offered = set((implementation or {}).get("games", {})) or set(reference.GAMES)
+        return [
+            r
+            for r in self.catalogue.values()
+            if r.capability in caps and offered.intersection(_requirement_games(r.id))
+        ]
+
+    def in_scope(self, requirement: Requirement) -> bool:
+        if self.plan.requirements is not None and requirement.id not in self.plan.requirements:
+            return False
+        return any(g in self.games() for g in _requirement_games(requirement.id))
+
+    def selected_checks(self, implementation: Mapping[str, Any] | None = None) -> list[Check]:
+        wanted = {r.id for r in self.requirements(implementation) if self.in_scope(r)}
+        return [
+            self.checks[cid]
+            for cid in sorted(self.checks)
+            if wanted.intersection(self.checks[cid].requirements)
+        ]
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def _smoke(self, adapter: Adapter) -> tuple[dict[str, Any] | None, SmokeFinished, bool]:
+        """(implementation, event, reachable)."""
+        try:
+            document = adapter.describe()
+        except TargetUnreachable as exc:
+            return None, SmokeFinished(False, f"target unreachable: {exc}"), False
+        except TargetError as exc:
+            return None, SmokeFinished(False, f"the adapter is broken ({exc.kind}): {exc}"), True
+        except Exception as exc:  # a vendor adapter that crashes: broken, not wrong
+            message = f"the adapter is broken: describe() raised {type(exc).__name__}: {exc}"
+            return None, SmokeFinished(False, message), True
+        problem = describe_problem(document)
+        if problem is not None:
+            return None, SmokeFinished(False, f"the adapter is broken: {problem}"), True
+        capabilities = list(document["capabilities"])
+        offered = ", ".join(
+            f"{g} {document['games'][g]['stakes_cents']}" for g in document["games"]
+        )
+        message = f"{document['name']} {document['version']}: {offered}; {', '.join(capabilities)}"
+        return dict(document), SmokeFinished(True, message, capabilities), True
+
+    def run(self, adapter: Adapter) -> RunResult:
+        plan = self.plan
+        started_at = _now()
+        implementation, smoke, reachable = self._smoke(adapter)
+        scope = self.requirements(implementation)
+        selected = self.selected_checks(implementation) if implementation is not None else []
+        smoke = replace(smoke, checks=len(selected))
+        self.emit(
+            RunStarted(
+                run_id=uuid.uuid4().hex,
+                started_at=started_at,
+                harness_version=__version__,
+                suite_sha256=suite_sha256(),
+                rules_sha256=rules_sha256(),
+                target=plan.target,
+                implementation=implementation,
+                config=dict(plan.config),
+                seed=plan.seed,
+                profile=plan.profile,
+                filtered=plan.filtered,
+                interpretations=interpretations(
+                    self.games(),
+                    {r.id: r.interpretations for r in scope if self.in_scope(r)},
+                ),
+            )
+        )
+        self.emit(smoke)
+        outcomes: dict[str, list[tuple[str, str, str]]] = {r.id: [] for r in scope}
+        if implementation is not None:
+            for check in selected:
+                self._run_check(adapter, check, implementation, outcomes)
+        result = self.verdicts(scope, outcomes, smoke, reachable)
+        self.emit(
+            RunFinished(
+                finished_at=_now(),
+                verdict=result.verdict,
+                verdict_note=result.note,
+                requirements=result.requirements,
+                exit_code=result.exit_code,
+            )
+        )
+        return result
+
+    def _run_check(
+        self,
+        adapter: Adapter,
+        check: Check,
+        implementation: Mapping[str, Any],
+        outcomes: dict[str, list[tuple[str, str, str]]],
+    ) -> None:
+        plan = self.plan
+        self.emit(CheckStarted(check.id, list(check.requirements)))
+        last = [0.0]
+
+        def progress(done: int, total: int | None, what: str) -> None:
+            now = self._clock()
+            if now - last[0] >= _PROGRESS_INTERVAL_S or (total is not None and done >= total):
+                last[0] = now
+                self.emit(Progress(check.id, done, total, what))
+
+        def block_sink(block: Mapping[str, Any]) -> None:
+            names = [f.name for f in fields(BlockAudited)]
+            missing = [n for n in names if n not in block]
+            if missing:
+                raise ValueError(f"check {check.id}: block report lacks {missing}")
+            self.emit(BlockAudited(**{n: block[n] for n in names}))
+
+        ctx = CheckContext(
+            adapter=adapter,
+            implementation=implementation,
+            settings=dict(plan.settings),
+            seed=plan.seed,
+            progress=progress,
+            block_sink=block_sink,
+        )
+        outcome: CheckOutcome = execute(check, ctx)
+        blamed = outcome.requirements or check.requirements
+        cases: list[str] = []
+        if outcome.outcome == "fail" and outcome.evidence and plan.out_dir is not None:
+            cases = write_cases(
+                plan.out_dir,
+                check_id=check.id,
+                requirements=blamed,
+                message=outcome.message,
+                evidence=outcome.evidence,
+                target=plan.target,
+                seed=plan.seed,
+                profile=plan.profile,
+                settings=plan.settings,
+            )
+        message = outcome.message
+        if outcome.traceback:
+            message = f"{message}\n{outcome.traceback}".strip()
+        self.emit(
+            CheckFinished(
+                check_id=check.id,
+                requirements=list(blamed),
+                outcome=outcome.outcome,
+                duration_s=round(outcome.duration_s, 3),
+                message=message,
+                evidence=list(outcome.evidence),
+                details=dict(outcome.details),
+                case_files=cases,
+            )
+        )
+        for rid in check.requirements:
+            if rid not in outcomes:
+                continue
+            if rid in blamed:
+                outcomes[rid].append((outcome.outcome, check.id, outcome.message))
+            else:  # the check stopped at another requirement's failure
+                note = f"{check.id} stopped at a failure of {', '.join(blamed)}"
+                outcomes[rid].append(("not_run", check.id, note))
+
+    # -- verdicts -----------------------------------------------------------------------------
+
+    def verdicts(
+        self,
+        scope: Sequence[Requirement],
+        outcomes: Mapping[str, list[tuple[str, str, str]]],
+        smoke: SmokeFinished,
+        reachable: bool,
+    ) -> RunResult:
+        """Each requirement's verdict, then the run's (see docs/certify.md, "Verdicts")."""
+        plan = self.plan
+        waivers = {w.requirement: w for w in plan.waivers}
+        honoured = active(plan.waivers, plan.today)
+        verdicts: list[RequirementVerdict] = []
+        for req in scope:
+            results = outcomes.get(req.id, [])
+            if not smoke.ok:
+                outcome = "not_run" if not reachable else "error"
+                message = smoke.message
+            elif not self.in_scope(req):
+                outcome, message = "not_run", OUT_OF_SCOPE
+            elif not results:
+                outcome, message = "not_run", "no check covers this requirement"
+            else:
+                outcome = worst(o for o, _, _ in results)
+                message = "; ".join(
+                    f"{cid}: {msg}" for o, cid, msg in results if o == outcome and msg
+                )
+            waiver = None
+            if req.id in waivers:
+                w = waivers[req.id]
+                waiver = {
+                    **w.to_dict(plan.today),
+                    "applied": req.id in honoured and outcome != "pass",
+                    "unnecessary": outcome == "pass",
+                }
+            verdicts.append(
+                RequirementVerdict(
+                    id=req.id,
+                    article=req.article,
+                    title=req.title,
+                    outcome=outcome,
+                    required=req.required,
+                    checks=sorted({cid for _, cid, _ in results}),
+                    waiver=waiver,
+                    message=message,
+                )
+            )
+        verdict, note, code = self.overall(verdicts, smoke, reachable)
+        return RunResult(verdict, note, code, verdicts)
+
+    def overall(
+        self, verdicts: Sequence[RequirementVerdict], smoke: SmokeFinished, reachable: bool
+    ) -> tuple[str, str, int]:
+        plan = self.plan
+        if not reachable:
+            return INCOMPLETE, f"the run could not start: {smoke.message}", EXIT_NOT_STARTED
+        if not smoke.ok:
+            note = (
+                f"{smoke.message}. No requirement was checked: this is a fault of the adapter "
+                "or its connection, not a verdict on the implementation's rules"
+            )
+            return INCOMPLETE, note, EXIT_FAILED
+
+        def open_(v: RequirementVerdict) -> bool:
+            return not (v.waiver is not None and v.waiver["applied"])
+
+        failed = [v.id for v in verdicts if v.outcome == "fail" and open_(v)]
+        errored = [v.id for v in verdicts if v.outcome == "error" and open_(v)]
+        missing = [
+            v.id
+            for v in verdicts
+            if v.required
+            and v.outcome in ("not_supported", "not_run")
+            and open_(v)
+            and self.in_scope(self.catalogue[v.id])
+        ]
+        if failed:
+            return NOT_CERTIFIED, f"{len(failed)} requirement(s) failed: {_ids(failed)}", 1
+        if errored:
+            note = (
+                f"{len(errored)} requirement(s) could not be decided because the target or the "
+                f"harness misbehaved (error): {_ids(errored)}"
+            )
+            return INCOMPLETE, note, EXIT_FAILED
+        waived = [v.id for v in verdicts if v.waiver is not None and v.waiver["applied"]]
+        with_waivers = f"; waived: {_ids(waived)}" if waived else ""
+        if plan.profile == "audit":
+            unchecked = f"; not checkable from this file: {_ids(missing)}" if missing else ""
+            note = (
+                f"block audit: every block requirement checked passed{unchecked}{with_waivers}; "
+                "a block audit alone does not certify an implementation"
+            )
+            return INCOMPLETE, note, EXIT_OK
+        if missing:
+            note = (
+                f"{len(missing)} required requirement(s) not checked (not supported by the "
+                f"target, or not run): {_ids(missing)}{with_waivers}"
+            )
+            return INCOMPLETE, note, EXIT_OK
+        if plan.profile != "full":
+            return INCOMPLETE, f"{plan.profile} run: passed, not valid for certification", EXIT_OK
+        if plan.filtered:
+            note = "filtered full run (games, stakes or requirements narrowed): passed, not valid "
+            return INCOMPLETE, note + "for certification", EXIT_OK
+        note = "full run: every required requirement passed"
+        if waived:
+            note = (
+                f"full run: every required requirement passed or is waived; waived: {_ids(waived)}"
+            )
+        return CERTIFIED, note, EXIT_OK
+
+
+def _ids(ids: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
