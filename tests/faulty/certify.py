@@ -1,0 +1,193 @@
+"""Certify an adapter through the harness's own engine and sum up what it decided.
+
+The tests and ``scripts/strength_table.py`` share this: one ``certify(adapter, ...)`` call runs
+``harness._runner.Runner`` exactly as ``instantcert certify`` does (with every report written
+when ``out`` is given), and returns the verdict, the failed and errored requirement ids and the
+messages, for a test to assert on.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance import load_catalogue
+from conformance._profiles import check_settings, load_profile
+from harness._events import Event, RunFinished
+from harness._reports import report_handlers
+from harness._runner import Runner, RunPlan
+from reference import GAMES
+
+SEED = 20261129
+
+#: Small enough to certify a variant in seconds, strong enough to catch every fault that does
+#: not need a whole 2,000,000-unit block: rules checks stay exhaustive, blocks are sampled.
+TEST_SETTINGS: dict[str, Any] = {
+    "hypothesis_max_examples": 60,
+    "exhaustive": True,
+    "block_mode": "sample",
+    "block_sample_units": 6000,
+    "blocks_per_stake": 1,
+    "play_count": 12,
+    "concurrency_threads": 6,
+    "concurrent_plays_per_thread": 5,
+}
+
+#: The full profile's block audit (every block whole) with the test profile's play and rules
+#: settings: for the faults only a whole block shows (lot counts, payout, clustering). One
+#: eldorado stake, so that a run reads one 900,000-unit block rather than three.
+WHOLE_BLOCK_SETTINGS: dict[str, Any] = {
+    **TEST_SETTINGS,
+    "block_mode": "whole",
+    "block_sample_units": None,
+    "stakes": {"eldorado": [100]},
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one certify run decided."""
+
+    verdict: str
+    exit_code: int
+    note: str
+    outcomes: dict[str, str]  # requirement id -> pass | fail | error | not_supported | not_run
+    messages: dict[str, str]  # requirement id -> its verdict message
+    duration_s: float
+    failed_checks: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[str]:
+        return sorted(r for r, o in self.outcomes.items() if o == "fail")
+
+    @property
+    def errored(self) -> list[str]:
+        return sorted(r for r, o in self.outcomes.items() if o == "error")
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.finished: RunFinished | None = None
+        self.failed_checks: list[str] = []
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, RunFinished):
+            self.finished = event
+        elif getattr(event, "outcome", None) == "fail" and hasattr(event, "check_id"):
+            self.failed_checks.append(str(event.check_id))
+
+    def close(self) -> None:
+        pass
+
+
+AREA_CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "robots_rules": ("evaluate",),
+    "eldorado_rules": ("evaluate",),
+    "blocks": ("blocks",),
+    "play": ("play", "reveal"),
+}
+
+
+def area_requirements(area: str, games: tuple[str, ...]) -> list[str]:
+    """The requirement ids of an area (by capability) that concern ``games``: the scope of a
+    variant's fast run (the full suite runs in the slow tier and the strength table)."""
+    wanted = AREA_CAPABILITIES[area]
+    ids = []
+    for rid, requirement in load_catalogue().items():
+        head = rid.split(".", 1)[0]
+        if requirement.capability in wanted and (head in games or head not in GAMES):
+            ids.append(rid)
+    return sorted(ids)
+
+
+def variant_scope(area: str, games: tuple[str, ...], whole_blocks: bool = False) -> dict[str, Any]:
+    """``certify`` keyword arguments for a variant's scoped run: its area's requirements on
+    its games; a whole-block run leaves out the comparison of two blocks (a second whole
+    block to read, and no fault of those variants lies there)."""
+    requirements = area_requirements(area, games)
+    if whole_blocks:
+        requirements = [r for r in requirements if not r.endswith(".unrelated_blocks")]
+    return {
+        "games": list(games),
+        "requirements": requirements,
+        "settings": WHOLE_BLOCK_SETTINGS if whole_blocks else None,
+    }
+
+
+def settings_for(
+    overrides: Mapping[str, Any] | None = None,
+    games: list[str] | None = None,
+    profile: str = "quick",
+) -> dict[str, Any]:
+    """The quick profile with the test overrides, narrowed to ``games`` (``full``: the full
+    profile as it is, plus ``overrides``)."""
+    base = TEST_SETTINGS if profile == "quick" else {}
+    merged = {**load_profile(profile), **base, **(overrides or {})}
+    if games is not None:
+        merged["games"] = list(games)
+    return check_settings(merged, "tests/faulty test profile")
+
+
+def certify(
+    adapter: Any,
+    *,
+    target: str = "python:tests.faulty",
+    settings: Mapping[str, Any] | None = None,
+    games: list[str] | None = None,
+    seed: int = SEED,
+    out: Path | None = None,
+    requirements: list[str] | None = None,
+    profile: str = "quick",
+) -> Outcome:
+    """Run the suite on ``adapter`` (closed afterwards); every report is written to ``out``
+    if given, as ``instantcert certify`` writes them."""
+    effective = settings_for(settings, games, profile)
+    plan = RunPlan(
+        target=target,
+        profile=profile,
+        settings=effective,
+        seed=seed,
+        config={"target": target, "effective_settings": effective},
+        filtered=games is not None or requirements is not None,
+        requirements=tuple(requirements) if requirements is not None else None,
+        out_dir=out,
+    )
+    collector = _Collector()
+    start = time.perf_counter()
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        runner_exit = _run_with_reports(adapter, plan, out, collector)
+    else:
+        try:
+            Runner(plan, [collector]).run(adapter)
+        finally:
+            adapter.close()
+        runner_exit = None
+    duration = time.perf_counter() - start
+    finished = collector.finished
+    assert finished is not None, "the run emitted no RunFinished"
+    return Outcome(
+        verdict=finished.verdict,
+        exit_code=finished.exit_code if runner_exit is None else runner_exit,
+        note=finished.verdict_note,
+        outcomes={r.id: r.outcome for r in finished.requirements},
+        messages={r.id: r.message for r in finished.requirements},
+        duration_s=duration,
+        failed_checks=collector.failed_checks,
+    )
+
+
+def _run_with_reports(adapter: Any, plan: RunPlan, out: Path, collector: _Collector) -> int:
+    """As ``instantcert certify`` runs: every report handler, closed in order, plus ours."""
+    handlers = report_handlers(out, io.StringIO())
+    try:
+        result = Runner(plan, [collector, *handlers]).run(adapter)
+    finally:
+        adapter.close()
+    for handler in handlers:
+        handler.close()
+    return result.exit_code

@@ -1,0 +1,243 @@
+"""The suite's strength: every faulty variant is rejected for the requirement it breaks, and
+the correct implementations (the reference, and two written differently) are not rejected.
+
+Fast tier: each variant is certified in-process with the test profile, over the requirements
+of its area (its capability and game), all variants in two processes at once; the correct
+ones over the whole suite; six variants, one per area and more, over HTTP through the bridge;
+one faulty and one correct variant through ``instantcert certify --target python:...``.
+Slow tier: the faults only whole blocks show, every variant over the whole suite, and the
+CERTIFIED verdict of a full run.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from harness import Adapter, open_target
+from harness._cli import main as cli_main
+from harness._reports import REPORT_FILES
+
+from .certify import (
+    SEED,
+    TEST_SETTINGS,
+    WHOLE_BLOCK_SETTINGS,
+    Outcome,
+    area_requirements,
+    certify,
+    variant_scope,
+)
+from .correct_variants import CORRECT
+from .http_bridge import bridge
+from .variants import AREAS, VARIANTS, Variant
+
+FAST = sorted(name for name, v in VARIANTS.items() if not v.whole_blocks)
+WHOLE = sorted(name for name, v in VARIANTS.items() if v.whole_blocks)
+OVER_HTTP = (
+    "robots_x2_counted_once",
+    "eldorado_extra_in_extra_ignored",
+    "block_unit_duplicated",
+    "block_identical_orders",
+    "play_unit_sold_twice",
+    "play_other_history_readable",
+)
+WORKERS = 2
+
+
+def scoped(variant: Variant) -> Outcome:
+    """``variant`` certified over the requirements of its area and games."""
+    return certify(
+        variant.factory(),
+        target=f"python:tests.faulty.variants:{variant.name}",
+        **variant_scope(variant.area, variant.games, variant.whole_blocks),
+    )
+
+
+def _scoped_by_name(name: str) -> tuple[str, Outcome]:
+    return name, scoped(VARIANTS[name])
+
+
+@pytest.fixture(scope="module")
+def fast_outcomes() -> dict[str, Outcome]:
+    """Every fast variant's outcome, computed once, two variants at a time."""
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(WORKERS, mp_context=context) as pool:
+        return dict(pool.map(_scoped_by_name, FAST))
+
+
+def assert_rejected(variant: Variant, outcome: Outcome) -> None:
+    assert outcome.verdict == "NOT CERTIFIED", (variant.name, outcome.note)
+    assert outcome.exit_code == 1
+    caught = variant.caught_by(outcome.failed)
+    assert caught, (
+        f"{variant.name} ({variant.fault}) was not rejected for "
+        f"{sorted(variant.expected_requirements)}; failed: {outcome.failed}, "
+        f"errored: {outcome.errored}"
+    )
+
+
+def assert_accepted(name: str, outcome: Outcome) -> None:
+    bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
+    assert not bad, f"{name} is correct but was rejected: {bad}"
+    assert outcome.exit_code == 0
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+
+def test_at_least_30_variants_over_every_area() -> None:
+    assert len(VARIANTS) >= 30
+    assert {v.area for v in VARIANTS.values()} == set(AREAS)
+    for area in AREAS:
+        assert sum(v.area == area for v in VARIANTS.values()) >= 5, area
+
+
+def test_every_article_of_article_4_has_a_variant() -> None:
+    articles = {v.article for v in VARIANTS.values()}
+    for wanted in (
+        "robots 4.1",
+        "robots 4.3",
+        "robots 4.4",
+        "robots 4.5",
+        "robots 4.6",
+        "robots 4.7",
+        "robots 4.8",
+        "robots 4.9",
+        "robots 4.10",
+        "robots 3",
+        "eldorado 4.1",
+        "eldorado 4.2",
+        "eldorado 4.4",
+        "eldorado 4.5",
+        "eldorado 4.6",
+        "eldorado 3",
+    ):
+        assert wanted in articles, wanted
+
+
+def test_expected_requirements_exist() -> None:
+    from conformance import load_catalogue
+
+    catalogue = set(load_catalogue())
+    for variant in VARIANTS.values():
+        assert variant.caught_by(catalogue), (variant.name, variant.expected_requirements)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_factory_is_a_vendor_target(name: str) -> None:
+    adapter = open_target(f"python:tests.faulty.variants:{name}")
+    try:
+        assert isinstance(adapter, Adapter)
+        assert adapter.describe()["capabilities"]
+    finally:
+        adapter.close()
+
+
+# -- faulty variants, in-process ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_variant_rejected(name: str, fast_outcomes: dict[str, Outcome]) -> None:
+    assert_rejected(VARIANTS[name], fast_outcomes[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", WHOLE)
+def test_whole_block_variant_rejected(name: str) -> None:
+    variant = VARIANTS[name]
+    assert_rejected(variant, scoped(variant))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variant_rejected_by_the_whole_suite(name: str) -> None:
+    variant = VARIANTS[name]
+    settings = WHOLE_BLOCK_SETTINGS if variant.whole_blocks else None
+    assert_rejected(variant, certify(variant.factory(), settings=settings))
+
+
+# -- correct implementations ----------------------------------------------------------------
+
+
+def _reference() -> Adapter:
+    return open_target("python:reference")
+
+
+IMPLEMENTATIONS = {"reference": _reference, **CORRECT}
+
+
+@pytest.mark.parametrize("name", sorted(IMPLEMENTATIONS))
+def test_correct_implementation_accepted(name: str) -> None:
+    assert_accepted(name, certify(IMPLEMENTATIONS[name](), target=f"correct:{name}"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(IMPLEMENTATIONS))
+def test_correct_implementation_certified_by_a_full_run(name: str) -> None:
+    outcome = certify(IMPLEMENTATIONS[name](), target=f"correct:{name}", profile="full")
+    assert_accepted(name, outcome)
+    assert outcome.verdict == "CERTIFIED", outcome.note
+
+
+# -- over HTTP ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", OVER_HTTP)
+def test_variant_rejected_over_http(name: str) -> None:
+    variant = VARIANTS[name]
+    with bridge(variant.factory()) as url:
+        outcome = certify(
+            open_target(url, timeout=20),
+            target=url,
+            games=list(variant.games),
+            requirements=area_requirements(variant.area, variant.games),
+        )
+    assert_rejected(variant, outcome)
+
+
+def test_over_http_areas() -> None:
+    assert {VARIANTS[n].area for n in OVER_HTTP} == set(AREAS)
+
+
+def test_correct_implementation_accepted_over_http() -> None:
+    with bridge(CORRECT["independent"]()) as url:
+        outcome = certify(open_target(url, timeout=20), target=url)
+    assert_accepted("independent over HTTP", outcome)
+
+
+# -- the vendor-adapter path of the CLI -----------------------------------------------------
+
+
+CLI_REQUIREMENTS = ("robots.4.6.x2", "robots.4.8.gauge_full", "robots.4.9.several_gauges")
+
+
+def _cli_certify(target: str, tmp_path: Path) -> tuple[int, dict[str, str]]:
+    """``instantcert certify`` on ``target`` (robots article 4.6 to 4.9 only, for speed)."""
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({"settings": TEST_SETTINGS}))  # JSON is YAML
+    out = tmp_path / "out"
+    argv = ["certify", "--target", target, "--profile", "quick", "--seed", str(SEED)]
+    argv += ["--config", str(config), "--out", str(out)]
+    for rid in CLI_REQUIREMENTS:
+        argv += ["--requirement", rid]
+    code = cli_main(argv)
+    for name in REPORT_FILES:
+        assert (out / name).is_file(), name
+    report = json.loads((out / "report.json").read_text())
+    return code, {r["id"]: r["outcome"] for r in report["requirements"]}
+
+
+def test_cli_rejects_a_vendor_adapter(tmp_path: Path) -> None:
+    name = "robots_gauge_one_short"
+    code, outcomes = _cli_certify(f"python:tests.faulty.variants:{name}", tmp_path)
+    assert code == 1
+    assert VARIANTS[name].caught_by(r for r, o in outcomes.items() if o == "fail")
+
+
+def test_cli_accepts_a_correct_vendor_adapter(tmp_path: Path) -> None:
+    code, outcomes = _cli_certify("python:tests.faulty.correct_variants:independent", tmp_path)
+    assert code == 0, {r: o for r, o in outcomes.items() if o in ("fail", "error")}

@@ -1,0 +1,400 @@
+"""Faulty implementations: the reference with one realistic fault each, and what must catch it.
+
+``VARIANTS`` maps a name to a ``Variant``: its area, the article it breaks, the requirement
+ids (``fnmatch`` patterns) of which at least one must be among the failures of a certify run,
+and a factory returning an Adapter. Each factory is also a module attribute, so any variant is
+a vendor-style target: ``instantcert certify --target python:tests.faulty.variants:<name>``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from reference._service import GameService
+
+from . import _faults as f
+from ._base import evaluator_variant, service_variant
+from ._evaluator import EldoradoEvaluator, RobotsEvaluator
+
+AREAS: tuple[str, ...] = ("robots_rules", "eldorado_rules", "blocks", "play")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One faulty implementation."""
+
+    name: str
+    area: str  # one of AREAS
+    article: str  # where the rules say what it breaks
+    fault: str  # the bug, as a vendor would describe it
+    expected_requirements: frozenset[str]  # fnmatch patterns; one must fail
+    factory: Callable[[], Any]
+    games: tuple[str, ...]  # the games the fault shows in
+    whole_blocks: bool = False  # only an audit of whole blocks can see it (lot counts...)
+
+    def caught_by(self, failed: Iterable[str]) -> list[str]:
+        """The failed requirement ids that are among the expected ones."""
+        return sorted(
+            rid
+            for rid in failed
+            if any(fnmatch.fnmatchcase(rid, pattern) for pattern in self.expected_requirements)
+        )
+
+
+VARIANTS: dict[str, Variant] = {}
+
+
+def _add(
+    name: str,
+    area: str,
+    article: str,
+    expected: Iterable[str],
+    factory: Callable[[str], Callable[[], Any]],
+    doc: str | None,
+    games: tuple[str, ...],
+    whole_blocks: bool = False,
+) -> None:
+    if name in VARIANTS:
+        raise ValueError(f"variant {name!r} registered twice")
+    VARIANTS[name] = Variant(
+        name=name,
+        area=area,
+        article=article,
+        fault=" ".join((doc or "").split()),
+        expected_requirements=frozenset(expected),
+        factory=factory(name),
+        games=games,
+        whole_blocks=whole_blocks,
+    )
+
+
+def _robots(name: str, article: str, cls: type[RobotsEvaluator], *expected: str) -> None:
+    _add(
+        name,
+        "robots_rules",
+        article,
+        expected,
+        lambda n: evaluator_variant(f"faulty:{n}", robots=cls),
+        cls.__doc__,
+        ("robots",),
+    )
+
+
+def _eldorado(name: str, article: str, cls: type[EldoradoEvaluator], *expected: str) -> None:
+    _add(
+        name,
+        "eldorado_rules",
+        article,
+        expected,
+        lambda n: evaluator_variant(f"faulty:{n}", eldorado=cls),
+        cls.__doc__,
+        ("eldorado",),
+    )
+
+
+def _service(
+    name: str,
+    area: str,
+    article: str,
+    cls: type[GameService],
+    expected: Iterable[str],
+    games: tuple[str, ...] = ("robots", "eldorado"),
+    whole_blocks: bool = False,
+) -> None:
+    _add(
+        name,
+        area,
+        article,
+        expected,
+        lambda n: service_variant(f"faulty:{n}", cls),
+        cls.__doc__,
+        games,
+        whole_blocks,
+    )
+
+
+# -- robots, article 4 ----------------------------------------------------------------------
+_robots("robots_x2_counted_once", "robots 4.6", f.X2CountedOnce, "robots.4.6.x2")
+_robots(
+    "robots_plus_one_reveal_ignored",
+    "robots 4.7",
+    f.PlusOneRevealIgnored,
+    "robots.4.7.plus_one_reveal",
+)
+_robots(
+    "robots_plus_one_x2_ignored", "robots R-I4", f.PlusOneX2Ignored, "robots.4.7.plus_one_reveal"
+)
+_robots("robots_gauge_one_short", "robots 4.8", f.GaugeOneShort, "robots.4.8.gauge_full")
+_robots(
+    "robots_gauges_not_cumulated",
+    "robots 4.5",
+    f.GaugesNotCumulated,
+    "robots.4.5.one_notch",
+    "robots.4.6.x2",
+)
+_robots("robots_only_highest_gain", "robots 4.9", f.OnlyHighestGain, "robots.4.9.several_gauges")
+_robots("robots_gauge_wins_per_fill", "robots R-I3", f.GaugeWinsPerFill, "robots.4.8.gauge_capped")
+_robots("robots_hexagon_amount_typo", "robots 4.8", f.HexagonAmountTypo, "robots.4.8.amounts")
+_robots(
+    "robots_robot_index_canonical",
+    "robots R-I1",
+    f.RobotIndexCanonical,
+    "robots.4.2.robot_positions",
+)
+_robots(
+    "robots_robot_twice_accepted", "robots R-I1", f.RobotTwiceAccepted, "robots.4.2.invalid_board"
+)
+
+# -- eldorado, article 4 --------------------------------------------------------------------
+_eldorado(
+    "eldorado_five_paid_as_five_plus_four",
+    "eldorado E-I2",
+    f.FivePaidAsFivePlusFour,
+    "eldorado.4.4.five_pays_once",
+)
+_eldorado("eldorado_adjacent_only", "eldorado E-I1", f.AdjacentOnly, "eldorado.4.4.not_adjacent")
+_eldorado(
+    "eldorado_extra_pays_as_symbol",
+    "eldorado E-I3",
+    f.ExtraPaysAsSymbol,
+    "eldorado.4.5.extra_pays_nothing",
+)
+_eldorado(
+    "eldorado_extra_spoils_combination",
+    "eldorado E-I3",
+    f.ExtraSpoilsCombination,
+    "eldorado.4.5.extra_pays_nothing",
+)
+_eldorado(
+    "eldorado_extra_grids_ignored", "eldorado 4.5", f.ExtraGridsIgnored, "eldorado.4.5.extra_stage"
+)
+_eldorado(
+    "eldorado_extra_at_one_euro", "eldorado E-I6", f.ExtraAtOneEuro, "eldorado.4.5.extra_same_stake"
+)
+_eldorado(
+    "eldorado_extra_in_extra_ignored",
+    "eldorado E-I4",
+    f.ExtraInExtraIgnored,
+    "eldorado.4.5.extra_in_extra",
+)
+_eldorado("eldorado_7_5_rounded", "eldorado 4.4", f.SevenFiftyRounded, "eldorado.4.4.paytable")
+_eldorado("eldorado_last_row_ignored", "eldorado 4.1", f.LastRowIgnored, "eldorado.4.1.rows")
+_eldorado(
+    "eldorado_ungranted_grid_accepted",
+    "eldorado E-I4",
+    f.UngrantedGridAccepted,
+    "eldorado.4.5.invalid_extra_grids",
+)
+
+# -- blocks, articles 2 and 3 ---------------------------------------------------------------
+_blk = f.block_service
+R = ("robots", 100)
+_service(
+    "block_lot_swapped",
+    "blocks",
+    "robots 3",
+    _blk(f.LotSwapped, R),
+    ["robots.3.lot_table"],
+    ("robots",),
+    whole_blocks=True,
+)
+_service(
+    "block_winner_on_losing_ticket",
+    "blocks",
+    "robots 2",
+    _blk(f.WinnerOnLosingTicket, R),
+    ["robots.3.unit_prize"],
+    ("robots",),
+)
+_service(
+    "block_payout_70_01",
+    "blocks",
+    "robots 3",
+    _blk(f.PayoutAboveCap, R),
+    ["robots.3.payout_cap"],
+    ("robots",),
+    whole_blocks=True,
+)
+_service(
+    "block_unit_duplicated",
+    "blocks",
+    "robots 2",
+    _blk(f.UnitDuplicated, R),
+    ["robots.2.unit_sequence"],
+    ("robots",),
+)
+_service(
+    "block_slice_one_short",
+    "blocks",
+    "contract 3",
+    _blk(f.SliceOneShort, R),
+    ["blocks.contract3.slice", "robots.2.unit_sequence"],
+    ("robots",),
+)
+_service(
+    "block_winners_clustered",
+    "blocks",
+    "robots 3",
+    _blk(f.WinnersClustered, R),
+    ["robots.randomness.winner_positions"],
+    ("robots",),
+    whole_blocks=True,
+)
+_service(
+    "block_predictable_order",
+    "blocks",
+    "robots 3",
+    _blk(f.PredictableOrder, R),
+    ["robots.randomness.winner_positions"],
+    ("robots",),
+)
+_service(
+    "block_identical_orders",
+    "blocks",
+    "robots 3",
+    f.IdenticalOrders,
+    ["robots.randomness.unrelated_blocks"],
+    ("robots",),
+)
+_service(
+    "eldorado_block_lot_swapped",
+    "blocks",
+    "eldorado 3",
+    _blk(f.LotSwapped, ("eldorado", 100)),
+    ["eldorado.3.2.lot_table"],
+    ("eldorado",),
+    whole_blocks=True,
+)
+
+# -- play, contract 4 and articles 4.1/4.2, 4.4, 4.7, 4.10/4.6 --------------------------------
+_service(
+    "play_stake_debited_twice",
+    "play",
+    "robots 4.1",
+    f.StakeDebitedTwice,
+    ["robots.4.1.stake_debited", "eldorado.4.2.stake_debited", "play.money.exact"],
+)
+_service(
+    "play_prize_not_credited",
+    "play",
+    "robots 4.10",
+    f.PrizeNotCredited,
+    ["robots.4.10.prize_credited", "eldorado.4.6.prize_credited"],
+)
+_service(
+    "play_eldorado_debits_one_euro",
+    "play",
+    "eldorado 4.2",
+    f.EldoradoDebitsOneEuro,
+    ["eldorado.4.2.stake_debited", "play.money.exact"],
+    ("eldorado",),
+)
+_service(
+    "play_eldorado_credits_main_grid",
+    "play",
+    "eldorado 4.6",
+    f.EldoradoCreditsMainGrid,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
+)
+_service(
+    "play_history_hides_unrevealed",
+    "play",
+    "robots 4.1",
+    f.HistoryHidesUnrevealed,
+    ["robots.4.1.history_unrevealed", "eldorado.4.2.history_unrevealed"],
+)
+_service(
+    "play_reveal_ignores_button",
+    "play",
+    "robots 4.4",
+    f.RevealIgnoresButton,
+    ["robots.4.4.reveal_order"],
+    ("robots",),
+)
+_service(
+    "play_plus_one_two_clicks",
+    "play",
+    "robots 4.7",
+    f.PlusOneTwoClicks,
+    ["robots.4.7.reveal_plus_one"],
+    ("robots",),
+)
+_service(
+    "play_reveal_drops_x2",
+    "play",
+    "robots 4.3",
+    f.RevealDropsX2,
+    ["robots.4.3.reveal_symbols"],
+    ("robots",),
+)
+_service(
+    "play_auto_redraws_unrevealed",
+    "play",
+    "robots 4.4",
+    f.AutoRedrawsUnrevealed,
+    ["robots.4.4.auto_any_moment"],
+    ("robots",),
+)
+_service("play_unit_sold_twice", "play", "contract 4", f.RacySales, ["play.sales.no_double_sale"])
+_service("play_units_skipped", "play", "contract 4", f.SkipsUnits, ["play.sales.block_order"])
+_service(
+    "play_ticket_redrawn_at_sale",
+    "play",
+    "contract 4",
+    f.TicketRedrawnAtSale,
+    ["play.sales.block_unit"],
+)
+_service(
+    "play_reveal_with_any_token",
+    "play",
+    "contract 4",
+    f.RevealWithAnyToken,
+    ["security.tokens.isolation"],
+    ("robots",),
+)
+_service(
+    "play_overdraft_allowed",
+    "play",
+    "contract 4",
+    f.OverdraftAllowed,
+    ["play.refusal.insufficient_funds"],
+)
+_service(
+    "play_refusal_consumes_unit",
+    "play",
+    "contract 4",
+    f.RefusalConsumesUnit,
+    ["play.refusal.insufficient_funds"],
+)
+_service(
+    "play_invalid_stake_rounded",
+    "play",
+    "contract 4",
+    f.InvalidStakeRounded,
+    ["play.refusal.invalid"],
+)
+_service(
+    "play_other_history_readable",
+    "play",
+    "contract 4",
+    f.OtherHistoryReadable,
+    ["security.tokens.isolation"],
+)
+_service(
+    "play_balance_without_token",
+    "play",
+    "contract 4",
+    f.BalanceWithoutToken,
+    ["security.tokens.required"],
+)
+
+
+def __getattr__(name: str) -> Callable[[], Any]:
+    """``python:tests.faulty.variants:<variant name>`` names the variant's factory."""
+    if name in VARIANTS:
+        return VARIANTS[name].factory
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
