@@ -34,7 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ._blocks import Block, default_block_id
+from ._blocks import Block, Unit, default_block_id
 from ._errors import GameError
 from ._evaluate import check_stake, evaluate
 from ._render import SliceRenderer
@@ -463,29 +463,41 @@ class GameService:
             db.execute(
                 "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
             )
-            revealed = json.dumps([0] * self._robots_buttons) if name == "robots" else "[]"
-            db.execute(
-                "INSERT INTO plays (play_id, account_id, game, stake_cents, block_id, unit_index,"
-                " ticket, prize_cents, created_at, revealed) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (
-                    play_id,
-                    owner,
-                    name,
-                    stake,
-                    block.block_id,
-                    index,
-                    unit.ticket,
-                    unit.prize_cents,
-                    _now(),
-                    revealed,
-                ),
-            )
+            return self._record_play(db, play_id, owner, block, unit, balance)
+
+    def _record_play(
+        self,
+        db: sqlite3.Connection,
+        play_id: str,
+        owner: str,
+        block: Block,
+        unit: Unit,
+        balance: int,
+    ) -> Document:
+        """Write the play's history row (inside the sale's transaction); the play document."""
+        revealed = json.dumps([0] * self._robots_buttons) if block.game == "robots" else "[]"
+        db.execute(
+            "INSERT INTO plays (play_id, account_id, game, stake_cents, block_id, unit_index,"
+            " ticket, prize_cents, created_at, revealed) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                play_id,
+                owner,
+                block.game,
+                block.stake_cents,
+                block.block_id,
+                unit.index,
+                unit.ticket,
+                unit.prize_cents,
+                _now(),
+                revealed,
+            ),
+        )
         return {
             "play_id": play_id,
-            "game": name,
-            "stake_cents": stake,
+            "game": block.game,
+            "stake_cents": block.stake_cents,
             "block_id": block.block_id,
-            "index": index,
+            "index": unit.index,
             "balance_cents": balance,
         }
 

@@ -25,7 +25,6 @@ from reference._service import (
     Document,
     GameService,
     ServiceError,
-    _now,
     game_and_stake,
     not_found,
     require_int,
@@ -806,28 +805,4 @@ class RacySales(GameService):
             db.execute(
                 "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
             )
-            revealed = json.dumps([0] * 18) if name == "robots" else "[]"
-            db.execute(
-                "INSERT INTO plays (play_id, account_id, game, stake_cents, block_id, unit_index,"
-                " ticket, prize_cents, created_at, revealed) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (
-                    play_id,
-                    owner,
-                    name,
-                    stake,
-                    block.block_id,
-                    index,
-                    unit.ticket,
-                    unit.prize_cents,
-                    _now(),
-                    revealed,
-                ),
-            )
-        return {
-            "play_id": play_id,
-            "game": name,
-            "stake_cents": stake,
-            "block_id": block.block_id,
-            "index": index,
-            "balance_cents": balance,
-        }
+            return self._record_play(db, play_id, owner, block, unit, balance)
