@@ -239,19 +239,25 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     return fields
 
 
-def load_config_file(path: str | Path) -> dict[str, Any]:
-    """The validated fields of a YAML config file."""
+def read_yaml_file(path: str | Path, what: str) -> Any:
+    """A YAML file's data; a ConfigError naming ``what`` (e.g. "config file"), the file and,
+    for a syntax error, its line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"config file {str(path)!r}: {exc.strerror or exc}") from None
+        raise ConfigError(f"{what} {str(path)!r}: {exc.strerror or exc}") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"config file {str(path)!r}{where}: not valid YAML") from None
+        raise ConfigError(f"{what} {str(path)!r}{where}: not valid YAML") from None
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """The validated fields of a YAML config file."""
+    data = read_yaml_file(path, "config file")
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -17,11 +17,9 @@ import datetime as dt
 import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ._config import read_yaml_file
 from ._errors import ConfigError
 
 _KEYS = ("requirement", "reason", "expires")
@@ -105,15 +103,7 @@ def load_waivers(spec: str | list[Any] | None, known: Iterable[str]) -> list[Wai
         return []
     if isinstance(spec, list):
         return parse_waivers(spec, "config: waivers", known)
-    path = Path(spec)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"waivers file {spec!r}: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise ConfigError(f"waivers file {spec!r}: not valid YAML") from None
+    data = read_yaml_file(spec, "waivers file")
     return parse_waivers(data, f"waivers file {spec!r}", known)
 
 
