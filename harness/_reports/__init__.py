@@ -9,14 +9,26 @@ from pathlib import Path
 from typing import TextIO
 
 from .._events import EventHandler
+from .badge import BadgeReport
 from .console import ConsoleReport
+from .ctrf import CtrfReport
 from .html import HtmlReport
 from .json_report import JsonReport
 from .junit import JunitReport
 from .manifest import ManifestReport
 from .markdown import MarkdownReport
+from .summary import SummaryReport
 
-REPORT_FILES = ("report.json", "junit.xml", "report.md", "report.html", "manifest.json")
+REPORT_FILES = (
+    "report.json",
+    "junit.xml",
+    "ctrf.json",
+    "report.md",
+    "summary.md",
+    "badge.json",
+    "report.html",
+    "manifest.json",
+)
 
 
 def report_handlers(
@@ -26,7 +38,10 @@ def report_handlers(
     return [
         JsonReport(out_dir),
         JunitReport(out_dir),
+        CtrfReport(out_dir),
         MarkdownReport(out_dir),
+        SummaryReport(out_dir),
+        BadgeReport(out_dir),
         HtmlReport(out_dir),
         ManifestReport(out_dir),
         ConsoleReport(out_dir, stdout, verbose=verbose),
@@ -35,11 +50,14 @@ def report_handlers(
 
 __all__ = [
     "REPORT_FILES",
+    "BadgeReport",
     "ConsoleReport",
+    "CtrfReport",
     "HtmlReport",
     "JsonReport",
     "JunitReport",
     "ManifestReport",
     "MarkdownReport",
+    "SummaryReport",
     "report_handlers",
 ]

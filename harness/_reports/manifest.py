@@ -23,7 +23,15 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-REPORT_FILES = ("report.json", "junit.xml", "report.md", "report.html")
+REPORT_FILES = (
+    "report.json",
+    "junit.xml",
+    "ctrf.json",
+    "report.md",
+    "summary.md",
+    "badge.json",
+    "report.html",
+)
 
 
 def manifest(out_dir: Path, case_files: list[str]) -> dict[str, Any]:

@@ -106,7 +106,10 @@ def test_manifest_detects_any_change(faulty_report: tuple[Path, str], tmp_path: 
     assert set(manifest["files"]) == {
         "report.json",
         "junit.xml",
+        "ctrf.json",
         "report.md",
+        "summary.md",
+        "badge.json",
         "report.html",
         "cases/robots_rules.x2-1.json",
     }

@@ -1,0 +1,34 @@
+"""``badge.json``: the verdict as a shields.io endpoint badge (https://shields.io/badges/endpoint-badge).
+
+Publish the file where shields.io can fetch it and point a badge at
+``https://img.shields.io/endpoint?url=<its URL>``. Colours: green CERTIFIED, red NOT CERTIFIED,
+orange INCOMPLETE after checks ran, lightgrey when nothing could be checked (target
+unreachable, adapter broken).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._record import Collector
+
+FILE = "badge.json"
+
+
+def badge(doc: dict[str, Any]) -> dict[str, Any]:
+    overall = doc["verdict"]["overall"]
+    if overall == "CERTIFIED":
+        color = "green"
+    elif overall == "NOT CERTIFIED":
+        color = "red"
+    elif doc["smoke"]["ok"] and doc["verdict"]["exit_code"] != 2:
+        color = "orange"
+    else:
+        color = "lightgrey"
+    return {"schemaVersion": 1, "label": "instantcert", "message": overall, "color": color}
+
+
+class BadgeReport(Collector):
+    def write(self, doc: dict[str, Any]) -> None:
+        (self.out_dir / FILE).write_text(json.dumps(badge(doc)) + "\n", encoding="utf-8")
