@@ -1,25 +1,26 @@
 """The adapter for a target speaking HTTP API v1 (contract section 4), on ``requests``.
 
-One pooled session; a (connect, read) timeout on every call; a floor on the transfer rate so a
-target that trickles bytes forever is cut off too. Only calls that are safe to repeat (GET, and
-``POST /v1/evaluate``, which changes nothing) are retried, with backoff, and only when no answer
-came at all: a play is never sent twice. Every fault is classified (``harness._errors``):
-nothing answers → ``TargetUnreachable``; no answer in time → ``TargetTimeout``; an answer outside
-the contract → ``ProtocolViolation`` quoting the offending bytes; a contract error document →
-``ErrorReply``.
+One pooled session; a connect timeout, and one total deadline for the headers and body of every
+answer (``harness._transport``: a watchdog shuts the socket when it passes); a floor on the
+transfer rate of a block stream's body, so a target that trickles bytes forever is cut off
+too; an endpoint that timed out twice in a row is not waited on again (``Breaker``). Only calls
+that are safe to repeat (GET, and ``POST /v1/evaluate``, which changes nothing) are retried,
+with backoff, and only when no answer came at all: a play is never sent twice. Every fault is
+classified (``harness._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
+``TargetTimeout``; an answer outside the contract → ``ProtocolViolation`` quoting the offending
+bytes; a contract error document → ``ErrorReply``.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import requests
 import urllib3.exceptions
-from requests.adapters import HTTPAdapter
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
 from ._errors import (
@@ -30,6 +31,7 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
+from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
@@ -37,6 +39,9 @@ BLOCK_READ = 1 << 20  # a block body is read a mebibyte at a time
 BLOCK_CHUNK = 1 << 22  # ``HttpBlockStream.chunks()`` hands on about 4 MiB of whole lines at once
 MAX_JSON_BYTES = 256 * 1024 * 1024  # a JSON answer bigger than this is not one of the contract's
 MAX_LINE_BYTES = 1024 * 1024  # a block line (header or unit) is a few hundred bytes
+BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called again
+_DEADLINE = "instantcert_deadline"  # the response's attribute holding its Deadline
+_ENDPOINT = "instantcert_endpoint"  # ... and its endpoint, for the breaker
 JSON_TYPE = "application/json"
 NDJSON_TYPE = "application/x-ndjson"
 
@@ -116,14 +121,24 @@ def _is_error_document(value: object) -> bool:
 
 
 class _Reader:
-    """Reads a streamed body in bounded chunks, within the read timeout and a rate floor.
+    """Reads a streamed body in bounded chunks, within the read timeout, the request's total
+    deadline (if it still runs: a JSON answer's does, a block stream's ends with its headers)
+    and a rate floor.
 
     The floor counts only the time spent waiting for the target, so a slow consumer is never
     blamed on the target: after ``grace`` seconds of waiting, the bytes received must keep up
-    with ``min_rate`` bytes per second of waiting.
+    with ``min_rate`` bytes per second of waiting. A timeout is told to ``breaker``; a body
+    read to its end tells it the endpoint answered.
     """
 
-    def __init__(self, response: requests.Response, what: str, grace: float, min_rate: int) -> None:
+    def __init__(
+        self,
+        response: requests.Response,
+        what: str,
+        grace: float,
+        min_rate: int,
+        breaker: Breaker | None = None,
+    ) -> None:
         self.response = response
         self.what = what
         self.grace = grace
@@ -131,34 +146,60 @@ class _Reader:
         self.received = 0
         self.waited = 0.0
         self.read_size = READ_CHUNK
+        deadline = getattr(response, _DEADLINE, None)
+        self.deadline = deadline if isinstance(deadline, Deadline) else None
+        self.endpoint = str(getattr(response, _ENDPOINT, what))
+        self.breaker = breaker
 
-    def chunks(self) -> Iterator[bytes]:
+    def _timeout(self, message: str) -> TargetTimeout:
+        if self.breaker is not None:
+            self.breaker.timed_out(self.endpoint, message)
+        return TargetTimeout(message)
+
+    def _past_deadline(self) -> TargetTimeout | None:
+        if self.deadline is None or not self.deadline.expired:
+            return None
+        return self._timeout(
+            f"{self.what}: no complete answer within {self.deadline.seconds:g} s "
+            f"({self.received} bytes of the body received)"
+        )
+
+    def chunks(self) -> Generator[bytes, None, None]:
         """The body in pieces of at most ``read_size`` bytes (read at each step: a block stream
         reads its header in small pieces, then its units in large ones)."""
         raw = self.response.raw
-        while True:
-            began = time.monotonic()
-            try:
-                data = raw.read1(self.read_size, decode_content=True)
-            except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
-                raise TargetTimeout(
-                    f"{self.what}: no byte for {self.grace:g} s after {self.received} bytes"
-                ) from None
-            except (urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
-                raise ProtocolViolation(
-                    f"{self.what}: the body was cut after {self.received} bytes ({exc})"
-                ) from None
-            self.waited += time.monotonic() - began
-            if not data:
-                return
-            self.received += len(data)
-            floor = self.min_rate * (self.waited - self.grace)
-            if self.received < floor:
-                raise TargetTimeout(
-                    f"{self.what}: {self.received} bytes in {self.waited:.1f} s of waiting, "
-                    f"below the floor of {self.min_rate} bytes/s after {self.grace:g} s"
-                )
-            yield data
+        try:
+            while True:
+                began = time.monotonic()
+                try:
+                    data = raw.read1(self.read_size, decode_content=True)
+                except (urllib3.exceptions.ReadTimeoutError, TimeoutError):
+                    raise self._past_deadline() or self._timeout(
+                        f"{self.what}: no byte for {self.grace:g} s after {self.received} bytes"
+                    ) from None
+                except (urllib3.exceptions.HTTPError, OSError, ValueError) as exc:
+                    raise self._past_deadline() or ProtocolViolation(
+                        f"{self.what}: the body was cut after {self.received} bytes ({exc})"
+                    ) from None
+                self.waited += time.monotonic() - began
+                late = self._past_deadline()  # a shut socket reads as the end of the body
+                if late is not None:
+                    raise late
+                if not data:
+                    if self.breaker is not None:
+                        self.breaker.answered(self.endpoint)
+                    return
+                self.received += len(data)
+                floor = self.min_rate * (self.waited - self.grace)
+                if self.received < floor:
+                    raise self._timeout(
+                        f"{self.what}: {self.received} bytes in {self.waited:.1f} s of waiting, "
+                        f"below the floor of {self.min_rate} bytes/s after {self.grace:g} s"
+                    )
+                yield data
+        finally:
+            if self.deadline is not None:
+                self.deadline.finish()
 
     def read_all(self, limit: int) -> bytes:
         parts: list[bytes] = []
@@ -383,10 +424,13 @@ class HttpBlockStream:
 class HttpAdapter:
     """An ``Adapter`` over HTTP API v1 at ``base_url``.
 
-    ``timeout`` bounds each wait for the target (connect, and every read); ``min_rate`` is the
-    transfer-rate floor (bytes per second of waiting) once ``timeout`` seconds have been waited;
-    ``retries`` is how often a safe call is repeated when no answer came, after ``backoff`` s,
-    doubled each time.
+    ``timeout`` is each request's total deadline for headers and body together (a block
+    stream's headers only: its body is held to ``min_rate``), and bounds every single read;
+    ``connect_timeout`` (default ``min(timeout, 10)``) bounds each connection attempt;
+    ``min_rate`` is a block stream's transfer-rate floor (bytes per second of waiting) once
+    ``timeout`` seconds have been waited; ``retries`` is how often a safe call is repeated when
+    no answer came, after ``backoff`` s, doubled each time; an endpoint that timed out
+    ``breaker_after`` times in a row is not called again (0: always called).
     """
 
     def __init__(
@@ -400,10 +444,17 @@ class HttpAdapter:
         min_rate: int = 16 * 1024,
         pool_size: int = 16,
         verify: bool | str = True,
+        breaker_after: int = BREAKER_AFTER,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(f"target {base_url!r} is not an http:// or https:// base URL")
+        try:
+            port = parts.port
+        except ValueError:
+            port = 0
+        if not parts.hostname or port == 0:
+            raise ConfigError(f"target {base_url!r}: no host, or a port outside 1..65535")
         if not timeout > 0 or (connect_timeout is not None and not connect_timeout > 0):
             raise ConfigError(f"timeouts must be positive, got {timeout!r} / {connect_timeout!r}")
         self.name = base_url
@@ -412,9 +463,12 @@ class HttpAdapter:
         self.retries = retries
         self.backoff = backoff
         self.min_rate = min_rate
+        self.breaker = Breaker(breaker_after)
         self.session = requests.Session()
         self.session.verify = verify
-        pool = HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
+        pool = DeadlineHTTPAdapter(
+            pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0
+        )
         self.session.mount("http://", pool)
         self.session.mount("https://", pool)
         self.session.headers.update({"Accept": JSON_TYPE, "User-Agent": "instantcert-harness"})
@@ -431,38 +485,55 @@ class HttpAdapter:
         token: str | None = None,
         safe: bool = False,
     ) -> requests.Response:
-        """One request, answered with headers; repeated (if ``safe``) only when nothing answered."""
+        """One request, answered with headers; repeated (if ``safe``) only when nothing answered.
+
+        Each attempt has its own total deadline (``self.timeout[1]``), which goes on running
+        for the body: the response carries it, and the reader of the body ends it."""
         what = f"{method} {path}"
+        key = endpoint(method, path)
+        self.breaker.check(key)
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
         attempts = 1 + (self.retries if safe else 0)
         for attempt in range(attempts):
+            deadline = Deadline(self.timeout[1])
             try:
-                response = self.session.request(
-                    method,
-                    self.base_url + path,
-                    json=body,
-                    params=query,
-                    headers=headers,
-                    timeout=self.timeout,
-                    stream=True,
-                    allow_redirects=False,
-                )
-            except requests.exceptions.ReadTimeout:
-                raise TargetTimeout(f"{what}: no answer within {self.timeout[1]:g} s") from None
-            except requests.exceptions.ConnectTimeout:
-                fault: TargetError = TargetUnreachable(
-                    f"{what}: no connection to {self.base_url} within {self.timeout[0]:g} s"
-                )
-            except requests.exceptions.ConnectionError as exc:
-                fault = self._connection_fault(what, exc)
+                with deadline:
+                    response = self.session.request(
+                        method,
+                        self.base_url + path,
+                        json=body,
+                        params=query,
+                        headers=headers,
+                        timeout=self.timeout,
+                        stream=True,
+                        allow_redirects=False,
+                    )
             except requests.exceptions.RequestException as exc:
-                raise ProtocolViolation(f"{what}: {exc}") from None
+                deadline.finish()
+                if deadline.expired or isinstance(exc, requests.exceptions.ReadTimeout):
+                    message = f"{what}: no complete answer within {deadline.seconds:g} s"
+                    self.breaker.timed_out(key, message)
+                    raise TargetTimeout(message) from None
+                if isinstance(exc, requests.exceptions.ConnectTimeout):
+                    fault: TargetError = TargetUnreachable(
+                        f"{what}: no connection to {self.base_url} within {self.timeout[0]:g} s"
+                    )
+                elif isinstance(exc, requests.exceptions.ConnectionError):
+                    fault = self._connection_fault(what, exc)
+                else:
+                    raise ProtocolViolation(f"{what}: {exc}") from None
+            except BaseException:
+                deadline.finish()
+                raise
             else:
                 if safe and response.status_code in (502, 503, 504) and attempt + 1 < attempts:
+                    deadline.finish()
                     response.close()
                     time.sleep(self.backoff * 2**attempt)
                     continue
+                setattr(response, _DEADLINE, deadline)
+                setattr(response, _ENDPOINT, key)
                 return response
             if attempt + 1 == attempts:
                 raise fault
@@ -480,7 +551,9 @@ class HttpAdapter:
         return TargetUnreachable(f"{what}: nothing answers at {self.base_url} ({reason})")
 
     def _reader(self, response: requests.Response, what: str) -> _Reader:
-        return _Reader(response, what, grace=self.timeout[1], min_rate=self.min_rate)
+        return _Reader(
+            response, what, grace=self.timeout[1], min_rate=self.min_rate, breaker=self.breaker
+        )
 
     def _json(
         self, response: requests.Response, what: str, status: int, shape: Mapping[str, str]
@@ -581,13 +654,18 @@ class HttpAdapter:
         response = self._send("GET", path, params={"start": start, "count": count}, safe=True)
         if response.status_code != 200 or _media_type(response) != NDJSON_TYPE:
             if response.status_code == 200:
-                head = next(response.iter_content(QUOTE_BYTES), b"")
+                body = self._reader(response, what).chunks()
+                head = next(body, b"")[:QUOTE_BYTES]
+                body.close()
                 response.close()
                 raise ProtocolViolation(
                     f"{what}: Content-Type {_media_type(response) or 'missing'!r}, "
                     f"expected {NDJSON_TYPE!r}: {quote_bytes(head)}"
                 )
             self._json(response, what, 200, {})
+        deadline = getattr(response, _DEADLINE, None)
+        if isinstance(deadline, Deadline):  # the headers came in time: the floor takes over
+            deadline.finish()
         return HttpBlockStream(response, self._reader(response, what), count)
 
     def open_account(self, balance_cents: int) -> Document:

@@ -375,12 +375,13 @@ class Runner:
         plan = self.plan
         if not reachable:
             return INCOMPLETE, f"the run could not start: {smoke.message}", EXIT_NOT_STARTED
-        if not smoke.ok:
+        if not smoke.ok:  # something answers, but not the contract: the run could not start
             note = (
-                f"{smoke.message}. No requirement was checked: this is a fault of the adapter "
-                "or its connection, not a verdict on the implementation's rules"
+                f"the run could not start: {smoke.message}. No requirement was checked: this "
+                "is a fault of the adapter or its connection, not a verdict on the "
+                "implementation's rules"
             )
-            return INCOMPLETE, note, EXIT_FAILED
+            return INCOMPLETE, note, EXIT_NOT_STARTED
 
         def open_(v: RequirementVerdict) -> bool:
             return not (v.waiver is not None and v.waiver["applied"])

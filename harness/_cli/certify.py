@@ -1,7 +1,7 @@
 """``instantcert certify``: run the conformance suite against a target, write the reports.
 
 Exit codes (contract section 6): 0 no requirement failed or errored, 1 one did, 2 the run
-could not start (bad arguments or config, unreachable target).
+could not start (bad arguments or config, an impossible target, the smoke step failed).
 """
 
 from __future__ import annotations

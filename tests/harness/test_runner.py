@@ -181,7 +181,8 @@ def test_unreachable_target_exits_2() -> None:
 @pytest.mark.parametrize("adapter", [support.GarbageDescribeAdapter, support.ViolatingAdapter])
 def test_a_broken_adapter_is_told_apart(adapter: type[ReferenceAdapter]) -> None:
     result, events = run(adapter())
-    assert (result.verdict, result.exit_code) == ("INCOMPLETE", 1)
+    assert (result.verdict, result.exit_code) == ("INCOMPLETE", 2)  # the run could not start
+    assert result.note.startswith("the run could not start")
     assert "the adapter is broken" in result.note
     assert "not a verdict on the implementation" in result.note
     assert set(outcomes(result).values()) == {"error"}

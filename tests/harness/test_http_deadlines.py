@@ -1,0 +1,169 @@
+"""Every HTTP request ends by its deadline: slow headers, silent servers, endless bodies; an
+endpoint that keeps timing out is not waited on again (the circuit breaker)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from harness import ConfigError, HttpAdapter, TargetTimeout
+from harness._transport import Breaker, endpoint
+from tests.faulty.hostile_transport import (
+    DESCRIBE,
+    RawTarget,
+    endless_http10,
+    never_read,
+    read_request,
+    slow_headers,
+)
+
+TIMEOUT = 0.6
+SLACK = 1.0
+
+
+def timed_out(call: Callable[[], object]) -> tuple[TargetTimeout, float]:
+    began = time.monotonic()
+    with pytest.raises(TargetTimeout) as info:
+        call()
+    return info.value, time.monotonic() - began
+
+
+def adapter(url: str, **options: object) -> HttpAdapter:
+    return HttpAdapter(url, timeout=TIMEOUT, backoff=0.01, **options)  # type: ignore[arg-type]
+
+
+def test_headers_one_byte_at_a_time_are_cut_at_the_deadline() -> None:
+    # each byte well inside the read timeout: only a total deadline can end this
+    with RawTarget(slow_headers(0.1)) as url:
+        fault, elapsed = timed_out(adapter(url).describe)
+    assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
+    assert f"no complete answer within {TIMEOUT:g} s" in str(fault)
+
+
+def test_the_same_headers_in_time_are_read() -> None:
+    with RawTarget(slow_headers(0.001)) as url:
+        assert adapter(url, breaker_after=0).describe() == json.loads(DESCRIBE)
+
+
+def test_a_server_that_never_reads_times_out() -> None:
+    with RawTarget(never_read) as url:
+        fault, elapsed = timed_out(adapter(url).describe)
+    assert elapsed < TIMEOUT + SLACK and "no complete answer" in str(fault)
+
+
+def test_a_connection_never_accepted_times_out() -> None:
+    target = RawTarget(never_read, accept=False)
+    with target as url:
+        _, elapsed = timed_out(adapter(url).describe)
+    assert elapsed < TIMEOUT + SLACK and target.connections == 0
+
+
+def test_http10_without_length_that_never_ends_times_out() -> None:
+    with RawTarget(endless_http10) as url:
+        fault, elapsed = timed_out(adapter(url).describe)
+    assert elapsed < TIMEOUT + SLACK
+    assert "no complete answer" in str(fault) and "bytes of the body received" in str(fault)
+
+
+def test_a_json_body_that_trickles_is_cut_at_the_deadline() -> None:
+    body = json.dumps({"blocks": []}).encode()
+
+    def trickle(conn: socket.socket, stop: threading.Event) -> None:
+        read_request(conn)
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        conn.sendall(head % len(body))
+        for byte in body:  # under the floor's grace: only the total deadline cuts it
+            if stop.wait(0.1):
+                return
+            conn.sendall(bytes([byte]))
+
+    with RawTarget(trickle) as url:
+        fault, elapsed = timed_out(lambda: adapter(url).list_blocks("robots", 100))
+    assert elapsed < TIMEOUT + SLACK and "no complete answer within" in str(fault)
+
+
+def test_a_block_body_is_held_to_the_floor_not_to_the_deadline() -> None:
+    """A stream may take longer than the deadline in all; only its headers must come in time."""
+    header = {
+        "format": "block/1",
+        "game": "robots",
+        "stake_cents": 100,
+        "block_id": "b",
+        "units": 5,
+        "start": 0,
+        "count": 5,
+    }
+    unit = b'{"index":0,"prize_cents":0,"ticket":"t"}\n'
+
+    def paced(conn: socket.socket, stop: threading.Event) -> None:
+        read_request(conn)
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n\r\n"
+            + json.dumps(header).encode()
+            + b"\n"
+        )
+        for _ in range(5):
+            if stop.wait(0.25):
+                return
+            conn.sendall(unit)
+        conn.close()
+
+    with RawTarget(paced) as url:
+        began = time.monotonic()
+        lines = list(adapter(url, min_rate=1).read_block("b", 0, 5).lines())
+    assert len(lines) == 5 and time.monotonic() - began > TIMEOUT
+
+
+def test_the_breaker_stops_waiting_on_an_endpoint_that_keeps_timing_out() -> None:
+    with RawTarget(never_read) as url:
+        target = adapter(url)
+        first, _ = timed_out(target.describe)
+        timed_out(target.describe)
+        fault, elapsed = timed_out(target.describe)
+        assert elapsed < 0.1, "the third call was waited on"
+        assert "not called" in str(fault) and str(first) in str(fault)
+        assert "GET /v1/implementation" in str(fault)
+        # another endpoint is still called (and waited on)
+        _, elapsed = timed_out(lambda: target.balance("a", "t"))
+        assert elapsed >= TIMEOUT * 0.9
+
+
+def test_the_breaker_counts_timeouts_in_a_row() -> None:
+    breaker = Breaker(2)
+    breaker.timed_out("GET /x", "first")
+    breaker.answered("GET /x")  # an answer in between: the count starts again
+    breaker.timed_out("GET /x", "second")
+    breaker.check("GET /x")
+    breaker.timed_out("GET /x", "third")
+    with pytest.raises(TargetTimeout, match="the first time: second"):
+        breaker.check("GET /x")
+    breaker.answered("GET /x")  # once open, it stays open
+    with pytest.raises(TargetTimeout):
+        breaker.check("GET /x")
+    Breaker(0).check("GET /x")  # 0: never open
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "key"),
+    [
+        ("GET", "/v1/implementation", "GET /v1/implementation"),
+        ("GET", "/v1/blocks/robots-100-0001", "GET /v1/blocks/{block_id}"),
+        ("POST", "/v1/accounts/a%2F1/plays", "POST /v1/accounts/{account_id}/plays"),
+        ("POST", "/v1/plays/p-1/reveal", "POST /v1/plays/{play_id}/reveal"),
+    ],
+)
+def test_endpoint_templates(method: str, path: str, key: str) -> None:
+    assert endpoint(method, path) == key
+
+
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:99999", "http://:80", "http://127.0.0.1:0", "ftp://x", "http://"]
+)
+def test_an_impossible_url_is_a_config_error(url: str) -> None:
+    with pytest.raises(ConfigError, match="target"):
+        HttpAdapter(url)
