@@ -39,6 +39,8 @@ import numpy.typing as npt
 import reference
 from reference import TicketError
 
+from . import _kernels
+
 ASPECTS: tuple[str, ...] = (
     "header",
     "block_size",
@@ -343,12 +345,17 @@ UNIT_KEYS = ("index", "prize_cents", "ticket")
 class _LineVerdict:
     prize: int  # declared prize, -1 when the line gives none
     faults: list[tuple[str, str]]
+    index: int = -1  # the index the line declares, -1 when it gives none
 
 
 def judge_line(
-    line: bytes, game: str, stake: int, index: int, table: frozenset[int]
+    line: bytes, game: str, stake: int, index: int | None, table: frozenset[int]
 ) -> _LineVerdict:
-    """The exact verdict on one unit line that should hold block index ``index``."""
+    """The exact verdict on one unit line that should hold block index ``index``.
+
+    With ``index=None`` the line's index is read, not judged: the audit judges the sequence
+    over the whole document (``sequence_faults``), so one missing line is one finding.
+    """
     faults: list[tuple[str, str]] = []
     try:
         value = json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates)
@@ -366,9 +373,10 @@ def judge_line(
             ("unit_lines", f"a unit has exactly the fields {list(UNIT_KEYS)}, this one has {keys}")
         )
     got_index = value.get("index")
+    declared = got_index if type(got_index) is int and got_index >= 0 else -1
     if type(got_index) is not int:
         faults.append(("unit_lines", f"'index' must be an integer, got {got_index!r}"))
-    elif got_index != index:
+    elif index is not None and got_index != index:
         faults.append(("sequence", f"expected index {index}, got {got_index}"))
     prize = value.get("prize_cents")
     if type(prize) is not int or prize < 0:
@@ -379,12 +387,12 @@ def judge_line(
     ticket = value.get("ticket")
     if not isinstance(ticket, str):
         faults.append(("unit_lines", f"'ticket' must be a string, got {ticket!r}"[:300]))
-        return _LineVerdict(prize, faults)
+        return _LineVerdict(prize, faults, declared)
     try:
         result = reference.evaluate(game, stake, ticket)
     except TicketError as exc:
         faults.append(("tickets", f"invalid ticket: {exc}"))
-        return _LineVerdict(prize, faults)
+        return _LineVerdict(prize, faults, declared)
     truth = int(result["prize_cents"])
     if prize >= 0 and prize != truth:
         amounts = [int(w["amount_cents"]) for w in result["wins"]]
@@ -398,7 +406,7 @@ def judge_line(
             )
         else:
             faults.append(("unit_prize", f"declared {prize} cents, the ticket wins {truth}"))
-    return _LineVerdict(prize, faults)
+    return _LineVerdict(prize, faults, declared)
 
 
 # -- the vectorised fast path --------------------------------------------------------------
@@ -420,6 +428,8 @@ class _ChunkResult:
     faults: list[Fault]
     fault_counts: dict[str, int]
     kept: dict[int, bytes]
+    indices: IntArray  # the index each line declares, -1 where it gives none
+    edges: dict[int, bytes]  # document position -> line, where the indices may break
 
 
 def _templates(spaced: bool) -> tuple[bytes, bytes, bytes]:
@@ -467,123 +477,13 @@ def _digits(
     return value
 
 
-class _RobotsTables:
-    """A lookup table over byte pairs: a ticket's gauges and its validity in one reduction.
-
-    Over the pairs (x, y) from the ticket's '|' to its closing quote, ``pack`` adds each
-    letter's notches (1, or 2 when an X2 follows: articles 4.5, 4.6) to a 6-bit field per
-    symbol (bits 0-47), counts spaces in bits 48-53 and pairs the notation forbids in bits
-    54-60. A ticket of at most ``MAX_TICKET`` characters cannot overflow a field; one with no
-    forbidden pair, 17 spaces and 8 distinct robots is exactly one that matches the contract's
-    regular expression.
-    """
-
-    FIELD = 6
-    SPACES = 48
-    BAD = 54
-    MAX_TICKET = 72  # robots, '|', and a body of at most 63 characters
-
-    def __init__(self) -> None:
-        rules = reference.robots_rules()
-        letters = [s.letter.encode()[0] for s in rules.symbols]
-        self.notches = [s.gauge_notches for s in rules.symbols]
-        self.amounts = [s.amount_cents for s in rules.symbols]
-        self.robots = rules.robots
-        assert self.robots <= 8, "the robots of a ticket are read as one 8-byte word"
-        self.spaces = rules.buttons - 1
-        kind = np.full(256, 6, np.int8)  # 0 letter, 1 '2', 2 '+', 3 ' ', 4 '|', 5 '"', 6 other
-        for c in letters:
-            kind[c] = 0
-        kind[ord("2")], kind[ord("+")], kind[ord(" ")] = 1, 2, 3
-        kind[ord("|")], kind[ord('"')] = 4, 5
-        x = np.repeat(kind, 256)
-        y = np.tile(kind, 256)
-        ok = np.zeros(65536, bool)
-        ok |= (y == 0) & np.isin(x, [4, 3, 2])  # a reveal starts after '|', ' ' or '+'
-        ok |= (y == 1) & (x == 0)  # an X2 follows its symbol
-        ok |= np.isin(y, [2, 3, 5]) & np.isin(x, [0, 1])  # '+', ' ', end follow a reveal
-        pack = np.where(ok, 0, 1 << self.BAD).astype(np.int64)
-        xs = np.repeat(np.arange(256), 256)
-        ys = np.tile(np.arange(256), 256)
-        for k, c in enumerate(letters):
-            pack[xs == c] += np.where(ys[xs == c] == ord("2"), 2, 1) << (self.FIELD * k)
-        pack[xs == ord(" ")] += 1 << self.SPACES
-        self.pack = pack
-        bit = np.full(256, 1 << 9, np.int64)
-        for k, c in enumerate(letters):
-            bit[c] = 1 << k
-        self.bit = bit
-        self.all_bits = (1 << len(letters)) - 1
-
-
-_ROBOTS: _RobotsTables | None = None
-
-
-def _robots_tables() -> _RobotsTables:
-    global _ROBOTS
-    if _ROBOTS is None:
-        _ROBOTS = _RobotsTables()
-    return _ROBOTS
-
-
-def _robots_prizes(
-    a: npt.NDArray[np.uint8],
-    words: npt.NDArray[np.uint64],
-    t0: IntArray,
-    t1: IntArray,
-    ok: npt.NDArray[np.bool_],
-) -> IntArray:
-    """Prizes of the robots tickets in [t0, t1); clears ``ok`` for any the fast path can't
-    vouch for (the slow path then judges them)."""
-    tables = _robots_tables()
-    length = t1 - t0
-    ok &= (length > tables.robots + 1) & (length <= tables.MAX_TICKET)
-    prize = np.zeros(len(t0), np.int64)
-    if not ok.any():
-        return prize
-    idx = np.flatnonzero(ok)
-    b0, b1 = t0[idx], t1[idx]
-    robots = words[b0].view(np.uint8).reshape(-1, 8)[:, : tables.robots]
-    head = tables.bit[robots].sum(axis=1)
-    good = (head == tables.all_bits) & (a[b0 + tables.robots] == ord("|"))
-    lo, hi = int(b0[0]), int(b1[-1]) + 1
-    window = a[lo : hi + 1]
-    pairs = window[:-1].astype(np.uint16)
-    pairs <<= 8
-    pairs |= window[1:]
-    cut = np.empty(2 * len(idx), np.int64)
-    cut[0::2] = b0 + tables.robots - lo  # from the '|' ...
-    cut[1::2] = b1 - lo  # ... to the pair ending on the closing quote
-    packed = np.add.reduceat(tables.pack[pairs], cut)[0::2]
-    field = (1 << tables.FIELD) - 1
-    good &= (packed >> tables.SPACES) == tables.spaces  # 17 spaces and no forbidden pair
-    total = np.zeros(len(idx), np.int64)
-    for k, (notches, amount) in enumerate(zip(tables.notches, tables.amounts, strict=True)):
-        total += np.where(((packed >> (tables.FIELD * k)) & field) >= notches, amount, 0)
-    prize[idx] = total
-    ok[idx] = good
-    return prize
-
-
-def _generic_prizes(
-    buf: bytes, game: str, stake: int, t0: IntArray, t1: IntArray, ok: npt.NDArray[np.bool_]
-) -> IntArray:
-    prize = np.zeros(len(t0), np.int64)
-    evaluate = reference.prize_cents
-    for i in np.flatnonzero(ok).tolist():
-        text = buf[t0[i] : t1[i]]
-        if b"\\" in text or not text.isascii():
-            ok[i] = False
-            continue
-        try:
-            prize[i] = evaluate(game, stake, text.decode("ascii"))
-        except TicketError:
-            ok[i] = False
-    return prize
-
-
 def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
-    """Audit the unit lines in ``buf`` (each ending in a newline), the first at ``first``."""
+    """Audit the unit lines in ``buf`` (each ending in a newline), the first at ``first``.
+
+    Each line's content is judged whatever index it declares; the declared indices are
+    returned (``indices``) and the sequence is judged over the whole document by
+    ``sequence_faults``, so a missing or repeated line is one finding, not a cascade.
+    """
     padded = buf + bytes(PADDING)
     words = _words(padded)
     a = np.frombuffer(padded, np.uint8)
@@ -594,6 +494,7 @@ def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
         starts[0] = 0
         starts[1:] = ends[:-1] + 1
     prizes = np.full(n, -1, np.int64)
+    indices = np.full(n, -1, np.int64)
     ok = np.zeros(n, bool)
     quotes = np.flatnonzero(a[: len(buf)] == 34).astype(np.int64)
     q = quotes.reshape(-1, 8) if len(quotes) == 8 * n else np.zeros((0, 8), np.int64)
@@ -618,34 +519,91 @@ def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
         index = _digits(a, s + len(p0), p1_at, good)
         prize = _digits(a, p1_at + len(p1), p2_at, good)
         t0, t1 = p2_at + len(p2), q[:, 7]
-        expected = params.start + first + candidates
-        good &= index == expected
         good &= np.isin(prize, np.fromiter(params.table, np.int64))
-        if params.game == "robots":
-            truth = _robots_prizes(a, words, t0, t1, good)
-        else:
-            truth = _generic_prizes(buf, params.game, params.stake, t0, t1, good)
+        truth = _kernels.ticket_prizes(buf, a, words, params.game, params.stake, t0, t1, good)
         good &= truth == prize
         ok[candidates] = good
         prizes[candidates] = np.where(good, prize, -1)
+        indices[candidates] = np.where(good, index, -1)
     faults: list[Fault] = []
     counts: dict[str, int] = {}
     for i in np.flatnonzero(~ok).tolist():
         line = buf[starts[i] : ends[i]]
         at = params.start + first + i
-        verdict = judge_line(line, params.game, params.stake, at, params.table)
+        verdict = judge_line(line, params.game, params.stake, None, params.table)
         prizes[i] = verdict.prize
+        indices[i] = verdict.index
         for aspect, message in verdict.faults:
             counts[aspect] = counts.get(aspect, 0) + 1
             if counts[aspect] <= params.max_faults:
                 faults.append(Fault(aspect, message, first + i, at, line[:EVIDENCE_BYTES]))
-    kept: dict[int, bytes] = {}
+    kept: dict[int, bytes] = {}  # by the place the line stands at (its index, if in order)
     for lo, hi in params.keep:
         b = max(lo - params.start - first, 0)
         f = min(hi - params.start - first, n)
         for i in range(b, f):
             kept[params.start + first + i] = buf[starts[i] : ends[i]]
-    return _ChunkResult(prizes.astype(np.int32), faults, counts, kept)
+    edges: dict[int, bytes] = {}  # lines where the declared indices may break: evidence
+    if n:
+        jumps = np.flatnonzero(indices[1:] != indices[:-1] + 1) + 1
+        for i in [0, *jumps[: params.max_faults].tolist()]:
+            edges[first + i] = buf[starts[i] : ends[i]][:EVIDENCE_BYTES]
+    return _ChunkResult(prizes.astype(np.int32), faults, counts, kept, indices, edges)
+
+
+def sequence_faults(
+    indices: IntArray,
+    start: int,
+    count: int,
+    lines: Mapping[int, bytes] | None = None,
+    limit: int = 20,
+) -> tuple[list[Fault], int]:
+    """Where the declared indices break ``start, start+1, ...``: one fault per break, with its
+    extent (units missing, a line repeated, a line out of place), and the number of breaks.
+
+    A line that declares no index (it is judged under ``unit_lines``) is taken to stand where
+    it should, so it adds no break of its own. After a break the next line is expected to
+    follow *its* declared index: the audit resynchronises, so one deleted line is one finding.
+    """
+    n = len(indices)
+    if n == 0:
+        return [], 0
+    last_wanted = start + count - 1
+    filled = indices.copy()
+    unknown = filled < 0
+    if unknown.any():  # stands where it should: one past the line before it
+        known = np.where(unknown, -1, np.arange(n))
+        last_known = np.maximum.accumulate(known)
+        base = np.where(last_known >= 0, filled[np.maximum(last_known, 0)], start - 1)
+        gap = np.arange(n) - np.where(last_known >= 0, last_known, -1)
+        filled = np.where(unknown, base + gap, filled)
+    previous = np.empty(n, np.int64)
+    previous[0] = start - 1
+    previous[1:] = filled[:-1]
+    breaks = np.flatnonzero(filled != previous + 1)
+    faults: list[Fault] = []
+    for at in breaks[:limit].tolist():
+        before, got = int(previous[at]), int(filled[at])
+        if got > before + 1:
+            missing = got - before - 1
+            span = f"{before + 1}" if missing == 1 else f"{before + 1}..{got - 1}"
+            what = f"{missing} unit(s) missing: index {span}"
+        elif got == before:
+            what = f"index {got} repeated"
+        else:
+            what = f"index {got} out of place (it comes back after index {before})"
+        where = "the first unit line" if at == 0 else f"unit line {at}"
+        message = f"{what}: {where} holds index {got}, after index {before}"
+        line = None if lines is None else lines.get(at)
+        faults.append(Fault("sequence", message, at, before + 1, line))
+    broken = len(breaks)
+    if filled[-1] < last_wanted and filled[-1] >= start - 1:
+        missing = last_wanted - int(filled[-1])
+        span = f"{last_wanted}" if missing == 1 else f"{int(filled[-1]) + 1}..{last_wanted}"
+        message = f"{missing} unit(s) missing at the end: index {span} (the last line holds index "
+        faults.append(Fault("sequence", message + f"{int(filled[-1])})", n - 1, None, None))
+        broken += 1
+    return faults, broken
 
 
 # -- the driver ----------------------------------------------------------------------------
@@ -710,7 +668,7 @@ _WORKER_PARAMS: _Params | None = None
 def _init_worker(params: _Params) -> None:
     global _WORKER_PARAMS
     _WORKER_PARAMS = params
-    _robots_tables()
+    _kernels.prepare(params.game, params.stake)
 
 
 def _work(buf: bytes, first: int) -> _ChunkResult:
@@ -782,6 +740,7 @@ def audit(
         except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
             ended = str(exc) or type(exc).__name__
 
+    _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
     if workers <= 1:
         results = [audit_chunk(buf, first, params) for buf, first in pieces()]
     else:
@@ -804,9 +763,16 @@ def audit(
         for aspect, n in r.fault_counts.items():
             counts[aspect] = counts.get(aspect, 0) + n
     kept: dict[int, bytes] = {}
+    edges: dict[int, bytes] = {}
     for r in results:
         kept.update(r.kept)
+        edges.update(r.edges)
     audited = len(prizes)
+    indices = np.concatenate([r.indices for r in results]) if results else np.zeros(0, np.int64)
+    breaks, broken = sequence_faults(indices, start, count, edges, max_faults)
+    faults.extend(breaks)
+    if broken:
+        counts["sequence"] = counts.get("sequence", 0) + broken
 
     def document_fault(aspect: str, message: str) -> None:
         counts[aspect] = counts.get(aspect, 0) + 1

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import reference
-from conformance import _audit
+from conformance import _audit, _kernels
 from conformance._audit import Expectation, audit, audit_chunk, audit_file, judge_line
 from tests.conformance import blockkit as kit
 
@@ -118,8 +118,10 @@ def test_a_duplicated_unit_breaks_the_sequence() -> None:
     lines = correct("robots", 100)
     lines.insert(10, lines[10])
     result = run("robots", 100, lines[:-1])
-    assert "sequence" in aspects(result)
-    assert result.faults_of("sequence")[0].message == "expected index 11, got 10"
+    assert aspects(result) == {"sequence"}
+    repeated, end = result.faults_of("sequence")
+    assert repeated.message == "index 10 repeated: unit line 11 holds index 10, after index 10"
+    assert repeated.line == lines[10] and end.message.startswith("1 unit(s) missing at the end")
 
 
 @pytest.mark.parametrize("change", ["missing", "extra", "swapped"])
@@ -232,8 +234,16 @@ def test_equivalent_json_shapes_are_accepted(game: str, stake: int) -> None:
     assert result.prizes.tolist() == kit.prizes_of(lines).tolist()
 
 
-def mutate(ticket: str, rng: random.Random) -> str:
-    alphabet = 'DQTCSPHO2+ |xA"\\'
+ALPHABETS = {"robots": 'DQTCSPHO2+ |xA"\\', "eldorado": 'YSVBPX/|Zy"\\'}
+
+
+def prizes_to_try(game: str, stake: int) -> list[int]:
+    """Every lot of the stake's table, and sums of two (cumulated gains, several wins)."""
+    lots = sorted(p for p in reference.load_rules(game).lot_table(stake).counts() if p)
+    return [*lots, lots[0] + lots[1], lots[2] + lots[4], lots[-1] + lots[0]]
+
+
+def mutate(ticket: str, rng: random.Random, alphabet: str = ALPHABETS["robots"]) -> str:
     chars = list(ticket)
     for _ in range(rng.randint(1, 3)):
         at = rng.randrange(len(chars))
@@ -247,39 +257,73 @@ def mutate(ticket: str, rng: random.Random) -> str:
     return "".join(chars)
 
 
-def test_the_vectorised_robots_evaluator_agrees_with_the_reference() -> None:
-    rng = random.Random(7)
-    make = reference._generate.TicketMaker("robots", 100)
-    prizes = [*sorted(kit.small_lots("robots")), 1100, 1300, 10300, 1111800]
+def random_eldorado(rng: random.Random) -> str:
+    """Grids of random letters, with a random number of grids: valid or not (E-I4)."""
+    grids = rng.choice([1, 1, 2, 3, 4, 7])
+    letters = rng.choice(["YSVBPX", "YYYYSX", "PPPPPX", "XXXXXY", "YSVBP"])
+    rows = ["".join(rng.choice(letters) for _ in range(5)) for _ in range(3 * grids)]
+    return "|".join("/".join(rows[3 * g : 3 * g + 3]) for g in range(grids))
+
+
+def ungranted_eldorado(rng: random.Random) -> str:
+    """As many EXTRA as Extra grids, but one found too late to grant its grid (E-I4)."""
+    grids = rng.choice([2, 3, 4])
+    extras = [1] * (grids - 1) + [0]
+    late = rng.randrange(grids - 1)
+    extras[late], extras[late + 1] = 0, extras[late] + extras[late + 1]  # one EXTRA moves on
+    rows = []
+    for k in range(grids):
+        cells = [rng.choice("YSVBP") for _ in range(15)]
+        for at in rng.sample(range(15), extras[k]):
+            cells[at] = "X"
+        rows.append("/".join("".join(cells[5 * r : 5 * r + 5]) for r in range(3)))
+    return "|".join(rows)
+
+
+def sample_tickets(game: str, stake: int, rng: random.Random) -> list[str]:
     tickets = []
     for n in range(6000):
-        ticket = make(rng.choice(prizes) if n % 5 else 0, rng)
-        tickets.append(ticket if n % 2 else mutate(ticket, rng))
+        if game == "eldorado" and n % 7 == 3:
+            ticket = random_eldorado(rng)
+        elif game == "eldorado" and n % 7 == 5:
+            ticket = ungranted_eldorado(rng)
+        else:
+            prize = rng.choice(prizes_to_try(game, stake)) if n % 5 else 0
+            ticket = reference.generate_ticket(game, stake, prize, rng)
+        tickets.append(ticket if n % 2 else mutate(ticket, rng, ALPHABETS[game]))
+    return tickets
+
+
+def true_prize(game: str, stake: int, ticket: str) -> int:
+    try:
+        return reference.prize_cents(game, stake, ticket)
+    except reference.TicketError:
+        return -1
+
+
+@pytest.mark.parametrize(("game", "stake"), [*GAMES, ("eldorado", 50), ("eldorado", 200)])
+def test_the_vectorised_evaluators_agree_with_the_reference(game: str, stake: int) -> None:
+    """Each game's kernel (conformance._kernels) vouches only for what the reference says."""
+    rng = random.Random(7)
+    tickets = sample_tickets(game, stake, rng)
+    truths = [true_prize(game, stake, t) for t in tickets]
+    assert 0.2 < sum(p >= 0 for p in truths) / len(truths) < 0.9  # both kinds are tried
     lines = [
         b'{"index":%d,"prize_cents":0,"ticket":%s}' % (i, json.dumps(t).encode())
         for i, t in enumerate(tickets)
     ]
     buf = b"".join(line + b"\n" for line in lines)
-    table = frozenset(range(0, 2_000_000))  # every prize "in the table": judge prizes only
-    params = _audit._Params("robots", 100, 0, table, 10**6, ())
+    table = frozenset(range(0, 5_000_000))  # every prize "in the table": judge prizes only
+    params = _audit._Params(game, stake, 0, table, 10**6, ())
     result = audit_chunk(buf, 0, params)
-    for i, ticket in enumerate(tickets):
-        try:
-            truth = reference.prize_cents("robots", 100, ticket)
-        except reference.TicketError:
+    for i, (ticket, truth) in enumerate(zip(tickets, truths, strict=True)):
+        if truth < 0:
             assert result.prizes[i] == 0 and any(
                 f.position == i and f.aspect in ("tickets", "unit_lines") for f in result.faults
             ), ticket
             continue
-        declared_ok = truth == 0
-        assert any(f.position == i for f in result.faults) is not declared_ok, ticket
+        assert any(f.position == i for f in result.faults) is not (truth == 0), ticket
     # and with the true prizes declared, every valid ticket passes the fast path
-    truths = []
-    for t in tickets:
-        try:
-            truths.append(reference.prize_cents("robots", 100, t))
-        except reference.TicketError:
-            truths.append(-1)
     valid = [(t, p) for t, p in zip(tickets, truths, strict=True) if p >= 0]
     buf = b"".join(
         b'{"index":%d,"prize_cents":%d,"ticket":%s}\n' % (i, p, json.dumps(t).encode())
@@ -288,6 +332,26 @@ def test_the_vectorised_robots_evaluator_agrees_with_the_reference() -> None:
     result = audit_chunk(buf, 0, params)
     assert result.faults == []
     assert result.prizes.tolist() == [p for _, p in valid]
+
+
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+def test_valid_tickets_never_need_the_slow_path(
+    game: str, stake: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both games have a kernel: a correct block is judged without one slow-path line."""
+    rng = random.Random(3)
+    tickets = [t for t in sample_tickets(game, stake, rng) if true_prize(game, stake, t) >= 0]
+    buf = b"".join(
+        b'{"index":%d,"prize_cents":%d,"ticket":"%s"}\n'
+        % (i, true_prize(game, stake, t), t.encode())
+        for i, t in enumerate(tickets)
+    )
+    calls: list[bytes] = []
+    monkeypatch.setattr(_audit, "judge_line", lambda line, *a: calls.append(line))
+    monkeypatch.setattr(_kernels, "generic_prizes", lambda *a: pytest.fail("generic path"))
+    params = _audit._Params(game, stake, 0, frozenset(range(5_000_000)), 10**6, ())
+    result = audit_chunk(buf, 0, params)
+    assert calls == [] and result.faults == []
 
 
 def test_judge_line_names_each_fault() -> None:
@@ -327,3 +391,43 @@ def test_canonical_lines_never_need_the_slow_path(
     monkeypatch.setattr(_audit, "judge_line", lambda line, *a: calls.append(line))
     result = run(game, stake, correct(game, stake))
     assert calls == [] and result.faults == ()
+
+
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+def test_one_deleted_line_is_one_finding_and_the_audit_resynchronises(
+    game: str, stake: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = correct(game, stake)
+    del lines[1234]
+    calls: list[bytes] = []
+    judge = _audit.judge_line
+    monkeypatch.setattr(
+        _audit, "judge_line", lambda line, *a: calls.append(line) or judge(line, *a)
+    )
+    result = run(game, stake, lines)
+    assert calls == []  # every later line is still judged by the fast path
+    count, gap = result.faults_of("sequence")  # the document's own fault sorts first
+    assert gap.message == (
+        "1 unit(s) missing: index 1234: unit line 1234 holds index 1235, after index 1233"
+    )
+    assert (gap.position, gap.line) == (1234, lines[1234])
+    units = kit.small_units(game)
+    assert count.message == (
+        f"the document holds {units - 1} unit lines; its slice [0, {units}) needs exactly {units}"
+    )
+    assert result.fault_counts["sequence"] == 2  # (the lot table may miss that unit too)
+
+
+def test_sequence_breaks_are_named_by_their_extent() -> None:
+    indices = np.array([0, 1, 2, 5, 6, 6, 7, 3, 9, -1, 11], np.int64)
+    faults, broken = _audit.sequence_faults(indices, 0, 13)
+    messages = [f.message for f in faults]
+    assert messages == [
+        "2 unit(s) missing: index 3..4: unit line 3 holds index 5, after index 2",
+        "index 6 repeated: unit line 5 holds index 6, after index 6",
+        "index 3 out of place (it comes back after index 7): unit line 7 holds index 3, "
+        "after index 7",
+        "5 unit(s) missing: index 4..8: unit line 8 holds index 9, after index 3",
+        "1 unit(s) missing at the end: index 12 (the last line holds index 11)",
+    ]
+    assert broken == 5
