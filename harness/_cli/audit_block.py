@@ -14,7 +14,7 @@ from .._config import SEED_LIMIT
 from .._errors import ConfigError
 from .._runner import RunPlan
 from . import UsageError
-from .certify import execute_run, prepare_out_dir
+from .certify import check_signable, execute_run, load_sign_key, prepare_out_dir
 
 NAME = "audit-block"
 HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomness"
@@ -41,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="family-wise level of the randomness tests (default 0.01)",
     )
     parser.add_argument(
+        "--sign-key",
+        default=None,
+        metavar="KEY",
+        help="sign the report folder with this Ed25519 key (see instantcert certify --sign-key)",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -61,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
         raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)
+    sign_key = load_sign_key(args.sign_key)
     overrides = {"block_mode": "whole", "block_sample_units": None, "blocks_per_stake": None}
     if args.alpha is not None:
         overrides["alpha"] = args.alpha
@@ -76,9 +83,14 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     try:
         prepare_out_dir(out)
+        if sign_key is not None:
+            check_signable(out)
     except OSError as exc:
         adapter.close()
         raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
+    except UsageError:
+        adapter.close()
+        raise
     target = f"file:{path}"
     plan = RunPlan(
         target=target,
@@ -96,4 +108,4 @@ def run(args: argparse.Namespace) -> int:
         capabilities=("blocks",),
         out_dir=out,
     )
-    return execute_run(adapter, plan, out, verbose=args.verbose)
+    return execute_run(adapter, plan, out, verbose=args.verbose, sign_key=sign_key)

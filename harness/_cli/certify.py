@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 import reference
 
 from .. import _reports
@@ -21,6 +23,7 @@ from .._config import DEFAULT_PROFILE, DEFAULT_TARGET, RunConfig, build_config
 from .._errors import ConfigError, TargetError
 from .._progress import ProgressHandler
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
+from .._signing import SigningError, folder_entries, load_private_key
 from .._waivers import load_waivers
 from . import UsageError
 
@@ -83,6 +86,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds the target may take to answer one request",
     )
     parser.add_argument(
+        "--sign-key",
+        default=None,
+        metavar="KEY",
+        help="sign the report folder with this Ed25519 key (instantcert keygen): writes "
+        "attestation.intoto.jsonl, checked by instantcert verify",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -123,10 +133,31 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 def prepare_out_dir(out: Path) -> None:
     """Remove the report files of an earlier run (only ours), so the manifest tells no lie."""
     out.mkdir(parents=True, exist_ok=True)
-    for name in _reports.REPORT_FILES:
+    for name in (*_reports.REPORT_FILES, *_reports.SIGNED_FILES):
         (out / name).unlink(missing_ok=True)
     if (out / CASES_DIR).is_dir():
         shutil.rmtree(out / CASES_DIR)
+
+
+def load_sign_key(path: str | None) -> Ed25519PrivateKey | None:
+    """``--sign-key``, loaded before anything runs: a bad key is exit 2, not a lost run."""
+    if path is None:
+        return None
+    try:
+        return load_private_key(Path(path))
+    except SigningError as exc:
+        raise UsageError(f"--sign-key: {exc}") from None
+
+
+def check_signable(out: Path) -> None:
+    """A signed folder holds the report and nothing else (verify refuses any other file)."""
+    foreign = sorted(folder_entries(out))
+    if foreign:
+        raise UsageError(
+            f"--sign-key: the report folder {str(out)!r} holds other files ({foreign[0]!r}"
+            f"{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}); a signed report "
+            "needs a folder of its own"
+        )
 
 
 def execute_run(
@@ -135,9 +166,10 @@ def execute_run(
     out: Path,
     *,
     verbose: bool = False,
+    sign_key: Ed25519PrivateKey | None = None,
 ) -> int:
     """Run ``plan`` on ``adapter`` with every report and the progress display; the exit code."""
-    handlers = _reports.report_handlers(out, sys.stdout, verbose=verbose)
+    handlers = _reports.report_handlers(out, sys.stdout, verbose=verbose, sign_key=sign_key)
     progress = ProgressHandler()
     runner = Runner(plan, [progress, *handlers])
     try:
@@ -168,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
         from conformance import load_catalogue
 
         waivers = load_waivers(config.waivers, load_catalogue())
+        sign_key = load_sign_key(args.sign_key)
         adapter = open_target(config.target, timeout=config.timeout_s)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -178,9 +211,14 @@ def run(args: argparse.Namespace) -> int:
     out = Path(config.out)
     try:
         prepare_out_dir(out)
+        if sign_key is not None:
+            check_signable(out)
     except OSError as exc:
         adapter.close()
         raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
+    except UsageError:
+        adapter.close()
+        raise
     plan = RunPlan(
         target=config.target,
         profile=config.profile,
@@ -192,4 +230,4 @@ def run(args: argparse.Namespace) -> int:
         waivers=waivers,
         out_dir=out,
     )
-    return execute_run(adapter, plan, out, verbose=args.verbose)
+    return execute_run(adapter, plan, out, verbose=args.verbose, sign_key=sign_key)

@@ -8,7 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from .._events import EventHandler
+from .attestation import AttestationReport
 from .badge import BadgeReport
 from .console import ConsoleReport
 from .ctrf import CtrfReport
@@ -29,12 +32,19 @@ REPORT_FILES = (
     "report.html",
     "manifest.json",
 )
+SIGNED_FILES = ("attestation.intoto.jsonl",)  # written only with a signing key
 
 
 def report_handlers(
-    out_dir: Path, stdout: TextIO | None = None, *, verbose: bool = False
+    out_dir: Path,
+    stdout: TextIO | None = None,
+    *,
+    verbose: bool = False,
+    sign_key: Ed25519PrivateKey | None = None,
 ) -> list[EventHandler]:
-    """Every report of a run written to ``out_dir``, plus the summary table on ``stdout``."""
+    """Every report of a run written to ``out_dir``, plus the summary table on ``stdout``;
+    with ``sign_key``, the signed attestation over all of them (closed after the manifest)."""
+    signed: list[EventHandler] = [] if sign_key is None else [AttestationReport(out_dir, sign_key)]
     return [
         JsonReport(out_dir),
         JunitReport(out_dir),
@@ -44,12 +54,15 @@ def report_handlers(
         BadgeReport(out_dir),
         HtmlReport(out_dir),
         ManifestReport(out_dir),
+        *signed,
         ConsoleReport(out_dir, stdout, verbose=verbose),
     ]
 
 
 __all__ = [
     "REPORT_FILES",
+    "SIGNED_FILES",
+    "AttestationReport",
     "BadgeReport",
     "ConsoleReport",
     "CtrfReport",
