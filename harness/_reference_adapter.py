@@ -52,8 +52,9 @@ class ReferenceBlockStream:
 
 
 class ReferenceAdapter:
-    """The reference, in-process. ``db_path`` None: a fresh database in a temporary directory,
-    removed on ``close()``; ``seed`` fixes the master seed of a new database."""
+    """The reference, in-process. ``db_path`` None: a fresh scratch database in a temporary
+    directory, removed on ``close()`` (not synced to disk: nothing in it outlives the run);
+    ``seed`` fixes the master seed of a new database."""
 
     def __init__(
         self,
@@ -67,7 +68,8 @@ class ReferenceAdapter:
         if db_path is None:
             self._tempdir = tempfile.mkdtemp(prefix="instantcert-reference-")
             db_path = Path(self._tempdir) / "reference.sqlite3"
-        self.service = GameService(db_path, seed=seed)
+        # a scratch database, deleted on close(), need not survive a crash: no fsync per play
+        self.service = GameService(db_path, seed=seed, durable=self._tempdir is None)
 
     def describe(self) -> Document:
         return _call(self.service.implementation)

@@ -163,10 +163,16 @@ class GameService:
 
     ``seed`` fixes the master seed of a new database (for reproducible runs); a database that
     already has one keeps it, and refuses a different ``seed`` rather than serve other blocks.
+    ``durable=False`` is for a scratch database that is deleted when the run ends (the
+    in-process reference of ``certify``): commits are not synced to disk, since there is no
+    crash to survive, which makes plays about twenty times faster on a slow disk.
     """
 
-    def __init__(self, db_path: str | Path, seed: bytes | None = None) -> None:
+    def __init__(
+        self, db_path: str | Path, seed: bytes | None = None, *, durable: bool = True
+    ) -> None:
         self.db_path = str(db_path)
+        self._synchronous = "FULL" if durable else "OFF"
         self._pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
@@ -188,7 +194,8 @@ class GameService:
             raise OSError(f"cannot open the database {self.db_path!r}: {exc}") from None
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")  # a play the caller saw survives a power cut
+        # FULL: a play the caller saw survives a power cut (OFF only for a scratch database)
+        db.execute(f"PRAGMA synchronous={self._synchronous}")
         db.execute("PRAGMA foreign_keys=ON")
         with self._lock:
             self._all.append(db)

@@ -209,3 +209,25 @@ def test_a_vendor_adapter_that_cannot_load_is_unreachable(monkeypatch: pytest.Mo
         open_target("python:vendor_under_test:missing")
     with pytest.raises(TargetUnreachable, match="not an Adapter"):
         open_target("python:vendor_under_test:half")
+
+
+def _synchronous(service: GameService) -> int:
+    with service._connection() as db:
+        return int(db.execute("PRAGMA synchronous").fetchone()[0])
+
+
+def test_only_a_scratch_database_skips_the_sync_to_disk(tmp_path: Path) -> None:
+    """The in-process reference's own temporary database is deleted when the run ends, so its
+    commits need no fsync (OFF = 0); a database the caller names keeps FULL (2): a play the
+    caller saw survives a crash there."""
+    scratch = ReferenceAdapter(seed=SEED)
+    named = ReferenceAdapter(tmp_path / "kept.sqlite3", seed=SEED)
+    served = GameService(tmp_path / "served.sqlite3", seed=SEED)
+    try:
+        assert _synchronous(scratch.service) == 0
+        assert _synchronous(named.service) == 2
+        assert _synchronous(served) == 2
+    finally:
+        scratch.close()
+        named.close()
+        served.close()
