@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 import reference
 from reference import TicketError
+from reference import _strict_json as strict_json
 
 from . import _kernels
 
@@ -205,6 +206,7 @@ def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) 
     """Chunks of whole lines from a byte reader; a last line without newline gets one."""
     target = CHUNK_BYTES if target is None else target
     rest = b""
+    done = 0  # document bytes handed on
     while True:
         data = read(target)
         if not data:
@@ -213,7 +215,12 @@ def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) 
         cut = data.rfind(b"\n") + 1
         if cut == 0:
             rest = data
+            if len(rest) > MAX_FILE_LINE_BYTES:  # no line of block/1 is near this long
+                raise EOFError(
+                    f"a line longer than {MAX_FILE_LINE_BYTES} bytes from document byte {done}"
+                )
             continue
+        done += cut
         rest = data[cut:]
         yield data[:cut]
     if rest:
@@ -221,6 +228,7 @@ def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) 
 
 
 RAW_READ = 1 << 20  # compressed bytes read at a time
+MAX_FILE_LINE_BYTES = 64 << 20  # a line without end past this ends the document
 
 
 @dataclass(frozen=True)
@@ -258,6 +266,7 @@ class DocumentReader:
         self.pending = b""
         self.eof = False
         self.truncated = False
+        self.damage: str | None = None  # why the compressed data stopped making sense
 
     def close(self) -> None:
         self.raw.close()
@@ -286,9 +295,12 @@ class DocumentReader:
                 self.eof = True
                 self.truncated = not self.inflate.eof
                 break
-            piece = self.inflate.decompress(data)
+            piece = self._inflate(data)
             out.append(piece)
             got += len(piece)
+            if self.damage is not None:
+                self.eof = True
+                break
             if self.inflate.eof:  # a member ended: another may follow
                 self.pending = self.inflate.unused_data or self.raw.read(RAW_READ)
                 self.inflate = zlib.decompressobj(wbits=31)
@@ -296,9 +308,32 @@ class DocumentReader:
         self.position += got
         if self.eof:
             self.raw.close()
-        if self.truncated and not out:  # the data before the cut has been handed out
+        if self.truncated and not any(out):  # the data before the cut has been handed out
             raise EOFError("the compressed stream ended before its end marker (truncated)")
+        if self.damage is not None and not any(out):
+            raise EOFError(self.damage)
         return b"".join(out)
+
+    def _inflate(self, data: bytes) -> bytes:
+        """``data`` decompressed; on corrupt data, what decompresses before the damage, with
+        ``damage`` naming the file offset where it was found (the next read raises EOFError)."""
+        before = self.inflate.copy()
+        try:
+            piece: bytes = self.inflate.decompress(data)
+            return piece
+        except zlib.error:
+            pass
+        at = self.raw.tell() - len(data)
+        self.inflate, pieces = before, []
+        for step in range(0, len(data), 4096):  # salvage the whole lines before the damage
+            try:
+                pieces.append(self.inflate.decompress(data[step : step + 4096]))
+            except zlib.error as exc:
+                self.damage = (
+                    f"the compressed file is corrupt near byte {at + step} of the file ({exc})"
+                )
+                break
+        return b"".join(pieces)
 
 
 def open_document(path: str | Path, record: bool = False) -> DocumentReader:
@@ -358,10 +393,8 @@ def judge_line(
     """
     faults: list[tuple[str, str]] = []
     try:
-        value = json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except UnicodeDecodeError as exc:
-        return _LineVerdict(-1, [("unit_lines", f"not UTF-8: {exc.reason} at byte {exc.start}")])
-    except ValueError as exc:
+        value = strict_json.loads(line, object_pairs_hook=_no_duplicates)
+    except strict_json.JsonError as exc:
         return _LineVerdict(-1, [("unit_lines", f"not a JSON document: {exc}")])
     if not isinstance(value, dict):
         return _LineVerdict(
@@ -847,8 +880,8 @@ def read_header(read: Callable[[int], bytes]) -> tuple[dict[str, Any], bytes, It
     cut = first.find(b"\n") + 1
     line = first[:cut]
     try:
-        header = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        header = strict_json.loads(line)
+    except strict_json.JsonError as exc:
         raise AuditError(f"line 1 is not a JSON header: {exc}; it starts {line[:200]!r}") from None
     if not isinstance(header, dict):
         raise AuditError(f"line 1 must be a JSON object (the header), got {line[:200]!r}")

@@ -53,9 +53,11 @@ def _slice_chunks(chunks: Iterator[bytes], skip: int, take: int) -> Iterator[byt
         if left <= take:
             take -= left
             yield chunk[begin:]
+            if take == 0:
+                return  # reading on could only meet a damaged file's end: not asked for
         else:
             yield chunk[begin : _nth_line_end(chunk, begin, take)]
-            take = 0
+            return
 
 
 class FileBlockStream:

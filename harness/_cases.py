@@ -10,11 +10,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
+from reference import _strict_json as strict_json
+
 from . import __version__
 from ._errors import ConfigError
+from ._escape import safe_filename, shorten, visible
+
+DEFAULT_TARGET = "python:reference"
 
 CASE_FORMAT = "instantcert-case/1"
 CASES_DIR = "cases"
@@ -74,40 +83,78 @@ def write_cases(
             profile=profile,
             settings=dict(settings),
         )
-        relative = f"{CASES_DIR}/{check_id}-{n}.json"
+        relative = f"{CASES_DIR}/{safe_filename(check_id)}-{n}.json"
         (out_dir / relative).write_text(
-            json.dumps(case.to_dict(), indent=2, sort_keys=True, default=str) + "\n",
-            encoding="utf-8",
+            strict_json.dumps(case.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
         written.append(relative)
     return written
 
 
+MAX_CASE_BYTES = 16 * 1024 * 1024
+
+
+@cache
+def case_schema() -> dict[str, Any]:
+    """``harness/schemas/case.schema.json``, its enums filled in from the suite's registries:
+    the evidence kinds that have a replayer, the play scenarios, the metamorphic relations."""
+    from conformance._replay import replayers
+    from conformance.checks._play_scenarios import SCENARIOS
+    from conformance.checks.metamorphic import RELATIONS
+
+    text = resources.files("harness").joinpath("schemas", "case.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    fields = schema["$defs"]["input"]["properties"]
+    fields["kind"] = {"enum": sorted(replayers())}
+    fields["scenario"] = {"enum": sorted(SCENARIOS)}
+    fields["relation"] = {"enum": sorted(RELATIONS)}
+    return schema
+
+
+def _schema_fault(data: object) -> str | None:
+    """The first fault of ``data`` against the case schema, as one line, or None."""
+    validator = jsonschema.Draft202012Validator(case_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is None:
+        return None
+    path = [str(p) for p in error.absolute_path]
+    message = error.message
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [k for k in error.validator_value if k not in error.instance]
+        path.append(str(missing[0]) if missing else "?")
+        message = "missing (a required field)"
+    where = ".".join(path) or "the document"
+    return visible(shorten(f"{where}: {message}", 300), one_line=True)
+
+
 def load_case(path: str | Path) -> Case:
-    """A case file, validated; ConfigError names the fault."""
+    """A case file, parsed strictly and validated against the case schema; ConfigError names
+    the fault (one line). A case file may come from anyone: nothing in it is trusted."""
     where = f"case file {str(path)!r}"
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        with Path(path).open("rb") as handle:
+            raw = handle.read(MAX_CASE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{where}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        data = strict_json.loads(raw, max_bytes=MAX_CASE_BYTES)
+    except strict_json.JsonError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != CASE_FORMAT:
-        got = data.get("format") if isinstance(data, dict) else data
-        raise ConfigError(f"{where}: expected format {CASE_FORMAT!r}, got {got!r}")
-    evidence = data.get("evidence")
-    if not isinstance(evidence, dict) or not isinstance(evidence.get("input"), dict):
-        raise ConfigError(f"{where}: 'evidence.input' must be an object")
-    if not isinstance(evidence["input"].get("kind"), str):
-        raise ConfigError(f"{where}: 'evidence.input.kind' must name the kind of case")
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise ConfigError(f"{where}: expected format {CASE_FORMAT!r}, got {shorten(repr(got), 80)}")
+    fault = _schema_fault(data)
+    if fault is not None:
+        raise ConfigError(f"{where}: {fault}")
+    evidence = data["evidence"]
     return Case(
-        check_id=str(data.get("check_id", "")),
+        check_id=data.get("check_id", ""),
         requirements=list(data.get("requirements", [])),
-        message=str(data.get("message", "")),
+        message=data.get("message", ""),
         evidence=evidence,
-        target=str(data.get("target", "python:reference")),
-        seed=int(data.get("seed", 0)),
-        profile=str(data.get("profile", "")),
+        target=data.get("target", DEFAULT_TARGET),
+        seed=data.get("seed", 0),
+        profile=data.get("profile", ""),
         settings=dict(data.get("settings", {})),
-        harness_version=str(data.get("harness_version", "")),
+        harness_version=data.get("harness_version", ""),
     )

@@ -239,20 +239,64 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     return fields
 
 
+MAX_YAML_BYTES = 1024 * 1024  # a config or waivers file is a few kilobytes
+MAX_YAML_DEPTH = 32
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` with no aliases (a "billion laughs" file expands aliases into
+    exponentially many nodes: a config never needs them) and a bound on nesting depth."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.YAMLError(
+                f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
+                "accepted here"
+            )
+        self.depth += 1
+        try:
+            if self.depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.YAMLError(
+                    f"line {mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
 def read_yaml_file(path: str | Path, what: str) -> Any:
-    """A YAML file's data; a ConfigError naming ``what`` (e.g. "config file"), the file and,
-    for a syntax error, its line."""
+    """A YAML file's data; a ConfigError naming ``what`` (e.g. "config file"), the file and the
+    fault, whatever it is: unreadable, too big, not UTF-8, not YAML, an alias, too deep, or a
+    value YAML cannot build (an impossible date such as 2026-02-30)."""
     path = Path(path)
+    where = f"{what} {str(path)!r}"
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_YAML_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(f"{what} {str(path)!r}: {exc.strerror or exc}") from None
+        raise ConfigError(f"{where}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(f"{where}: larger than {MAX_YAML_BYTES} bytes")
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{what} {str(path)!r}{where}: not valid YAML") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        number = raw[: exc.start].count(b"\n") + 1
+        shown = raw[exc.start : exc.start + 4]
+        raise ConfigError(
+            f"{where} line {number}: not UTF-8 (byte {exc.start}: {shown!r})"
+        ) from None
+    try:
+        return yaml.load(text, Loader=_BoundedLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{where}{line}: not valid YAML ({exc.problem})") from None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise ConfigError(f"{where}: not valid YAML ({str(exc)[:200]})") from None
 
 
 def load_config_file(path: str | Path) -> dict[str, Any]:

@@ -13,7 +13,6 @@ bytes; a contract error document → ``ErrorReply``.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any
@@ -21,6 +20,9 @@ from urllib.parse import quote, urlsplit
 
 import requests
 import urllib3.exceptions
+
+from reference._strict_json import JsonError
+from reference._strict_json import loads as strict_loads
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
 from ._errors import (
@@ -274,10 +276,10 @@ class HttpBlockStream:
 
     def _parse(self, line: bytes, where: str) -> Any:
         try:
-            return json.loads(line)
-        except ValueError:
+            return strict_loads(line)
+        except JsonError as exc:
             raise ProtocolViolation(
-                f"{self._what}: {where} is not JSON: {quote_bytes(line)}"
+                f"{self._what}: {where} is not JSON ({exc}): {quote_bytes(line)}"
             ) from None
 
     def lines(self) -> Iterator[bytes]:
@@ -398,8 +400,8 @@ class HttpBlockStream:
         stream was cut mid-line."""
         number = self.expected - self._left + sum(part.count(b"\n") for part in self._extra)
         try:
-            value = json.loads(tail)
-        except ValueError:
+            value = strict_loads(tail)
+        except JsonError:
             value = None
         if type(value) is not dict:
             raise ProtocolViolation(
@@ -523,6 +525,12 @@ class HttpAdapter:
                     fault = self._connection_fault(what, exc)
                 else:
                     raise ProtocolViolation(f"{what}: {exc}") from None
+            except UnicodeEncodeError as exc:  # e.g. a token the target chose, not Latin-1
+                deadline.finish()
+                raise ProtocolViolation(
+                    f"{what}: the request cannot be sent: {exc.object[exc.start : exc.end]!r} "
+                    f"does not fit an HTTP header ({exc.reason})"
+                ) from None
             except BaseException:
                 deadline.finish()
                 raise
@@ -563,10 +571,11 @@ class HttpAdapter:
             raw = self._reader(response, what).read_all(MAX_JSON_BYTES)
         finally:
             response.close()
+        why = ""
         try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
+            value = strict_loads(raw)
+        except JsonError as exc:
+            value, why = raw, f" ({exc})"
         if response.status_code != status:
             if 400 <= response.status_code < 500 and _is_error_document(value):
                 error = value["error"]
@@ -576,7 +585,9 @@ class HttpAdapter:
                 f"with {quote_bytes(raw)}"
             )
         if value is raw:
-            raise ProtocolViolation(f"{what}: the answer is not JSON: {quote_bytes(raw)}")
+            raise ProtocolViolation(
+                f"{what}: the answer is not strict JSON{why}: {quote_bytes(raw)}"
+            )
         media = _media_type(response)
         if media != JSON_TYPE:
             raise ProtocolViolation(

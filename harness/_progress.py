@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm  # type: ignore[import-untyped]
 
+from ._escape import terminal
 from ._events import (
     CheckFinished,
     CheckStarted,
@@ -48,7 +49,7 @@ class ProgressHandler:
         self.last_line = 0.0
 
     def _write(self, line: str) -> None:
-        self.stream.write(line + "\n")
+        self.stream.write(terminal(line) + "\n")  # a target's text cannot drive the terminal
         self.stream.flush()
 
     def handle(self, event: Event) -> None:

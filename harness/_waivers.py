@@ -84,6 +84,8 @@ def parse_waivers(raw: object, source: str, known: Iterable[str]) -> list[Waiver
             if key not in entry:
                 raise ConfigError(f"{where}: missing {key!r}")
         rid, reason = entry["requirement"], entry["reason"]
+        if not isinstance(rid, str):
+            raise ConfigError(f"{where}: requirement must be a requirement id, got {rid!r}")
         if rid not in ids:
             close = difflib.get_close_matches(str(rid), ids, n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]!r}?" if close else ""

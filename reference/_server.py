@@ -10,7 +10,6 @@ that is not a number, all get one too, and a bug of the server answers a bare 50
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import threading
 import time
@@ -27,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from . import _strict_json as strict_json
 from ._service import GameService, ServiceError, malformed
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # 1000 long eldorado tickets fit many times over
@@ -45,10 +45,6 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 async def _json_body(request: Request) -> dict[str, Any]:
     """The request body as a JSON object, or a 400 that says what is wrong with it."""
     chunks: list[bytes] = []
@@ -60,8 +56,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
         chunks.append(chunk)
     raw = b"".join(chunks)
     try:
-        body = json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
+        body = strict_json.loads(raw)
+    except strict_json.JsonError as exc:
         shown = raw[:80].decode("utf-8", "replace")
         raise malformed(f"the body is not JSON ({exc}): {shown!r}") from None
     if not isinstance(body, dict):
@@ -229,7 +225,7 @@ def create_app(service: GameService, *, owns_service: bool = False) -> Starlette
         Route("/v1/plays/{play_id}/reveal", reveal, methods=["POST"]),
         Route("/v1/plays/{play_id}/auto", auto, methods=["POST"]),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={
@@ -238,6 +234,8 @@ def create_app(service: GameService, *, owns_service: bool = False) -> Starlette
             Exception: server_error,
         },
     )
+    app.router.redirect_slashes = False  # /v1/implementation/ is unknown: 404, not a 307
+    return app
 
 
 def serve(

@@ -45,6 +45,7 @@ Document = dict[str, Any]
 
 EVALUATE_BATCH_LIMIT = 1000  # contract section 4: 1 to 1000 tickets per evaluate call
 MAX_BALANCE_CENTS = 2**53 - 1  # the largest integer every JSON reader holds exactly
+MAX_BLOCK_NUMBER_DIGITS = 12  # a block number is 1, 2, ...: twelve digits is far past any
 SCHEMA_VERSION = "1"
 IMPLEMENTATION_NAME = "instantcert-reference"
 
@@ -286,11 +287,17 @@ class GameService:
         return 1 + (1 if row is None else int(row["block_number"]))
 
     def _parse_block_id(self, block_id: str) -> tuple[str, int, int] | None:
+        """(game, stake, number) of a block id of the form ``default_block_id`` writes."""
         for game in GAMES:
             for stake in load_rules(game).stakes_cents:
                 prefix = default_block_id(game, stake, 1)[: -len("0001")]
                 number = block_id[len(prefix) :]
-                if block_id.startswith(prefix) and number.isdigit() and number.isascii():
+                if (
+                    block_id.startswith(prefix)
+                    and number.isdigit()
+                    and number.isascii()
+                    and len(number) <= MAX_BLOCK_NUMBER_DIGITS  # no int() of 10**5 digits
+                ):
                     value = int(number)
                     if value >= 1 and default_block_id(game, stake, value) == block_id:
                         return game, stake, value

@@ -16,7 +16,7 @@ other requirements fail too.
 
 from __future__ import annotations
 
-import json
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -27,8 +27,9 @@ from typing import Any
 import reference
 from harness._errors import ErrorReply, ProtocolViolation
 from reference import GameError
+from reference import _strict_json as strict_json
 
-from .._registry import Evidence
+from .._registry import CheckFailure, Evidence
 
 Document = dict[str, Any]
 Case = Mapping[str, Any]
@@ -60,6 +61,33 @@ def need(doc: object, key: str, kind: type | tuple[type, ...], what: str) -> Any
     return value
 
 
+SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
+"""A token the contract's ``Authorization: Bearer <token>`` can carry: visible ASCII, no space
+(HTTP header values are Latin-1 at best; RFC 6750's b64token is a subset).
+docs/contract-decisions.md says why a token outside it fails security.tokens.required."""
+
+
+def token_fault(balance_cents: int, answer: object) -> Evidence:
+    """The evidence of an account answer whose token no request could send back."""
+    token = answer.get("token") if isinstance(answer, Mapping) else None
+    return evidence(
+        case_of("account_token", balance_cents=balance_cents),
+        "a token of visible ASCII characters (it is sent as 'Authorization: Bearer <token>')",
+        answer,
+        f"the account's token {_short(token, 80)} cannot be sent in an Authorization header "
+        "(not visible ASCII): no play endpoint can be called with it",
+        {"operation": "open_account", "balance_cents": balance_cents},
+    )
+
+
+def scenario_account_token(session: Session, case: Case) -> Evidence | None:
+    """An account is opened: its token must be one an Authorization header can carry."""
+    balance = case.get("balance_cents", 1000)
+    doc = session.adapter.open_account(balance)
+    token = need(doc, "token", str, "open_account")
+    return None if SENDABLE_TOKEN.fullmatch(token) else token_fault(balance, doc)
+
+
 def _short(value: object, limit: int = 300) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
@@ -86,9 +114,15 @@ class Session:
 
     def open(self, balance_cents: int) -> Account:
         doc = self.adapter.open_account(balance_cents)
-        return Account(
+        account = Account(
             need(doc, "account_id", str, "open_account"), need(doc, "token", str, "open_account")
         )
+        if not SENDABLE_TOKEN.fullmatch(account.token):
+            found = token_fault(balance_cents, doc)
+            failure = CheckFailure(found.note, [found])
+            failure.requirements = ("security.tokens.required",)  # kept where the check covers it
+            raise failure
+        return account
 
     def balance(self, account: Account) -> int:
         doc = self.adapter.balance(account.account_id, account.token)
@@ -129,7 +163,7 @@ class Session:
         try:
             units = {}
             for line in stream.lines():
-                unit = json.loads(line)
+                unit = strict_json.loads(line)
                 units[need(unit, "index", int, f"block {block_id} unit")] = unit
             return units
         except ValueError as exc:
@@ -1043,4 +1077,5 @@ SCENARIOS: dict[str, Scenario] = {
     "auto": scenario_auto,
     "no_token": scenario_no_token,
     "cross_account": scenario_cross_account,
+    "account_token": scenario_account_token,
 }

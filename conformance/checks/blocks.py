@@ -17,11 +17,13 @@ import itertools
 import json
 import random
 import weakref
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import reference
+from reference import _strict_json as strict_json
 
 from .. import _stats
 from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines, judge_line
@@ -528,8 +530,8 @@ def randomness(ctx: CheckContext) -> None:
 
 def _line_value(line: bytes) -> Any:
     try:
-        return json.loads(line)
-    except ValueError:
+        return strict_json.loads(line)
+    except strict_json.JsonError:
         return line.decode("utf-8", "replace")
 
 
@@ -547,7 +549,11 @@ def compare_slice(
                 problems.append(
                     f"slice [{lo}, {hi}): header {key} is {header.get(key)!r}, expected {value!r}"
                 )
-        lines = list(_chunk_lines(_chunks(stream), hi - lo + 1))
+        lines: list[bytes] = []
+        try:
+            lines.extend(_chunk_lines(_chunks(stream), hi - lo + 1))
+        except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
+            problems.append(f"slice [{lo}, {hi}): the document ended: {exc}")
     finally:
         stream.close()
     if len(lines) != hi - lo:

@@ -53,7 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except UsageError as exc:
-        print(f"instantcert {args.command}: {exc}", file=sys.stderr)
+        from .._escape import shorten, visible
+
+        line = visible(f"instantcert {args.command}: {exc}", one_line=True)
+        print(shorten(line, 2000), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"instantcert {args.command}: interrupted", file=sys.stderr)

@@ -21,6 +21,7 @@ from .._adapter import Adapter
 from .._cases import CASES_DIR
 from .._config import DEFAULT_PROFILE, DEFAULT_TARGET, RunConfig, build_config
 from .._errors import ConfigError, TargetError
+from .._escape import terminal
 from .._progress import ProgressHandler
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
 from .._signing import SigningError, folder_entries, load_private_key
@@ -183,8 +184,10 @@ def execute_run(
             handler.close()
         except Exception as exc:  # a report that cannot be written must not hide the others
             print(
-                f"instantcert: writing the {type(handler).__name__} failed: "
-                f"{type(exc).__name__}: {exc}",
+                terminal(
+                    f"instantcert: writing the {type(handler).__name__} failed: "
+                    f"{type(exc).__name__}: {exc}"
+                ),
                 file=sys.stderr,
             )
             code = max(code, 1)
@@ -205,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     except TargetError as exc:
-        print(f"instantcert certify: target unreachable: {exc}", file=sys.stderr)
+        print(terminal(f"instantcert certify: target unreachable: {exc}"), file=sys.stderr)
         return EXIT_NOT_STARTED
     assert config.seed is not None
     out = Path(config.out)

@@ -7,12 +7,15 @@ and got are printed), 2 when the case or the target cannot be used.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
+from typing import Any, TextIO
+
+from reference import GameError
+from reference import _strict_json as strict_json
 
 from .._cases import load_case
 from .._errors import ConfigError, TargetError
+from .._escape import shorten, terminal
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 NAME = "replay"
@@ -53,7 +56,31 @@ def _open(target: str, timeout: float) -> Any:
 
 
 def _show(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return value if isinstance(value, str) else strict_json.dumps(value, sort_keys=True)
+
+
+class _Terminal:
+    """stdout that shows control characters from the case or the target as escapes."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        self.stream.write(terminal(text))
+
+
+def choose_target(recorded: str, given: str | None) -> str:
+    """The target to replay on. A case file may come from anyone, so a ``python:module:factory``
+    target it names (code on this machine) is used only when ``--target`` names the same one:
+    otherwise ConfigError saying to pass ``--target`` explicitly (docs/certify.md)."""
+    if given is not None:
+        return given
+    if recorded.startswith("python:") and recorded != "python:reference":
+        raise ConfigError(
+            f"the case names the target {shorten(recorded, 200)!r}, which imports and runs a "
+            "Python module: replay runs it only when you pass it explicitly with --target"
+        )
+    return recorded
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,22 +88,27 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         case = load_case(args.case)
-        target = args.target or case.target
+        target = choose_target(case.target, args.target)
         adapter = _open(target, args.timeout)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     except TargetError as exc:
-        print(f"instantcert replay: target unreachable: {exc}", file=sys.stderr)
+        print(terminal(f"instantcert replay: target unreachable: {exc}"), file=sys.stderr)
         return EXIT_USAGE
-    out = sys.stdout
+    out = _Terminal(sys.stdout)
     out.write(f"case: {args.case} ({case.check_id}: {', '.join(case.requirements)})\n")
     out.write(f"input: {_show(case.evidence['input'])}\n")
     try:
         evidence = replay(adapter, case.evidence["input"])
     except ReplayError as exc:
         raise UsageError(f"{args.case}: {exc}") from None
+    except GameError as exc:  # a case input the rules cannot judge (schema-valid, e.g. a stake)
+        raise UsageError(f"{args.case}: the case's input is outside the rules: {exc}") from None
     except TargetError as exc:
         out.write(f"error: the target misbehaved ({exc.kind}): {exc}\n")
+        return EXIT_FAILED
+    except Exception as exc:  # a vendor adapter can fail any way: an error, not a traceback
+        out.write(f"error: the replay failed: {type(exc).__name__}: {shorten(str(exc), 500)}\n")
         return EXIT_FAILED
     finally:
         adapter.close()

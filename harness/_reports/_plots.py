@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from html import escape
 from typing import Any
+
+from .._escape import html_text as escape
 
 WIDTH = 760
 BLUE, PALE, RED, GRID, INK = "#2d5f99", "#9db7d5", "#c62828", "#d8d8d8", "#222"

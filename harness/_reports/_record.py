@@ -121,7 +121,7 @@ class Collector:
 
 def evidence_summary(value: Any, limit: int = 300) -> str:
     """A value of evidence as one short line for tables and JUnit messages."""
-    import json
+    from reference._strict_json import dumps
 
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    text = value if isinstance(value, str) else dumps(value, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"

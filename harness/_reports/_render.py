@@ -8,13 +8,14 @@ Shapes are inline SVG, so the page stays one self-contained file.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 from collections.abc import Mapping
-from html import escape
 from typing import Any
 
 import reference
+from reference import _strict_json as strict_json
+
+from .._escape import html_text as escape
 
 COLOURS = {
     "blue": "#1f63c6",
@@ -204,11 +205,7 @@ def render_unit(
 
 def pretty(value: Any) -> str:
     """A value of evidence as preformatted JSON."""
-    text = (
-        value
-        if isinstance(value, str)
-        else json.dumps(value, indent=2, sort_keys=True, default=str)
-    )
+    text = value if isinstance(value, str) else strict_json.dumps(value, indent=2, sort_keys=True)
     if len(text) > 20000:
         text = text[:20000] + "\n… (shortened; report.json has it whole)"
     return f"<pre>{escape(text)}</pre>"
@@ -219,8 +216,8 @@ def render_evidence(evidence: Mapping[str, Any]) -> str:
     data = evidence.get("input")
     got = evidence.get("got")
     if isinstance(got, str) and got.startswith("{"):  # a unit line quoted as the target sent it
-        with contextlib.suppress(ValueError):
-            got = json.loads(got)
+        with contextlib.suppress(strict_json.JsonError):
+            got = strict_json.loads(got)
     parts = []
     if isinstance(data, Mapping) and data.get("game") in reference.GAMES:
         ticket = data.get("ticket")

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from tabulate import tabulate
 
+from .._escape import map_strings, terminal
 from .._runner import OUT_OF_SCOPE
 from ._record import OUTCOMES, Collector
 
@@ -30,6 +31,7 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None = None) -> str:
+    doc = map_strings(doc, terminal)  # no control character reaches the terminal
     rows = []
     for req in doc["requirements"]:
         waiver = req["waiver"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from html import escape
 from typing import Any
 
+from .._escape import html_text as escape
 from . import _plots
 from ._record import OUTCOMES, Collector
 from ._render import euros, pretty, render_evidence
@@ -334,4 +334,4 @@ def render(doc: dict[str, Any]) -> str:
 
 class HtmlReport(Collector):
     def write(self, doc: dict[str, Any]) -> None:
-        (self.out_dir / FILE).write_text(render(doc), encoding="utf-8")
+        (self.out_dir / FILE).write_text(render(doc), encoding="utf-8", errors="backslashreplace")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from reference import _strict_json as strict_json
 
 from ._record import Collector
 
@@ -12,5 +13,5 @@ FILE = "report.json"
 
 class JsonReport(Collector):
     def write(self, doc: dict[str, Any]) -> None:
-        text = json.dumps(doc, indent=2, ensure_ascii=False, default=str)
+        text = strict_json.dumps(doc, indent=2)  # valid JSON whatever the target sent
         (self.out_dir / FILE).write_text(text + "\n", encoding="utf-8")

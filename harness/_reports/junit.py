@@ -10,6 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from .._escape import map_strings, xml_text
 from ._record import Collector, evidence_summary
 
 FILE = "junit.xml"
@@ -39,6 +40,7 @@ def _failure_text(
 
 
 def build(doc: dict[str, Any]) -> ET.ElementTree:
+    doc = map_strings(doc, xml_text)  # every string XML 1.0 can hold (docs/reports.md)
     checks = {c["check_id"]: c for c in doc["checks"]}
     durations = {c["check_id"]: c["duration_s"] for c in doc["checks"]}
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

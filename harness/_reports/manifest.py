@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reference import _strict_json as strict_json
+
 from ._record import Collector
 
 FILE = "manifest.json"
@@ -61,4 +63,5 @@ class ManifestReport(Collector):
     def write(self, doc: dict[str, Any]) -> None:
         cases = [path for check in doc["checks"] for path in check["case_files"]]
         data = {"run_id": doc["run_id"], **manifest(self.out_dir, cases)}
-        (self.out_dir / FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        text = strict_json.dumps(data, indent=2)
+        (self.out_dir / FILE).write_text(text + "\n", encoding="utf-8")

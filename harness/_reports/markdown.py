@@ -5,9 +5,11 @@ Verdict first, then what did not pass with its counterexample, then every requir
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from reference import _strict_json as strict_json
+
+from .._escape import md_block, md_code, md_text
 from ._record import OUTCOMES, Collector
 
 FILE = "report.md"
@@ -20,16 +22,15 @@ ICON = {
 }
 
 
-def _cell(text: str) -> str:
-    line = text.splitlines()[0] if text else ""
-    line = line if len(line) <= 160 else line[:159] + "…"
-    return line.replace("|", "\\|")
+def _cell(text: object) -> str:
+    """The first line of ``text``, shortened, as Markdown text (docs/reports.md: escaping)."""
+    lines = str(text).splitlines() if text else []
+    return md_text(lines[0] if lines else "", 160)
 
 
 def _code(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    text = text if len(text) <= 3000 else text[:2999] + "…"
-    return "`" + text.replace("`", "'") + "`" if "\n" not in text else f"\n```\n{text}\n```\n"
+    text = value if isinstance(value, str) else strict_json.dumps(value, sort_keys=True)
+    return md_code(text, 3000) if "\n" not in text else f"\n{md_block(text, 3000)}\n"
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -38,13 +39,17 @@ def render(doc: dict[str, Any]) -> str:
     out = [
         f"# instantcert: {verdict['overall']}",
         "",
-        f"**{verdict['overall']}** (exit {verdict['exit_code']}): {verdict['note']}",
+        f"**{verdict['overall']}** (exit {verdict['exit_code']}): {md_text(verdict['note'])}",
         "",
-        f"- target: `{doc['target']}`"
-        + (f" ({impl.get('name')} {impl.get('version')})" if impl else ""),
-        f"- profile: `{doc['profile']}`{' (filtered)' if doc['filtered'] else ''}, "
+        f"- target: {md_code(doc['target'])}"
+        + (
+            f" ({md_text(impl.get('name'), 200)} {md_text(impl.get('version'), 200)})"
+            if impl
+            else ""
+        ),
+        f"- profile: {md_code(doc['profile'])}{' (filtered)' if doc['filtered'] else ''}, "
         f"seed `{doc['seed']}`",
-        f"- harness {doc['harness_version']}, suite sha256 `{doc['suite_sha256'][:16]}…`",
+        f"- harness {md_text(doc['harness_version'])}, suite sha256 `{doc['suite_sha256'][:16]}…`",
         f"- started {doc['started_at']}, finished {doc['finished_at']}",
         "",
         "| outcome | requirements |",
@@ -52,11 +57,14 @@ def render(doc: dict[str, Any]) -> str:
     ]
     out += [f"| {ICON[o]} | {verdict['counts'][o]} |" for o in OUTCOMES]
     if not doc["smoke"]["ok"]:
-        out += ["", f"**Smoke step failed:** {doc['smoke']['message']}"]
+        out += ["", f"**Smoke step failed:** {md_text(doc['smoke']['message'], 2000)}"]
     if doc["failures"]:
         out += ["", "## Failures", ""]
         for failure in doc["failures"]:
-            out.append(f"### {', '.join(failure['requirements'])} ({failure['check_id']})")
+            out.append(
+                f"### {md_text(', '.join(failure['requirements']))} "
+                f"({md_text(failure['check_id'])})"
+            )
             out += ["", _cell(failure["message"]), ""]
             for n, ev in enumerate(failure["evidence"], start=1):
                 out.append(f"{n}. input: {_code(ev.get('input'))}")
@@ -67,7 +75,8 @@ def render(doc: dict[str, Any]) -> str:
                 if ev.get("note"):
                     out.append(f"   - note: {_cell(ev['note'])}")
             for case in failure["case_files"]:
-                out.append(f"- replay: `instantcert replay {case} --target {doc['target']}`")
+                command = f"instantcert replay {case} --target {doc['target']}"
+                out.append(f"- replay: {md_code(command)}")
             out.append("")
     if doc["blocks"]:
         out += [
@@ -81,7 +90,7 @@ def render(doc: dict[str, Any]) -> str:
             p_min = min(b["p_values"].values()) if b["p_values"] else None
             share = 100 * b["payout_cents"] / b["face_value_cents"] if b["face_value_cents"] else 0
             out.append(
-                f"| {b['block_id']} | {b['game']} | {b['stake_cents']} | "
+                f"| {md_text(b['block_id'], 160)} | {md_text(b['game'])} | {b['stake_cents']} | "
                 f"{b['audited_units']:,}/{b['units']:,} | "
                 f"{b['payout_cents']:,} c ({share:.2f} %) | "
                 f"{'-' if p_min is None else f'{p_min:.4g}'} | `{b['sha256'][:16]}…` |"
@@ -102,16 +111,18 @@ def render(doc: dict[str, Any]) -> str:
             outcome += " (waiver expired)" if waiver["expired"] else ""
         note = "" if req["outcome"] == "pass" else _cell(req["message"])
         out.append(
-            f"| `{req['id']}` | {req['article']} | {outcome} | "
+            f"| {md_code(req['id'], in_table=True)} | {md_text(req['article'])} | {outcome} | "
             f"{'yes' if req['required'] else 'no'} | {note} |"
         )
     if doc["interpretations"]:
         out += ["", "## Interpretations this verdict rests on", ""]
         for item in doc["interpretations"]:
-            out.append(f"- **{item['id']}** ({item['game']}): {item['text']}")
+            out.append(
+                f"- **{md_text(item['id'])}** ({md_text(item['game'])}): {md_text(item['text'])}"
+            )
     return "\n".join(out) + "\n"
 
 
 class MarkdownReport(Collector):
     def write(self, doc: dict[str, Any]) -> None:
-        (self.out_dir / FILE).write_text(render(doc), encoding="utf-8")
+        (self.out_dir / FILE).write_text(render(doc), encoding="utf-8", errors="backslashreplace")

@@ -86,7 +86,9 @@ def test_a_fault_exits_1_and_its_case_replays(
     assert cases
     x2_case = next(c for c in cases if "robots.4.6.x2" in json.loads(c.read_text())["requirements"])
     capsys.readouterr()
-    assert main(["replay", str(x2_case)]) == 1  # the recorded target still fails
+    assert main(["replay", str(x2_case)]) == 2  # a python:module target only with --target
+    assert "pass it explicitly with --target" in capsys.readouterr().err
+    assert main(["replay", str(x2_case), "--target", BROKEN]) == 1  # it still fails
     assert "expected:" in capsys.readouterr().out
     assert main(["replay", str(x2_case), "--target", "python:reference"]) == 0
     assert "passes" in capsys.readouterr().out
