@@ -15,9 +15,9 @@ import traceback as tb
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness._errors import TargetError
+from harness._errors import ContractBreach, TargetError
 
-from ._registry import Check, CheckContext, CheckFailure, NotSupported
+from ._registry import Check, CheckContext, CheckFailure, Evidence, NotSupported
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,26 @@ def scope_problem(check: Check, ctx: CheckContext) -> tuple[str, str] | None:
 
 
 def _narrowed(check: Check, failure: CheckFailure) -> tuple[str, ...]:
+    """The requirements a failure names: those among the check's own; else, when it names
+    only others (a fault found on the way that breaks another requirement: results in
+    another order, a balance read lagging), those; else the check's own."""
     if not failure.requirements:
         return check.requirements
     kept = tuple(r for r in failure.requirements if r in check.requirements)
-    return kept or check.requirements
+    return kept or tuple(failure.requirements)
+
+
+def breach_evidence(check: Check, breach: ContractBreach) -> Evidence:
+    """A contract breach met by ``check`` as evidence: the answer seen, replayed by the
+    ``contract_breach`` replayer (which provokes every refusal again)."""
+    answer = dict(breach.answer)
+    return Evidence(
+        input={"kind": "contract_breach", "check": check.id, "requirement": breach.requirement},
+        expected=answer.pop("expected", None),
+        got={k: answer[k] for k in ("status", "body") if k in answer},
+        request={"operation": answer.get("operation")},
+        note=str(breach),
+    )
 
 
 def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
@@ -73,6 +89,10 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
         requirements = _narrowed(check, failure)
     except NotSupported as exc:
         outcome, message = "not_supported", str(exc) or "not supported by the target"
+    except ContractBreach as breach:  # answered in shape, wrongly: a fail, not an error
+        outcome, message = "fail", f"contract breach: {breach}"
+        evidence = [breach_evidence(check, breach).to_dict()]
+        requirements = (breach.requirement,)
     except TargetError as exc:
         outcome, message = "error", f"target error ({exc.kind}): {exc}"
         trace = tb.format_exc()

@@ -31,6 +31,8 @@ DEFAULTS: dict[str, Any] = {
     "play_count": 50,
     "concurrency_threads": 8,
     "concurrent_plays_per_thread": 10,
+    "one_account_rounds": 3,  # rounds of simultaneous plays on one account (a double spend)
+    "token_sample": 24,  # new accounts whose tokens are judged for guessability
 }
 
 # keys whose value is a positive integer, or null for "no limit"
@@ -40,6 +42,8 @@ _POSITIVE_INT = (
     "play_count",
     "concurrency_threads",
     "concurrent_plays_per_thread",
+    "one_account_rounds",
+    "token_sample",
 )
 _POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
 

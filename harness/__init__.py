@@ -3,6 +3,7 @@
 from ._adapter import CAPABILITIES, EVALUATE_BATCH_LIMIT, Adapter, BlockStream, Document
 from ._errors import (
     ConfigError,
+    ContractBreach,
     ErrorReply,
     HarnessError,
     ProtocolViolation,
@@ -23,6 +24,7 @@ __all__ = [
     "Adapter",
     "BlockStream",
     "ConfigError",
+    "ContractBreach",
     "Document",
     "ErrorReply",
     "HarnessError",

@@ -42,6 +42,23 @@ class ProtocolViolation(TargetError):
     kind = "protocol_violation"
 
 
+class ContractBreach(ProtocolViolation):
+    """The target answered, in the contract's shape, but broke a named requirement doing so:
+    a refusal sent with a success status, a success with the wrong 2xx status, a 4xx whose
+    body is JSON but not the error document. Checks do not catch it: ``conformance._execute``
+    turns it into a *fail* of ``requirement`` (not an *error*), with ``answer`` as evidence.
+
+    Unreachable, timed out or unparseable answers stay plain ``TargetError`` (*error*).
+    """
+
+    kind = "contract_breach"
+
+    def __init__(self, requirement: str, message: str, answer: dict[str, object]) -> None:
+        super().__init__(message)
+        self.requirement = requirement
+        self.answer = answer  # {"operation", "status", "body", "expected"}: what was seen
+
+
 class ErrorReply(TargetError):
     """A well-formed contract error document: ``{"error": {"code", "message"}}``.
 

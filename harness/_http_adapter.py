@@ -27,6 +27,7 @@ from reference._strict_json import loads as strict_loads
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
 from ._errors import (
     ConfigError,
+    ContractBreach,
     ErrorReply,
     ProtocolViolation,
     TargetError,
@@ -117,6 +118,44 @@ def shape_fault(value: object, shape: Mapping[str, str], where: str) -> str | No
 
 def _is_error_document(value: object) -> bool:
     return type(value) is dict and shape_fault(value.get("error"), ERROR, "error") is None
+
+
+REFUSAL_STATUS = "protocol.refusals.status"
+REFUSAL_DOCUMENT = "protocol.refusals.error_document"
+
+
+def _breach(
+    what: str, got: int, want: int, value: object, raw: bytes, shape: Mapping[str, str]
+) -> None:
+    """Raise ``ContractBreach`` when a JSON answer is in the contract's shape but its status or
+    error document is wrong: a refusal with a 2xx status, a success with another 2xx than the
+    contract's, a 4xx whose JSON body is not the error document. Anything else returns (the
+    caller raises ``ProtocolViolation``: *error*)."""
+    if value is raw:  # not JSON: unparseable stays an error
+        return
+    answer: dict[str, object] = {"operation": what, "status": got, "body": value}
+    if 200 <= got < 300 and _is_error_document(value):
+        raise ContractBreach(
+            REFUSAL_STATUS,
+            f"{what}: expected status {want}, got {got} with the error document: a refusal "
+            f"sent with a success status (a refusal has a 4xx status): {quote_bytes(raw)}",
+            {**answer, "expected": "a 4xx status with the error document"},
+        )
+    if 200 <= got < 300 and shape_fault(value, shape, "the answer") is None:
+        raise ContractBreach(
+            REFUSAL_STATUS,
+            f"{what}: expected status {want}, got {got} with an answer of the contract's "
+            f"shape: a success sent with the wrong status",
+            {**answer, "expected": {"status": want}},
+        )
+    if 400 <= got < 500:
+        fault = shape_fault(value.get("error") if type(value) is dict else None, ERROR, "error")
+        raise ContractBreach(
+            REFUSAL_DOCUMENT,
+            f"{what}: expected status {want}, got {got}, and this refusal is not the error document "
+            f'{{"error": {{"code", "message"}}}} ({fault}): {quote_bytes(raw)}',
+            {**answer, "expected": {"error": {"code": "<snake_case>", "message": "<str>"}}},
+        )
 
 
 # -- reading bodies -----------------------------------------------------------------------
@@ -580,10 +619,13 @@ class HttpAdapter:
             if 400 <= response.status_code < 500 and _is_error_document(value):
                 error = value["error"]
                 raise ErrorReply(response.status_code, error["code"], error["message"])
+            _breach(what, response.status_code, status, value, raw, shape)
             raise ProtocolViolation(
                 f"{what}: expected status {status}, got {response.status_code} "
                 f"with {quote_bytes(raw)}"
             )
+        if _is_error_document(value) and shape_fault(value, shape, "the answer") is not None:
+            _breach(what, response.status_code, status, value, raw, shape)
         if value is raw:
             raise ProtocolViolation(
                 f"{what}: the answer is not strict JSON{why}: {quote_bytes(raw)}"

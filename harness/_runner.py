@@ -281,6 +281,9 @@ class Runner:
         )
         outcome: CheckOutcome = execute(check, ctx)
         blamed = outcome.requirements or check.requirements
+        foreign = not set(blamed) & set(check.requirements)
+        if foreign and not any(rid in outcomes for rid in blamed):  # out of this run's scope
+            blamed = check.requirements
         cases: list[str] = []
         if outcome.outcome == "fail" and outcome.evidence and plan.out_dir is not None:
             cases = write_cases(
@@ -309,6 +312,9 @@ class Runner:
                 case_files=cases,
             )
         )
+        for rid in blamed:  # a fault found on the way may break a requirement not covered
+            if rid in outcomes and rid not in check.requirements:
+                outcomes[rid].append((outcome.outcome, check.id, outcome.message))
         for rid in check.requirements:
             if rid not in outcomes:
                 continue

@@ -25,7 +25,7 @@ from functools import partial
 from typing import Any
 
 import reference
-from harness._errors import ErrorReply, ProtocolViolation
+from harness._errors import ContractBreach, ErrorReply, ProtocolViolation
 from reference import GameError
 from reference import _strict_json as strict_json
 
@@ -54,6 +54,12 @@ LETTERS = _letters()
 def need(doc: object, key: str, kind: type | tuple[type, ...], what: str) -> Any:
     """``doc[key]`` if it has the contract's type; a ProtocolViolation naming it otherwise."""
     if not isinstance(doc, Mapping) or key not in doc:
+        if isinstance(doc, Mapping) and isinstance(doc.get("error"), Mapping):
+            raise ContractBreach(
+                "protocol.refusals.status",
+                f"{what}: a refusal was answered as a success: {_short(doc)}",
+                {"operation": what, "body": dict(doc), "expected": "a refusal (ErrorReply)"},
+            )
         raise ProtocolViolation(f"{what}: no {key!r} in {_short(doc)}")
     value = doc[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -154,8 +160,18 @@ class Session:
         return [dict(p) for p in plays]
 
     def entry(self, account: Account, play_id: str, limit: int = 10) -> Document | None:
-        """The history's entry of ``play_id`` among the newest ``limit``, or None."""
-        return next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
+        """The history's entry of ``play_id`` among the newest ``limit``, else anywhere in
+        the whole listing (an entry out of place is play.history.order's fault, not a
+        missing one), or None."""
+        found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
+        if found is None:
+            doc = self.adapter.history(account.account_id, account.token, None)
+            plays = need(doc, "plays", list, "history")
+            found = next(
+                (dict(p) for p in plays if isinstance(p, Mapping) and p.get("play_id") == play_id),
+                None,
+            )
+        return found
 
     def block_units(self, block_id: str, first: int, count: int) -> dict[int, Document]:
         """The served units ``first .. first+count-1`` of ``block_id``, by their index."""
@@ -225,16 +241,47 @@ def robots_buttons(ticket: str) -> list[list[tuple[str, bool, bool]]] | None:
     return [[(r.symbol, r.x2, r.plus_one) for r in button] for button in parsed.buttons]
 
 
+REVEAL_ANSWER = "play.reveal.answer"
+
+
 def reveal_tuple(doc: object, button: int) -> tuple[str, bool, bool]:
-    """A reveal document as (letter, x2, plus_one); ProtocolViolation if it is not one."""
+    """A reveal document as (letter, x2, plus_one); ProtocolViolation if it is not one in
+    shape, ContractBreach (a fail of play.reveal.answer) if it names another button or no
+    robots symbol."""
     what = f"reveal of button {button}"
     symbol = need(doc, "symbol", str, what)
-    if symbol not in LETTERS:
-        raise ProtocolViolation(f"{what}: symbol {symbol!r} is no robots symbol")
     got_button = need(doc, "button", int, what)
+    x2, plus_one = need(doc, "x2", bool, what), need(doc, "plus_one", bool, what)
+    fault = None
     if got_button != button:
-        raise ProtocolViolation(f"{what}: the answer names button {got_button!r}")
-    return LETTERS[symbol], need(doc, "x2", bool, what), need(doc, "plus_one", bool, what)
+        fault = f"the answer names button {got_button!r}, not the button clicked"
+    elif symbol not in LETTERS:
+        fault = f"symbol {symbol!r} is no robots symbol (a name such as 'blue_diamond', or D)"
+    if fault is not None:
+        body = dict(doc) if isinstance(doc, Mapping) else doc
+        answer = {"operation": what, "body": body, "expected": {"button": button}}
+        raise ContractBreach(REVEAL_ANSWER, f"{what}: {fault}", answer)
+    return LETTERS[symbol], x2, plus_one
+
+
+def misreported(
+    want: list[list[tuple[str, bool, bool]]], got: list[list[tuple[str, bool, bool]]]
+) -> bool:
+    """Whether reveals differ from the ticket's only by a fixed misreport in the answers:
+    each ticket symbol always answered as one same letter, each X2 / +1 value always answered
+    one same way (a wrong symbol table, a dropped flag). That is the reveal answer's fault
+    (play.reveal.answer), not the reveal order's."""
+    maps: list[dict[object, set[object]]] = [{}, {}, {}]
+    differs = False
+    for button, reveals in enumerate(got):
+        for position, answered in enumerate(reveals):
+            if position >= len(want[button]):
+                return False
+            held = want[button][position]
+            for field_, value in enumerate(answered):
+                maps[field_].setdefault(held[field_], set()).add(value)
+            differs = differs or answered != held
+    return differs and all(len(seen) == 1 for m in maps for seen in m.values())
 
 
 def case_of(scenario: str, **params: Any) -> dict[str, Any]:
@@ -304,6 +351,31 @@ def observe_plays(
     return seen
 
 
+def read_lag(case: Case, seen: list[Observed]) -> Evidence | None:
+    """Evidence for play.money.balance_read when the plays' own ``balance_cents`` are exact
+    one after another (from the first balance read) but a balance read after one differs:
+    the reads are wrong, not the debits and credits, so the money requirements are not
+    blamed. None otherwise."""
+    if not seen:
+        return None
+    balance = seen[0].before
+    for o in seen:
+        if o.said != balance - case["stake_cents"] + o.prize:
+            return None
+        balance = o.said
+    bad = next((o for o in seen if o.after != o.said), None)
+    if bad is None:
+        return None
+    return _money_evidence(
+        {**case, "requirement": "play.money.balance_read"},
+        bad,
+        {"balance_cents": bad.said},
+        {"play_balance_cents": bad.said, "balance_read_after": bad.after},
+        f"every play's balance_cents is exact, but the balance read right after play "
+        f"{bad.play['play_id']} is {bad.after}, not the {bad.said} the play answered",
+    )
+
+
 def _money_evidence(case: Case, o: Observed, expected: Any, got: Any, note: str) -> Evidence:
     request = {"operation": "play", "game": o.play.get("game"), "play_id": o.play["play_id"]}
     got = {**got, "ticket": o.ticket, "prize_cents": o.prize}
@@ -316,6 +388,9 @@ def scenario_stake_debited(session: Session, case: Case) -> Evidence | None:
     seen = observe_plays(session, case)
     if isinstance(seen, Evidence):
         return seen
+    lag = read_lag(case, seen)
+    if lag is not None:
+        return lag
     for o in seen:
         if o.prize == 0 and (o.delta != -stake or o.said != o.before - stake):
             return _money_evidence(
@@ -340,6 +415,9 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
     seen = observe_plays(session, case, until_win_and_loss=True)
     if isinstance(seen, Evidence):
         return seen
+    lag = read_lag(case, seen)
+    if lag is not None:
+        return lag
     losses = Counter(o.delta for o in seen if o.prize == 0)
     loss_delta = losses.most_common(1)[0][0] if losses else -stake
     for o in seen:
@@ -355,8 +433,13 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
                     "balance_after": o.after,
                     "losing_play_delta_cents": loss_delta,
                 },
-                f"a unit whose lot is {o.prize} cents credited {o.delta - loss_delta} cents "
-                "(its balance change beyond a losing play's)",
+                (
+                    f"a unit whose lot is {o.prize} cents credited {o.delta - loss_delta} cents "
+                    "(its balance change beyond a losing play's)"
+                    if o.delta - loss_delta != o.prize
+                    else f"a unit whose lot is {o.prize} cents: the play answered balance "
+                    f"{o.said} cents, the account then held {o.after}"
+                ),
             )
     return None
 
@@ -367,6 +450,9 @@ def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
     seen = observe_plays(session, case)
     if isinstance(seen, Evidence):
         return seen
+    lag = read_lag(case, seen)
+    if lag is not None:
+        return lag
     for o in seen:
         exact = o.before - stake + o.prize
         if o.said != exact or o.after != exact:
@@ -613,7 +699,9 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
             won += lot
         balance = session.balance(account)
         if balance != funding - spent + won:
-            return "play.money.exact", evidence(
+            said = results[t][-1]["balance_cents"] if results[t] else funding
+            which = "play.money.balance_read" if said == funding - spent + won else None
+            return which or "play.money.exact", evidence(
                 case,
                 {"balance_cents": funding - spent + won},
                 {"balance_cents": balance, "account_id": account.account_id},
@@ -843,6 +931,8 @@ def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
             {"operation": source},
         )
     request = {"operation": "reveal", "play_id": played["play_id"], "clicks": done.clicks}
+    if misreported(want, done.reveals):
+        case = {**case, "requirement": REVEAL_ANSWER}
     for button, got in enumerate(done.reveals):
         if got != want[button][: len(got)]:
             return evidence(
@@ -874,6 +964,8 @@ def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
     for _ in range(case["plays"]):
         played = session.play(account, ROBOTS, stake)
         play_id = played["play_id"]
+        truth, _ = session.truth(account, played)
+        held = robots_buttons(truth) if truth is not None else None
         for button in range(reference.robots_rules().buttons):
             reveals: list[tuple[str, bool, bool]] = []
             while len(reveals) < MAX_CLICKS:
@@ -889,8 +981,11 @@ def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
                     raise reply
                 if reveals and not reveals[-1][2]:  # the last reveal had no +1
                     if not is_409:
+                        # the ticket holds a +1 there: the answer dropped it, the protocol
+                        # is right (play.reveal.answer's fault)
+                        dropped = held is not None and len(held[button]) > len(reveals)
                         return evidence(
-                            case,
+                            {**case, "requirement": REVEAL_ANSWER} if dropped else case,
                             {"status": 409},
                             reply_doc(reply),
                             f"button {button} was clicked again after a reveal "
@@ -965,23 +1060,36 @@ def _untouched(
 ) -> Evidence | None:
     """After refused calls, the owner's balance, reveal state and history are as they were
     (the play is revealed before the history is read: the history is judged elsewhere)."""
+    now = session.balance(owner)  # before any reveal: a credit deferred to it is not ours
     if played["game"] == ROBOTS and "reveal" in session.capabilities:
-        first = reveal_tuple(session.adapter.reveal(played["play_id"], owner.token, 0), 0)
+        reply = refused(partial(session.adapter.reveal, played["play_id"], owner.token, 0))
+        if isinstance(reply, ErrorReply) and reply.status != 409:
+            raise reply
+        first = None if isinstance(reply, ErrorReply) else reveal_tuple(reply, 0)
         ticket, _ = session.auto(owner, played["play_id"])
         want = robots_buttons(ticket)
-        if want is not None and first != want[0][0]:
+        # a refused call consumed button 0's first reveal: it now shows the second, or 409
+        # (another answer is the reveal checks' to judge, not a fault of the refused calls)
+        consumed = want is not None and (
+            first is None or (first != want[0][0] and first in want[0][1:])
+        )
+        if consumed:
+            assert want is not None
             return evidence(
                 case,
                 {"button": 0, "first_reveal": want[0][0]},
-                {"button": 0, "first_reveal": first},
+                {"button": 0, "first_reveal": first if first is not None else "409"},
                 note + " (button 0 no longer shows its first reveal)",
                 {"operation": "reveal", "button": 0},
             )
     else:
         session.auto(owner, played["play_id"])
-    now = session.balance(owner)
     history = [p["play_id"] for p in session.history(owner, 10)]
-    if now != balance or history != [played["play_id"]]:
+    # unchanged: the balance read before the refused calls, or the one the play answered (a
+    # read lagging behind is play.money.balance_read's); no play but the owner's listed (a
+    # play listed twice or not yet is the history requirements')
+    same = now in (balance, played["balance_cents"])
+    if not same or not set(history) <= {played["play_id"]}:
         return evidence(
             case,
             {"balance_cents": balance, "history": [played["play_id"]]},

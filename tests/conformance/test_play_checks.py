@@ -413,5 +413,5 @@ def test_every_play_requirement_is_covered_by_a_check() -> None:
     covered = {
         r for c in registered_checks().values() if c.id.startswith(OURS) for r in c.requirements
     }
-    assert len(ours) == 18
+    assert len(ours) == 26
     assert ours == covered

@@ -16,6 +16,7 @@ from typing import Any
 from reference._service import GameService
 
 from . import _faults as f
+from . import _play_faults as pf
 from ._base import evaluator_variant, service_variant
 from ._evaluator import EldoradoEvaluator, RobotsEvaluator
 
@@ -328,7 +329,7 @@ _service(
     "play",
     "robots 4.3",
     f.RevealDropsX2,
-    ["robots.4.3.reveal_symbols"],
+    ["robots.4.3.reveal_symbols", "play.reveal.answer"],
     ("robots",),
 )
 _service(
@@ -390,6 +391,63 @@ _service(
     "contract 4",
     f.BalanceWithoutToken,
     ["security.tokens.required"],
+)
+
+
+# -- issue 10: one account's money, the history listing, the reveal answer ----------------------
+_service(
+    "play_double_spend_one_account",
+    "play",
+    "contract 4",
+    pf.BalanceReadThenWritten,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_balance_read_lagging",
+    "play",
+    "contract 4",
+    pf.BalanceReadLagging,
+    ["play.money.balance_read"],
+)
+_service(
+    "play_history_oldest_first", "play", "contract 4", pf.HistoryOldestFirst, ["play.history.order"]
+)
+_service(
+    "play_history_limit_ignored",
+    "play",
+    "contract 4",
+    pf.HistoryLimitIgnored,
+    ["play.history.limit"],
+)
+_service(
+    "play_history_revealed_twice",
+    "play",
+    "contract 4",
+    pf.HistoryRevealedTwice,
+    ["play.history.complete"],
+)
+_service(
+    "play_history_newest_lags",
+    "play",
+    "robots 4.1",
+    pf.HistoryNewestLags,
+    ["robots.4.1.last_unit", "eldorado.4.2.last_unit"],
+)
+_service(
+    "play_reveal_letter_of_another_symbol",
+    "play",
+    "contract 4",
+    pf.RevealLetterOfAnotherSymbol,
+    ["play.reveal.answer"],
+    ("robots",),
+)
+_service(
+    "play_reveal_drops_plus_one",
+    "play",
+    "contract 4",
+    pf.RevealDropsPlusOne,
+    ["play.reveal.answer"],
+    ("robots",),
 )
 
 

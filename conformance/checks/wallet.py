@@ -1,0 +1,292 @@
+"""One account's balance (contract 4): the read right after a play, and plays made at the
+same moment on the same account (the double spend of every wallet).
+
+``play.money.balance_read``: the balance read right after a play equals that play's
+``balance_cents``.
+
+``play.money.concurrent_one_account``: an account funded for k stakes sends n > k plays at
+once (n threads released together by a barrier, same account and token), for a few rounds.
+The prize is credited at once, so a win can pay for more plays: the judgement is that the
+plays sold form one serial order. Starting from the funding, each sold play's balance before
+(its ``balance_cents`` + stake − its lot) is the balance after the previous one; every refusal
+is a 402, and there is one only if that order ends below the stake; no balance is negative;
+the balance read after is the order's end; the history lists exactly the plays sold, and no
+unit was sold twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from harness._errors import ErrorReply
+
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from . import _play_scenarios as sc
+from .play import pairs, plays_per_stake
+
+BALANCE_READ = "play.money.balance_read"
+LAST_UNIT = {"robots": "robots.4.1.last_unit", "eldorado": "eldorado.4.2.last_unit"}
+ONE_ACCOUNT = "play.money.concurrent_one_account"
+REFUSAL = "play.refusal.insufficient_funds"
+STAKES_FUNDED = 3  # k: the account can pay this many stakes
+AT_ONCE = 8  # n: plays sent at the same moment
+MAX_READS = 8  # plays per stake for the balance read
+
+
+def scenario_balance_read(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """``plays`` plays at (game, stake): after each, the balance read equals the play's
+    ``balance_cents``."""
+    game, stake, plays = case["game"], case["stake_cents"], case["plays"]
+    account = session.open(stake * plays * 3)
+    for n in range(plays):
+        played = session.play(account, game, stake)
+        read = session.balance(account)
+        if read != played["balance_cents"]:
+            return sc.evidence(
+                case,
+                {"balance_cents": played["balance_cents"]},
+                {"balance_cents": read, "play": played},
+                f"play {n + 1} answered balance_cents {played['balance_cents']}; the balance "
+                f"read right after it is {read}",
+                {"operation": "balance", "after": played["play_id"]},
+            )
+    return None
+
+
+def _serial(start: int, stake: int, plays: list[tuple[int, int]]) -> list[int] | None:
+    """An order of ``plays`` ((balance_cents, lot), one per sold play) in which each play's
+    balance before (balance_cents + stake − lot) is the previous one's balance after, from
+    ``start``: the indices in that order, or None when there is none."""
+    left = list(range(len(plays)))
+    order: list[int] = []
+
+    def extend(balance: int) -> bool:
+        if not left:
+            return True
+        for i in [i for i in left if plays[i][0] + stake - plays[i][1] == balance]:
+            left.remove(i)
+            order.append(i)
+            if extend(plays[i][0]):
+                return True
+            order.pop()
+            left.append(i)
+        return False
+
+    return order if extend(start) else None
+
+
+def _at_once(session: sc.Session, account: sc.Account, game: str, stake: int, n: int) -> list[Any]:
+    """``n`` plays on ``account`` released together: each a play document or an ErrorReply."""
+    barrier = threading.Barrier(n)
+    answers: list[Any] = [None] * n
+    troubles: list[BaseException] = []
+
+    def run(t: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            answers[t] = sc.refused(lambda: session.play(account, game, stake))
+        except BaseException as exc:  # raised again in the caller's thread
+            troubles.append(exc)
+
+    workers = [threading.Thread(target=run, args=(t,), daemon=True) for t in range(n)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if troubles:
+        raise troubles[0]
+    return answers
+
+
+def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: int) -> str | None:
+    """The requirement plays made one after another already break (on an account funded for
+    ``funded`` stakes, up to ``n`` plays), or None: a fault seen at once that shows without
+    concurrency is that requirement's, not a race. Each play answers before − stake + lot
+    (play.money.exact); the refusal comes once the balance cannot pay, is a 402 and changes
+    nothing, and no balance goes below zero (play.refusal.insufficient_funds)."""
+    account = session.open(funded * stake)
+    balance = funded * stake
+    for _ in range(n):
+        reply = sc.refused(lambda: session.play(account, game, stake))
+        if isinstance(reply, ErrorReply):
+            kept = session.balance(account) == balance
+            return None if reply.status == 402 and balance < stake and kept else REFUSAL
+        if reply["balance_cents"] < 0:
+            return REFUSAL
+        ticket, _ = session.auto(account, reply["play_id"])
+        lot = sc.ref_prize(game, stake, ticket)
+        if lot is None or reply["balance_cents"] != balance - stake + lot:
+            return "play.money.exact"
+        balance = reply["balance_cents"]
+    return None
+
+
+def scenario_one_account(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """``rounds`` times: an account funded for ``funded`` stakes sends ``at_once`` plays at
+    the same moment; the plays sold must form one serial order (see the module docstring).
+    A fault that plays one after another show too is named by the requirement they break."""
+    found = _one_account_rounds(session, case)
+    if found is None or found.input.get("requirement") not in (None, BALANCE_READ):
+        return found
+    serial = _serial_fault(session, case["game"], case["stake_cents"], 1, 4 * int(case["at_once"]))
+    if serial is None:
+        return found
+    note = f"{found.note} (plays one after another show it too: {serial})"
+    return replace(found, input={**found.input, "requirement": serial}, note=note)
+
+
+def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    game, stake = case["game"], case["stake_cents"]
+    funded, n = int(case["funded"]), int(case["at_once"])
+    for round_ in range(int(case["rounds"])):
+        account = session.open(funded * stake)
+        answers = _at_once(session, account, game, stake, n)
+        sold = [a for a in answers if not isinstance(a, ErrorReply)]
+        refusals = [a for a in answers if isinstance(a, ErrorReply)]
+        where = f"round {round_ + 1}: {n} plays at once on a balance of {funded * stake} cents"
+        request = {"operation": "play", "at_once": n, "account_id": account.account_id}
+
+        def found(
+            expected: Any, got: Any, note: str, where: str = where, request: Any = request
+        ) -> Evidence:
+            return sc.evidence(case, expected, got, f"{where}: {note}", request)
+
+        wrong = [r for r in refusals if r.status != 402]
+        if wrong:
+            return found(
+                {"refusals": 402},
+                [sc.reply_doc(r) for r in wrong[:3]],
+                f"a play was refused with {wrong[0].status} {wrong[0].code}, not 402",
+            )
+        negative = [p for p in sold if p["balance_cents"] < 0]
+        if negative:
+            return found(
+                "no negative balance",
+                negative[:3],
+                f"a play left the balance at {negative[0]['balance_cents']} cents",
+            )
+        lots = []
+        for played in sold:
+            ticket, _ = session.auto(account, played["play_id"])
+            lot = sc.ref_prize(game, stake, ticket)
+            lots.append(lot if lot is not None else 0)
+        pairs_ = [(p["balance_cents"], lot) for p, lot in zip(sold, lots, strict=True)]
+        order = _serial(funded * stake, stake, pairs_)
+        answered = [{"balance_cents": b, "lot": lot} for b, lot in pairs_]
+        if order is None:
+            return found(
+                f"at most {funded} plays sold (more only when a win pays for them), the "
+                "balances one serial order",
+                {"sold": len(sold), "refused": len(refusals), "plays": answered},
+                f"{len(sold)} plays sold, {len(refusals)} refused: their balances fit no "
+                "order of one play after another (plays spent the same money)",
+            )
+        end = pairs_[order[-1]][0] if order else funded * stake
+        if refusals and end >= stake:
+            return found(
+                {"refused": 0},
+                {"sold": len(sold), "refused": len(refusals), "balance_after": end},
+                f"{len(refusals)} play(s) refused with 402 although the balance left "
+                f"({end} cents) pays a stake",
+            )
+        units = [(p["block_id"], p["index"]) for p in sold]
+        if len(set(units)) != len(units):
+            return sc.evidence(
+                {**case, "requirement": "play.sales.no_double_sale"},
+                "each unit sold once",
+                units,
+                f"{where}: one unit was sold to two of the plays",
+                request,
+            )
+        ids = [p["play_id"] for p in sold]
+        listed = {p["play_id"] for p in session.history(account, 50)}
+        strangers = sorted(listed - set(ids))
+        missing = [i for i in ids if i not in listed]
+        if strangers or missing:
+            # a play listed that was never answered is this requirement's; plays missing
+            # are the history's (one alone that can be the newest, ending where the serial
+            # order ends: the last unit recorded)
+            newest = len(missing) == 1 and next(
+                p["balance_cents"] == end for p in sold if p["play_id"] == missing[0]
+            )
+            requirement = (
+                ONE_ACCOUNT if strangers else LAST_UNIT[game] if newest else "play.history.complete"
+            )
+            return sc.evidence(
+                {**case, "requirement": requirement},
+                {"history": sorted(ids)},
+                {"history": sorted(listed)},
+                f"{where}: {len(sold)} plays sold; the history lists {len(listed)} play(s)"
+                + (f", {len(strangers)} never answered" if strangers else "")
+                + (f", and misses {len(missing)}" if missing else ""),
+                request,
+            )
+        read = session.balance(account)
+        if read != end:
+            return sc.evidence(
+                {**case, "requirement": BALANCE_READ} if not refusals else case,
+                {"balance_cents": end},
+                {"balance_cents": read},
+                f"{where}: the {len(sold)} plays sold answered balances ending at {end} "
+                f"cents; the balance read after is {read}",
+                request,
+            )
+    return None
+
+
+sc.SCENARIOS["balance_read"] = scenario_balance_read
+sc.SCENARIOS["one_account"] = scenario_one_account
+
+
+def _raise(message: str, found: Evidence, requirement: str) -> None:
+    failure = CheckFailure(f"{message}: {found.note}", [found])
+    failure.requirements = (requirement,)
+    raise failure
+
+
+@check("play.balance_read", covers=[BALANCE_READ], capability="play", cost="long")
+def balance_read(ctx: CheckContext) -> None:
+    """After each play, the balance read at once equals the play's ``balance_cents``."""
+    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    done = 0
+    for game, stake in pairs(ctx):
+        plays = min(MAX_READS, plays_per_stake(ctx, game))
+        case = sc.case_of("balance_read", game=game, stake_cents=stake, plays=plays)
+        found = scenario_balance_read(target, case)
+        if found is not None:
+            _raise(f"{game} at {stake} cents", found, BALANCE_READ)
+        done += plays
+    ctx.details["plays"] = done
+
+
+@check("play.concurrent_one_account", covers=[ONE_ACCOUNT], capability="play", cost="long")
+def concurrent_one_account(ctx: CheckContext) -> None:
+    """An account funded for 3 stakes sends 8 plays at the same moment (a barrier), for
+    ``one_account_rounds`` rounds at the first stake of each game: the plays sold form one
+    serial order, the rest are refused with 402, no balance goes negative, the balance read
+    and the history agree with what was sold."""
+    games = ctx.games()
+    if not any(ctx.stakes(g) for g in games):
+        raise NotSupported("no game and stake in this run's scope")
+    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    rounds = int(ctx.settings.get("one_account_rounds", 3))
+    for game in games:
+        stakes = ctx.stakes(game)
+        if not stakes:
+            continue
+        case = sc.case_of(
+            "one_account",
+            game=game,
+            stake_cents=stakes[0],
+            funded=STAKES_FUNDED,
+            at_once=AT_ONCE,
+            rounds=rounds,
+        )
+        found = scenario_one_account(target, case)
+        if found is not None:
+            named = str(found.input.get("requirement", ONE_ACCOUNT))
+            _raise(f"{game} at {stakes[0]} cents", found, named)
+    ctx.details["plays"] = rounds * AT_ONCE * len(games)

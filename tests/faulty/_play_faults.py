@@ -1,0 +1,205 @@
+"""Faults of issue 10 in the play service: one account's money, the history listing, the
+reveal answer, refusals and tokens. Each class is the reference ``GameService`` with one
+method overridden, its docstring the bug as a vendor would have written it (``variants.py``
+registers them with the requirement each breaks).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import secrets
+import threading
+import time
+from typing import Any
+
+from reference._service import (
+    MAX_BALANCE_CENTS,
+    Document,
+    GameService,
+    ServiceError,
+    _hash_token,
+    _now,
+    game_and_stake,
+    require_int,
+)
+
+# == one account's money =========================================================================
+
+
+class BalanceReadThenWritten(GameService):
+    """Contract 4: the play checks the funds with one query, then sells the unit and writes
+    the balance it computed from that first read in a second transaction: two plays at once
+    on one account both pass the check and spend the same money."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        owner = self.authorize_account(account_id, token)
+        name, stake = game_and_stake(game, stake_cents)
+        with self._connection() as db:
+            balance = int(
+                db.execute(
+                    "SELECT balance_cents FROM accounts WHERE account_id = ?", (owner,)
+                ).fetchone()["balance_cents"]
+            )
+        if balance < stake:
+            raise ServiceError(402, "insufficient_funds", f"balance {balance} < stake {stake}")
+        time.sleep(0.004)  # the vendor's work between the check and the write
+        play_id = "play_" + secrets.token_hex(12)
+        with self._transaction() as db:
+            row = db.execute(
+                "SELECT block_number, next_index FROM sales WHERE game = ? AND stake_cents = ?",
+                (name, stake),
+            ).fetchone()
+            number, index = (1, 0) if row is None else (row["block_number"], row["next_index"])
+            block = self._block(name, stake, number)
+            unit = block.unit(index)
+            following = (number, index + 1) if index + 1 < block.units else (number + 1, 0)
+            db.execute(
+                "INSERT INTO sales VALUES (?, ?, ?, ?) ON CONFLICT (game, stake_cents) "
+                "DO UPDATE SET block_number = excluded.block_number, "
+                "next_index = excluded.next_index",
+                (name, stake, *following),
+            )
+            balance = balance - stake + unit.prize_cents
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
+            )
+            return self._record_play(db, play_id, owner, block, unit, balance)
+
+
+class BalanceReadLagging(GameService):
+    """Contract 4: the balance endpoint reads a replica one write behind: right after a play
+    it still shows the balance from before that play."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._stale: dict[str, int] = {}
+        self._stale_lock = threading.Lock()
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        before = super().balance(account_id, token)["balance_cents"]
+        result = super().play(account_id, token, game, stake_cents)
+        with self._stale_lock:
+            self._stale[str(account_id)] = int(before)
+        return result
+
+    def balance(self, account_id: object, token: object) -> Document:
+        result = super().balance(account_id, token)
+        with self._stale_lock:
+            stale = self._stale.pop(str(account_id), None)
+        return result if stale is None else {**result, "balance_cents": stale}
+
+
+# == the history listing =========================================================================
+
+
+def _listing(service: GameService, account_id: object, token: object) -> list[Document]:
+    plays: list[Document] = GameService.history(service, account_id, token, None)["plays"]
+    return plays
+
+
+def _limited(plays: list[Document], limit: object) -> list[Document]:
+    return plays if limit is None else plays[: require_int(limit, "limit", low=1, high=2**62)]
+
+
+class HistoryOldestFirst(GameService):
+    """Contract 4: the history is sorted by the plays' sequence ascending (oldest first)."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        return {"plays": _limited(_listing(self, account_id, token)[::-1], limit)}
+
+
+class HistoryLimitIgnored(GameService):
+    """Contract 4: the history's ``limit`` query parameter is read but never applied."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        return {"plays": _listing(self, account_id, token)}
+
+
+class HistoryRevealedTwice(GameService):
+    """Contract 4: the history is the union of the pending and the settled plays' tables,
+    and a play revealed with AUTO stays in both: it is listed twice."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        plays = _listing(self, account_id, token)
+        with self._connection() as db:
+            done = {
+                r["play_id"]
+                for r in db.execute("SELECT play_id, revealed FROM plays").fetchall()
+                if any(json.loads(r["revealed"]))
+            }
+        doubled = [copy for p in plays for copy in ([p, p] if p["play_id"] in done else [p])]
+        return {"plays": _limited(doubled, limit)}
+
+
+class HistoryNewestLags(GameService):
+    """Robots 4.1 / eldorado 4.2: history rows are written behind: a play shows in the
+    history only once the account's next play is made, so the last unit is never there."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        return {"plays": _limited(_listing(self, account_id, token)[1:], limit)}
+
+
+# == the reveal answer ===========================================================================
+
+
+class RevealLetterOfAnotherSymbol(GameService):
+    """Contract 4: the reveal answer gives letters, from a hand-written table that has the
+    orange circle as "O" (the yellow octagon's letter)."""
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        answer = super().reveal(play_id, token, button)
+        letter = "O" if answer["symbol"] == "orange_circle" else None
+        return answer if letter is None else {**answer, "symbol": letter}
+
+
+class RevealDropsPlusOne(GameService):
+    """Contract 4: the reveal answer never reports the +1 above a button (the flag is
+    dropped by the serializer), though the button can still be clicked again."""
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        return {**super().reveal(play_id, token, button), "plus_one": False}
+
+
+# == tokens ======================================================================================
+
+
+class SequentialTokens(GameService):
+    """Contract 4: a token is the account's number in a counter, zero-padded, behind a
+    vendor prefix: ``tok_000001``, ``tok_000002``, ..."""
+
+    _counter = itertools.count(1)
+
+    def _token(self, account_id: str) -> str:
+        return f"tok_{next(self._counter):06d}"
+
+    def open_account(self, balance_cents: object) -> Document:
+        balance = require_int(balance_cents, "balance_cents", low=0, high=MAX_BALANCE_CENTS)
+        account_id = "acct_" + secrets.token_hex(12)
+        token = self._token(account_id)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO accounts VALUES (?, ?, ?, ?)",
+                (account_id, _hash_token(token), balance, _now()),
+            )
+        return {"account_id": account_id, "token": token, "balance_cents": balance}
+
+
+class TokenIsAccountHash(SequentialTokens):
+    """Contract 4: the token is the SHA-256 of the account id, in hex: anyone who knows an
+    account id (they are not secrets) can compute its token."""
+
+    def _token(self, account_id: str) -> str:
+        return hashlib.sha256(account_id.encode()).hexdigest()
+
+
+class ShortTokens(SequentialTokens):
+    """Contract 4: tokens are 8 random hex digits (32 bits): guessable by brute force."""
+
+    def _token(self, account_id: str) -> str:
+        return secrets.token_hex(4)
