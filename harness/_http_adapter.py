@@ -152,8 +152,8 @@ def _breach(
         fault = shape_fault(value.get("error") if type(value) is dict else None, ERROR, "error")
         raise ContractBreach(
             REFUSAL_DOCUMENT,
-            f"{what}: expected status {want}, got {got}, and this refusal is not the error document "
-            f'{{"error": {{"code", "message"}}}} ({fault}): {quote_bytes(raw)}',
+            f"{what}: expected status {want}, got {got}, and this refusal is not the error "
+            f'document {{"error": {{"code", "message"}}}} ({fault}): {quote_bytes(raw)}',
             {**answer, "expected": {"error": {"code": "<snake_case>", "message": "<str>"}}},
         )
 
