@@ -24,6 +24,8 @@ class RunStarted:
     profile: str  # "quick" | "full" | "audit"
     filtered: bool  # games/stakes/requirements narrowed: never CERTIFIED
     interpretations: list[dict[str, Any]]  # rules.md interpretations: id, game, text, requirements
+    # the clause catalogue's clauses in scope: id, article, requirements, untestable (bool)
+    clauses: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class RequirementVerdict:
     checks: list[str]
     waiver: dict[str, Any] | None = None
     message: str = ""
+    # the rules' own words: article, language, document, clauses, text (None: no clause)
+    wording: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from conformance._execute import CheckOutcome, execute
 from . import __version__
 from ._adapter import CAPABILITIES, Adapter
 from ._cases import write_cases
+from ._clause_coverage import clause_entries, requirement_wording
 from ._errors import TargetError, TargetUnreachable
 from ._events import (
     BlockAudited,
@@ -228,6 +229,7 @@ class Runner:
                     self.games(),
                     {r.id: r.interpretations for r in scope if self.in_scope(r)},
                 ),
+                clauses=clause_entries(self.games()),
             )
         )
         self.emit(smoke)
@@ -370,6 +372,7 @@ class Runner:
                     checks=sorted({cid for _, cid, _ in results}),
                     waiver=waiver,
                     message=message,
+                    wording=requirement_wording(req),
                 )
             )
         verdict, note, code = self.overall(verdicts, smoke, reachable)

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._clause_coverage import coverage
 from .._events import (
     BlockAudited,
     CheckFinished,
@@ -96,6 +97,7 @@ def document(record: RunRecord) -> dict[str, Any]:
         "blocks": [asdict(b) for b in record.blocks],
         "interpretations": started.interpretations,
         "waivers": waivers,
+        "clauses": coverage(started.clauses, {r["id"]: r["outcome"] for r in requirements}),
     }
 
 

@@ -15,6 +15,7 @@ from tabulate import tabulate
 from .._escape import map_strings, terminal
 from .._runner import OUT_OF_SCOPE
 from ._record import OUTCOMES, Collector
+from ._wording import coverage_line
 
 MARK = {
     "pass": "pass",
@@ -73,6 +74,8 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
             tablefmt="simple",
         )
     )
+    if coverage_line(doc):
+        parts.append(f"clauses: {coverage_line(doc)}")
     if doc["blocks"]:
         lines = []
         for block in doc["blocks"]:

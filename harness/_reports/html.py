@@ -15,6 +15,7 @@ from .._escape import html_text as escape
 from . import _plots
 from ._record import OUTCOMES, Collector
 from ._render import euros, pretty, render_evidence
+from ._wording import coverage_line, label
 
 FILE = "report.html"
 LABEL = {
@@ -85,6 +86,8 @@ font-size:20px;font-weight:700;background:#fbf5e4}
 .gt{font-size:12px;color:#555}
 .notation code{font-size:12.5px;background:#eef1f5;padding:2px 6px;border-radius:4px}
 .invalid code{display:block;margin-top:4px}
+.words{margin:4px 0 0;padding:3px 8px;border-left:3px solid #8a6d1d;background:#fbf5e4;
+white-space:pre-wrap;font-size:13px}.words small{display:block;color:#6a5a30;font-style:italic}
 svg.plot{display:block;width:100%;max-width:820px;height:auto;background:#fff;border-radius:6px;
 margin:6px 0}
 """
@@ -121,6 +124,8 @@ def _head(doc: dict[str, Any]) -> str:
         ("harness", doc["harness_version"]),
         ("suite sha256", doc["suite_sha256"]),
     ] + [(f"rules sha256 ({g})", h) for g, h in doc["rules_sha256"].items()]
+    if coverage_line(doc):
+        meta.append(("clauses", coverage_line(doc)))
     dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in meta)
     counts = "".join(
         f'<div class="count"><b>{verdict["counts"][o]}</b>{_outcome(o)}</div>' for o in OUTCOMES
@@ -176,6 +181,17 @@ def _article_key(article: str) -> tuple[int, int, str]:
     return rank, int(number) if number.isdigit() else 99, article
 
 
+def _words(requirement: dict[str, Any]) -> str:
+    """The rules' own words under a requirement's title (French where the rules have it)."""
+    wording = requirement.get("wording")
+    if not wording:
+        return ""
+    return (
+        f'<blockquote class="words" lang="{escape(wording["language"])}">'
+        f"<small>{escape(label(wording))}</small>{escape(wording['text'])}</blockquote>"
+    )
+
+
 def _articles(doc: dict[str, Any]) -> str:
     groups: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
     for req in doc["requirements"]:
@@ -188,7 +204,8 @@ def _articles(doc: dict[str, Any]) -> str:
         )
         rows = "".join(
             f"<tr><td><code>{escape(r['id'])}</code></td><td>{escape(r['article'])}</td>"
-            f"<td>{escape(r['title'])}</td><td>{_outcome(r['outcome'])}{_waiver_tag(r['waiver'])}"
+            f"<td>{escape(r['title'])}{_words(r)}</td>"
+            f"<td>{_outcome(r['outcome'])}{_waiver_tag(r['waiver'])}"
             f"</td><td>{'yes' if r['required'] else 'no'}</td>"
             f"<td>{escape(r['message'].splitlines()[0] if r['message'] else '')}</td></tr>"
             for r in reqs

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._escape import map_strings, xml_text
 from ._record import Collector, evidence_summary
+from ._wording import line
 
 FILE = "junit.xml"
 
@@ -54,6 +55,7 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
         ("seed", str(doc["seed"])),
         ("harness_version", doc["harness_version"]),
         ("suite_sha256", doc["suite_sha256"]),
+        *_clause_properties(doc),
     ):
         ET.SubElement(props, "property", name=name, value=value)
     total_time = 0.0
@@ -90,6 +92,8 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
             ET.SubElement(case, "skipped", message=f"{outcome}: {req['message']}"[:500])
         out = ET.SubElement(case, "system-out")
         out.text = f"{req['title']}\nchecks: {', '.join(req['checks']) or '-'}\noutcome: {outcome}"
+        if line(req):
+            out.text += f"\n{line(req)}"
         if waiver is not None and waiver["unnecessary"]:
             out.text += "\nwaiver unnecessary: the requirement passes"
     for key, value in counts.items():
@@ -102,6 +106,12 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
     root.append(suite)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _clause_properties(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    clauses = doc.get("clauses") or {}
+    keys = ("total", "mapped", "untestable", "tested", "passed", "failed", "not_tested")
+    return [(f"clauses_{k}", str(clauses[k])) for k in keys if k in clauses]
 
 
 class JunitReport(Collector):

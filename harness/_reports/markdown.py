@@ -11,6 +11,7 @@ from reference import _strict_json as strict_json
 
 from .._escape import md_block, md_code, md_text
 from ._record import OUTCOMES, Collector
+from ._wording import coverage_line, label
 
 FILE = "report.md"
 ICON = {
@@ -56,6 +57,8 @@ def render(doc: dict[str, Any]) -> str:
         "|---|---:|",
     ]
     out += [f"| {ICON[o]} | {verdict['counts'][o]} |" for o in OUTCOMES]
+    if coverage_line(doc):
+        out += ["", f"Clause coverage: {coverage_line(doc)} (docs/clauses.md)."]
     if not doc["smoke"]["ok"]:
         out += ["", f"**Smoke step failed:** {md_text(doc['smoke']['message'], 2000)}"]
     if doc["failures"]:
@@ -114,6 +117,7 @@ def render(doc: dict[str, Any]) -> str:
             f"| {md_code(req['id'], in_table=True)} | {md_text(req['article'])} | {outcome} | "
             f"{'yes' if req['required'] else 'no'} | {note} |"
         )
+    out += _own_words(doc)
     if doc["interpretations"]:
         out += ["", "## Interpretations this verdict rests on", ""]
         for item in doc["interpretations"]:
@@ -121,6 +125,18 @@ def render(doc: dict[str, Any]) -> str:
                 f"- **{md_text(item['id'])}** ({md_text(item['game'])}): {md_text(item['text'])}"
             )
     return "\n".join(out) + "\n"
+
+
+def _own_words(doc: dict[str, Any]) -> list[str]:
+    """Each requirement's English title beside the words of the article it rests on."""
+    out = ["", "## The rules' own words", ""]
+    for req in doc["requirements"]:
+        out.append(f"- **`{req['id']}`** ({req['article']}): {req['title']}")
+        wording = req.get("wording")
+        if wording:
+            out.append(f"  > *{label(wording)}:*")
+            out += [f"  > {text}".rstrip() for text in wording["text"].splitlines()]
+    return out
 
 
 class MarkdownReport(Collector):
