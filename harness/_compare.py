@@ -1,0 +1,284 @@
+"""Two runs side by side, requirement by requirement: what regressed, what was fixed, what moved.
+
+Meant for two builds of one implementation judged by the same suite: a CI job compares the
+build's report with the last release's and fails on a regression. It reads only the two
+``report.json`` documents (validated against ``harness/schemas/report.schema.json``).
+
+A requirement *regressed* when it now fails or errors and did not before, or when it is
+required, passed before and now is not supported or not run. It is *fixed* when it failed or
+errored and now passes. Any other change of outcome is listed as such; the same outcome with
+a different message or evidence (a new counterexample) is *changed evidence*. Outcomes are
+the raw ones: a waiver does not hide a regression (the entry says it is waived).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ._errors import HarnessError
+from ._reports._mdtext import code, plain
+
+FORMAT = "instantcert-compare/1"
+BROKEN = ("fail", "error")
+CATEGORIES = ("regressions", "fixes", "changed_outcome", "changed_evidence", "added", "removed")
+
+
+class CompareError(HarnessError):
+    """A report that cannot be compared (bad input: exit 2)."""
+
+
+@cache
+def _report_schema() -> dict[str, Any]:
+    raw = resources.files("harness").joinpath("schemas/report.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(raw)
+    return schema
+
+
+def load_report(path: Path, label: str) -> dict[str, Any]:
+    """The report.json of a report folder (or the file itself), validated."""
+    file = path / "report.json" if path.is_dir() else path
+    if not file.is_file():
+        raise CompareError(f"{label} {str(path)!r}: no report.json there (not a report folder)")
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CompareError(f"{label} {str(file)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CompareError(f"{label} {str(file)!r}: not UTF-8 text") from None
+    except ValueError as exc:
+        raise CompareError(f"{label} {str(file)!r}: not valid JSON ({exc})") from None
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(_report_schema()).iter_errors(doc)
+    )
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        raise CompareError(
+            f"{label} {str(file)!r}: not an instantcert report: at {where}: {error.message:.200}"
+        )
+    ids = [r["id"] for r in doc["requirements"]]
+    duplicate = next((i for i in ids if ids.count(i) > 1), None)
+    if duplicate is not None:
+        raise CompareError(f"{label} {str(file)!r}: requirement {duplicate!r} appears twice")
+    result: dict[str, Any] = doc
+    return result
+
+
+def _evidence_sha256(req: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) -> str:
+    """SHA-256 of the evidence held against ``req``: of its checks whose outcome applies to it
+    (a check that failed naming another requirement holds no evidence against this one)."""
+    evidence = [
+        [cid, checks[cid]["evidence"]]
+        for cid in req["checks"]
+        if cid in checks and checks[cid]["evidence"] and req["id"] in checks[cid]["requirements"]
+    ]
+    text = json.dumps(evidence, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _side(req: Mapping[str, Any], checks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    return {
+        "outcome": req["outcome"],
+        "message": req["message"],
+        "evidence_sha256": _evidence_sha256(req, checks),
+        "waived": bool(req["waiver"] and req["waiver"]["applied"]),
+        "case_files": [
+            p for cid in req["checks"] for p in checks.get(cid, {}).get("case_files", [])
+        ],
+    }
+
+
+def _run(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
+    impl = doc["implementation"]
+    return {
+        "path": path,
+        "run_id": doc["run_id"],
+        "started_at": doc["started_at"],
+        "harness_version": doc["harness_version"],
+        "suite_sha256": doc["suite_sha256"],
+        "rules_sha256": doc["rules_sha256"],
+        "target": doc["target"],
+        "implementation": None
+        if impl is None
+        else {"name": str(impl.get("name")), "version": str(impl.get("version"))},
+        "profile": doc["profile"],
+        "filtered": doc["filtered"],
+        "seed": doc["seed"],
+        "verdict": doc["verdict"]["overall"],
+        "exit_code": doc["verdict"]["exit_code"],
+    }
+
+
+def _notes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Why outcomes may differ for reasons other than the implementation."""
+    notes = []
+    if old["suite_sha256"] != new["suite_sha256"]:
+        notes.append("the suites differ (suite_sha256): a check may have changed, not the target")
+    if old["rules_sha256"] != new["rules_sha256"]:
+        notes.append("the rules files differ (rules_sha256)")
+    if old["profile"] != new["profile"]:
+        notes.append(f"profiles differ: {old['profile']} then {new['profile']}")
+    if old["filtered"] != new["filtered"]:
+        notes.append("one run was filtered: requirements outside its scope are 'not run'")
+    if old["seed"] != new["seed"]:
+        notes.append(
+            f"seeds differ ({old['seed']} then {new['seed']}): counterexamples may differ "
+            "for that reason alone"
+        )
+    return notes
+
+
+def _is_regression(old: str, new: str, required: bool) -> bool:
+    if new in BROKEN:
+        return old not in BROKEN
+    return old == "pass" and new != "pass" and required
+
+
+def compare(
+    old: Mapping[str, Any], new: Mapping[str, Any], paths: tuple[str, str] = ("OLD", "NEW")
+) -> dict[str, Any]:
+    """The comparison document (schema: ``harness/schemas/compare.schema.json``); ``paths``
+    name the two reports in it."""
+    result: dict[str, Any] = {
+        "format": FORMAT,
+        "old": _run(old, paths[0]),
+        "new": _run(new, paths[1]),
+    }
+    result["notes"] = _notes(old, new)
+    found: dict[str, list[dict[str, Any]]] = {c: [] for c in CATEGORIES}
+    old_checks = {c["check_id"]: c for c in old["checks"]}
+    new_checks = {c["check_id"]: c for c in new["checks"]}
+    before = {r["id"]: r for r in old["requirements"]}
+    after = {r["id"]: r for r in new["requirements"]}
+    unchanged = 0
+    for rid in [*after, *(i for i in before if i not in after)]:
+        a, b = before.get(rid), after.get(rid)
+        about = b if b is not None else a
+        assert about is not None
+        entry = {
+            "id": rid,
+            "article": about["article"],
+            "title": about["title"],
+            "required": about["required"],
+            "old": None if a is None else _side(a, old_checks),
+            "new": None if b is None else _side(b, new_checks),
+        }
+        if a is None:
+            found["added"].append(entry)
+        elif b is None:
+            found["removed"].append(entry)
+        elif a["outcome"] != b["outcome"]:
+            if _is_regression(a["outcome"], b["outcome"], b["required"]):
+                found["regressions"].append(entry)
+            elif a["outcome"] in BROKEN and b["outcome"] == "pass":
+                found["fixes"].append(entry)
+            else:
+                found["changed_outcome"].append(entry)
+        elif (entry["old"]["message"], entry["old"]["evidence_sha256"]) != (
+            entry["new"]["message"],
+            entry["new"]["evidence_sha256"],
+        ):
+            found["changed_evidence"].append(entry)
+        else:
+            unchanged += 1
+    result.update(found)
+    result["unchanged"] = unchanged
+    result["exit_code"] = 1 if found["regressions"] else 0
+    return result
+
+
+def headline(result: Mapping[str, Any]) -> str:
+    counts = {c: len(result[c]) for c in CATEGORIES}
+    return (
+        f"{counts['regressions']} regression(s), {counts['fixes']} fix(es), "
+        f"{counts['changed_outcome']} other outcome change(s), "
+        f"{counts['changed_evidence']} with changed evidence, {counts['added']} new, "
+        f"{counts['removed']} removed, {result['unchanged']} unchanged"
+    )
+
+
+def _outcome(side: Mapping[str, Any] | None) -> str:
+    if side is None:
+        return "-"
+    return str(side["outcome"]).replace("_", " ") + (" (waived)" if side["waived"] else "")
+
+
+def _msg(side: Mapping[str, Any] | None) -> str:
+    return (code(side["message"]) or "-") if side is not None else "-"
+
+
+def _cell(entry: Mapping[str, Any], column: str) -> str:
+    old, new = entry["old"], entry["new"]
+    if column == "requirement":
+        return code(entry["id"], 120)
+    if column == "article":
+        return plain(entry["article"], 80)
+    if column == "required":
+        return "yes" if entry["required"] else "no"
+    if column == "outcome":
+        return _outcome(new or old)
+    if column in ("old", "new"):
+        return _outcome(old if column == "old" else new)
+    return _msg(old if column == "old message" else new)
+
+
+def _table(entries: list[dict[str, Any]], columns: tuple[str, ...]) -> list[str]:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(e, c) for c in columns) + " |" for e in entries]
+    return lines
+
+
+_CHANGE = ("requirement", "article", "old", "new", "required", "new message")
+SECTIONS = (
+    ("regressions", "Regressions", _CHANGE),
+    ("fixes", "Fixes", ("requirement", "article", "old", "new", "old message")),
+    ("changed_outcome", "Other outcome changes", _CHANGE),
+    (
+        "changed_evidence",
+        "Changed evidence (same outcome)",
+        ("requirement", "article", "outcome", "old message", "new message"),
+    ),
+    ("added", "New requirements", ("requirement", "article", "outcome", "required", "new message")),
+    ("removed", "Removed requirements", ("requirement", "article", "outcome", "required")),
+)
+
+
+def _who(run: Mapping[str, Any]) -> str:
+    impl = run["implementation"]
+    return code(run["target"], 120) + (
+        f" ({code(impl['name'], 60)} {code(impl['version'], 40)})" if impl else ""
+    )
+
+
+def markdown(result: Mapping[str, Any]) -> str:
+    old, new = result["old"], result["new"]
+    out = [
+        f"## instantcert compare: {len(result['regressions'])} regression(s)",
+        "",
+        headline(result) + ".",
+        "",
+        "| | old | new |",
+        "|---|---|---|",
+        f"| report | {code(old['path'], 120)} | {code(new['path'], 120)} |",
+        f"| verdict | {old['verdict']} (exit {old['exit_code']}) | "
+        f"{new['verdict']} (exit {new['exit_code']}) |",
+        f"| target | {_who(old)} | {_who(new)} |",
+        f"| profile, seed | {plain(old['profile'], 40)}{' (filtered)' * old['filtered']}, "
+        f"{old['seed']} | {plain(new['profile'], 40)}{' (filtered)' * new['filtered']}, "
+        f"{new['seed']} |",
+        f"| run | {code(old['run_id'], 40)} {old['started_at']} | "
+        f"{code(new['run_id'], 40)} {new['started_at']} |",
+    ]
+    if result["notes"]:
+        out += ["", "Notes:", ""] + [f"- {plain(n, 300)}" for n in result["notes"]]
+    for key, title, columns in SECTIONS:
+        if result[key]:
+            out += ["", f"### {title} ({len(result[key])})", "", *_table(result[key], columns)]
+    return "\n".join(out) + "\n"
