@@ -23,6 +23,8 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from reference._strict_json import sanitise
+
 from ._errors import HarnessError
 
 ATTESTATION = "attestation.intoto.jsonl"
@@ -122,7 +124,9 @@ def pae(payload_type: str, body: bytes) -> bytes:
 
 
 def envelope(statement: Mapping[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
-    body = json.dumps(statement, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    body = json.dumps(
+        sanitise(statement), sort_keys=True, separators=(",", ":"), allow_nan=False, default=str
+    ).encode("ascii")  # ensure_ascii: any string of the target, even a lone surrogate
     signature = key.sign(pae(PAYLOAD_TYPE, body))
     return {
         "payloadType": PAYLOAD_TYPE,
@@ -179,7 +183,8 @@ def ci_run_url(env: Mapping[str, str]) -> str | None:
 
 
 def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
+    text = json.dumps(sanitise(value), sort_keys=True, separators=(",", ":"), default=str)
+    return text.encode("ascii")
 
 
 def test_result(doc: Mapping[str, Any]) -> str:

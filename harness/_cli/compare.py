@@ -7,9 +7,10 @@ or is not an instantcert report.json (docs/compare.md).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+
+from reference import _strict_json as strict_json
 
 from .._compare import CompareError, compare, headline, load_report, markdown
 from . import UsageError
@@ -39,10 +40,8 @@ def run(args: argparse.Namespace) -> int:
     except CompareError as exc:
         raise UsageError(str(exc)) from None
     result = compare(old, new, (args.old, args.new))
-    if args.format == "json":
-        text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = markdown(result)
+    json_text = strict_json.dumps(result, indent=2) + "\n"
+    text = json_text if args.format == "json" else markdown(result)
     if args.out is None:
         sys.stdout.write(text)
     else:

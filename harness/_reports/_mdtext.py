@@ -1,41 +1,27 @@
-"""Untrusted text made inert in Markdown: for PR comments, job summaries and ``compare``.
+"""Cells of the short Markdown reports (summary.md, compare): text from outside made inert.
 
-A target's messages reach GitHub or GitLab comments. Put as text, a message could open HTML,
-ping ``@someone``, link ``#123`` or break a table. Every such string goes in a code span
-(``code``): nothing inside one renders, mentions and autolinks included. The span's fence is
-longer than any backtick run inside it; ``|`` is escaped as GFM tables require (even in code
-spans) and line breaks become spaces, so a cell stays one cell.
+A target's messages reach pull-request comments. In a code span nothing renders: no HTML, no
+``@mention``, no link, no emphasis; ``harness/_escape.py`` builds spans their content cannot
+close, with ``|`` escaped for tables. These reports show a message's first line only.
 """
 
 from __future__ import annotations
 
-import re
-
-_BACKTICKS = re.compile(r"`+")
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&@:])")
+from .._escape import md_code, md_text
 
 
-def one_line(text: str, limit: int) -> str:
-    """The first line of ``text``, at most ``limit`` characters (an ellipsis says it was cut)."""
-    line = text.splitlines()[0] if text else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+def first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
 
 
 def code(text: str, limit: int = 200) -> str:
-    """``text`` (its first line, shortened) as an inert code span, safe in a table cell."""
-    line = one_line(text, limit).replace("\t", " ")
-    if not line.strip():
-        return ""
-    longest = max((len(m.group()) for m in _BACKTICKS.finditer(line)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if line.startswith("`") or line.endswith("`") else ""
-    return f"{fence}{pad}{line.replace('|', chr(92) + '|')}{pad}{fence}"
+    """The first line of ``text``, at most ``limit`` characters, as an inert code span safe in
+    a table cell; empty text gives the empty string."""
+    line = first_line(text)
+    return md_code(line, limit, in_table=True) if line.strip() else ""
 
 
 def plain(text: str, limit: int = 200) -> str:
-    """``text`` (first line, shortened) as plain Markdown text: every special character escaped.
-
-    For short words of our own (verdicts, articles) that read better without a code span;
-    ``@`` and ``:`` are escaped too, but mentions are only safe for certain in a code span.
-    """
-    return _SPECIAL.sub(r"\\\1", one_line(text, limit))
+    """The first line of ``text`` as escaped Markdown text, for words of the suite's own
+    (articles, profile names) that read better outside a code span."""
+    return md_text(first_line(text), limit)

@@ -10,10 +10,11 @@ test carries the counterexamples in ``trace`` (as junit's failure text) and its 
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+
+from reference import _strict_json as strict_json
 
 from ._record import Collector
 from .junit import _failure_text
@@ -126,5 +127,5 @@ def build(doc: dict[str, Any]) -> dict[str, Any]:
 
 class CtrfReport(Collector):
     def write(self, doc: dict[str, Any]) -> None:
-        text = json.dumps(build(doc), indent=2, ensure_ascii=False, default=str)
+        text = strict_json.dumps(build(doc), indent=2)  # valid JSON whatever the target sent
         (self.out_dir / FILE).write_text(text + "\n", encoding="utf-8")
