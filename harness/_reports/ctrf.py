@@ -3,7 +3,7 @@
 The statuses follow ``junit.xml`` exactly, so both files count the same: pass → passed,
 fail → failed, error → other, not supported → skipped, not run → pending; a waived requirement
 is skipped (junit's ``<skipped>``) whatever its outcome. ``rawStatus`` keeps the outcome, and
-each test's ``extra`` the article, the checks, ``required`` and the waiver. A failed or errored
+each test's ``extra`` the article, its wording, the checks, ``required`` and the waiver. A failed or errored
 test carries the counterexamples in ``trace`` (as junit's failure text) and its case files as
 ``attachments``. ``filePath`` is left out: a requirement is not defined by a file of the report.
 """
@@ -68,6 +68,7 @@ def _test(
         "required": req["required"],
         "checks": req["checks"],
         "waiver": waiver,
+        "wording": req.get("wording"),  # the rules' own words (French for the rules' articles)
     }
     return test
 

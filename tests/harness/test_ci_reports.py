@@ -99,6 +99,9 @@ def test_ctrf_tests_carry_the_requirement(runs: dict[str, Path]) -> None:
     assert (x2["status"], x2["rawStatus"]) == ("failed", "fail")
     assert x2["extra"]["article"] == "robots 4" and x2["extra"]["checks"] == ["robots_rules.x2"]
     assert x2["suite"] == ["instantcert", "robots", "robots 4"]
+    report = _json(runs["broken"] / "report.json")
+    wording = next(r["wording"] for r in report["requirements"] if r["id"] == "robots.4.6.x2")
+    assert wording["language"] == "fr" and x2["extra"]["wording"] == wording
     assert x2["attachments"][0]["path"] == "cases/robots_rules.x2-1.json"
     assert "OHPSCTQD|C D2+P" in x2["trace"] and "prize 0, expected 100" in x2["message"]
     assert tests["play.4.1.history"]["status"] == "skipped"  # not supported

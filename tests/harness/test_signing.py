@@ -341,3 +341,18 @@ def test_certify_sign_key_end_to_end(
     assert len(err) == 1 and "holds other files ('mine.txt')" in err[0]
     assert main([*argv, "--sign-key", str(keys.with_suffix(".pub"))]) == 2
     assert "is not a PEM private key" in capsys.readouterr().err
+
+
+def test_audit_block_checks_the_key_before_reading_the_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    block = tmp_path / "block.jsonl"
+    block.write_text("not read: the key is refused first\n")
+    garbage = tmp_path / "garbage.key"
+    garbage.write_bytes(b"-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n")
+    argv = ["audit-block", str(block), "--out", str(tmp_path / "out"), "--sign-key"]
+    capsys.readouterr()
+    assert main([*argv, str(garbage)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--sign-key: signing key" in err[0] and "garbage.key" in err[0]
+    assert not (tmp_path / "out").exists()
