@@ -3,9 +3,10 @@
 The statuses follow ``junit.xml`` exactly, so both files count the same: pass → passed,
 fail → failed, error → other, not supported → skipped, not run → pending; a waived requirement
 is skipped (junit's ``<skipped>``) whatever its outcome. ``rawStatus`` keeps the outcome, and
-each test's ``extra`` the article, its wording, the checks, ``required`` and the waiver. A failed or errored
-test carries the counterexamples in ``trace`` (as junit's failure text) and its case files as
-``attachments``. ``filePath`` is left out: a requirement is not defined by a file of the report.
+each test's ``extra`` the article, its wording, the checks, ``required`` and the waiver. A
+failed or errored test carries the counterexamples in ``trace`` (as junit's failure text) and
+its case files as ``attachments``. ``filePath`` is left out: a requirement is not defined by a
+file of the report.
 """
 
 from __future__ import annotations
