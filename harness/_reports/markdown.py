@@ -128,10 +128,13 @@ def render(doc: dict[str, Any]) -> str:
 
 
 def _own_words(doc: dict[str, Any]) -> list[str]:
-    """Each requirement's English title beside the words of the article it rests on."""
+    """Each requirement's English title beside the words of the article it rests on (the
+    project's own clause data, kept as Markdown: the French lot tables stay tables)."""
     out = ["", "## The rules' own words", ""]
     for req in doc["requirements"]:
-        out.append(f"- **`{req['id']}`** ({req['article']}): {req['title']}")
+        out.append(
+            f"- **{md_code(req['id'])}** ({md_text(req['article'])}): {md_text(req['title'])}"
+        )
         wording = req.get("wording")
         if wording:
             out.append(f"  > *{label(wording)}:*")

@@ -143,6 +143,9 @@ def test_the_french_words_reach_every_report(run: tuple[Path, str]) -> None:
     )
     system_out = case.findtext("system-out") or ""
     assert f"robots 4, French original: « {X2_FRENCH} »" in system_out
+    ctrf = json.loads((out / "ctrf.json").read_text(encoding="utf-8"))
+    test = next(t for t in ctrf["results"]["tests"] if t["extra"]["requirement"] == "robots.4.6.x2")
+    assert test["extra"]["wording"]["text"] == X2_FRENCH
 
 
 def test_a_requirement_no_clause_holds_shows_no_words(run: tuple[Path, str]) -> None:
