@@ -195,6 +195,22 @@ def test_notes_say_when_runs_are_not_alike(
     assert "seeds differ (11 then 12)" in notes and "filtered" in notes
 
 
+def test_a_report_of_an_older_instantcert_is_compared(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old"
+    old.mkdir()
+    doc = json.loads((runs["broken"] / "report.json").read_text())
+    del doc["clauses"]  # added to report.json after 0.1.0's first reports
+    (old / "report.json").write_text(json.dumps(doc))
+    code, result = _json_compare(capsys, old, runs["reference"])
+    assert code == 0 and _ids(result, "fixes") == ["robots.4.6.x2"]
+    del doc["requirements"]  # what compare reads must be there
+    (old / "report.json").write_text(json.dumps(doc))
+    code, _, err = _compare(capsys, old, runs["reference"])
+    assert code == 2 and "'requirements' is a required property" in err
+
+
 def test_out_writes_the_file(
     runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
