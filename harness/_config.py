@@ -21,10 +21,10 @@ from conformance._profiles import DEFAULTS as SETTING_DEFAULTS
 from conformance._profiles import ProfileError, check_settings, load_profile, profile_names
 
 from ._errors import ConfigError
+from ._targets import DEFAULT_TIMEOUT_S
 
 DEFAULT_TARGET = "python:reference"
 DEFAULT_PROFILE = "full"
-DEFAULT_TIMEOUT_S = 60.0
 SEED_LIMIT = 2**32  # hypothesis, numpy and random all take a seed this size
 
 KEYS: dict[str, str] = {

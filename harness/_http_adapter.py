@@ -35,6 +35,7 @@ from ._errors import (
     TargetUnreachable,
 )
 from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
+from ._targets import DEFAULT_TIMEOUT_S
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
@@ -478,7 +479,7 @@ class HttpAdapter:
         self,
         base_url: str,
         *,
-        timeout: float = 30.0,
+        timeout: float = DEFAULT_TIMEOUT_S,
         connect_timeout: float | None = None,
         retries: int = 2,
         backoff: float = 0.25,

@@ -25,6 +25,7 @@ from .._escape import terminal
 from .._progress import ProgressHandler
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
 from .._signing import SigningError, folder_entries, load_private_key
+from .._targets import DEFAULT_TIMEOUT_S
 from .._waivers import load_waivers
 from . import UsageError
 
@@ -84,7 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="S",
-        help="seconds the target may take to answer one request",
+        help=f"seconds the target may take to answer one request (default: {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="wait up to S seconds for a target that is still starting to answer (default: 0)",
     )
     parser.add_argument(
         "--sign-key",
@@ -197,6 +205,9 @@ def execute_run(
 def run(args: argparse.Namespace) -> int:
     from .._targets import open_target
 
+    wait = float(getattr(args, "wait", 0.0))
+    if not 0 <= wait <= 3600:
+        raise UsageError(f"--wait: {wait!r} is not a number of seconds in [0, 3600]")
     try:
         config = config_from_args(args)
         settings = config.effective_settings()
@@ -210,6 +221,10 @@ def run(args: argparse.Namespace) -> int:
     except TargetError as exc:
         print(terminal(f"instantcert certify: target unreachable: {exc}"), file=sys.stderr)
         return EXIT_NOT_STARTED
+    if wait:
+        from .._wait import wait_for_target
+
+        wait_for_target(adapter, wait)
     assert config.seed is not None
     out = Path(config.out)
     try:

@@ -16,6 +16,7 @@ from reference import _strict_json as strict_json
 from .._cases import load_case
 from .._errors import ConfigError, TargetError
 from .._escape import shorten, terminal
+from .._targets import DEFAULT_TIMEOUT_S
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 NAME = "replay"
@@ -34,9 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=30.0,
+        default=DEFAULT_TIMEOUT_S,
         metavar="S",
-        help="seconds the target may take to answer one request",
+        help="seconds the target may take to answer one request (default: %(default)g)",
     )
 
 
