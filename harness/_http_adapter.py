@@ -34,8 +34,8 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
-from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
 from ._targets import DEFAULT_TIMEOUT_S
+from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
