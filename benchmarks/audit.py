@@ -1,4 +1,8 @@
-"""Speed of the full block audit (issue 5, item 6), measured against the floor of reading.
+"""Profile (function in a warm process): the block audit, measured against the floor of reading.
+
+The audit here is a function call in this already-started process: no interpreter start, no
+imports, no reports. ``benchmarks/commands.py`` times ``instantcert audit-block`` as a user runs
+it, as a whole process; the README quotes that.
 
 In one run, on the same 2,000,000-unit robots ``.jsonl.gz`` file:
 
@@ -212,6 +216,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     path = args.file or block_file(args.workdir)
+    print("profile (function in a warm process): the audit is a call in this process")
     print(f"file: {path} ({path.stat().st_size / 1e6:.1f} MB), cores: {os.cpu_count()}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     floors, audits, floor_cpu, audit_cpu, https, http_cpu = [], [], [], [], [], []

@@ -1,4 +1,7 @@
-"""Tickets per second of the reference evaluator, validation included, on one core.
+"""Profile (function in a warm process): tickets per second of the reference evaluator, on one core.
+
+Validation included; ``instantcert evaluate`` as a whole process is timed by
+``benchmarks/commands.py``.
 
 Targets (issue 2): a robots ticket in about 5 µs or less, an eldorado ticket in about 3 µs or
 less. The tickets are distinct and drawn from a fixed seed, so no cache can help and the run is
@@ -56,7 +59,10 @@ def rate(name: str, evaluate: Callable[[str], object], tickets: list[str]) -> No
             evaluate(ticket)
         best = min(best, time.perf_counter() - start)
     per = best / len(tickets) * 1e6
-    print(f"{name:<32} {len(tickets) / best:>12,.0f} tickets/s  {per:6.2f} µs/ticket")
+    print(
+        f"profile (function in a warm process): {name:<32} {len(tickets) / best:>12,.0f} "
+        f"tickets/s  {per:6.2f} µs/ticket"
+    )
 
 
 def main() -> None:

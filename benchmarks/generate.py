@@ -1,4 +1,6 @@
-"""Time to write a full block file, and the peak memory of the whole process tree.
+"""Profile (function in a warm process): ``write_block_file`` of a full block, and its memory.
+
+``instantcert generate-block`` as a whole process is timed by ``benchmarks/commands.py``.
 
 Target (issue 3): a full 2 000 000-unit robots block to ``.jsonl.gz`` on 2 cores in under 60 s,
 peak memory under 500 MB. The seed is fixed, so the file (and its SHA-256) is repeatable:
@@ -106,7 +108,10 @@ def main() -> None:
     child_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     own, child = own_usage.ru_maxrss // 1024, child_usage.ru_maxrss // 1024
     cpu = sum(u.ru_utime + u.ru_stime for u in (own_usage, child_usage)) - cpu_before
-    print(f"{args.game} stake {args.stake_cents}: {units:,} units, {args.workers} workers")
+    print(
+        f"profile (function in a warm process): write_block_file, {args.game} stake "
+        f"{args.stake_cents}: {units:,} units, {args.workers} workers"
+    )
     print(f"  time        {seconds:8.1f} s   ({seconds / units * 1e6:.1f} µs/unit wall)")
     print(f"  file        {size / 1e6:8.1f} MB  sha256 {digest}")
     print(f"  cpu         {cpu:8.1f} s   (all processes; {cpu / units * 1e6:.1f} µs/unit)")

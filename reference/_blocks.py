@@ -1,26 +1,28 @@
 """Blocks of predetermined units (article 2): unit i is computable on its own from (seed, i).
 
 A block is fixed by (game, stake, block id, 256-bit seed). From the seed, keyed BLAKE2b derives
-two independent keys, bound to the game, stake and block id:
+independent keys, bound to the game, stake and block id:
 
 - the *permutation key* keys a Feistel permutation of ``range(units)`` (``_permutation``):
   unit i takes the slot ``perm(i)`` of the lot table laid out in order (its lots as listed,
   largest first, then the losing units), so each lot has exactly its count and where winners
   sit is unpredictable without the seed;
-- the *ticket key* gives unit i its own 128-bit seed, BLAKE2b(key, i), for the
-  ``random.Random`` that draws its scenario (``_generate``); it decides what a unit shows,
-  never which prize it has.
+- the *pool key* seeds the pools of scenarios drawn per prize by the slow generator, and the
+  *scenario key* keys the words (Philox, counter i) that pick unit i's scenario and the
+  prize-keeping transformations it shows (``_scenarios``); they decide what a unit shows, never
+  which prize it has.
 
 Any slice is therefore produced without the rest, in any order, byte-identical to the same
-slice of the whole. The seed never leaves this object: headers show its SHA-256 only.
+slice of the whole; slices are computed vectorised (numpy) a batch at a time. The seed never
+leaves this object: headers show its SHA-256 only.
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import json
-import random
 import re
 import secrets
 from collections.abc import Iterator
@@ -29,18 +31,22 @@ from functools import cache
 from importlib import metadata
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ._errors import GameError
 from ._evaluate import check_stake
-from ._generate import TicketMaker
 from ._permutation import FeistelPermutation
 from ._rules import check_game, load_rules
+from ._scenarios import scenario_pools, unit_words
 
 FORMAT = "block/1"
 GENERATOR_NAME = "instantcert-reference"
 SEED_BYTES = 32
 BLOCK_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 KEY_PERSON = b"instcert-block/1"
-STREAM_BATCH = 1024  # units computed at a time by document_lines
+STREAM_BATCH = 4096  # units computed at a time by document_lines
+BATCH = 4096  # units whose tickets are computed together
 
 
 class BlockError(GameError):
@@ -146,9 +152,7 @@ class Block:
         table = rules.lot_table(stake_cents)
         context = f"{FORMAT}\x00{game}\x00{stake_cents}\x00{block_id}".encode("ascii")
         self._permutation = FeistelPermutation(_derive(seed, context, b"permutation"), self.units)
-        self._ticket_key = hashlib.blake2b(
-            key=_derive(seed, context, b"tickets"), digest_size=16, person=KEY_PERSON
-        )
+        self._scenario_key = int.from_bytes(_derive(seed, context, b"scenarios")[:16], "big")
         # slots [ends[k-1], ends[k]) hold prizes[k]: the lots as listed, then the losing units
         ends: list[int] = []
         prizes: list[int] = []
@@ -159,7 +163,10 @@ class Block:
         prizes.append(0)
         self._ends = tuple(ends)
         self._prizes = tuple(prizes)
-        self._maker = TicketMaker(game, stake_cents)
+        self._ends_array = np.array(ends, dtype=np.int64)
+        self._prizes_array = np.array(prizes, dtype=np.int64)
+        sizes = {lot.prize_cents: lot.units for lot in table.lots}
+        self._pools = scenario_pools(game, stake_cents, _derive(seed, context, b"pools"), sizes)
 
     def __repr__(self) -> str:  # never the seed
         return (
@@ -189,41 +196,52 @@ class Block:
         slot = self._permutation(self._check_index(index))
         return self._prizes[bisect.bisect_right(self._ends, slot)]
 
-    def _ticket_rng(self, index: int) -> random.Random:
-        h = self._ticket_key.copy()
-        h.update(index.to_bytes(8, "big"))
-        return random.Random(int.from_bytes(h.digest(), "big"))
+    def _slots(self, first: int, size: int) -> npt.NDArray[np.int64]:
+        """``perm(i)`` for a checked slice: vectorised, or one by one for a permutation without
+        ``many`` (a stand-in some tests put in its place)."""
+        indices = np.arange(first, first + size, dtype=np.int64)
+        many = getattr(self._permutation, "many", None)
+        if many is not None:
+            return np.asarray(many(indices), dtype=np.int64)
+        one = self._permutation.unchecked
+        return np.fromiter((one(i) for i in range(first, first + size)), np.int64, size)
+
+    def _tickets(self, first: int, prizes: npt.NDArray[np.int64]) -> list[bytes]:
+        """The tickets of units first.. given their prizes: what ``_scenarios`` shows."""
+        words = unit_words(self._scenario_key, first, len(prizes))
+        return self._pools.tickets(words, prizes)
 
     def unit(self, index: int) -> Unit:
         """Unit ``index``, computed from the seed and ``index`` alone."""
         prize = self.prize_cents(index)
-        return Unit(index, prize, self._maker(prize, self._ticket_rng(index)))
+        ticket = self._tickets(index, np.array([prize], dtype=np.int64))[0]
+        return Unit(index, prize, ticket.decode("ascii"))
+
+    def _units(self, first: int, size: int) -> tuple[list[int], list[bytes]]:
+        """The prizes and tickets of a checked slice, computed together, ``BATCH`` units at a
+        time (the arrays of a batch stay in the processor's caches)."""
+        slots = self._slots(first, size)
+        prizes = self._prizes_array[np.searchsorted(self._ends_array, slots, side="right")]
+        tickets: list[bytes] = []
+        for at in range(0, size, BATCH):
+            tickets += self._tickets(first + at, prizes[at : at + BATCH])
+        return prizes.tolist(), tickets
 
     def iter_units(self, start: int = 0, count: int | None = None) -> Iterator[Unit]:
         first, size = self.check_slice(start, count)
-        for index in range(first, first + size):
-            yield self.unit(index)
+        for at in range(first, first + size, STREAM_BATCH):
+            prizes, tickets = self._units(at, min(STREAM_BATCH, first + size - at))
+            for index, prize, ticket in zip(itertools.count(at), prizes, tickets, strict=False):
+                yield Unit(index, prize, ticket.decode("ascii"))
 
     def _lines(self, first: int, size: int) -> list[bytes]:
         """The hot path: lines of a checked slice, the same bytes as ``Unit.to_json_line`` plus a
-        newline, with everything looked up once."""
-        perm = self._permutation.unchecked
-        ends, prizes = self._ends, self._prizes
-        key = self._ticket_key
-        make = self._maker
-        rng = random.Random()
-        seed = rng.seed  # random.Random(n) is random.Random() then seed(n): the same state
-        out = []
-        for index in range(first, first + size):
-            prize = prizes[bisect.bisect_right(ends, perm(index))]
-            h = key.copy()
-            h.update(index.to_bytes(8, "big"))
-            seed(int.from_bytes(h.digest(), "big"))
-            out.append(
-                b'{"index":%d,"prize_cents":%d,"ticket":"%s"}\n'
-                % (index, prize, make(prize, rng).encode("ascii"))
-            )
-        return out
+        newline."""
+        prizes, tickets = self._units(first, size)
+        line = b'{"index":%d,"prize_cents":%d,"ticket":"%s"}\n'
+        return [
+            line % unit for unit in zip(range(first, first + size), prizes, tickets, strict=True)
+        ]
 
     def render(self, start: int, count: int) -> bytes:
         """Unit lines ``start`` to ``start + count - 1``, each ending in a newline."""

@@ -8,15 +8,17 @@ winning rows, every robot at every place) must all be among them.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
 import reference
-from reference import GameError, PrizeError, generate_ticket, prize_decompositions
+from reference import GameError, PrizeError, _scenarios, generate_ticket, prize_decompositions
 from reference._generate import ELDORADO_MAX_GRIDS, ELDORADO_MAX_WINS
 
 DRAWS = 2000
@@ -232,6 +234,86 @@ def test_eldorado_tickets_of_every_amount(stake: int, prize: int) -> None:
     if any(count == 4 for d in decompositions for _, count in d):  # a spare cell to use
         wanted |= {"four apart", "extra on winning row"}
     assert wanted <= set(kinds), kinds
+
+
+# -- the block generator: scenario pools and prize-keeping transformations ------------------
+#
+# Blocks show pool scenarios transformed per unit (``reference._scenarios``). The same checks
+# as above run on what blocks show, from full-size pools: every ticket is re-evaluated, every
+# decomposition and every kind of scenario occurs, and the kinds come at about the slow
+# generator's own frequencies (the transformations keep its distribution).
+
+BLOCK_DRAWS = 4000
+
+
+def block_tickets(game: str, stake: int, prize: int, n: int = BLOCK_DRAWS) -> list[str]:
+    key = hashlib.sha256(f"{game}{stake}{prize}".encode()).digest()
+    pools = _scenarios.scenario_pools(game, stake, key, {})
+    words = _scenarios.unit_words(prize + 17, 1000, n)
+    prizes = np.full(n, prize, dtype=np.int64)
+    tickets = [t.decode("ascii") for t in pools.tickets(words, prizes)]
+    for ticket in tickets:
+        assert reference.prize_cents(game, stake, ticket) == prize, ticket
+    return tickets
+
+
+def share(kinds: list[set[str]], kind: str) -> float:
+    return sum(kind in k for k in kinds) / len(kinds)
+
+
+@pytest.mark.parametrize("prize", amounts("robots", 100))
+def test_block_robots_units_of_every_amount(prize: int) -> None:
+    tickets = block_tickets("robots", 100, prize)
+    results = [reference.evaluate("robots", 100, t) for t in tickets]
+    expected = {
+        tuple(sorted(g.symbol for g in d)) for d in prize_decompositions("robots", 100, prize)
+    }
+    assert {robots_wins(r) for r in results} == expected
+    kinds = [robots_kinds(t) for t in tickets]
+    wanted = {"x2", "+1", "+1 after +1"} | ({"one notch short"} if prize == 0 else {"x2 past full"})
+    assert wanted <= set().union(*kinds)
+    slow = [robots_kinds(t) for t, _ in draw("robots", 100, prize, 2000)]
+    for kind in wanted:
+        assert abs(share(kinds, kind) - share(slow, kind)) < 0.05, kind
+    if prize == 0:
+        assert all("Q" not in t.split("|")[1] for t in tickets)
+    assert len(set(tickets)) == len(tickets)  # 4 096 scenarios, 18! x 8! ways to show each
+
+
+@pytest.mark.parametrize(("stake", "prize"), ELDORADO_CASES)
+def test_block_eldorado_units_of_every_amount(stake: int, prize: int) -> None:
+    tickets = block_tickets("eldorado", stake, prize)
+    seen = {eldorado_wins(reference.evaluate("eldorado", stake, t)) for t in tickets}
+    decompositions = {
+        tuple(sorted((g.symbol, g.count) for g in d))
+        for d in prize_decompositions("eldorado", stake, prize)
+    }
+    assert seen <= decompositions
+    assert {d for d in decompositions if len(d) <= 3} <= seen
+    if len(decompositions) <= 12:
+        assert seen == decompositions
+    kinds = [eldorado_kinds(t, stake) for t in tickets]
+    wanted = {"extra stage", "extra inside extra"}
+    wanted |= {"row of three"} if prize == 0 else {"win in extra grid"}
+    if any(count == 4 for d in decompositions for _, count in d):
+        wanted |= {"four apart", "extra on winning row"}
+    assert wanted <= set().union(*kinds)
+    slow = [eldorado_kinds(t, stake) for t, _ in draw("eldorado", stake, prize, 2000)]
+    for kind in wanted:
+        assert abs(share(kinds, kind) - share(slow, kind)) < 0.05, kind
+    # the transformations move rows and cells: shown tickets are not the pool's own
+    assert len(set(tickets)) > 0.95 * len(tickets)
+
+
+def test_a_transformation_that_broke_a_prize_would_be_caught() -> None:
+    """The checks above can fail: a relabelling of symbols (not a prize-keeping
+    transformation) shows tickets whose evaluation differs from the prize they were made for."""
+    tickets = block_tickets("robots", 100, 500)  # one 5 EUR gauge (C) or T + Q
+    relabelled = [
+        t.split("|")[0] + "|" + t.split("|")[1].translate(str.maketrans("CS", "SC"))
+        for t in tickets
+    ]
+    assert any(reference.prize_cents("robots", 100, t) != 500 for t in relabelled)
 
 
 # -- arguments --------------------------------------------------------------------------------
