@@ -33,6 +33,8 @@ DEFAULTS: dict[str, Any] = {
     "concurrent_plays_per_thread": 10,
     "one_account_rounds": 3,  # rounds of simultaneous plays on one account (a double spend)
     "token_sample": 24,  # new accounts whose tokens are judged for guessability
+    "check_budget_s": 300,  # seconds one check may run before it is cut (error)
+    "run_budget_s": 1800,  # seconds the whole run may take; checks left are errors
 }
 
 # keys whose value is a positive integer, or null for "no limit"
@@ -46,6 +48,9 @@ _POSITIVE_INT = (
     "token_sample",
 )
 _POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
+# keys whose value is a number of seconds in (0, one week]
+_SECONDS = ("check_budget_s", "run_budget_s")
+WEEK_S = 7 * 24 * 3600
 
 
 class ProfileError(ConformanceError):
@@ -73,6 +78,12 @@ def check_settings(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
         if settings[key] is not None and not _positive_int(settings[key]):
             raise ProfileError(
                 f"{where}: {key} must be a positive integer or null, got {settings[key]!r}"
+            )
+    for key in _SECONDS:
+        value = settings[key]
+        if type(value) not in (int, float) or not 0 < value <= WEEK_S:
+            raise ProfileError(
+                f"{where}: {key} must be a number of seconds in (0, {WEEK_S}], got {value!r}"
             )
     if type(settings["exhaustive"]) is not bool:
         raise ProfileError(

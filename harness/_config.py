@@ -35,6 +35,8 @@ KEYS: dict[str, str] = {
     "requirements": "list of requirement ids to run (narrows the run: never CERTIFIED)",
     "seed": "integer fixing every random choice of the suite",
     "timeout_s": "seconds the target may take to answer one request",
+    "check_budget_s": "seconds one check may run before it is cut (default: the profile's)",
+    "run_budget_s": "seconds the whole run may take (default: the profile's)",
     "out": "directory the reports are written to",
     "waivers": "path of a waivers file, or a list of waivers inline",
     "settings": "profile settings overridden (thresholds such as alpha, example counts, ...)",
@@ -59,6 +61,8 @@ class RunConfig:
     requirements: tuple[str, ...] | None = None
     seed: int | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
+    check_budget_s: float | None = None  # None: the profile's
+    run_budget_s: float | None = None
     out: str = "instantcert-report"
     waivers: str | list[Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
@@ -82,6 +86,9 @@ class RunConfig:
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
         merged = {**base, **self.settings}
+        for key in ("check_budget_s", "run_budget_s"):
+            if getattr(self, key) is not None:
+                merged[key] = getattr(self, key)
         if self.games is not None:
             merged["games"] = list(self.games)
         if self.stakes is not None:
@@ -101,6 +108,8 @@ class RunConfig:
             "requirements": list(self.requirements) if self.requirements is not None else None,
             "seed": self.seed,
             "timeout_s": self.timeout_s,
+            "check_budget_s": self.check_budget_s,
+            "run_budget_s": self.run_budget_s,
             "out": self.out,
             "waivers": self.waivers,
             "settings": dict(self.settings),
@@ -183,6 +192,12 @@ def _timeout(value: object, where: str) -> float:
     return float(value)  # type: ignore[arg-type]
 
 
+def _budget(value: object, where: str) -> float:
+    if type(value) not in (int, float) or not 0 < value <= 7 * 86400:  # type: ignore[operator]
+        raise ConfigError(f"{where} must be a number of seconds in (0, 604800], got {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
 def _profile(value: object, where: str) -> str:
     names = profile_names()
     if value not in names:
@@ -219,6 +234,8 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
         "requirements": _requirements,
         "seed": _seed,
         "timeout_s": _timeout,
+        "check_budget_s": _budget,
+        "run_budget_s": _budget,
         "out": _string,
         "settings": _settings,
     }

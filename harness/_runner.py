@@ -4,6 +4,11 @@ Order of a run: a smoke step (``describe()`` answers, in the contract's shape), 
 registered check in scope, in id order, through ``conformance._execute.execute``. The runner
 knows nothing of report formats: it emits events (``harness._events``) to handlers.
 
+Each check runs in a worker thread within its budget (``check_budget_s``) and what is left of
+the run's (``run_budget_s``), through a ``GuardedAdapter`` that refuses every call once the
+check is cut (``harness._budget``); a cut check, and every check the run budget leaves no time
+for, is *error* naming the budget, and the run goes on to its verdict and reports.
+
 The smoke step tells two faults apart that a vendor must not confuse: *the adapter is broken*
 (nothing or garbage answers ``describe``: no requirement could be checked) and *the
 implementation is wrong* (it answers, and a check proves a rule broken).
@@ -22,9 +27,11 @@ from typing import Any
 import reference
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
 from conformance._execute import CheckOutcome, execute
+from conformance._profiles import DEFAULTS as SETTING_DEFAULTS
 
 from . import __version__
 from ._adapter import CAPABILITIES, Adapter
+from ._budget import CancelToken, GuardedAdapter, Stalls, run_within
 from ._cases import write_cases
 from ._clause_coverage import clause_entries, requirement_wording
 from ._errors import TargetError, TargetUnreachable
@@ -139,6 +146,12 @@ class Runner:
         self.checks = dict(checks) if checks is not None else registered_checks()
         self.catalogue = dict(catalogue) if catalogue is not None else load_catalogue()
         self._clock = clock
+        self._run_ends = time.monotonic() + self._budget("run_budget_s")
+        self._stalls = Stalls()
+
+    def _budget(self, key: str) -> float:
+        """``check_budget_s`` or ``run_budget_s``: the plan's, else the profiles' default."""
+        return float(self.plan.settings.get(key) or SETTING_DEFAULTS[key])
 
     # -- events -------------------------------------------------------------------------------
 
@@ -186,8 +199,15 @@ class Runner:
 
     def _smoke(self, adapter: Adapter) -> tuple[dict[str, Any] | None, SmokeFinished, bool]:
         """(implementation, event, reachable)."""
+        budget = self._budget("check_budget_s")
         try:
-            document = adapter.describe()
+            answered, document = run_within(adapter.describe, budget, "instantcert-smoke")
+            if not answered:
+                message = (
+                    f"the adapter is broken: describe() did not return within the check budget "
+                    f"of {budget:g} s (check_budget_s)"
+                )
+                return None, SmokeFinished(False, message), True
         except TargetUnreachable as exc:
             return None, SmokeFinished(False, f"target unreachable: {exc}"), False
         except TargetError as exc:
@@ -198,6 +218,7 @@ class Runner:
         problem = describe_problem(document)
         if problem is not None:
             return None, SmokeFinished(False, f"the adapter is broken: {problem}"), True
+        assert document is not None  # describe_problem(None) is a problem
         capabilities = list(document["capabilities"])
         offered = ", ".join(
             f"{g} {document['games'][g]['stakes_cents']}" for g in document["games"]
@@ -208,6 +229,7 @@ class Runner:
     def run(self, adapter: Adapter) -> RunResult:
         plan = self.plan
         started_at = _now()
+        self._run_ends = time.monotonic() + self._budget("run_budget_s")
         implementation, smoke, reachable = self._smoke(adapter)
         scope = self.requirements(implementation)
         selected = self.selected_checks(implementation) if implementation is not None else []
@@ -259,29 +281,35 @@ class Runner:
         plan = self.plan
         self.emit(CheckStarted(check.id, list(check.requirements)))
         last = [0.0]
+        token = CancelToken()  # a cut check reports nothing more: the lock orders the two
 
         def progress(done: int, total: int | None, what: str) -> None:
             now = self._clock()
             if now - last[0] >= _PROGRESS_INTERVAL_S or (total is not None and done >= total):
                 last[0] = now
-                self.emit(Progress(check.id, done, total, what))
+                with token.lock:
+                    if not token.cancelled:
+                        self.emit(Progress(check.id, done, total, what))
 
         def block_sink(block: Mapping[str, Any]) -> None:
             names = [f.name for f in fields(BlockAudited)]
             missing = [n for n in names if n not in block]
             if missing:
                 raise ValueError(f"check {check.id}: block report lacks {missing}")
-            self.emit(BlockAudited(**{n: block[n] for n in names}))
+            with token.lock:
+                if not token.cancelled:
+                    self.emit(BlockAudited(**{n: block[n] for n in names}))
 
+        guard = GuardedAdapter(adapter, token, self._stalls)
         ctx = CheckContext(
-            adapter=adapter,
+            adapter=guard,
             implementation=implementation,
             settings=dict(plan.settings),
             seed=plan.seed,
             progress=progress,
             block_sink=block_sink,
         )
-        outcome: CheckOutcome = execute(check, ctx)
+        outcome = self._execute_within(check, ctx, guard, token)
         blamed = outcome.requirements or check.requirements
         foreign = not set(blamed) & set(check.requirements)
         if foreign and not any(rid in outcomes for rid in blamed):  # out of this run's scope
@@ -325,6 +353,51 @@ class Runner:
             else:  # the check stopped at another requirement's failure
                 note = f"{check.id} stopped at a failure of {', '.join(blamed)}"
                 outcomes[rid].append(("not_run", check.id, note))
+
+    def _execute_within(
+        self, check: Check, ctx: CheckContext, guard: GuardedAdapter, token: CancelToken
+    ) -> CheckOutcome:
+        """``execute(check, ctx)`` within the check's budget and the run's; cut, an error."""
+        budget, run_budget = self._budget("check_budget_s"), self._budget("run_budget_s")
+        left = self._run_ends - time.monotonic()
+        if left <= 0:
+            message = (
+                f"not run: the run budget of {run_budget:g} s (run_budget_s) was spent before "
+                "this check could start"
+            )
+            return CheckOutcome("error", message, requirements=check.requirements)
+        wait = min(budget, left)
+        began = time.perf_counter()
+        done, outcome = run_within(lambda: execute(check, ctx), wait, f"check {check.id}")
+        if done and outcome is not None:
+            return outcome
+        if wait < budget:
+            reason = (
+                f"cut when the run budget of {run_budget:g} s (run_budget_s) was spent, after "
+                f"{wait:.1f} s of this check"
+            )
+        else:
+            reason = f"cut at its budget of {budget:g} s (check_budget_s): it had not ended"
+        hung = guard.in_flight()
+        if hung:
+            reason += "; still waiting on " + ", ".join(f"{op}() for {s:.1f} s" for op, s in hung)
+        token.cancel(reason)
+        for operation, seconds in hung:
+            if seconds >= budget / 2:
+                self._stalls.record(
+                    operation, f"{operation}() still running after {seconds:.1f} s in {check.id}"
+                )
+        try:
+            details = dict(ctx.details)
+        except RuntimeError:  # the cut check's thread is still writing them
+            details = {}
+        return CheckOutcome(
+            "error",
+            reason,
+            details=details,
+            duration_s=time.perf_counter() - began,
+            requirements=check.requirements,
+        )
 
     # -- verdicts -----------------------------------------------------------------------------
 

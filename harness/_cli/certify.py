@@ -18,6 +18,7 @@ import reference
 
 from .. import _reports
 from .._adapter import Adapter
+from .._budget import close_within
 from .._cases import CASES_DIR
 from .._config import DEFAULT_PROFILE, DEFAULT_TARGET, RunConfig, build_config
 from .._errors import ConfigError, TargetError
@@ -102,6 +103,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "attestation.intoto.jsonl, checked by instantcert verify",
     )
     parser.add_argument(
+        "--check-budget",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds one check may run before it is cut and marked error "
+        "(default: the profile's, quick 300, full 3600)",
+    )
+    parser.add_argument(
+        "--run-budget",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds the whole run may take; checks not done by then are errors "
+        "(default: the profile's, quick 1800, full 14400)",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -133,6 +150,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         "requirements": args.requirement,
         "seed": args.seed,
         "timeout_s": args.timeout,
+        "check_budget_s": args.check_budget,
+        "run_budget_s": args.run_budget,
         "out": args.out,
         "waivers": args.waivers,
     }
@@ -185,7 +204,7 @@ def execute_run(
         result = runner.run(adapter)
     finally:
         progress.close()
-        adapter.close()
+        close_within(adapter)  # a hung vendor adapter must not keep the reports from being written
     code = result.exit_code
     for handler in handlers:
         try:

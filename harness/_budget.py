@@ -1,0 +1,241 @@
+"""Time budgets: a check, and the whole run, end in bounded time whatever the target does.
+
+A check runs in a worker thread (``run_within``); the runner waits for it up to its budget.
+Past the budget the check is *cut*: the runner marks it *error* naming the budget and moves
+on, and the check's ``CancelToken`` is cancelled, so the ``GuardedAdapter`` the check talks
+through refuses every later call (and every later chunk of a block stream) by raising
+``Cancelled`` in the check's thread. A call already in flight is bounded by the transport's
+own deadline (HTTP); a Python adapter that never returns leaves its daemon thread behind,
+blocked, harmless: it can no longer reach the target through the guard nor report anything.
+
+``Cancelled`` derives from ``BaseException`` so that a check's ``except Exception`` (e.g. to
+record a fault and go on) cannot swallow it and spin.
+
+``Stalls`` is the circuit breaker of adapter calls: an operation (``evaluate``, ...) that was
+still running, hung for at least half a check budget, when ``STALL_THRESHOLD`` checks were
+cut is not called again in that run: later calls raise ``TargetTimeout`` at once, citing
+the first.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+from ._errors import TargetTimeout
+
+T = TypeVar("T")
+
+STALL_THRESHOLD = 2
+CLOSE_WAIT_S = 10.0  # how long closing an adapter may take before the run goes on without it
+_CHECK_EVERY = 1024  # a block stream's lines between two looks at the token
+
+OPERATIONS: tuple[str, ...] = (
+    "describe",
+    "evaluate",
+    "list_blocks",
+    "read_block",
+    "open_account",
+    "balance",
+    "play",
+    "reveal",
+    "auto",
+    "history",
+)
+
+
+class Cancelled(BaseException):
+    """Raised in a cut check's thread at its next call to the target."""
+
+
+class CancelToken:
+    """Set once a check is cut; ``lock`` orders the cut with the check's own reports."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.lock = threading.Lock()
+
+    def cancel(self, reason: str) -> None:
+        with self.lock:
+            self.reason = reason
+
+    @property
+    def cancelled(self) -> bool:
+        return self.reason is not None
+
+    def check(self) -> None:
+        if self.reason is not None:
+            raise Cancelled(self.reason)
+
+
+class _Outcome(Generic[T]):
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: T | None = None
+        self.error: BaseException | None = None
+
+
+def run_within(function: Callable[[], T], seconds: float, name: str) -> tuple[bool, T | None]:
+    """``(True, function())`` if it returns within ``seconds``, else ``(False, None)`` with the
+    call left running in its daemon thread. An exception it raises is raised here."""
+    outcome: _Outcome[T] = _Outcome()
+
+    def work() -> None:
+        try:
+            outcome.value = function()
+        except Cancelled:
+            pass  # cut: nobody waits for this thread any more
+        except BaseException as exc:  # handed to the waiting thread
+            outcome.error = exc
+        finally:
+            outcome.done.set()
+
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    if not outcome.done.wait(max(seconds, 0.0)):
+        return False, None
+    if outcome.error is not None:
+        raise outcome.error
+    return True, outcome.value
+
+
+def close_within(adapter: Any, seconds: float = CLOSE_WAIT_S) -> None:
+    """``adapter.close()``, given up after ``seconds`` (a hung vendor adapter must not keep
+    the reports from being written)."""
+    run_within(adapter.close, seconds, "instantcert-close")
+
+
+class Stalls:
+    """Adapter operations that hung in checks that were cut, per operation."""
+
+    def __init__(self, threshold: int = STALL_THRESHOLD) -> None:
+        self.threshold = threshold
+        self._seen: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def record(self, operation: str, message: str) -> None:
+        with self._lock:
+            self._seen.setdefault(operation, []).append(message)
+
+    def check(self, operation: str) -> None:
+        with self._lock:
+            seen = self._seen.get(operation, [])
+            if len(seen) < self.threshold:
+                return
+            count, first = len(seen), seen[0]
+        raise TargetTimeout(
+            f"{operation}(): not called: it hung in {count} checks cut at their budget in this "
+            f"run, so it is not waited on again (the first: {first})"
+        )
+
+
+class GuardedAdapter:
+    """The adapter as one check sees it: every operation refused once the check is cut.
+
+    ``underlying`` is the run's adapter (what a cache shared by checks keys on); calls in
+    flight are tracked so that a cut can tell which operation hung, and for how long.
+    """
+
+    def __init__(self, underlying: Any, token: CancelToken, stalls: Stalls) -> None:
+        self.underlying = underlying
+        self.name = getattr(underlying, "name", "target")
+        self._token = token
+        self._stalls = stalls
+        self._in_flight: dict[int, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+        self._calls = 0
+
+    def _call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
+        self._token.check()
+        self._stalls.check(operation)
+        with self._lock:
+            self._calls += 1
+            ticket = self._calls
+            self._in_flight[ticket] = (operation, time.monotonic())
+        try:
+            result = getattr(self.underlying, operation)(*args, **kwargs)
+        finally:
+            with self._lock:
+                del self._in_flight[ticket]
+        self._token.check()  # the answer of a call made before the cut is not handed on
+        return result
+
+    def in_flight(self) -> list[tuple[str, float]]:
+        """(operation, seconds running) of each call still running."""
+        now = time.monotonic()
+        with self._lock:
+            return [(op, now - began) for op, began in self._in_flight.values()]
+
+    def describe(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("describe", *args, **kwargs)
+
+    def evaluate(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("evaluate", *args, **kwargs)
+
+    def list_blocks(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("list_blocks", *args, **kwargs)
+
+    def read_block(self, *args: Any, **kwargs: Any) -> Any:
+        return GuardedStream(self._call("read_block", *args, **kwargs), self._token)
+
+    def open_account(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("open_account", *args, **kwargs)
+
+    def balance(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("balance", *args, **kwargs)
+
+    def play(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("play", *args, **kwargs)
+
+    def reveal(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("reveal", *args, **kwargs)
+
+    def auto(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("auto", *args, **kwargs)
+
+    def history(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call("history", *args, **kwargs)
+
+    def close(self) -> None:
+        """A check does not close the run's adapter: the runner does."""
+
+    def __getattr__(self, name: str) -> Any:  # a vendor adapter's extras, unguarded
+        return getattr(self.underlying, name)
+
+
+class GuardedStream:
+    """A block stream that stops (``Cancelled``) once its check is cut: checked every chunk
+    and every ``_CHECK_EVERY`` lines, so a cut check stops reading a block within a chunk."""
+
+    def __init__(self, stream: Any, token: CancelToken) -> None:
+        self._stream = stream
+        self._token = token
+
+    def lines(self) -> Iterator[bytes]:
+        for number, line in enumerate(self._stream.lines()):
+            if not number % _CHECK_EVERY:
+                self._token.check()
+            yield line
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> GuardedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._stream, name)
+        if name != "chunks":
+            return value
+
+        def chunks() -> Iterator[bytes]:
+            for chunk in value():
+                self._token.check()
+                yield chunk
+
+        return chunks

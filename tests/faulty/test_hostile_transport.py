@@ -1,0 +1,104 @@
+"""Hostile transports, certified end to end with ``--timeout 1``: each run ends within its
+bound, with the right verdict and exit code, and every report written (report.json parses).
+
+A run that cannot start (slow headers, a server that never reads, an endless HTTP/1.0 answer
+to describe) is in ``tests/harness/test_exit_codes.py``; here the run starts, and the target
+hangs on one endpoint, or on all of them, or answers everything 1.5 s late: the deadline cuts
+each call, the circuit breaker stops the waiting after two timeouts per endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import open_target
+from harness._reports import REPORT_FILES
+
+from .certify import Outcome, certify
+from .hostile_transport import ENDPOINTS, hang, serve_broken, serve_slow
+from .http_bridge import Serving
+
+TIMEOUT_S = 1.0
+QUICK_BOUND_S = 60.0  # a whole quick run (both games) against a target that hangs or is slow
+SCOPED_BOUND_S = 15.0  # a run scoped to the requirements of one endpoint
+
+#: the requirements a run covers when one endpoint hangs: they need that endpoint
+SCOPES: dict[str, list[str]] = {
+    "POST /v1/evaluate": ["robots.4.6.x2", "robots.4.2.invalid_board"],
+    "GET /v1/blocks": ["blocks.contract3.header", "robots.3.unit_prize"],
+    "GET /v1/blocks/{block_id}": ["blocks.contract3.header", "robots.3.unit_prize"],
+    "POST /v1/accounts": ["play.money.exact", "robots.4.1.stake_debited"],
+    "GET /v1/accounts/{account_id}": ["robots.4.1.stake_debited"],
+    "POST /v1/accounts/{account_id}/plays": ["robots.4.1.stake_debited"],
+    "GET /v1/accounts/{account_id}/history": ["robots.4.1.history_unrevealed"],
+    "POST /v1/plays/{play_id}/reveal": ["robots.4.7.reveal_plus_one"],
+    "POST /v1/plays/{play_id}/auto": ["robots.4.10.prize_credited"],
+}
+
+
+def certify_over(
+    serving: Serving, out: Path, requirements: list[str] | None, games: list[str] | None
+) -> tuple[Outcome, float]:
+    began = time.monotonic()
+    with serving as url:
+        outcome = certify(
+            open_target(url, timeout=TIMEOUT_S),
+            target=url,
+            games=games,
+            requirements=requirements,
+            out=out,
+        )
+    return outcome, time.monotonic() - began
+
+
+def assert_reports(out: Path, outcome: Outcome) -> None:
+    for name in REPORT_FILES:
+        assert (out / name).is_file(), f"{name} not written"
+    report = json.loads((out / "report.json").read_text())
+    assert report["verdict"]["overall"] == outcome.verdict
+    assert report["verdict"]["exit_code"] == outcome.exit_code
+
+
+@pytest.mark.parametrize("endpoint", [f"{m} {p}" for m, p in ENDPOINTS])
+def test_a_hang_on_any_endpoint_ends_in_bounded_time(endpoint: str, tmp_path: Path) -> None:
+    method, path = endpoint.split(" ")
+    serving = serve_broken({(method, path): hang}, name=f"hang {endpoint}")
+    outcome, elapsed = certify_over(serving, tmp_path, SCOPES.get(endpoint), ["robots"])
+    assert elapsed < SCOPED_BOUND_S, f"{endpoint}: {elapsed:.1f} s"
+    assert_reports(tmp_path, outcome)
+    assert outcome.verdict == "INCOMPLETE" and not outcome.failed, outcome.note
+    if endpoint == "GET /v1/implementation":
+        assert outcome.exit_code == 2 and "could not start" in outcome.note
+        return
+    assert outcome.exit_code == 1 and outcome.errored, outcome.note
+    for rid in outcome.errored:
+        assert "timeout" in outcome.messages[rid], outcome.messages[rid][:300]
+
+
+def test_every_evaluate_hanging_ends_a_quick_run_in_bounded_time(tmp_path: Path) -> None:
+    serving = serve_broken({("POST", "/v1/evaluate"): hang}, name="hang evaluate")
+    outcome, elapsed = certify_over(serving, tmp_path, None, None)
+    assert elapsed < QUICK_BOUND_S, f"{elapsed:.1f} s"
+    assert_reports(tmp_path, outcome)
+    assert (outcome.verdict, outcome.exit_code) == ("INCOMPLETE", 1)
+    assert not outcome.failed
+    messages = [outcome.messages[r] for r in outcome.errored]
+    assert any("no complete answer within 1 s" in m for m in messages)
+    # the breaker: after two timeouts, later evaluate calls fail at once, citing the first
+    assert any("not waited on again" in m for m in messages)
+    for rid in ("robots.4.6.x2", "eldorado.4.1.rows", "robots.contract.invalid_stake"):
+        assert outcome.outcomes[rid] == "error", (rid, outcome.messages[rid][:300])
+    assert outcome.outcomes["robots.4.1.stake_debited"] == "pass"  # plays do not evaluate
+
+
+def test_every_answer_late_ends_a_quick_run_in_bounded_time(tmp_path: Path) -> None:
+    outcome, elapsed = certify_over(serve_slow(1.5), tmp_path, None, None)
+    assert elapsed < QUICK_BOUND_S, f"{elapsed:.1f} s"
+    assert_reports(tmp_path, outcome)
+    assert (outcome.verdict, outcome.exit_code) == ("INCOMPLETE", 1)
+    assert not outcome.failed and outcome.errored
+    assert all(o in ("error", "not_run", "not_supported") for o in outcome.outcomes.values())

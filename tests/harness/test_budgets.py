@@ -1,0 +1,209 @@
+"""Check and run budgets: a check that does not end is cut (error naming the budget), the run
+goes on, ends in bounded time and reports; a cut check can no longer reach the target."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import Check, CheckContext
+from conformance._profiles import load_profile
+from harness._budget import CancelToken, GuardedAdapter, Stalls
+from harness._cli import main
+from harness._events import CheckFinished, Event, Progress, RunFinished
+from harness._reference_adapter import ReferenceAdapter
+from harness._runner import Runner, RunPlan, RunResult
+
+from . import _support as support
+
+ROBOTS = ("robots",)
+
+
+class HangingEvaluate(ReferenceAdapter):
+    """A vendor Python adapter whose evaluate never returns."""
+
+    def __init__(self) -> None:
+        super().__init__(name="python:hanging")
+        self.calls = 0
+        self.release = threading.Event()
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[dict[str, Any]]:
+        self.calls += 1
+        self.release.wait(60)
+        return super().evaluate(game, stake_cents, tickets)
+
+
+class SlowEvaluate(ReferenceAdapter):
+    def __init__(self, delay_s: float) -> None:
+        super().__init__(name="python:slow")
+        self.delay_s = delay_s
+        self.calls = 0
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[dict[str, Any]]:
+        self.calls += 1
+        time.sleep(self.delay_s)
+        return super().evaluate(game, stake_cents, tickets)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def handle(self, event: Event) -> None:
+        self.events.append(event)
+
+    def close(self) -> None:
+        pass
+
+
+def evaluating(ctx: CheckContext) -> None:
+    """Evaluates the X2 ticket, then more, until done or stopped."""
+    for _ in range(3):
+        ctx.adapter.evaluate("robots", 100, [support.X2_TICKET])
+
+
+def make_checks(count: int, function: Any = evaluating) -> dict[str, Check]:
+    return {
+        f"robots_rules.c{n}": Check(
+            f"robots_rules.c{n}", ("robots.4.6.x2",), "evaluate", ROBOTS, function, ""
+        )
+        for n in range(count)
+    }
+
+
+def run(
+    adapter: Any, checks: dict[str, Check], **budgets: float
+) -> tuple[RunResult, list[Event], float]:
+    recorder = Recorder()
+    settings = {**load_profile("quick"), **budgets}
+    runner = Runner(
+        RunPlan(target=adapter.name, profile="quick", settings=settings, seed=1, config={}),
+        [recorder],
+        checks=checks,
+        catalogue=support.CATALOGUE,
+    )
+    began = time.monotonic()
+    try:
+        return runner.run(adapter), recorder.events, time.monotonic() - began
+    finally:
+        if hasattr(adapter, "release"):
+            adapter.release.set()
+        adapter.close()
+
+
+def finished(events: list[Event]) -> dict[str, CheckFinished]:
+    return {e.check_id: e for e in events if isinstance(e, CheckFinished)}
+
+
+def test_a_hanging_python_adapter_is_cut_at_the_check_budget() -> None:
+    adapter = HangingEvaluate()
+    result, events, elapsed = run(adapter, make_checks(4), check_budget_s=0.5)
+    done = finished(events)
+    assert (result.verdict, result.exit_code) == ("INCOMPLETE", 1)
+    first, second, third, fourth = (done[f"robots_rules.c{n}"] for n in range(4))
+    for cut in (first, second):
+        assert cut.outcome == "error"
+        assert "cut at its budget of 0.5 s (check_budget_s)" in cut.message
+        assert "still waiting on evaluate()" in cut.message
+    # two checks hung in evaluate: the later ones are not waited on, and say why
+    for quick in (third, fourth):
+        assert quick.outcome == "error" and quick.duration_s < 0.2
+        assert "evaluate(): not called: it hung in 2 checks" in quick.message
+    assert adapter.calls == 2
+    assert elapsed < 3.0
+    assert isinstance(events[-1], RunFinished)
+
+
+def test_the_run_budget_leaves_errors_not_a_hang() -> None:
+    adapter = SlowEvaluate(0.3)  # each check takes about 0.9 s
+    result, events, elapsed = run(adapter, make_checks(6), run_budget_s=1.5)
+    done = finished(events)
+    outcomes = [done[f"robots_rules.c{n}"] for n in range(6)]
+    assert outcomes[0].outcome == "pass"
+    assert "cut when the run budget of 1.5 s (run_budget_s) was spent" in outcomes[1].message
+    for late in outcomes[2:]:
+        assert late.outcome == "error"
+        assert "the run budget of 1.5 s (run_budget_s) was spent before" in late.message
+    assert result.exit_code == 1 and elapsed < 2.5
+
+
+def test_a_cut_check_reaches_nothing_and_reports_nothing() -> None:
+    adapter = SlowEvaluate(0.05)
+    calls_at_cut: list[int] = []
+
+    def stubborn(ctx: CheckContext) -> None:
+        """Swallows every error and goes on: the cut must still stop it."""
+        for n in range(10_000):
+            with contextlib.suppress(Exception):
+                ctx.adapter.evaluate("robots", 100, [support.X2_TICKET])
+            ctx.progress(n, None, "tickets")
+
+    _, events, _ = run(adapter, make_checks(1, stubborn), check_budget_s=0.5)
+    calls_at_cut.append(adapter.calls)
+    time.sleep(0.3)
+    assert adapter.calls <= calls_at_cut[0] + 1  # at most the call in flight
+    after = events[[type(e) for e in events].index(CheckFinished) :]
+    assert not any(isinstance(e, Progress) for e in after)
+    assert not any(t.name.startswith("check ") for t in threading.enumerate())
+
+
+def test_the_guard_refuses_calls_once_cancelled() -> None:
+    adapter = ReferenceAdapter()
+    token = CancelToken()
+    guard = GuardedAdapter(adapter, token, Stalls())
+    assert guard.evaluate("robots", 100, [support.X2_TICKET])[0]["prize_cents"] == 100
+    stream = guard.read_block(guard.list_blocks("robots", 100)[0]["block_id"], 0, 3000)
+    lines = stream.lines()
+    next(lines)
+    token.cancel("cut")
+    with pytest.raises(BaseException, match="cut"):
+        list(lines)
+    with pytest.raises(BaseException, match="cut"):
+        guard.evaluate("robots", 100, [support.X2_TICKET])
+    stream.close()
+    adapter.close()
+
+
+def test_a_describe_that_hangs_cannot_start_the_run() -> None:
+    class HangingDescribe(ReferenceAdapter):
+        release = threading.Event()
+
+        def describe(self) -> dict[str, Any]:
+            self.release.wait(60)
+            return super().describe()
+
+    result, _, elapsed = run(HangingDescribe(), make_checks(1), check_budget_s=0.5)
+    assert (result.verdict, result.exit_code) == ("INCOMPLETE", 2)
+    assert "describe() did not return within the check budget of 0.5 s" in result.note
+    assert elapsed < 2.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--check-budget", "0"], "--check-budget must be a number of seconds"),
+        (["--run-budget", "-5"], "--run-budget must be a number of seconds"),
+    ],
+)
+def test_bad_budget_flags_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["certify", "--profile", "quick", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+
+
+def test_budgets_from_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("profile: quick\nrun_budget_s: nope\n")
+    assert main(["certify", "--config", str(config)]) == 2
+    assert "run_budget_s must be a number of seconds" in capsys.readouterr().err
+    config.write_text("profile: quick\nsettings:\n  check_budget_s: 0\n")
+    assert main(["certify", "--config", str(config)]) == 2
+    assert "check_budget_s must be a number of seconds" in capsys.readouterr().err
