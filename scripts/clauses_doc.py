@@ -92,14 +92,19 @@ contract (`contract 1`...`contract 4`), on French law (`law 70 %`: the Arrêté'
 shipped) or on lab practice have no French text: they show the contract's or rules.md's English,
 labelled so.
 
+## What the catalogue found
+
+- **Stakes taken as declared.** Every check runs at the stakes a target declares in
+  `/v1/implementation`. Mapping clause `eldorado.2.price` ("0,5 €, 1 € ou 2 €") showed that
+  nothing held the declaration to the rules: the reference with its describe() narrowed to
+  eldorado `[100]` passed `eldorado.3.1.lot_table` and `eldorado.3.3.lot_table` with no block of
+  those stakes read (`instantcert certify --game eldorado`). Requirements `robots.2.stakes` and
+  `eldorado.2.stakes` (check `conformance/checks/stakes.py`) now demand exactly the rules'
+  stakes, declared and evaluated; the faulty variant `eldorado_one_euro_only` fails them and
+  nothing else.
+
 ## Known gaps
 
-- **Stakes taken as declared.** The checks use the stakes a target declares in
-  `/v1/implementation`. A target declaring eldorado at `[100]` only (and refusing 50 and 200)
-  passes `eldorado.3.1.lot_table` and `eldorado.3.3.lot_table` with no block of those stakes
-  read, so clause `eldorado.2.price` ("0,5 €, 1 € ou 2 €") is tested only for the stakes
-  declared (measured: `instantcert certify --game eldorado` against the reference with its
-  describe() narrowed to `[100]` leaves both lot-table requirements *pass*).
 - **The end of a block in live play.** `contract.4.sales.next_block` is tested only when a
   block ends within a run's plays; the reference's blocks of 900 000 and 2 000 000 units never
   do.

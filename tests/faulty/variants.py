@@ -17,6 +17,7 @@ from reference._service import GameService
 
 from . import _faults as f
 from . import _play_faults as pf
+from . import _stake_faults as sf
 from ._base import evaluator_variant, service_variant
 from ._evaluator import EldoradoEvaluator, RobotsEvaluator
 
@@ -448,6 +449,16 @@ _service(
     pf.RevealDropsPlusOne,
     ["play.reveal.answer"],
     ("robots",),
+)
+
+# -- the stakes of article 2 (a gap the clause catalogue found, issue 10) ----------------------
+_service(
+    "eldorado_one_euro_only",
+    "eldorado_rules",
+    "eldorado 2",
+    sf.EldoradoOneEuroOnly,
+    ["eldorado.2.stakes"],
+    ("eldorado",),
 )
 
 
