@@ -4,17 +4,28 @@ Every test takes the per-position prizes of one audited block (or slice) and ret
 from ``scipy.stats``; the family is judged by Holm-Bonferroni at ``alpha`` (default 0.01), so
 the chance that a truly random block fails at all stays below ``alpha``.
 
-- ``chi2.<tier>``: each prize tier's count in equal segments of the block (scipy ``chisquare``).
-  Segments shrink so every expected count is at least 5; tiers too sparse even for two segments
-  are pooled into ``chi2.sparse``, and if the pool is still too small its positions are tested
-  for uniformity with an exact Kolmogorov-Smirnov test (``ks.sparse``).
+- ``chi2.<tier>``: each prize tier's count in equal segments of the block (scipy ``chisquare``),
+  two-sided (from 20 segments of 10 expected units): too large a statistic is clustering, too
+  small a layout more even than chance (stratified). Segments shrink so every expected
+  count is at least 5; tiers too sparse even for two segments are pooled into
+  ``chi2.sparse``, and if the pool is still too small its positions are tested for
+  uniformity with an exact Kolmogorov-Smirnov test (``ks.sparse``).
+- ``dispersion.<parts>``: the index of dispersion of all winners over 100, 500 and 2000
+  segments (those that leave at least 10 expected per segment), two-sided: the finer scales
+  see a layout balanced within short runs of units, the 20-segment ``chi2.winners`` a coarse one.
+- ``frequency`` (a slice only): the number of winners in the slice against the block's
+  proportion (hypergeometric, normal form; NIST SP 800-22 2.1 is its binomial, p = 1/2 case).
 - ``runs``: Wald-Wolfowitz runs test on win/lose (too few runs: clustering; too many: a
-  regular pattern); normal approximation, exact enough for the thousands of units it sees.
+  regular pattern); normal approximation with the exact moments for fixed counts (NIST SP
+  800-22 2.3 is the same test with asymptotic moments: ``runs_p(..., nist=True)``).
 - ``serial``: lag-1 correlation of the prize tiers (ranks, so one jackpot cannot dominate).
 - ``gap.<tier>``: gaps between successive units of a tier against the geometric law,
   chi-square over equiprobable classes (catches "a winner every k-th unit").
 - across two blocks (``unrelated``): the overlap of their winner positions against the
-  hypergeometric law, and the correlation of their prize tiers.
+  hypergeometric law, the correlation of their prize tiers, and the lagged and transformed
+  overlaps of ``conformance._crossblock`` (shifts, rotations, reversals, affine remaps).
+- pooled over every block read (``top_tiers``): the relative positions of the top prizes
+  against the uniform law (Kolmogorov-Smirnov and Cramer-von Mises).
 """
 
 from __future__ import annotations
@@ -24,10 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats  # type: ignore[import-untyped]
+from scipy import special, stats  # type: ignore[import-untyped]
 
 MIN_EXPECTED = 5.0
 MIN_GAPS = 20  # fewer gaps than this: the gap test has no power, it is skipped
+DISPERSION_PARTS = (100, 500, 2000)  # fine scales of the two-sided index of dispersion
+LOWER_TAIL_PARTS = 20  # a segment chi-square is two-sided from this many segments ...
+LOWER_TAIL_EXPECTED = 10.0  # ... of at least this many expected units each
+TOP_TIER_UNITS = 200  # a tier with at most this many units in a whole block is a top tier
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,11 @@ def holm(results: Sequence[RandomnessTest], alpha: float) -> FamilyVerdict:
     return FamilyVerdict(alpha, tuple(results), tuple(rejected))
 
 
+def two_sided(upper: float, lower: float) -> float:
+    """A two-sided p-value from the two one-sided tail probabilities."""
+    return min(1.0, 2.0 * min(upper, lower))
+
+
 def _segments(size: int, parts: int) -> npt.NDArray[np.int64]:
     """Bounds of ``parts`` near-equal segments of ``range(size)``."""
     return np.linspace(0, size, parts + 1).round().astype(np.int64)
@@ -77,15 +97,26 @@ def segment_chi2(positions: npt.NDArray[np.int64], size: int, parts: int) -> tup
     A block holds a fixed number of each prize, so segment counts are hypergeometric, not
     multinomial: Pearson's statistic is scaled by (size - 1) / (size - n), the finite
     population correction, before it is referred to the chi-square law (without it the test
-    is conservative, markedly so for the 1 € tier and for all winners together).
+    is conservative, markedly so for the 1 € tier and for all winners together). The p-value
+    is two-sided: a statistic far below its ``parts - 1`` degrees of freedom is a layout more
+    even than chance allows (each segment given its share), as much a fault as clustering.
+    The lower tail is used only where the chi-square law describes it: at least
+    ``LOWER_TAIL_PARTS`` segments of at least ``LOWER_TAIL_EXPECTED`` expected units each (with
+    a few small counts the statistic is discrete, and 0 has a real chance the law denies it);
+    elsewhere the test is upper-tailed, as before.
     """
     bounds = _segments(size, parts)
     observed = np.diff(np.searchsorted(np.sort(positions), bounds)).astype(float)
     expected = len(positions) * np.diff(bounds) / size
     pearson = float(stats.chisquare(observed, expected).statistic)
     n = len(positions)
-    corrected = pearson * (size - 1) / (size - n) if n < size else 0.0
-    return corrected, float(stats.chi2.sf(corrected, parts - 1))
+    if n >= size or n == 0:
+        return 0.0, 1.0  # every unit (or none) is of the kind: nothing can be placed
+    corrected = pearson * (size - 1) / (size - n)
+    law = stats.chi2(parts - 1)
+    if parts < LOWER_TAIL_PARTS or n / parts < LOWER_TAIL_EXPECTED:
+        return corrected, float(law.sf(corrected))
+    return corrected, two_sided(float(law.sf(corrected)), float(law.cdf(corrected)))
 
 
 def tier_tests(
@@ -111,29 +142,84 @@ def tier_tests(
             results.append(RandomnessTest("chi2.sparse", p, statistic, f"{len(pool)} units pooled"))
         else:
             # a handful of units: exact KS of their positions (mid-cell) against uniform
-            ks = stats.kstest((pool + 0.5) / size, "uniform", method="exact")
-            results.append(
-                RandomnessTest(
-                    "ks.sparse", float(ks.pvalue), float(ks.statistic), f"{len(pool)} units"
-                )
-            )
+            d, p = ks_uniform((pool + 0.5) / size)
+            results.append(RandomnessTest("ks.sparse", p, d, f"{len(pool)} units"))
     return results
+
+
+def runs_p(runs: int, ones: int, n: int, *, nist: bool = False) -> tuple[float, float]:
+    """(z, two-sided p) of ``runs`` runs in a 0/1 sequence of length ``n`` with ``ones`` ones.
+
+    Default: Wald-Wolfowitz, the exact mean and variance of the number of runs for fixed counts.
+    ``nist=True``: NIST SP 800-22 rev1a 2.3, mean 2 n pi (1 - pi), variance 4 n pi^2 (1 - pi)^2,
+    pi = ones / n (the same test with asymptotic moments; its published examples check it).
+    """
+    zeros = n - ones
+    if nist:
+        pi = ones / n
+        mean = 2.0 * n * pi * (1.0 - pi)
+        variance = 4.0 * n * pi * pi * (1.0 - pi) ** 2
+    else:
+        mean = 2.0 * ones * zeros / n + 1.0
+        variance = 2.0 * ones * zeros * (2.0 * ones * zeros - n) / (n * n * (n - 1.0))
+    if variance <= 0:
+        return 0.0, 1.0
+    z = (runs - mean) / float(np.sqrt(variance))
+    return z, float(special.erfc(abs(z) / np.sqrt(2.0)))
+
+
+def count_runs(bits: npt.NDArray[np.bool_]) -> int:
+    """The number of maximal runs of equal values (NIST's V_n(obs))."""
+    return 1 + int(np.count_nonzero(bits[1:] != bits[:-1])) if len(bits) else 0
 
 
 def runs_test(wins: npt.NDArray[np.bool_]) -> RandomnessTest | None:
     """Wald-Wolfowitz runs test on win/lose; None when one kind is absent."""
     n = len(wins)
     n1 = int(wins.sum())
-    n2 = n - n1
-    if n1 == 0 or n2 == 0:
+    if n1 == 0 or n1 == n or n < 3:
         return None
-    runs = 1 + int(np.count_nonzero(wins[1:] != wins[:-1]))
-    mean = 2.0 * n1 * n2 / n + 1.0
-    variance = 2.0 * n1 * n2 * (2.0 * n1 * n2 - n) / (n * n * (n - 1.0))
+    runs = count_runs(wins)
+    z, p = runs_p(runs, n1, n)
+    return RandomnessTest("runs", p, z, f"{runs} runs")
+
+
+def frequency_p(ones: int, n: int, p: float, population: int | None = None) -> tuple[float, float]:
+    """(z, two-sided p) of ``ones`` successes in ``n`` draws at proportion ``p``.
+
+    ``population`` None: binomial draws, z = (ones - n p) / sqrt(n p (1 - p)); at p = 1/2 this
+    is NIST SP 800-22 rev1a 2.1, the frequency (monobit) test, P = erfc(|S_n| / sqrt(2 n)).
+    ``population`` N: n draws without replacement from N units (a slice of a block), the
+    variance shrunk by the finite population correction (N - n) / (N - 1).
+    """
+    variance = n * p * (1.0 - p)
+    if population is not None:
+        variance *= (population - n) / (population - 1.0) if population > 1 else 0.0
     if variance <= 0:
-        return None
-    z = (runs - mean) / np.sqrt(variance)
-    return RandomnessTest("runs", float(2 * stats.norm.sf(abs(z))), float(z), f"{runs} runs")
+        return 0.0, 1.0
+    z = (ones - n * p) / float(np.sqrt(variance))
+    return z, float(special.erfc(abs(z) / np.sqrt(2.0)))
+
+
+def dispersion_tests(wins: npt.NDArray[np.bool_]) -> list[RandomnessTest]:
+    """Two-sided index of dispersion of the winners at the fine scales ``DISPERSION_PARTS``."""
+    positions = np.flatnonzero(wins)
+    results = []
+    for parts in DISPERSION_PARTS:
+        if len(positions) < LOWER_TAIL_EXPECTED * parts or parts >= len(wins):
+            continue
+        statistic, p = segment_chi2(positions, len(wins), parts)
+        results.append(
+            RandomnessTest(f"dispersion.{parts}", p, statistic, f"{parts} segments, two-sided")
+        )
+    return results
+
+
+def ks_uniform(values: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """(D, p) of the two-sided Kolmogorov-Smirnov test of ``values`` in [0, 1) against uniform
+    (scipy's exact distribution up to 10 000 values, its asymptotic one beyond)."""
+    result = stats.kstest(values, "uniform", method="exact" if len(values) <= 10_000 else "asymp")
+    return float(result.statistic), float(result.pvalue)
 
 
 def serial_test(tiers: npt.NDArray[np.int64]) -> RandomnessTest | None:
@@ -191,7 +277,8 @@ def tier_codes(
 def winner_positions(
     prizes: npt.NDArray[np.integer], lots: Mapping[int, int], segments: int, alpha: float
 ) -> FamilyVerdict:
-    """The randomness family on one block: chi-square per tier, runs, serial, gap per tier."""
+    """The randomness family on one block or slice: chi-square per tier, dispersion, frequency
+    (slices), runs, serial, gap per tier. ``lots`` are the whole block's counts."""
     tiers_prizes = sorted(p for p in lots if p > 0)
     codes = tier_codes(prizes, tiers_prizes)
     names = [str(p) for p in tiers_prizes]
@@ -204,6 +291,12 @@ def winner_positions(
     )
     if whole is not None:
         results.append(RandomnessTest("chi2.winners", whole[1], whole[0], f"{segments} segments"))
+    results.extend(dispersion_tests(wins))
+    population = sum(lots.values())
+    if 0 < len(codes) < population:
+        share = sum(n for p, n in lots.items() if p > 0) / population
+        z, p = frequency_p(int(wins.sum()), len(codes), share, population)
+        results.append(RandomnessTest("frequency", p, z, f"{int(wins.sum())} winners"))
     for test in (runs_test(wins), serial_test(np.maximum(codes, 0))):
         if test is not None:
             results.append(test)
@@ -223,22 +316,37 @@ def unrelated(
     lots: Mapping[int, int],
     alpha: float,
 ) -> FamilyVerdict:
-    """Two blocks' winner positions are unrelated: hypergeometric overlap, tier correlation."""
-    size = min(len(first), len(second))
-    a = first[:size].astype(np.int64)
-    b = second[:size].astype(np.int64)
-    wa, wb = a > 0, b > 0
-    n1, n2 = int(wa.sum()), int(wb.sum())
-    overlap = int(np.count_nonzero(wa & wb))
-    law = stats.hypergeom(size, n1, n2)
-    p = min(1.0, 2 * min(float(law.cdf(overlap)), float(law.sf(overlap - 1))))
-    results = [
-        RandomnessTest("overlap", p, float(overlap), f"expected {n1 * n2 / max(size, 1):.1f}")
-    ]
-    tiers_prizes = sorted(x for x in lots if x > 0)
-    ca = np.maximum(tier_codes(a, tiers_prizes), 0).astype(float)
-    cb = np.maximum(tier_codes(b, tiers_prizes), 0).astype(float)
-    if size >= 10 and ca.std() > 0 and cb.std() > 0:
-        r = stats.pearsonr(ca, cb)
-        results.append(RandomnessTest("correlation", float(r.pvalue), float(r.statistic), "tiers"))
+    """Two blocks' layouts are unrelated: see ``conformance._crossblock.unrelated``."""
+    from ._crossblock import unrelated as across
+
+    return across(first, second, lots, alpha)
+
+
+def top_tier_positions(
+    prizes: npt.NDArray[np.integer], lots: Mapping[int, int]
+) -> npt.NDArray[np.float64]:
+    """Relative places, in [0, 1), of the top-tier units of one block or slice.
+
+    A top tier has at most ``TOP_TIER_UNITS`` units in a whole block (robots 10 000 €, 1 000 €,
+    100 €; eldorado its five highest lots); a unit at index i of a document of m units is at
+    (i + 0.5) / m, uniform under a random layout whether the document is a block or a slice.
+    """
+    top = [p for p, n in lots.items() if p > 0 and n <= TOP_TIER_UNITS]
+    at = np.flatnonzero(np.isin(prizes, np.asarray(top, np.int64)))
+    return (at + 0.5) / max(len(prizes), 1)
+
+
+def top_tiers(places: npt.NDArray[np.float64], alpha: float) -> FamilyVerdict | None:
+    """The pooled relative places of the top prizes against the uniform law: two-sided
+    Kolmogorov-Smirnov (``ks``) and Cramer-von Mises (``cvm``, more weight on the tails:
+    "all in the first y %"). None when no top-tier unit was read."""
+    if len(places) == 0:
+        return None
+    d, p = ks_uniform(places)
+    results = [RandomnessTest("ks", p, d, f"{len(places)} top-tier units pooled")]
+    if len(places) >= 2:
+        cvm = stats.cramervonmises(places, "uniform")
+        results.append(
+            RandomnessTest("cvm", float(cvm.pvalue), float(cvm.statistic), f"{len(places)} units")
+        )
     return holm(results, alpha)

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 import reference
 from reference import _strict_json as strict_json
 
@@ -269,6 +271,16 @@ def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, An
             usable.append(entry)
     wanted = ctx.settings.get("blocks_per_stake", 1)
     return (usable if wanted is None else usable[: int(wanted)]), faults
+
+
+def _two_or_more(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
+    """The blocks in scope, at least the first two listed when there are two: the blocks the
+    cross-block and pooled tests read (the quick profile's one block is not enough)."""
+    entries, _faults = _chosen(ctx, game, stake)
+    if len(entries) < 2:
+        listed = [_entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
+        entries = [e for e in listed if e is not None][:2]
+    return entries
 
 
 def _scope(ctx: CheckContext) -> Iterator[tuple[str, int, list[str], AuditedBlock | None]]:
@@ -638,10 +650,7 @@ def unrelated_blocks(ctx: CheckContext) -> None:
     pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict]] = []
     for game in ctx.games():
         for stake in ctx.stakes(game):
-            entries, _faults = _chosen(ctx, game, stake)
-            if len(entries) < 2:
-                listed = [_entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
-                entries = [e for e in listed if e is not None][:2]
+            entries = _two_or_more(ctx, game, stake)
             if len(entries) < 2:
                 compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
                 continue
@@ -695,6 +704,94 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         raise failure
     if not pairs:
         raise NotSupported("no (game, stake) in scope lists two blocks to compare")
+
+
+@check(
+    "blocks.top_tiers",
+    covers=["robots.randomness.top_tiers", "eldorado.randomness.top_tiers"],
+    capability="blocks",
+    cost="block",
+)
+def top_tiers(ctx: CheckContext) -> None:
+    """The top prizes of every block read (at least two per stake), pooled per game, sit at
+    uniformly random relative places (KS and Cramer-von Mises, Holm over both games)."""
+    alpha = float(ctx.settings.get("alpha", 0.01))
+    pooled: dict[str, tuple[list[AuditedBlock], _stats.FamilyVerdict]] = {}
+    seen: dict[str, Any] = {}
+    for game in ctx.games():
+        blocks: list[AuditedBlock] = []
+        places = []
+        for stake in ctx.stakes(game):
+            for entry in _two_or_more(ctx, game, stake):
+                block = _audited(ctx, game, stake, entry)
+                blocks.append(block)
+                places.append(
+                    _stats.top_tier_positions(block.audit.prizes, block.audit.expectation.lots)
+                )
+        verdict = _stats.top_tiers(np.concatenate(places) if places else np.zeros(0), alpha)
+        seen[game] = {
+            "blocks": [b.block_id for b in blocks],
+            "top_tier_units": int(sum(len(p) for p in places)),
+        }
+        if verdict is not None:
+            pooled[game] = (blocks, verdict)
+            seen[game]["p_values"] = verdict.p_values()
+    ctx.details["top_tiers"] = seen
+    if not pooled:
+        raise NotSupported("no top-tier unit (a lot of at most 200 units) in the blocks read")
+    family = _stats.holm(
+        [
+            _stats.RandomnessTest(f"{game}:{r.name}", r.p_value, r.statistic, r.note)
+            for game, (_b, verdict) in pooled.items()
+            for r in verdict.results
+        ],
+        alpha,
+    )
+    evidence: list[Evidence] = []
+    broken: list[str] = []
+    for game, (blocks, verdict) in pooled.items():
+        rejected = {
+            r.name: r.p_value for r in verdict.results if f"{game}:{r.name}" in family.rejected
+        }
+        if not rejected:
+            continue
+        broken.append(f"{game}.randomness.top_tiers")
+        first = blocks[0]
+        evidence.append(
+            Evidence(
+                input={
+                    "kind": "block",
+                    "block_id": first.block_id,
+                    "game": game,
+                    "stake_cents": first.audit.expectation.stake_cents,
+                    "aspect": "top_tiers",
+                    "start": first.request["start"],
+                    "count": first.request["count"],
+                    "blocks": [
+                        {
+                            "block_id": b.block_id,
+                            "stake_cents": b.audit.expectation.stake_cents,
+                            "start": b.request["start"],
+                            "count": b.request["count"],
+                        }
+                        for b in blocks
+                    ],
+                },
+                expected=f"top prizes at uniform relative places (α = {alpha}, Holm)",
+                got=verdict.p_values(),
+                request=first.request,
+                note=f"{game}: {seen[game]['top_tier_units']} top-tier units over "
+                f"{len(blocks)} block(s): rejected "
+                + ", ".join(f"{k} p={v:.3g}" for k, v in rejected.items()),
+            )
+        )
+    if broken:
+        failure = CheckFailure(
+            "top prizes are not placed at random: " + "; ".join(e.note for e in evidence),
+            evidence,
+        )
+        failure.requirements = tuple(sorted(broken))
+        raise failure
 
 
 # -- replay ----------------------------------------------------------------------------------
@@ -756,6 +853,20 @@ def replay_block(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
         kept = {lo + n: line for n, line in enumerate(lines)}
         problems = compare_slice(adapter, block_id, start, start + count, kept, units)
         return Evidence(case, "the same unit lines", problems, request) if problems else None
+    if aspect == "top_tiers":
+        places = [
+            _stats.top_tier_positions(r.prizes, r.expectation.lots)
+            for r in (
+                _reaudit(adapter, game, b["stake_cents"], b["block_id"], b["start"], b["count"])
+                for b in case["blocks"]
+            )
+        ]
+        pooled = _stats.top_tiers(np.concatenate(places), 0.01)
+        return (
+            None
+            if pooled is None or pooled.passed
+            else Evidence(case, "top prizes at random places", pooled.p_values(), request)
+        )
     result = _reaudit(adapter, game, stake, block_id, start, count)
     if aspect == "randomness":
         verdict = _stats.winner_positions(result.prizes, result.expectation.lots, 20, 0.01)

@@ -193,8 +193,10 @@ CASES = [
     (extra_field, {"blocks.contract3.unit_lines"}),
     (wrong_header, {"blocks.contract3.header"}),
     (wrong_size, {"robots.2.block_size", "robots.2.unit_sequence"}),
-    (clustered, {"robots.randomness.winner_positions"}),
-    (every_kth, {"robots.randomness.winner_positions"}),
+    # a fifth of the late winners moved early: top prizes among them, so both are broken
+    (clustered, {"robots.randomness.winner_positions", "robots.randomness.top_tiers"}),
+    # winners every 2nd unit in their order: the top prizes end up in the first 72 %
+    (every_kth, {"robots.randomness.winner_positions", "robots.randomness.top_tiers"}),
 ]
 
 
