@@ -550,6 +550,8 @@ class HttpAdapter:
                         timeout=self.timeout,
                         stream=True,
                         allow_redirects=False,
+                        # per request: a session's own ``verify`` loses to REQUESTS_CA_BUNDLE
+                        verify=self.session.verify,
                     )
             except requests.exceptions.RequestException as exc:
                 deadline.finish()

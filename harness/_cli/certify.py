@@ -18,10 +18,10 @@ import reference
 
 from .. import _reports
 from .._adapter import Adapter
-from .._budget import close_within
+from .._budget import close_within, run_within
 from .._cases import CASES_DIR
 from .._config import DEFAULT_PROFILE, DEFAULT_TARGET, RunConfig, build_config
-from .._errors import ConfigError, TargetError
+from .._errors import ConfigError, TargetError, TargetUnreachable
 from .._escape import terminal
 from .._progress import ProgressHandler
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
@@ -234,7 +234,15 @@ def run(args: argparse.Namespace) -> int:
 
         waivers = load_waivers(config.waivers, load_catalogue())
         sign_key = load_sign_key(args.sign_key)
-        adapter = open_target(config.target, timeout=config.timeout_s)
+        budget = float(settings["check_budget_s"])  # a vendor module that hangs on import
+        ready, opened = run_within(
+            lambda: open_target(config.target, timeout=config.timeout_s), budget, "open target"
+        )
+        if not ready or opened is None:
+            raise TargetUnreachable(
+                f"target {config.target!r}: not loaded within the check budget of {budget:g} s"
+            )
+        adapter = opened
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     except TargetError as exc:

@@ -4,6 +4,7 @@ goes on, ends in bounded time and reports; a cut check can no longer reach the t
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Sequence
@@ -207,3 +208,65 @@ def test_budgets_from_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixt
     config.write_text("profile: quick\nsettings:\n  check_budget_s: 0\n")
     assert main(["certify", "--config", str(config)]) == 2
     assert "check_budget_s must be a number of seconds" in capsys.readouterr().err
+
+
+def hanging_adapter() -> HangingEvaluate:
+    """``python:tests.harness.test_budgets:hanging_adapter``: a vendor adapter that hangs."""
+    return HangingEvaluate()
+
+
+def test_certify_a_hanging_vendor_adapter_ends_with_its_reports(tmp_path: Path) -> None:
+    began = time.monotonic()
+    code = main(
+        [
+            "certify",
+            "--target",
+            "python:tests.harness.test_budgets:hanging_adapter",
+            "--profile",
+            "quick",
+            "--game",
+            "robots",
+            "--requirement",
+            "robots.4.6.x2",
+            "--check-budget",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    elapsed = time.monotonic() - began
+    assert code == 1 and elapsed < 15, (code, elapsed)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["config"]["effective_settings"]["check_budget_s"] == 1
+    x2 = next(r for r in report["requirements"] if r["id"] == "robots.4.6.x2")
+    assert x2["outcome"] == "error" and "check_budget_s" in x2["message"], x2["message"]
+    messages = [c["message"] for c in report["checks"]]
+    assert all(c["outcome"] == "error" for c in report["checks"]), messages
+    # each check is cut (preparing its tickets, or waiting on evaluate), or, once evaluate
+    # hung in two cut checks, refused at once
+    assert all("check_budget_s" in m or "not waited on again" in m for m in messages), messages
+    assert any("still waiting on evaluate()" in m for m in messages), messages
+
+
+def test_a_vendor_module_that_hangs_on_import_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "hangs_on_import_x.py").write_text(
+        "import threading\nthreading.Event().wait(60)\ndef factory(): pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    began = time.monotonic()
+    code = main(
+        [
+            "certify",
+            "--target",
+            "python:hangs_on_import_x:factory",
+            "--check-budget",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and time.monotonic() - began < 5
+    assert len(err) == 1 and "not loaded within the check budget of 1 s" in err[0], err

@@ -3,13 +3,21 @@ endpoint that keeps timing out is not waited on again (the circuit breaker)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import ipaddress
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from harness import ConfigError, HttpAdapter, TargetTimeout
 from harness._transport import Breaker, endpoint
@@ -167,3 +175,54 @@ def test_endpoint_templates(method: str, path: str, key: str) -> None:
 def test_an_impossible_url_is_a_config_error(url: str) -> None:
     with pytest.raises(ConfigError, match="target"):
         HttpAdapter(url)
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, as PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(1)
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+def test_over_tls_too_slow_headers_are_cut_at_the_deadline(tmp_path: Path) -> None:
+    cert_file, key_file = _self_signed(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+
+    def over_tls(delay_s: float) -> Callable[[socket.socket, threading.Event], None]:
+        slow = slow_headers(delay_s)
+        return lambda conn, stop: slow(context.wrap_socket(conn, server_side=True), stop)
+
+    with RawTarget(over_tls(0.0001)) as url:  # TLS works, the certificate verified
+        target = adapter(url.replace("http://", "https://"), verify=str(cert_file))
+        assert target.describe() == json.loads(DESCRIBE)
+    with RawTarget(over_tls(0.1)) as url:
+        target = adapter(url.replace("http://", "https://"), verify=str(cert_file))
+        fault, elapsed = timed_out(target.describe)
+    assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
+    assert "no complete answer within" in str(fault)
