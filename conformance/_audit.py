@@ -324,13 +324,20 @@ class DocumentReader:
         except zlib.error:
             pass
         at = self.raw.tell() - len(data)
-        self.inflate, pieces = before, []
-        for step in range(0, len(data), 4096):  # salvage the whole lines before the damage
+        self.inflate, pieces, step = before, [], 4096
+        offset = 0
+        while offset < len(data):  # salvage what decompresses before the damage, finer and finer
+            saved = self.inflate.copy()
             try:
-                pieces.append(self.inflate.decompress(data[step : step + 4096]))
+                pieces.append(self.inflate.decompress(data[offset : offset + step]))
+                offset += step
             except zlib.error as exc:
+                self.inflate = saved
+                if step > 1:
+                    step //= 16
+                    continue
                 self.damage = (
-                    f"the compressed file is corrupt near byte {at + step} of the file ({exc})"
+                    f"the compressed file is corrupt near byte {at + offset} of the file ({exc})"
                 )
                 break
         return b"".join(pieces)
@@ -876,7 +883,10 @@ def audit(
 def read_header(read: Callable[[int], bytes]) -> tuple[dict[str, Any], bytes, Iterator[bytes]]:
     """Split a document reader into (header, header line bytes, chunks of unit lines)."""
     chunks = chunks_from_reader(read)
-    first = next(chunks, b"")
+    try:
+        first = next(chunks, b"")
+    except (EOFError, OSError, zlib.error) as exc:
+        raise AuditError(f"the file ends before its header line: {exc}") from None
     cut = first.find(b"\n") + 1
     line = first[:cut]
     try:

@@ -78,7 +78,7 @@ def choose_target(recorded: str, given: str | None) -> str:
         return given
     if recorded.startswith("python:") and recorded != "python:reference":
         raise ConfigError(
-            f"the case names the target {shorten(recorded, 200)!r}, which imports and runs a "
+            f"it names the target {shorten(recorded, 200)!r}, which imports and runs a "
             "Python module: replay runs it only when you pass it explicitly with --target"
         )
     return recorded
@@ -89,10 +89,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         case = load_case(args.case)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    try:
         target = choose_target(case.target, args.target)
         adapter = _open(target, args.timeout)
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"case file {args.case!r}: {exc}") from None
     except TargetError as exc:
         print(terminal(f"instantcert replay: target unreachable: {exc}"), file=sys.stderr)
         return EXIT_USAGE

@@ -8,8 +8,9 @@ unreachable, adapter broken).
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from reference import _strict_json as strict_json
 
 from ._record import Collector
 
@@ -31,4 +32,4 @@ def badge(doc: dict[str, Any]) -> dict[str, Any]:
 
 class BadgeReport(Collector):
     def write(self, doc: dict[str, Any]) -> None:
-        (self.out_dir / FILE).write_text(json.dumps(badge(doc)) + "\n", encoding="utf-8")
+        (self.out_dir / FILE).write_text(strict_json.dumps(badge(doc)) + "\n", encoding="utf-8")
