@@ -174,6 +174,14 @@ class DeadlineHTTPAdapter(HTTPAdapter):
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
 
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        """Through an HTTP proxy (``HTTP_PROXY``...) too; a SOCKS proxy keeps its own pools
+        and only the read timeouts."""
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if not proxy.lower().startswith("socks"):
+            manager.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
+        return manager
+
 
 # -- the circuit breaker ------------------------------------------------------------------
 

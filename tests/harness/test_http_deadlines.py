@@ -226,3 +226,14 @@ def test_over_tls_too_slow_headers_are_cut_at_the_deadline(tmp_path: Path) -> No
         fault, elapsed = timed_out(target.describe)
     assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
     assert "no complete answer within" in str(fault)
+
+
+def test_through_an_http_proxy_too_slow_headers_are_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    with RawTarget(slow_headers(0.1)) as proxy:  # the proxy itself answers too slowly
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        monkeypatch.setenv("NO_PROXY", "")
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("http_proxy", raising=False)
+        fault, elapsed = timed_out(adapter("http://target.invalid:8080").describe)
+    assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
+    assert "no complete answer within" in str(fault)
