@@ -62,7 +62,9 @@ def _run(job: tuple[str, str, str]) -> tuple[str, str, Outcome]:
     outcome = certify(
         variant.factory(),
         target=f"python:tests.faulty.variants:{name}",
-        **variant_scope(variant.area, variant.games, variant.whole_blocks),
+        **variant_scope(
+            variant.area, variant.games, variant.whole_blocks, variant.expected_requirements
+        ),
     )
     return kind, name, outcome
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,64 @@ def test_two_blocks_with_identical_orders_fail_unrelated_blocks() -> None:
     target.blocks["robots-100-0002"] = ({**head, "block_id": "robots-100-0002"}, lines)
     outcomes = run_all(target, WHOLE)
     assert failed(outcomes) == {"robots.randomness.unrelated_blocks"}
+
+
+def _second_block(target: Any, prizes: list[int]) -> None:
+    head, _lines = target.blocks["robots-100-0002"]
+    target.blocks["robots-100-0002"] = (head, kit.unit_lines("robots", 100, prizes))
+
+
+@pytest.mark.usefixtures("small_rules")
+@pytest.mark.parametrize("shift", [1, 10, kit.ROBOTS_UNITS // 2])
+def test_a_block_shifted_or_rotated_from_another_fails_unrelated_blocks(shift: int) -> None:
+    target = kit.small_target("robots", 100, blocks=2)
+    first = kit.prizes_of(target.blocks["robots-100-0001"][1]).tolist()
+    _second_block(target, first[shift:] + first[:shift])
+    outcomes = run_all(target, WHOLE)
+    assert failed(outcomes) == {"robots.randomness.unrelated_blocks"}
+    assert "lag_overlap" in outcomes["blocks.unrelated_blocks"].message
+
+
+@pytest.mark.usefixtures("small_rules")
+def test_top_prizes_early_fail_top_tiers() -> None:
+    # block 1's top prizes swapped into its first tenth; block 2 is correct, so the two blocks
+    # stay unrelated (that family holds its level while one block is random) and only the
+    # pooled top tiers (and block 1's own tiers) show the fault
+    target = kit.small_target("robots", 100, blocks=2)
+    for block_id in ("robots-100-0001",):
+        prizes = kit.prizes_of(target.blocks[block_id][1]).tolist()
+        top = [i for i, p in enumerate(prizes) if p >= 1000]  # 40 + 2 units: the top tiers
+        early = [i for i, p in enumerate(prizes[: len(prizes) // 10]) if p == 0]
+        for i, j in zip(top, early, strict=False):
+            prizes[i], prizes[j] = prizes[j], prizes[i]
+        head, _lines = target.blocks[block_id]
+        target.blocks[block_id] = (head, kit.unit_lines("robots", 100, prizes))
+    outcomes = run_all(target, WHOLE)
+    assert "robots.randomness.top_tiers" in failed(outcomes)
+    assert failed(outcomes) <= {"robots.randomness.top_tiers", "robots.randomness.winner_positions"}
+    assert "ks" in outcomes["blocks.top_tiers"].message
+
+
+@pytest.mark.usefixtures("small_rules")
+def test_a_layout_more_even_than_chance_fails_winner_positions() -> None:
+    # every run of 100 units holds exactly its share of the winners (33 or 34), shuffled
+    target = kit.small_target("robots", 100, blocks=2)
+    prizes = kit.prizes_of(target.blocks["robots-100-0001"][1]).tolist()
+    winners = [p for p in prizes if p]
+    random.Random(5).shuffle(winners)
+    strata = kit.ROBOTS_UNITS // 100
+    order: list[int] = []
+    for stratum in range(strata):
+        lo, hi = stratum * len(winners) // strata, (stratum + 1) * len(winners) // strata
+        run = winners[lo:hi] + [0] * (100 - (hi - lo))
+        random.Random(stratum).shuffle(run)
+        order += run
+    assert sorted(order) == sorted(prizes)
+    head, _lines = target.blocks["robots-100-0001"]
+    target.blocks["robots-100-0001"] = (head, kit.unit_lines("robots", 100, order))
+    outcomes = run_all(target, WHOLE)
+    assert failed(outcomes) == {"robots.randomness.winner_positions"}
+    assert "chi2.winners" in outcomes["blocks.randomness"].message
 
 
 @pytest.mark.usefixtures("small_rules")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 import pytest
+from scipy import stats  # type: ignore[import-untyped]
 
 from conformance import _stats
 from conformance._stats import RandomnessTest, holm, unrelated, winner_positions
@@ -106,8 +109,8 @@ def test_two_blocks_with_identical_orders_are_related() -> None:
 
 def test_unrelated_blocks_have_the_right_size() -> None:
     rng = np.random.default_rng(7)
-    rejections = sum(not unrelated(layout(rng), layout(rng), LOTS, 0.05).passed for _ in range(200))
-    assert rejections / 200 <= 0.05 + 0.04
+    rejections = sum(not unrelated(layout(rng), layout(rng), LOTS, 0.05).passed for _ in range(100))
+    assert rejections / 100 <= 0.05 + 0.05
 
 
 @pytest.mark.parametrize("prize", [0, 100])
@@ -119,3 +122,150 @@ def test_a_block_of_one_kind_yields_no_spurious_rejection(prize: int) -> None:
 def test_tier_codes() -> None:
     codes = _stats.tier_codes(np.array([0, 100, 500, 7, 100]), [500, 100])
     assert codes.tolist() == [0, 1, 2, -1, 1]
+
+
+# -- known answers: published worked examples (NIST SP 800-22 rev1a) and small exact cases ----
+
+NIST_100 = (
+    "11001001000011111101101010100010001000010110100011"
+    "00001000110100110001001100011001100010100010111000"
+)
+
+
+def bits(text: str) -> npt.NDArray[np.bool_]:
+    return np.frombuffer(text.encode(), np.uint8) == ord("1")
+
+
+def test_frequency_reproduces_the_nist_monobit_examples() -> None:
+    # SP 800-22 rev1a 2.1.4: epsilon = 1011010101, S_10 = 2, s_obs = 0.632455532, P = 0.527089
+    z, p = _stats.frequency_p(int(bits("1011010101").sum()), 10, 0.5)
+    assert z == pytest.approx(0.632455532, abs=1e-9)
+    assert p == pytest.approx(0.527089, abs=5e-7)
+    # 2.1.8: the 100-bit example, S_100 = -16, s_obs = 1.6, P = 0.109599
+    z, p = _stats.frequency_p(int(bits(NIST_100).sum()), 100, 0.5)
+    assert z == pytest.approx(-1.6)
+    assert p == pytest.approx(0.109599, abs=5e-7)
+
+
+def test_frequency_with_a_finite_population_by_hand() -> None:
+    # 3 winners in a slice of 5 from a block of 10 holding 5: var = 5 * 1/4 * 5/9 = 25/36,
+    # z = (3 - 2.5) / (5/6) = 0.6, P = erfc(0.6 / sqrt 2) = 0.5485062
+    z, p = _stats.frequency_p(3, 5, 0.5, population=10)
+    assert z == pytest.approx(0.6)
+    assert p == pytest.approx(math.erfc(0.6 / math.sqrt(2)))
+    assert p == pytest.approx(0.5485062, abs=1e-7)
+    assert _stats.frequency_p(5, 10, 0.5, population=10) == (0.0, 1.0)  # the whole block
+
+
+def test_runs_reproduce_the_nist_runs_examples() -> None:
+    # SP 800-22 rev1a 2.3.4: epsilon = 1001101011, pi = 3/5, V_10(obs) = 7, P = 0.147232
+    sequence = bits("1001101011")
+    assert _stats.count_runs(sequence) == 7
+    _z, p = _stats.runs_p(7, 6, 10, nist=True)
+    assert p == pytest.approx(0.147232, abs=5e-7)
+    # 2.3.8: the 100-bit example, pi = 0.42, V_100(obs) = 52, P = 0.500798
+    sequence = bits(NIST_100)
+    assert (int(sequence.sum()), _stats.count_runs(sequence)) == (42, 52)
+    _z, p = _stats.runs_p(52, 42, 100, nist=True)
+    assert p == pytest.approx(0.500798, abs=5e-7)
+
+
+def test_runs_with_exact_moments_by_hand() -> None:
+    # Wald-Wolfowitz on 1001101011: n1 = 6, n2 = 4, R = 7; mean 2*6*4/10 + 1 = 5.8,
+    # variance 2*24*(48 - 10) / (10^2 * 9) = 1824/900, z = 1.2 / sqrt(1824/900) = 0.842927
+    z, p = _stats.runs_p(7, 6, 10)
+    assert z == pytest.approx(1.2 / math.sqrt(1824 / 900))
+    assert z == pytest.approx(0.842927, abs=1e-6)
+    assert p == pytest.approx(math.erfc(z / math.sqrt(2)))
+    test = _stats.runs_test(bits("1001101011"))
+    assert test is not None and test.statistic == pytest.approx(z)
+    # the two forms are the same test: on a long sequence they differ by O(1 / sqrt(n)) only
+    # (NIST's mean lacks the + 1)
+    long = np.random.default_rng(9).random(200_000) < 0.3
+    runs, ones = _stats.count_runs(long), int(long.sum())
+    assert _stats.runs_p(runs, ones, len(long))[1] == pytest.approx(
+        _stats.runs_p(runs, ones, len(long), nist=True)[1], abs=1e-2
+    )
+
+
+def test_segment_chi2_by_hand() -> None:
+    # 10 units, 5 winners at 0, 1, 2, 3, 5: segments [0, 5), [5, 10) hold 4 and 1, expected
+    # 2.5 each: Pearson 1.8; finite population (10 - 1)/(10 - 5): 3.24 = z^2 of the
+    # hypergeometric count (var 5/4 * 5/9); 2 segments: upper tail, P = erfc(1.8 / sqrt 2)
+    statistic, p = _stats.segment_chi2(np.array([0, 1, 2, 3, 5]), 10, 2)
+    assert statistic == pytest.approx(3.24)
+    assert p == pytest.approx(math.erfc(1.8 / math.sqrt(2)))
+    assert p == pytest.approx(0.0718606, abs=1e-7)
+
+
+def test_segment_chi2_is_two_sided_from_20_segments() -> None:
+    # 400 units, 200 winners, exactly 10 in each of 20 segments of 20: statistic 0, the lower
+    # tail says "too even": P = 2 * chi2_19.cdf(0) = 0
+    even = np.concatenate([np.arange(s, s + 10) for s in range(0, 400, 20)])
+    statistic, p = _stats.segment_chi2(even, 400, 20)
+    assert statistic == 0.0 and p == 0.0
+    # all 200 in the first 10 segments: Pearson 20 * 10^2 / 10 = 200, corrected 200 * 399/200
+    statistic, p = _stats.segment_chi2(np.arange(200), 400, 20)
+    assert statistic == pytest.approx(399.0)
+    assert p == pytest.approx(2 * float(stats.chi2.sf(399.0, 19)))
+    # fewer expected units per segment: upper tail only (the law does not describe the lower)
+    _statistic, p = _stats.segment_chi2(np.arange(0, 400, 20), 400, 20)
+    assert p == pytest.approx(1.0)
+
+
+def test_dispersion_at_fine_scales_by_hand() -> None:
+    # 100 000 units, every 5th a winner: 20 000 winners, exactly 200 per segment of 1 000:
+    # the index of dispersion is 0 at every scale, P = 0 (too regular)
+    wins = np.zeros(100_000, bool)
+    wins[::5] = True
+    results = {r.name: r for r in _stats.dispersion_tests(wins)}
+    assert set(results) == {"dispersion.100", "dispersion.500", "dispersion.2000"}
+    assert all(r.statistic == 0.0 and r.p_value == 0.0 for r in results.values())
+    # 2 000 segments need 20 000 winners (10 each); 19 999 are not enough for that scale
+    wins[0] = False
+    assert "dispersion.2000" not in {r.name for r in _stats.dispersion_tests(wins)}
+
+
+def test_ks_uniform_by_hand() -> None:
+    # n = 1: D = max(x, 1 - x) = 0.5 at x = 0.5, P(D >= 0.5) = 1
+    assert _stats.ks_uniform(np.array([0.5])) == pytest.approx((0.5, 1.0))
+    # n = 2 at 0.1, 0.2: D+ = 1 - 0.2 = 0.8; P(D+ >= 0.8) = P(both <= 0.2) = 0.04, the same for
+    # D-, and both cannot hold: P(D >= 0.8) = 0.08
+    assert _stats.ks_uniform(np.array([0.1, 0.2])) == pytest.approx((0.8, 0.08))
+
+
+def test_holm_by_hand() -> None:
+    # sorted 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop; 0.04 is not rejected
+    ps = (0.01, 0.04, 0.03, 0.005)
+    results = [RandomnessTest(n, p, 0) for n, p in zip("abcd", ps, strict=True)]
+    assert holm(results, 0.05).rejected == ("d", "a")
+    assert holm(results, 0.001).rejected == ()
+
+
+def test_top_tier_positions_and_pooled_tests_by_hand() -> None:
+    # a 500 cents lot of 1 unit is a top tier; its unit at index 1 of 4 sits at 1.5 / 4
+    places = _stats.top_tier_positions(np.array([0, 500, 0, 100]), {500: 1, 100: 300, 0: 3})
+    assert places.tolist() == [0.375]
+    verdict = _stats.top_tiers(np.array([0.1, 0.2]), 0.01)
+    assert verdict is not None
+    assert verdict.p_values()["ks"] == pytest.approx(0.08)
+    assert _stats.top_tiers(np.zeros(0), 0.01) is None
+
+
+def test_top_tiers_catch_top_prizes_in_the_first_tenth() -> None:
+    rng = np.random.default_rng(11)
+    fair = np.concatenate([rng.random(40) for _ in range(4)])
+    assert _stats.top_tiers(fair, 0.01).passed  # type: ignore[union-attr]
+    early = rng.random(40) * 0.1
+    verdict = _stats.top_tiers(early, 0.01)
+    assert verdict is not None and set(verdict.rejected) == {"ks", "cvm"}
+
+
+def test_a_stratified_layout_is_too_regular() -> None:
+    # every run of 100 units holds exactly 30 winners, shuffled: each run looks random
+    rng = np.random.default_rng(12)
+    strata = [rng.permutation(np.repeat([100, 0], [30, 70])) for _ in range(100)]
+    prizes = np.concatenate(strata).astype(np.int32)
+    verdict = winner_positions(prizes, {100: 3000, 0: 7000}, 20, 0.01)
+    assert "chi2.winners" in verdict.rejected
+    assert verdict.p_values()["chi2.winners"] < 1e-6

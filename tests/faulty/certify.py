@@ -8,9 +8,10 @@ messages, for a test to assert on.
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,13 +105,21 @@ def area_requirements(area: str, games: tuple[str, ...]) -> list[str]:
     return sorted(ids)
 
 
-def variant_scope(area: str, games: tuple[str, ...], whole_blocks: bool = False) -> dict[str, Any]:
+def variant_scope(
+    area: str, games: tuple[str, ...], whole_blocks: bool = False, expected: Iterable[str] = ()
+) -> dict[str, Any]:
     """``certify`` keyword arguments for a variant's scoped run: its area's requirements on
-    its games; a whole-block run leaves out the comparison of two blocks (a second whole
-    block to read, and no fault of those variants lies there)."""
+    its games; a whole-block run leaves out the requirements that read a second whole block
+    (comparing two blocks, pooling top tiers) unless the variant is expected to fail one."""
     requirements = area_requirements(area, games)
     if whole_blocks:
-        requirements = [r for r in requirements if not r.endswith(".unrelated_blocks")]
+        patterns = list(expected)
+        requirements = [
+            r
+            for r in requirements
+            if not r.endswith((".unrelated_blocks", ".top_tiers"))
+            or any(fnmatch.fnmatchcase(r, p) for p in patterns)
+        ]
     return {
         "games": list(games),
         "requirements": requirements,

@@ -53,7 +53,9 @@ def scoped(variant: Variant) -> Outcome:
     return certify(
         variant.factory(),
         target=f"python:tests.faulty.variants:{variant.name}",
-        **variant_scope(variant.area, variant.games, variant.whole_blocks),
+        **variant_scope(
+            variant.area, variant.games, variant.whole_blocks, variant.expected_requirements
+        ),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from reference._service import GameService
 
+from . import _block_faults as bf
 from . import _faults as f
 from . import _play_faults as pf
 from . import _stake_faults as sf
@@ -259,6 +260,40 @@ _service(
     "robots 3",
     f.IdenticalOrders,
     ["robots.randomness.unrelated_blocks"],
+    ("robots",),
+)
+_service(
+    "block_shifted_copy",
+    "blocks",
+    "robots 3",
+    bf.ShiftedCopy,
+    ["robots.randomness.unrelated_blocks"],
+    ("robots",),
+)
+_service(
+    "block_rotated_half",
+    "blocks",
+    "robots 3",
+    bf.RotatedHalf,
+    ["robots.randomness.unrelated_blocks"],
+    ("robots",),
+    whole_blocks=True,  # a slice read at the same place of both blocks cannot see a rotation
+)
+_service(
+    "block_top_prizes_early",
+    "blocks",
+    "robots 3",
+    _blk(bf.TopPrizesEarly, R),
+    ["robots.randomness.top_tiers"],
+    ("robots",),
+    whole_blocks=True,
+)
+_service(
+    "block_too_regular",
+    "blocks",
+    "robots 3",
+    _blk(bf.TooRegular, R),
+    ["robots.randomness.winner_positions"],
     ("robots",),
 )
 _service(
