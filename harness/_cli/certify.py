@@ -7,6 +7,7 @@ could not start (bad arguments or config, an impossible target, the smoke step f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import sys
 from pathlib import Path
@@ -251,7 +252,10 @@ def run(args: argparse.Namespace) -> int:
     if wait:
         from .._wait import wait_for_target
 
-        wait_for_target(adapter, wait)
+        # bounded even if describe() of a Python adapter never returns; if it crashes, the
+        # smoke step reports how
+        with contextlib.suppress(Exception):
+            run_within(lambda: wait_for_target(adapter, wait), wait + budget, "wait for target")
     assert config.seed is not None
     out = Path(config.out)
     try:

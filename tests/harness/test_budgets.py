@@ -270,3 +270,36 @@ def test_a_vendor_module_that_hangs_on_import_exits_2(
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and time.monotonic() - began < 5
     assert len(err) == 1 and "not loaded within the check budget of 1 s" in err[0], err
+
+
+class HangingDescribeAdapter(ReferenceAdapter):
+    def describe(self) -> dict[str, Any]:
+        threading.Event().wait(60)
+        return super().describe()
+
+
+def hanging_describe() -> HangingDescribeAdapter:
+    """``python:tests.harness.test_budgets:hanging_describe``."""
+    return HangingDescribeAdapter(name="python:hanging_describe")
+
+
+def test_wait_and_smoke_are_bounded_when_describe_never_returns(tmp_path: Path) -> None:
+    began = time.monotonic()
+    code = main(
+        [
+            "certify",
+            "--target",
+            "python:tests.harness.test_budgets:hanging_describe",
+            "--profile",
+            "quick",
+            "--wait",
+            "1",
+            "--check-budget",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2 and time.monotonic() - began < 8
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert "describe() did not return within the check budget of 1 s" in report["smoke"]["message"]
