@@ -35,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "token_sample": 24,  # new accounts whose tokens are judged for guessability
     "check_budget_s": 300,  # seconds one check may run before it is cut (error)
     "run_budget_s": 1800,  # seconds the whole run may take; checks left are errors
+    "check_concurrency": 4,  # checks run at once (block checks always alone): hides latency
 }
 
 # keys whose value is a positive integer, or null for "no limit"
@@ -46,6 +47,7 @@ _POSITIVE_INT = (
     "concurrent_plays_per_thread",
     "one_account_rounds",
     "token_sample",
+    "check_concurrency",
 )
 _POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
 # keys whose value is a number of seconds in (0, one week]

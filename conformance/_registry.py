@@ -104,6 +104,9 @@ class Check:
     function: CheckFunction
     doc: str
     cost: str = "fast"  # "fast" | "block" (whole blocks) | "long" (many plays)
+    exclusive: bool = False
+    """The check judges what the target sells as a whole (units sold in block order, a
+    refused play that takes no unit off sale): no other check may play while it runs."""
 
 
 _REGISTRY: dict[str, Check] = {}
@@ -116,8 +119,12 @@ def check(
     capability: str,
     games: tuple[str, ...] = ("robots", "eldorado"),
     cost: str = "fast",
+    exclusive: bool = False,
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check function under ``id``, covering the given requirement ids."""
+    """Register a check function under ``id``, covering the given requirement ids.
+
+    ``exclusive``: the check must run with no other check playing at the same time (it
+    watches the units on sale, which every account shares); see ``Check.exclusive``."""
 
     def register(function: CheckFunction) -> CheckFunction:
         if id in _REGISTRY:
@@ -130,6 +137,7 @@ def check(
             function=function,
             doc=(function.__doc__ or "").strip(),
             cost=cost,
+            exclusive=exclusive,
         )
         return function
 

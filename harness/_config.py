@@ -37,6 +37,7 @@ KEYS: dict[str, str] = {
     "timeout_s": "seconds the target may take to answer one request",
     "check_budget_s": "seconds one check may run before it is cut (default: the profile's)",
     "run_budget_s": "seconds the whole run may take (default: the profile's)",
+    "check_concurrency": "checks run at once, block checks always alone (default: the profile's)",
     "out": "directory the reports are written to",
     "waivers": "path of a waivers file, or a list of waivers inline",
     "settings": "profile settings overridden (thresholds such as alpha, example counts, ...)",
@@ -63,6 +64,7 @@ class RunConfig:
     timeout_s: float = DEFAULT_TIMEOUT_S
     check_budget_s: float | None = None  # None: the profile's
     run_budget_s: float | None = None
+    check_concurrency: int | None = None  # None: the profile's
     out: str = "instantcert-report"
     waivers: str | list[Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
@@ -86,7 +88,7 @@ class RunConfig:
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
         merged = {**base, **self.settings}
-        for key in ("check_budget_s", "run_budget_s"):
+        for key in ("check_budget_s", "run_budget_s", "check_concurrency"):
             if getattr(self, key) is not None:
                 merged[key] = getattr(self, key)
         if self.games is not None:
@@ -110,6 +112,7 @@ class RunConfig:
             "timeout_s": self.timeout_s,
             "check_budget_s": self.check_budget_s,
             "run_budget_s": self.run_budget_s,
+            "check_concurrency": self.check_concurrency,
             "out": self.out,
             "waivers": self.waivers,
             "settings": dict(self.settings),
@@ -224,6 +227,18 @@ def _settings(value: object, where: str) -> dict[str, Any]:
     return settings
 
 
+MAX_CONCURRENCY = 64
+
+
+def _concurrency(value: object, where: str) -> int:
+    if type(value) is not int or not 1 <= value <= MAX_CONCURRENCY:
+        raise ConfigError(
+            f"{where} must be an integer from 1 to {MAX_CONCURRENCY}, got {value!r}"
+            f" ({type(value).__name__})"
+        )
+    return value
+
+
 def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     """Check every key of a config mapping; the values as ``RunConfig`` fields take them."""
     parsers = {
@@ -236,6 +251,7 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
         "timeout_s": _timeout,
         "check_budget_s": _budget,
         "run_budget_s": _budget,
+        "check_concurrency": _concurrency,
         "out": _string,
         "settings": _settings,
     }

@@ -47,6 +47,7 @@ from ._events import (
     RunStarted,
     SmokeFinished,
 )
+from ._parallel import Task, run_ordered
 from ._provenance import interpretations, rules_sha256, suite_sha256
 from ._waivers import Waiver, active
 
@@ -257,8 +258,7 @@ class Runner:
         self.emit(smoke)
         outcomes: dict[str, list[tuple[str, str, str]]] = {r.id: [] for r in scope}
         if implementation is not None:
-            for check in selected:
-                self._run_check(adapter, check, implementation, outcomes)
+            self._run_checks(adapter, selected, implementation, outcomes)
         result = self.verdicts(scope, outcomes, smoke, reachable)
         self.emit(
             RunFinished(
@@ -271,15 +271,44 @@ class Runner:
         )
         return result
 
+    def _run_checks(
+        self,
+        adapter: Adapter,
+        selected: Sequence[Check],
+        implementation: Mapping[str, Any],
+        outcomes: dict[str, list[tuple[str, str, str]]],
+    ) -> None:
+        """Every selected check, up to ``check_concurrency`` at once (``harness._parallel``):
+        block checks and ``exclusive`` ones alone, events and outcomes taken in check order,
+        so the reports are those of a run of one check at a time."""
+
+        def task(check: Check) -> Task[Event]:
+            mine: dict[str, list[tuple[str, str, str]]] = {rid: [] for rid in outcomes}
+
+            def finish() -> None:
+                for rid, found in mine.items():
+                    outcomes[rid].extend(found)
+
+            return Task(
+                run=lambda emit: self._run_check(adapter, check, implementation, mine, emit),
+                finish=finish,
+                solo=check.cost == "block" or check.exclusive,
+            )
+
+        workers = int(self.plan.settings.get("check_concurrency") or 1)
+        run_ordered([task(c) for c in selected], self.emit, workers=workers)
+
     def _run_check(
         self,
         adapter: Adapter,
         check: Check,
         implementation: Mapping[str, Any],
         outcomes: dict[str, list[tuple[str, str, str]]],
+        emit: Callable[[Event], None] | None = None,
     ) -> None:
         plan = self.plan
-        self.emit(CheckStarted(check.id, list(check.requirements)))
+        emit = self.emit if emit is None else emit
+        emit(CheckStarted(check.id, list(check.requirements)))
         last = [0.0]
         token = CancelToken()  # a cut check reports nothing more: the lock orders the two
 
@@ -289,7 +318,7 @@ class Runner:
                 last[0] = now
                 with token.lock:
                     if not token.cancelled:
-                        self.emit(Progress(check.id, done, total, what))
+                        emit(Progress(check.id, done, total, what))
 
         def block_sink(block: Mapping[str, Any]) -> None:
             names = [f.name for f in fields(BlockAudited)]
@@ -298,7 +327,7 @@ class Runner:
                 raise ValueError(f"check {check.id}: block report lacks {missing}")
             with token.lock:
                 if not token.cancelled:
-                    self.emit(BlockAudited(**{n: block[n] for n in names}))
+                    emit(BlockAudited(**{n: block[n] for n in names}))
 
         guard = GuardedAdapter(adapter, token, self._stalls)
         ctx = CheckContext(
@@ -330,7 +359,7 @@ class Runner:
         message = outcome.message
         if outcome.traceback:
             message = f"{message}\n{outcome.traceback}".strip()
-        self.emit(
+        emit(
             CheckFinished(
                 check_id=check.id,
                 requirements=list(blamed),

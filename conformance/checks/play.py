@@ -107,7 +107,13 @@ def money_exact(ctx: CheckContext) -> None:
     run_per_stake(ctx, ("robots", "eldorado"), "money_exact", "a balance was not exact")
 
 
-@check("play.block_order", covers=["play.sales.block_order"], capability="play", cost="long")
+@check(
+    "play.block_order",
+    covers=["play.sales.block_order"],
+    capability="play",
+    cost="long",
+    exclusive=True,
+)
 def block_order(ctx: CheckContext) -> None:
     """Plays in a row get one unit each, the next unit of the block on sale every time."""
     run_per_stake(ctx, ("robots", "eldorado"), "block_order", "plays were not in block order")
@@ -129,6 +135,7 @@ def block_unit(ctx: CheckContext) -> None:
     covers=["play.sales.no_double_sale", "play.sales.block_order", "play.money.exact"],
     capability="play",
     cost="long",
+    exclusive=True,
 )
 def concurrent_sales(ctx: CheckContext) -> None:
     """Accounts playing at once (one thread each, all stakes in scope): no unit sold twice,
@@ -152,6 +159,7 @@ def concurrent_sales(ctx: CheckContext) -> None:
     "play.insufficient_funds",
     covers=["play.refusal.insufficient_funds"],
     capability="play",
+    exclusive=True,  # a refused play must take no unit off sale: the next unit is watched
 )
 def insufficient_funds(ctx: CheckContext) -> None:
     """A stake above the balance is refused with 402 and changes nothing (balance, history,
@@ -165,7 +173,7 @@ def insufficient_funds(ctx: CheckContext) -> None:
             raise failure(f"{game} at {stake} cents", [found])
 
 
-@check("play.invalid_requests", covers=["play.refusal.invalid"], capability="play")
+@check("play.invalid_requests", covers=["play.refusal.invalid"], capability="play", exclusive=True)
 def invalid_requests(ctx: CheckContext) -> None:
     """Stakes a game does not sell and games that do not exist are refused with 422, and the
     refusal changes nothing (balance, history, the unit on sale)."""

@@ -262,7 +262,13 @@ def balance_read(ctx: CheckContext) -> None:
     ctx.details["plays"] = done
 
 
-@check("play.concurrent_one_account", covers=[ONE_ACCOUNT], capability="play", cost="long")
+@check(
+    "play.concurrent_one_account",
+    covers=[ONE_ACCOUNT],
+    capability="play",
+    cost="long",
+    exclusive=True,  # the units sold at once are compared with the units on sale
+)
 def concurrent_one_account(ctx: CheckContext) -> None:
     """An account funded for 3 stakes sends 8 plays at the same moment (a barrier), for
     ``one_account_rounds`` rounds at the first stake of each game: the plays sold form one

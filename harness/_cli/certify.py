@@ -120,6 +120,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the profile's, quick 1800, full 14400)",
     )
     parser.add_argument(
+        "--check-concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="checks run at once against the target, block checks always alone "
+        "(default: the profile's, 4); 1 runs them one by one",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -153,6 +161,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         "timeout_s": args.timeout,
         "check_budget_s": args.check_budget,
         "run_budget_s": args.run_budget,
+        "check_concurrency": args.check_concurrency,
         "out": args.out,
         "waivers": args.waivers,
     }

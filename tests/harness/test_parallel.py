@@ -1,0 +1,192 @@
+"""Checks side by side (harness._parallel): events in check order, solo tasks alone."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from harness._parallel import Task, run_ordered
+
+
+class Recorder:
+    """Tracks how many tasks run at once, and whether a solo task ever had company."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = 0
+        self.most = 0
+        self.solo_crowded = False
+
+    def task(self, name: str, events: int, *, solo: bool = False, wait: float = 0.01) -> Task[str]:
+        finished: list[str] = []
+
+        def run(emit: Any) -> None:
+            with self.lock:
+                self.running += 1
+                self.most = max(self.most, self.running)
+                if solo and self.running > 1:
+                    self.solo_crowded = True
+            try:
+                for n in range(events):
+                    time.sleep(wait)
+                    with self.lock:
+                        if solo and self.running > 1:
+                            self.solo_crowded = True
+                    emit(f"{name}:{n}")
+            finally:
+                with self.lock:
+                    self.running -= 1
+
+        return Task(run=run, finish=lambda: finished.append(name), solo=solo)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_events_come_in_task_order_whatever_the_concurrency(workers: int) -> None:
+    recorder = Recorder()
+    # later tasks are quicker: run side by side, they finish first
+    tasks = [recorder.task(f"t{k}", 3, wait=0.03 - 0.005 * k) for k in range(5)]
+    got: list[str] = []
+    run_ordered(tasks, got.append, workers=workers)
+    assert got == [f"t{k}:{n}" for k in range(5) for n in range(3)]
+    assert recorder.most <= workers and (recorder.most >= 2) is (workers > 1)
+
+
+def test_a_solo_task_runs_alone_between_the_others() -> None:
+    recorder = Recorder()
+    tasks = [
+        recorder.task("a", 3),
+        recorder.task("b", 3),
+        recorder.task("solo", 3, solo=True),
+        recorder.task("c", 3),
+        recorder.task("d", 3),
+    ]
+    got: list[str] = []
+    run_ordered(tasks, got.append, workers=4)
+    assert not recorder.solo_crowded
+    assert recorder.most == 2
+    assert [e.split(":")[0] for e in got] == ["a"] * 3 + ["b"] * 3 + ["solo"] * 3 + ["c"] * 3 + [
+        "d"
+    ] * 3
+
+
+def test_finish_runs_in_task_order_in_the_calling_thread() -> None:
+    order: list[tuple[str, bool]] = []
+    caller = threading.current_thread()
+
+    def task(name: str, wait: float) -> Task[str]:
+        return Task(
+            run=lambda emit: time.sleep(wait),
+            finish=lambda: order.append((name, threading.current_thread() is caller)),
+        )
+
+    run_ordered([task("slow", 0.05), task("fast", 0.0)], lambda e: None, workers=2)
+    assert order == [("slow", True), ("fast", True)]
+
+
+def test_an_exception_is_raised_in_its_turn_after_its_events() -> None:
+    def boom(emit: Any) -> None:
+        emit("before")
+        raise ValueError("broken task")
+
+    got: list[str] = []
+    with pytest.raises(ValueError, match="broken task"):
+        run_ordered([Task(run=lambda emit: emit("first")), Task(run=boom)], got.append, workers=2)
+    assert got == ["first", "before"]
+
+
+# -- the runner runs real checks side by side ---------------------------------------------
+
+
+class Counting:
+    """The reference adapter, counting the calls in flight at once (a latency of 5 ms each
+    gives checks running side by side the chance to overlap)."""
+
+    def __init__(self) -> None:
+        from harness._reference_adapter import ReferenceAdapter
+        from tests.reference._live import SEED
+
+        self._inner = ReferenceAdapter(seed=SEED)
+        self.name = "python:reference"
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.most = 0
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._inner, name)
+        if not callable(attribute) or name == "close":
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self.lock:
+                self.in_flight += 1
+                self.most = max(self.most, self.in_flight)
+            try:
+                time.sleep(0.005)
+                return attribute(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.in_flight -= 1
+
+        return call
+
+
+SOME = (  # checks that make one call at a time themselves (no threads of their own)
+    "robots.4.1.stake_debited",
+    "eldorado.4.2.stake_debited",
+    "robots.4.10.prize_credited",
+    "eldorado.4.6.prize_credited",
+    "robots.4.1.history_unrevealed",
+    "security.tokens.required",
+    "robots.2.unit_sequence",
+)
+
+
+def certify_some(concurrency: int) -> tuple[list[tuple[str, str]], dict[str, str], int]:
+    from conformance._profiles import load_profile
+    from harness._events import CheckFinished, CheckStarted
+    from harness._runner import Runner, RunPlan
+
+    events: list[Any] = []
+
+    class Keep:
+        def handle(self, event: Any) -> None:
+            events.append(event)
+
+        def close(self) -> None:
+            pass
+
+    settings = {**load_profile("quick"), "play_count": 10, "check_concurrency": concurrency}
+    plan = RunPlan(
+        target="python:reference",
+        profile="quick",
+        settings=settings,
+        seed=11,
+        config={},
+        filtered=True,
+        requirements=SOME,
+    )
+    adapter = Counting()
+    try:
+        result = Runner(plan, [Keep()]).run(adapter)  # type: ignore[arg-type]
+    finally:
+        adapter._inner.close()
+    order = [
+        (type(e).__name__, e.check_id)
+        for e in events
+        if isinstance(e, CheckStarted | CheckFinished)
+    ]
+    return order, {v.id: v.outcome for v in result.requirements if v.id in SOME}, adapter.most
+
+
+def test_the_runner_runs_checks_side_by_side_with_the_same_reports() -> None:
+    one_order, one_outcomes, one_most = certify_some(1)
+    four_order, four_outcomes, four_most = certify_some(4)
+    assert one_most == 1  # one check at a time makes one call at a time
+    assert four_most > 1  # several checks were waiting on the target at once
+    assert four_order == one_order  # the reports see the same events, in the same order
+    assert four_outcomes == one_outcomes and set(four_outcomes.values()) == {"pass"}
+    started = [c for kind, c in four_order if kind == "CheckStarted"]
+    assert "blocks.unit_sequence" in started and len(started) >= 6
