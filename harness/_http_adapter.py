@@ -245,12 +245,16 @@ class _Reader:
 
     def read_all(self, limit: int) -> bytes:
         parts: list[bytes] = []
-        for data in self.chunks():
-            parts.append(data)
-            if self.received > limit:
-                raise ProtocolViolation(
-                    f"{self.what}: the answer exceeds {limit} bytes: {quote_bytes(parts[0])}"
-                )
+        chunks = self.chunks()
+        try:
+            for data in chunks:
+                parts.append(data)
+                if self.received > limit:
+                    raise ProtocolViolation(
+                        f"{self.what}: the answer exceeds {limit} bytes: {quote_bytes(parts[0])}"
+                    )
+        finally:
+            chunks.close()  # ends the deadline now, not when the generator is collected
         return b"".join(parts)
 
 

@@ -237,3 +237,15 @@ def test_through_an_http_proxy_too_slow_headers_are_cut(monkeypatch: pytest.Monk
         fault, elapsed = timed_out(adapter("http://target.invalid:8080").describe)
     assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
     assert "no complete answer within" in str(fault)
+
+
+def test_a_kept_alive_connection_outlives_the_deadlines_of_earlier_requests() -> None:
+    """A deadline ends with its answer: it never shuts a pooled connection reused later."""
+    target = RawTarget(slow_headers(0.0))
+    with target as url:
+        client = HttpAdapter(url, timeout=0.3, breaker_after=0)
+        for _ in range(8):  # 8 x 0.1 s: well past the first requests' deadlines
+            assert client.describe() == json.loads(DESCRIBE)
+            time.sleep(0.1)
+        client.close()
+    assert target.connections == 1
