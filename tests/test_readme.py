@@ -214,14 +214,20 @@ def test_the_replayed_case_is_one_the_broken_run_writes(tmp_path: Path) -> None:
     from harness._cli import main
 
     found = _instantcert_args()
-    broken = next(args for args, _ in found if "make_broken_adapter" in " ".join(args))
-    case = next(args[1] for args, _ in found if args[0] == "replay")
+    broken = next(
+        args
+        for args, _ in found
+        if args[0] == "certify" and "make_broken_adapter" in " ".join(args)
+    )
+    replay = next(args for args, _ in found if args[0] == "replay")
     out = broken[broken.index("--out") + 1]
     argv = [*broken, "--config", str(tmp_path / "fast.yaml")]
     argv[argv.index("--out") + 1] = str(tmp_path / out)
     (tmp_path / "fast.yaml").write_text("settings: {hypothesis_max_examples: 20}\n")
     assert main(argv) == 1
-    assert (tmp_path / case).is_file(), sorted(p.name for p in (tmp_path / out).rglob("*.json"))
+    case = tmp_path / replay[1]
+    assert case.is_file(), sorted(p.name for p in (tmp_path / out).rglob("*.json"))
+    assert main(["replay", str(case), *replay[2:]]) == 1  # the broken target still fails it
 
 
 def test_links_of_readme_and_docs_exist() -> None:
