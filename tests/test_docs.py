@@ -131,3 +131,14 @@ def test_no_page_asks_for_the_plugin_with_p() -> None:
     assert any(e.value == "conformance.plugin" for e in entry_points(group="pytest11"))
     for page in PAGES:
         assert "-p conformance.plugin" not in _text(page), page.name
+
+
+def test_the_certify_synopsis_lists_every_flag() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    certify = sub.choices["certify"]  # type: ignore[index]
+    synopsis = _text(ROOT / "docs" / "certify.md").split("```")[1]
+    flags = [a.option_strings[0] for a in certify._actions if a.option_strings and a.dest != "help"]
+    assert "--wait" in flags
+    missing = [f for f in flags if f not in synopsis and f != "--verbose"]
+    assert not missing, f"docs/certify.md's synopsis lacks {missing}"

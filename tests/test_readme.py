@@ -236,3 +236,31 @@ def test_links_of_readme_and_docs_exist() -> None:
             if "://" in link:
                 continue
             assert (page.parent / link).exists(), f"{page.name}: broken link {link!r}"
+
+
+# what the README says these commands exit with (its text: "exit 1"); every other one exits 0
+EXPECTED_EXIT = {"make_broken_adapter": 1, "replay": 1, "compare": 1}
+
+
+def _expected_exit(line: str) -> int:
+    command = line.split("#")[0]
+    return max([code for key, code in EXPECTED_EXIT.items() if key in command] or [0])
+
+
+@pytest.mark.slow
+def test_the_readme_runs_as_written(tmp_path: Path) -> None:
+    """Every command after the HTTP block, pasted line by line into one bash, in a directory
+    laid out as a clone (``.venv/bin`` the running environment's, ``examples/`` the repo's)."""
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(Path(sys.executable).parent)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    blocks = shell_blocks(README.read_text(encoding="utf-8"))[3:]
+    lines = [line for block in blocks for line in block.splitlines() if line.strip()]
+    assert len(lines) >= 10
+    for line in lines:
+        done = subprocess.run(
+            ["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=900
+        )
+        assert done.returncode == _expected_exit(line), (
+            f"{line}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        )
