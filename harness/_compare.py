@@ -23,6 +23,8 @@ from typing import Any
 
 import jsonschema
 
+from reference import _strict_json as strict_json
+
 from ._errors import HarnessError
 from ._reports._mdtext import code, plain
 
@@ -66,7 +68,7 @@ def load_report(path: Path, label: str) -> dict[str, Any]:
     if not file.is_file():
         raise CompareError(f"{label} {str(path)!r}: no report.json there (not a report folder)")
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
+        doc = strict_json.loads(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CompareError(f"{label} {str(file)!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

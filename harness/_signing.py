@@ -23,6 +23,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from reference import _strict_json as strict_json
 from reference._strict_json import sanitise
 
 from ._errors import HarnessError
@@ -306,7 +307,7 @@ def read_envelope(folder: Path) -> dict[str, Any]:
         )
     text = _read(path, "attestation").decode("utf-8", errors="replace").strip()
     try:
-        env = json.loads(text)
+        env = strict_json.loads(text)
     except ValueError as exc:
         raise SigningError(f"{str(path)!r}: not a DSSE envelope (not JSON: {exc})") from None
     if not isinstance(env, dict):
@@ -330,7 +331,7 @@ def read_envelope(folder: Path) -> dict[str, Any]:
 
 def _check_statement(body: bytes, where: str) -> dict[str, Any]:
     try:
-        stmt = json.loads(body)
+        stmt = strict_json.loads(body)
     except ValueError:
         raise SigningError(f"{where}: the signed payload is not JSON") from None
     if not isinstance(stmt, dict) or stmt.get("_type") != STATEMENT_TYPE:

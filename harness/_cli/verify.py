@@ -9,8 +9,9 @@ is not a DSSE envelope holding an in-toto test-result Statement).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from reference import _strict_json as strict_json
 
 from .._signing import SigningError, Verification, load_public_key, verify_folder
 from . import EXIT_FAILED, EXIT_OK, UsageError
@@ -28,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _verdict(folder: Path) -> str:
     try:
-        doc = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        doc = strict_json.loads((folder / "report.json").read_text(encoding="utf-8"))
         return f"{doc['verdict']['overall']}: {doc['verdict']['note']}"
     except (OSError, ValueError, KeyError, TypeError):
         return "(report.json unreadable)"
