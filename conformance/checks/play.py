@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from hypothesis import HealthCheck, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
+from .._pool import map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from .._replay import ReplayError, replayer
 from . import _play_scenarios as sc
@@ -190,20 +192,18 @@ def invalid_requests(ctx: CheckContext) -> None:
 # -- the robots reveal protocol ----------------------------------------------------------------
 
 
-class _Found(Exception):
-    """Raised inside a hypothesis example to make it shrink; the evidence is kept aside."""
-
-
 def explore(
     ctx: CheckContext, run_one: Callable[[list[int], int], Evidence | None]
 ) -> list[Evidence]:
     """Run ``run_one(choices, stop)`` for ``play_count`` hypothesis examples seeded with
     ``ctx.seed``: ``choices`` pick the open button of each click (0 = the first open one, so
-    they shrink to buttons in turn), ``stop`` a number of clicks. The choices are drawn before
-    the play, as the target's answers may not steer hypothesis. Returns the evidence of the
-    failing examples (the target sells a new unit each time, so a shrunk example may pass:
-    hypothesis then reports Flaky, which is expected here)."""
-    found: list[Evidence] = []
+    the simplest are buttons in turn), ``stop`` a number of clicks. The examples are drawn
+    first, all of them, as the target's answers may not steer hypothesis; then they are played,
+    up to ``check_concurrency`` at once (each buys its own unit on its own account). Returns
+    the evidence of the failing examples, in the order they were drawn (the target sells a new
+    unit each time, so shrinking a failing example would replay it on another unit: the
+    simplest failing example is chosen instead, by ``_simplest``)."""
+    drawn: list[tuple[list[int], int]] = []
 
     @seed(ctx.seed)
     @settings(
@@ -211,7 +211,6 @@ def explore(
         database=None,
         deadline=None,
         print_blob=False,
-        report_multiple_bugs=False,
         verbosity=Verbosity.quiet,
         suppress_health_check=list(HealthCheck),
     )
@@ -220,17 +219,11 @@ def explore(
         st.integers(0, MAX_STOP),
     )
     def example(choices: list[int], stop: int) -> None:
-        result = run_one(choices, stop)
-        if result is not None:
-            found.append(result)
-            raise _Found
+        drawn.append((list(choices), stop))
 
-    try:
-        example()
-    except Exception:  # _Found, or hypothesis's Flaky when a shrunk example passed
-        if not found:
-            raise
-    return found
+    example()
+    results = map_in_order(lambda pick: run_one(*pick), drawn, workers_of(ctx.settings))
+    return [found for found in results if found is not None]
 
 
 def _simplest(found: list[Evidence]) -> Evidence:
@@ -286,12 +279,15 @@ def reveal_order(ctx: CheckContext) -> None:
 def plus_one(ctx: CheckContext) -> None:
     """Every button clicked until refused: a reveal with +1 allows exactly one more click, one
     without allows none (409) (R-I4: a +1 reveal may carry another +1)."""
-    plays = plays_per_stake(ctx, ROBOTS)
-    case = case_of("plus_one", stake_cents=robots_stake(ctx), plays=plays)
-    found = sc.scenario_plus_one(session(ctx), case)
+    plays, stake, target = plays_per_stake(ctx, ROBOTS), robots_stake(ctx), session(ctx)
+    cases = [
+        case_of("plus_one", stake_cents=stake, plays=part)
+        for part in split(plays, workers_of(ctx.settings))
+    ]  # each part on its own account, side by side
+    found = [e for e in map_in_order(partial(sc.scenario_plus_one, target), cases, len(cases)) if e]
     ctx.details["plays"] = plays
-    if found is not None:
-        raise failure("the +1 protocol was broken", [found])
+    if found:
+        raise failure("the +1 protocol was broken", found[:1])
 
 
 @check(
