@@ -1,5 +1,8 @@
 """Drives any implementation of the two games, runs the conformance suite, writes the reports."""
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._adapter import CAPABILITIES, EVALUATE_BATCH_LIMIT, Adapter, BlockStream, Document
 from ._errors import (
     ConfigError,
@@ -11,9 +14,27 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
-from ._http_adapter import HttpAdapter, HttpBlockStream
-from ._reference_adapter import ReferenceAdapter, ReferenceBlockStream
 from ._targets import DEFAULT_TARGET, open_target
+
+if TYPE_CHECKING:
+    from ._http_adapter import HttpAdapter, HttpBlockStream
+    from ._reference_adapter import ReferenceAdapter, ReferenceBlockStream
+
+# the two connections load on first use: a command that needs neither (audit-block, compare,
+# verify, evaluate) does not pay for requests or the reference service at start-up
+_LAZY = {
+    "HttpAdapter": "._http_adapter",
+    "HttpBlockStream": "._http_adapter",
+    "ReferenceAdapter": "._reference_adapter",
+    "ReferenceBlockStream": "._reference_adapter",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
 
 __version__ = "0.1.0"
 
