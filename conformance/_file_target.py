@@ -10,6 +10,7 @@ memory stays bounded whatever the file's size.
 from __future__ import annotations
 
 import bisect
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,6 +219,71 @@ class FileTarget:
         pass
 
 
+class FileTargets:
+    """Several block files as one target (``instantcert audit-block FILE FILE ...``): every
+    file's block is listed under its game and stake, in the order given, so the checks pool
+    them: the randomness family over every block, consecutive blocks of a stake compared,
+    the top tiers of all of them pooled. Files holding slices must all hold the same slice."""
+
+    def __init__(self, paths: Sequence[str | Path]) -> None:
+        self.files = [open_file_target(p) for p in paths]
+        self.name = "file:" + os.pathsep.join(str(f.path) for f in self.files)
+        self._by_id: dict[str, FileTarget] = {}
+        for target in self.files:
+            other = self._by_id.get(target.block_id)
+            if other is not None:
+                raise AuditError(
+                    f"{target.path} and {other.path} both hold block {target.block_id!r}: "
+                    "a block can be audited once"
+                )
+            self._by_id[target.block_id] = target
+        spans = {(f.start, f.count, f.units) for f in self.files}
+        slices = [f for f in self.files if (f.start, f.count) != (0, f.units)]
+        if slices and len(spans) > 1:
+            raise AuditError(
+                f"{slices[0].path} holds the slice [{slices[0].start}, "
+                f"{slices[0].start + slices[0].count}): files audited together must all hold a "
+                "whole block, or all the same slice"
+            )
+
+    def describe(self) -> Document:
+        games: dict[str, set[int]] = {}
+        for target in self.files:
+            games.setdefault(target.game, set()).add(target.stake_cents)
+        document = self.files[0].describe()
+        document["name"] = f"{len(self.files)} block files"
+        document["games"] = {g: {"stakes_cents": sorted(s)} for g, s in sorted(games.items())}
+        return document
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        return [entry for f in self.files for entry in f.list_blocks(game, stake_cents)]
+
+    def read_block(
+        self, block_id: str, start: int | None = None, count: int | None = None
+    ) -> FileBlockStream:
+        target = self._by_id.get(block_id)
+        if target is None:
+            raise ErrorReply(404, "unknown_block", f"no file holds block {block_id!r}")
+        return target.read_block(block_id, start, count)
+
+    def _no(self, *args: object) -> NoReturn:
+        raise ErrorReply(404, "not_supported", "block files have the blocks capability only")
+
+    evaluate = open_account = balance = play = reveal = auto = history = _no
+
+    def close(self) -> None:
+        for target in self.files:
+            target.close()
+
+
+def open_file_targets(paths: Sequence[str | Path]) -> FileTarget | FileTargets:
+    """One file's target, or several files' (AuditError naming the fault if one is unusable,
+    two hold the same block, or their slices differ)."""
+    if len(paths) == 1:
+        return open_file_target(paths[0])
+    return FileTargets(paths)
+
+
 def open_file_target(path: str | Path) -> FileTarget:
     """The target of a block file; AuditError (naming the fault) if it has no usable header."""
     try:
@@ -284,7 +350,9 @@ __all__ = [
     "BlockFileAudit",
     "FileBlockStream",
     "FileTarget",
+    "FileTargets",
     "audit_block_file",
     "chunks_from_reader",
     "open_file_target",
+    "open_file_targets",
 ]

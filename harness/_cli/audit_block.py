@@ -1,4 +1,4 @@
-"""``instantcert audit-block FILE``: the exhaustive audit of one block file, offline.
+"""``instantcert audit-block FILE [FILE ...]``: the exhaustive audit of block files, offline.
 
 The file is served to the suite by a file-backed adapter (capability ``blocks`` only), so the
 audit runs exactly the block checks ``certify`` runs, whole-block, with the same reports and
@@ -8,6 +8,7 @@ exit codes; only the requirements of blocks are reported.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from .._config import SEED_LIMIT
@@ -21,7 +22,13 @@ HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomne
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="a block file (.jsonl or .jsonl.gz)")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="+",
+        help="block file(s) (.jsonl or .jsonl.gz); several are audited together, their "
+        "randomness tests pooled (consecutive blocks of a stake compared, top tiers pooled)",
+    )
     parser.add_argument(
         "--out",
         default="instantcert-report",
@@ -58,12 +65,13 @@ def run(args: argparse.Namespace) -> int:
     import secrets
 
     from conformance._audit import AuditError
-    from conformance._file_target import open_file_target
+    from conformance._file_target import open_file_targets
     from conformance._profiles import ProfileError, check_settings, load_profile
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise UsageError(f"{args.file!r}: no such file")
+    paths = [Path(f) for f in args.file]
+    for name, path in zip(args.file, paths, strict=True):
+        if not path.is_file():
+            raise UsageError(f"{name!r}: no such file")
     if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
         raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)
@@ -73,13 +81,13 @@ def run(args: argparse.Namespace) -> int:
         overrides["alpha"] = args.alpha
     try:
         settings = check_settings({**load_profile("full"), **overrides}, "--alpha")
-        adapter = open_file_target(path)
+        adapter = open_file_targets(paths)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     except AuditError as exc:
         raise UsageError(str(exc)) from None
     except (ConfigError, OSError) as exc:
-        raise UsageError(f"{args.file!r}: {exc}") from None
+        raise UsageError(f"{' '.join(args.file)!r}: {exc}") from None
     out = Path(args.out)
     try:
         prepare_out_dir(out)
@@ -91,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     except UsageError:
         adapter.close()
         raise
-    target = f"file:{path}"
+    target = "file:" + os.pathsep.join(str(p) for p in paths)
     plan = RunPlan(
         target=target,
         profile="audit",
@@ -102,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             "profile": "audit",
             "seed": seed,
             "out": str(out),
-            "file": str(path),
+            "file": str(paths[0]) if len(paths) == 1 else [str(p) for p in paths],
             "effective_settings": settings,
         },
         capabilities=("blocks",),

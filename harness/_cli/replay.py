@@ -46,11 +46,16 @@ def _open(target: str, timeout: float) -> Any:
     from .._targets import open_target
 
     if target.startswith("file:"):
-        from conformance._audit import AuditError
-        from conformance._file_target import open_file_target
+        import os
 
+        from conformance._audit import AuditError
+        from conformance._file_target import open_file_target, open_file_targets
+
+        path = target.removeprefix("file:")
         try:
-            return open_file_target(target.removeprefix("file:"))
+            if os.pathsep in path and not os.path.exists(path):  # several files, audited together
+                return open_file_targets(path.split(os.pathsep))
+            return open_file_target(path)
         except (AuditError, OSError) as exc:
             raise ConfigError(f"target {target!r}: {exc}") from None
     return open_target(target, timeout=timeout)
