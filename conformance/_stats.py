@@ -19,6 +19,7 @@ the chance that a truly random block fails at all stays below ``alpha``.
   regular pattern); normal approximation with the exact moments for fixed counts (NIST SP
   800-22 2.3 is the same test with asymptotic moments: ``runs_p(..., nist=True)``).
 - ``serial``: lag-1 correlation of the prize tiers (ranks, so one jackpot cannot dominate).
+- ``spectral``: Fisher's g on the periodogram of the winners (a hidden period or rhythm).
 - ``gap.<tier>``: gaps between successive units of a tier against the geometric law,
   chi-square over equiprobable classes (catches "a winner every k-th unit").
 - across two blocks (``unrelated``): the overlap of their winner positions against the
@@ -215,6 +216,30 @@ def dispersion_tests(wins: npt.NDArray[np.bool_]) -> list[RandomnessTest]:
     return results
 
 
+def spectral_test(wins: npt.NDArray[np.bool_]) -> RandomnessTest | None:
+    """Fisher's g test for a hidden period in the winners (NIST SP 800-22 2.6 looks at the same
+    periodogram): g = the largest periodogram ordinate |S_k|^2, k = 1 .. (N-1)/2, over their
+    sum; P <= K (1 - g)^(K - 1), the first (Bonferroni) term of Fisher's exact law for K
+    ordinates of white noise, which the ordinates of a random layout approach (each S_k is a
+    sum of N terms). Upper tail: a period (winners favouring every 7th unit, a rhythm) makes
+    one ordinate stand out; None below 16 units or without both kinds."""
+    n, ones = len(wins), int(wins.sum())
+    k = (n - 1) // 2
+    if n < 16 or ones == 0 or ones == n:
+        return None
+    spectrum = np.fft.rfft(wins.astype(np.float64) - ones / n)[1 : k + 1]
+    power = spectrum.real**2 + spectrum.imag**2
+    total = float(power.sum())
+    if total <= 0:
+        return None
+    peak = int(power.argmax())
+    g = float(power[peak]) / total
+    log_p = np.log(k) + (k - 1) * np.log1p(-g) if g < 1 else -np.inf
+    p = float(min(1.0, np.exp(log_p)))
+    note = f"largest ordinate at a period of {n / (peak + 1):.2f} units, g = {g:.4g} of {k}"
+    return RandomnessTest("spectral", p, g, note)
+
+
 def ks_uniform(values: npt.NDArray[np.float64]) -> tuple[float, float]:
     """(D, p) of the two-sided Kolmogorov-Smirnov test of ``values`` in [0, 1) against uniform
     (scipy's exact distribution up to 10 000 values, its asymptotic one beyond)."""
@@ -278,7 +303,7 @@ def winner_positions(
     prizes: npt.NDArray[np.integer], lots: Mapping[int, int], segments: int, alpha: float
 ) -> FamilyVerdict:
     """The randomness family on one block or slice: chi-square per tier, dispersion, frequency
-    (slices), runs, serial, gap per tier. ``lots`` are the whole block's counts."""
+    (slices), runs, serial, spectral, gap per tier. ``lots`` are the whole block's counts."""
     tiers_prizes = sorted(p for p in lots if p > 0)
     codes = tier_codes(prizes, tiers_prizes)
     names = [str(p) for p in tiers_prizes]
@@ -297,7 +322,7 @@ def winner_positions(
         share = sum(n for p, n in lots.items() if p > 0) / population
         z, p = frequency_p(int(wins.sum()), len(codes), share, population)
         results.append(RandomnessTest("frequency", p, z, f"{int(wins.sum())} winners"))
-    for test in (runs_test(wins), serial_test(np.maximum(codes, 0))):
+    for test in (runs_test(wins), serial_test(np.maximum(codes, 0)), spectral_test(wins)):
         if test is not None:
             results.append(test)
     gap = gap_test(np.flatnonzero(wins), len(codes), "winners")

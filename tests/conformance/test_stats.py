@@ -269,3 +269,38 @@ def test_a_stratified_layout_is_too_regular() -> None:
     verdict = winner_positions(prizes, {100: 3000, 0: 7000}, 20, 0.01)
     assert "chi2.winners" in verdict.rejected
     assert verdict.p_values()["chi2.winners"] < 1e-6
+
+
+def test_spectral_by_hand() -> None:
+    # 16 units, winners at 0, 4, 8, 12: S_k = 4 for k = 4 and 0 for the other k in 1..7,
+    # so g = 1 and P = 7 * (1 - 1)^6 = 0
+    wins = np.zeros(16, bool)
+    wins[::4] = True
+    test = _stats.spectral_test(wins)
+    assert test is not None and test.statistic == pytest.approx(1.0) and test.p_value == 0.0
+    assert "period of 4.00" in test.note
+    # winners at 0 and 1: |S_k|^2 = 2 + 2 cos(pi k / 8), summing to 14 over k = 1..7; the
+    # largest, k = 1, is 2 + 2 cos(pi / 8) = 3.847759: g = 0.274840, P = min(1, 7 (1 - g)^6)
+    wins = np.zeros(16, bool)
+    wins[:2] = True
+    test = _stats.spectral_test(wins)
+    g = (2 + 2 * math.cos(math.pi / 8)) / 14
+    assert test is not None and test.statistic == pytest.approx(g)
+    assert g == pytest.approx(0.274840, abs=1e-6)
+    assert test.p_value == pytest.approx(min(1.0, 7 * (1 - g) ** 6))
+
+
+def test_spectral_catches_a_rhythm_and_holds_its_level() -> None:
+    rng = np.random.default_rng(13)
+    n = 50_000
+    nulls = [_stats.spectral_test(rng.permutation(np.arange(n) < 15_000)) for _ in range(100)]
+    assert sum(t is not None and t.p_value < 0.05 for t in nulls) <= 5 + 5
+    wins = rng.permutation(np.arange(n) < 15_000)
+    beats = np.arange(0, n, 7)
+    free = beats[~wins[beats]]
+    off = np.flatnonzero(wins & (np.arange(n) % 7 != 0))
+    moved = rng.choice(off, 600, replace=False)  # 4 % of the winners onto every 7th unit
+    wins[moved] = False
+    wins[rng.choice(free, 600, replace=False)] = True
+    test = _stats.spectral_test(wins)
+    assert test is not None and test.p_value < 1e-6
