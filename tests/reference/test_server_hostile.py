@@ -129,3 +129,22 @@ def test_no_path_id_or_query_gets_a_5xx(
         assert response.status_code < 500
     else:
         assert_error_document(response)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"game": "robots", "stake_cents": NaN, "tickets": ["x"]}',
+        b'{"game": "robots", "stake_cents": 1e99999, "tickets": ["x"]}',
+        b'{"game": "robots", "stake_cents": ' + b"9" * 5000 + b', "tickets": ["x"]}',
+        b'{"game": "robots", "stake_cents": 100, "tickets": ' + b"[" * 100_000 + b"]}",
+        b"\xef\xbb\xbf{}",
+        b'{"game": "robots\xff"}',
+    ],
+)
+def test_a_body_that_is_not_strict_json_is_400(url: str, body: bytes) -> None:
+    response = requests.post(
+        f"{url}/v1/evaluate", data=body, headers={"Content-Type": "application/json"}, timeout=10
+    )
+    assert response.status_code == 400, response.text[:300]
+    assert response.json()["error"]["code"] == "malformed_request"

@@ -20,8 +20,8 @@ from reference._strict_json import JsonError, dumps, loads
         ("[-Infinity]", "-Infinity is not a JSON number"),
         ("1e99999", "overflows a double"),
         ("-1e400", "overflows a double"),
-        ("1" * 1001, "1001 digits"),
-        ("1" * 5000, "5000 digits"),
+        ("1" * 5000, "4300 digits"),
+        ("[" + "9" * 4301 + "]", "4300 digits"),
         ("[" * 100_000, "nested deeper than 64"),
         ("[" * 65 + "]" * 65, "nested deeper than 64"),
         ("\ufeff{}", "byte order mark"),
@@ -42,6 +42,10 @@ def test_bounds_are_parameters() -> None:
     with pytest.raises(JsonError, match="deeper than 2"):
         loads('{"a": [[1]]}', max_depth=2)
     assert loads('"\\ud800"') == "\ud800"  # a lone surrogate escape is valid JSON text
+    assert loads("1" * 4300) > 0
+    with pytest.raises(JsonError, match="an integer of 11 digits"):
+        loads("[12345678901]", max_int_digits=10)
+    assert loads('["[[[[", {"a": "]]]]"}]', max_depth=2) == ["[[[[", {"a": "]]]]"}]
 
 
 def test_dumps_always_writes_json() -> None:
@@ -66,3 +70,30 @@ JSONISH = st.recursive(
 @given(JSONISH)
 def test_dumps_then_loads_never_fails(value: object) -> None:
     loads(dumps(value))
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+TRICKY_TEXT = st.text(alphabet=st.sampled_from(list('[]{}"\\ab')), max_size=8)
+NESTED = st.recursive(
+    st.none() | st.integers() | TRICKY_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY_TEXT, inner, max_size=3),
+    max_leaves=30,
+)
+
+
+@given(NESTED, st.integers(min_value=1, max_value=8))
+def test_the_depth_bound_is_exact_whatever_the_strings_hold(value: object, limit: int) -> None:
+    """Brackets, quotes and backslashes inside strings never fool the depth count."""
+    text = json.dumps(value)
+    if _depth(value) > limit:
+        with pytest.raises(JsonError, match="nested deeper"):
+            loads(text, max_depth=limit)
+    else:
+        assert loads(text, max_depth=limit) == value
