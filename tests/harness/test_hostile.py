@@ -256,7 +256,7 @@ def test_a_tampered_case_file_exits_2_in_one_line(
     hostile.MARKER.unlink(missing_ok=True)
     case = tmp_path / "case.json"
     case.write_bytes(hostile.tampered_cases()[name])
-    code, _, err = run_cli(["replay", str(case)], capsys, 30)
+    code, _, err = run_cli(["replay", str(case)], capsys, 60)
     assert code == 2, err
     line = one_line_error(err)
     assert str(case) in line
