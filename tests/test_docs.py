@@ -142,3 +142,31 @@ def test_the_certify_synopsis_lists_every_flag() -> None:
     assert "--wait" in flags
     missing = [f for f in flags if f not in synopsis and f != "--verbose"]
     assert not missing, f"docs/certify.md's synopsis lacks {missing}"
+
+
+def _code(text: str) -> list[str]:
+    """Every fenced block line and inline code span of a page."""
+    fenced = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+    outside = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.S | re.M)
+    return [line for block in fenced for line in block.splitlines()] + re.findall(
+        r"`([^`\n]+)`", outside
+    )
+
+
+def test_every_flag_the_docs_give_a_subcommand_exists() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    options = {
+        name: {s for action in command._actions for s in action.option_strings}
+        for name, command in sub.choices.items()  # type: ignore[union-attr]
+    }
+    used = 0
+    for page in PAGES:
+        for code in _code(_text(page)):
+            for name, rest in re.findall(r"instantcert ([a-z][a-z-]*)([^|#]*)", code):
+                if name not in options:
+                    continue
+                for flag in re.findall(r"(?<![\w-])(--[a-z][\w-]*)", rest):
+                    used += 1
+                    assert flag in options[name], f"{page.name}: instantcert {name} has no {flag}"
+    assert used > 30
