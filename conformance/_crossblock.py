@@ -150,12 +150,14 @@ def lagged_overlap(
             ("low", lo, float(stats.hypergeom.cdf(overlaps[lo], m, good, draws))),
         ):
             if tail < best[0]:
-                best = (tail, _label(t, n), lag, side, int(overlaps[lag]), expected)
-    tail, label, lag, side, overlap, expected = best
+                signed = lag - m if lag > m // 2 else lag  # fixed[i + lag] against moved[i]
+                where = f"{'A' if swap else 'B'}[i {signed:+d}] against {_label(t, n)}"
+                best = (tail, where, signed, side, int(overlaps[lag]), expected)
+    tail, label, _lag, side, overlap, expected = best
     p = min(1.0, 2.0 * len(tried) * n * tail)
     note = (
-        f"most extreme: overlap {overlap} ({side}, expected {expected:.1f}) at lag {lag} of "
-        f"{label}; union bound over {len(tried)} transform(s) x {n} lags x 2 sides"
+        f"most extreme: overlap {overlap} ({side}, expected {expected:.1f}) of {label}; "
+        f"union bound over {len(tried)} transform(s) x {n} lags x 2 sides"
     )
     return RandomnessTest(name, p, float(overlap), note)
 
@@ -199,12 +201,14 @@ def sparse_overlap(
             tail = _at_least(m, len(image), len(v), int(counts[lag]))
             tries += 1
             if tail < best[0]:
-                best = (tail, tier, _label(t, n), lag, int(counts[lag]))
+                moved, fixed = ("B", "A") if swap else ("A", "B")
+                label = f"(y - {c} x) mod {m}, x in {moved}, y in {fixed}"
+                best = (tail, tier, label, lag, int(counts[lag]))
     if not tries:
         return None
     tail, tier, label, lag, hits = best
     note = (
-        f"most coincidences: {hits} units of tier {tier} at difference {lag} from {label}; "
+        f"most coincidences: {hits} units of tier {tier} at {label} = {lag}; "
         f"union bound over {tries} (tier, transform) x {n} lags"
     )
     return RandomnessTest("lag_overlap.top", min(1.0, tries * n * tail), float(hits), note)

@@ -689,10 +689,15 @@ def unrelated_blocks(ctx: CheckContext) -> None:
                         "start": first.request["start"],
                         "count": first.request["count"],
                     },
-                    expected=f"unrelated winner positions (α = {alpha}, Holm over all pairs)",
+                    expected=f"unrelated layouts (α = {alpha}, Holm over all pairs)",
                     got=verdict.p_values(),
                     request=first.request,
-                    note=f"{name}: rejected {', '.join(rejected)}",
+                    note=f"{name}: rejected "
+                    + "; ".join(
+                        f"{r.name} p={r.p_value:.3g}" + (f" ({r.note})" if r.note else "")
+                        for r in verdict.results
+                        if r.name in rejected
+                    ),
                 )
             )
     ctx.details["compared"] = compared

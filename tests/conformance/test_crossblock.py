@@ -49,7 +49,7 @@ def test_lagged_overlap_by_hand() -> None:
     assert test is not None
     assert test.statistic == 5
     assert test.p_value == pytest.approx(40 / math.comb(20, 5))
-    assert "lag 3" in test.note
+    assert "B[i +3] against A[1*i]" in test.note
     # n = 5, two winners each: the most extreme tail is P(H = 2) = 1/10; p = 2 * 5 * 0.1 = 1
     test = cb.lagged_overlap(ones(5, [0, 2]), ones(5, [1, 3]), (1,))
     assert test is not None and test.p_value == 1.0
