@@ -10,8 +10,9 @@ The null hypothesis is the one a correct generator satisfies: block B's layout i
 random arrangement of its lot table, independent of block A. Then for ANY fixed transform T of
 A's winner indicators and any cyclic lag k, the overlap sum_i T(A)_i B_(i+k) is hypergeometric
 (size n, T(A)'s winners, B's winners): B shifted cyclically is still uniformly arranged. For a
-bijective T it holds just as well when A is the random one and B arbitrary. The same holds inside a slice read from both blocks at the same place (a slice of a uniform layout,
-given its count, is uniformly arranged), taken as a circle.
+bijective T it holds just as well when A is the random one and B arbitrary. The same holds
+inside a slice read from both blocks at the same place (a slice of a uniform layout, given its
+count, is uniformly arranged), taken as a circle.
 
 - ``lag_overlap``: the largest and the smallest winner overlap over all n cyclic lags of A read
   through each multiplier c (A_c[i] = A[c i mod n]; c = 1 is a shift or rotation, c = -1 a
