@@ -36,6 +36,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(module, __name__), name)
 
+
 __version__ = "0.1.0"
 
 __all__ = [
