@@ -82,7 +82,8 @@ def run(
     adapter: Any, checks: dict[str, Check], **budgets: float
 ) -> tuple[RunResult, list[Event], float]:
     recorder = Recorder()
-    settings = {**load_profile("quick"), **budgets}
+    # one check at a time unless a test says otherwise: the sequence of cuts is what is tested
+    settings = {**load_profile("quick"), "check_concurrency": 1, **budgets}
     runner = Runner(
         RunPlan(target=adapter.name, profile="quick", settings=settings, seed=1, config={}),
         [recorder],
@@ -131,6 +132,17 @@ def test_the_run_budget_leaves_errors_not_a_hang() -> None:
     for late in outcomes[2:]:
         assert late.outcome == "error"
         assert "the run budget of 1.5 s (run_budget_s) was spent before" in late.message
+    assert result.exit_code == 1 and elapsed < 2.5
+
+
+def test_the_run_budget_holds_with_checks_side_by_side() -> None:
+    adapter = SlowEvaluate(0.3)  # each check takes about 0.9 s; four run at once
+    result, events, elapsed = run(adapter, make_checks(6), run_budget_s=1.5, check_concurrency=4)
+    done = finished(events)
+    assert sorted(done) == [f"robots_rules.c{n}" for n in range(6)]  # every check reported
+    for check_id, event in done.items():
+        assert event.outcome == "pass" or "run budget of 1.5 s" in event.message, check_id
+    assert any(e.outcome == "error" for e in done.values())
     assert result.exit_code == 1 and elapsed < 2.5
 
 
