@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import reference
-from harness._errors import ProtocolViolation
+from harness._errors import ContractBreach, ProtocolViolation
 
 WIN_KEYS: dict[str, tuple[str, ...]] = {
     "robots": ("robot", "symbol", "amount_cents"),
@@ -36,12 +36,26 @@ def is_error(document: Mapping[str, Any]) -> bool:
 
 def check_shape(results: object, tickets: Sequence[str]) -> list[dict[str, Any]]:
     """The target's results, if each is a result or an error object; ProtocolViolation if not."""
-    if not isinstance(results, list) or len(results) != len(tickets):
-        count = len(results) if isinstance(results, list) else type(results).__name__
+    if not isinstance(results, list):
         raise ProtocolViolation(
-            f"evaluate: expected a list of {len(tickets)} results, one per ticket, got {count}"
+            f"evaluate: expected a list of {len(tickets)} results, one per ticket, got "
+            f"{type(results).__name__}"
+        )
+    if len(results) != len(tickets):
+        raise ContractBreach(
+            "evaluate.batch.order",
+            f"evaluate: {len(tickets)} tickets sent, {len(results)} results received (one "
+            "result per ticket)",
+            {"operation": "evaluate", "body": results[:20], "expected": {"results": len(tickets)}},
         )
     for n, result in enumerate(results):
+        if isinstance(result, dict) and "error" in result and not _error_object(result):
+            raise ContractBreach(
+                "evaluate.batch.errors",
+                f"evaluate: result {n} (ticket {tickets[n]!r}) is an error object but not "
+                f'{{"error": {{"code", "message"}}}}: {str(result)[:300]}',
+                {"operation": "evaluate", "body": result, "expected": {"error": "code, message"}},
+            )
         ok = isinstance(result, dict) and (
             isinstance(result.get("error"), dict)
             or (type(result.get("prize_cents")) is int and isinstance(result.get("wins"), list))
@@ -52,6 +66,24 @@ def check_shape(results: object, tickets: Sequence[str]) -> list[dict[str, Any]]
                 f"nor an error object: {str(result)[:300]}"
             )
     return results
+
+
+def _error_object(result: Mapping[str, Any]) -> bool:
+    error = result.get("error")
+    return (
+        isinstance(error, dict)
+        and type(error.get("code")) is str
+        and type(error.get("message")) is str
+    )
+
+
+def result_key(game: str, result: Mapping[str, Any]) -> str:
+    """A result reduced to what makes it equal to another (``difference`` is None): the prize
+    and the wins as a multiset; every error object is one same key."""
+    if is_error(result):
+        return "error"
+    wins = sorted(_win_key(game, w) for w in result.get("wins", []))
+    return json.dumps([result.get("prize_cents"), wins])
 
 
 def _win_key(game: str, win: Mapping[str, Any]) -> str:

@@ -684,21 +684,40 @@ class HttpAdapter:
             batch = list(tickets[first : first + EVALUATE_BATCH_LIMIT])
             what = f"POST /v1/evaluate (tickets {first}..{first + len(batch) - 1})"
             body = {"game": game, "stake_cents": stake_cents, "tickets": batch}
-            response = self._send("POST", "/v1/evaluate", body=body, safe=True)
-            document = self._json(response, what, 200, {"results": _LIST})
-            answers = document["results"]
-            if len(answers) != len(batch):
-                raise ProtocolViolation(
-                    f"{what}: {len(batch)} tickets sent, {len(answers)} results received"
-                )
-            for number, answer in enumerate(answers):
-                if _is_error_document(answer):
-                    continue
-                fault = shape_fault(answer, RESULT, f"results[{number}]")
-                if fault is not None:
-                    raise ProtocolViolation(f"{what}: {fault}"[:400])
-            results.extend(answers)
+            results.extend(self._evaluate_request(what, body, len(batch)))
         return results
+
+    def evaluate_once(self, game: object, stake_cents: object, tickets: object) -> list[Document]:
+        """One ``POST /v1/evaluate`` with this body as it is (no chunking, no check of the
+        count or the types): how the suite sends the requests the contract refuses."""
+        body = {"game": game, "stake_cents": stake_cents, "tickets": tickets}
+        size = len(tickets) if isinstance(tickets, list) else 0
+        return self._evaluate_request("POST /v1/evaluate (one request)", body, size)
+
+    def _evaluate_request(self, what: str, body: Document, size: int) -> list[Document]:
+        response = self._send("POST", "/v1/evaluate", body=body, safe=True)
+        document = self._json(response, what, 200, {"results": _LIST})
+        answers: list[Document] = document["results"]
+        if len(answers) != size:
+            raise ContractBreach(
+                "evaluate.batch.order",
+                f"{what}: {size} tickets sent, {len(answers)} results received",
+                {"operation": what, "status": 200, "body": document, "expected": {"results": size}},
+            )
+        for number, answer in enumerate(answers):
+            if _is_error_document(answer):
+                continue
+            if type(answer) is dict and "error" in answer:
+                raise ContractBreach(
+                    "evaluate.batch.errors",
+                    f"{what}: results[{number}] is an error object but not "
+                    f'{{"error": {{"code", "message"}}}}: {answer!r}'[:400],
+                    {"operation": what, "status": 200, "body": answer, "expected": ERROR},
+                )
+            fault = shape_fault(answer, RESULT, f"results[{number}]")
+            if fault is not None:
+                raise ProtocolViolation(f"{what}: {fault}"[:400])
+        return answers
 
     def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
         path = "/v1/blocks"

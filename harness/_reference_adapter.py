@@ -81,6 +81,14 @@ class ReferenceAdapter:
             results.extend(_call(self.service.evaluate, game, stake_cents, batch)["results"])
         return results
 
+    def evaluate_once(self, game: object, stake_cents: object, tickets: object) -> list[Document]:
+        """One evaluate call with these arguments as they are (no chunking): how the suite
+        sends the requests the contract refuses (0 or 1001 tickets, wrong types)."""
+        results: list[Document] = _call(self.service.evaluate, game, stake_cents, tickets)[
+            "results"
+        ]
+        return results
+
     def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
         blocks: list[Document] = _call(self.service.list_blocks, game, stake_cents)["blocks"]
         return blocks

@@ -62,13 +62,21 @@ def compare(
         return []
     got = check_shape(adapter.evaluate(game, stake_cents, list(tickets)), tickets)
     found = []
+    wanted = []
     for ticket, answer in zip(tickets, got, strict=True):
         expected = expected_result(game, stake_cents, ticket)
+        wanted.append(expected)
         if answer == expected:
             continue  # the common case, without building multisets
         fault = difference(game, expected, answer)
         if fault is not None:
             found.append(Disagreement(game, stake_cents, ticket, expected, answer, fault))
+    if len(found) > 1:  # right results at other tickets' places: one finding about order
+        from .evaluate_batch import order_failure, permuted
+
+        mapping = permuted(game, wanted, got)
+        if mapping is not None:
+            raise order_failure(game, stake_cents, tickets, mapping)
     return found
 
 

@@ -20,6 +20,7 @@ from .._evaluation import check_shape, difference
 from .._registry import CheckContext, CheckFailure, Evidence, check
 from .._replay import evaluate_request, replayer
 from ._differential import Disagreement, compare, search
+from .evaluate_batch import raise_if_reordered
 
 KINDS: dict[str, dict[str, str]] = {
     "robots": S.ROBOTS_INVALID_KINDS,
@@ -57,6 +58,8 @@ def spoiled(adapter: Any, game: str, stake: int, batch: list[str]) -> Evidence |
     except ErrorReply as exc:
         refused = [{"refused": f"{exc.status} {exc.code}: {exc.message}"}]
         return Evidence(case, expected, refused, request, "the whole batch was refused")
+    raise_if_reordered(game, stake, batch, got)
+    raise_if_reordered(game, stake, alone, baseline)
     faults = [
         f"ticket {n}: {fault}"
         for n, fault in (

@@ -247,6 +247,10 @@ def examine(
                         ),
                     )
                 )
+        if found:  # right results at other tickets' places are one finding about order
+            from .evaluate_batch import raise_if_reordered
+
+            raise_if_reordered(relation.game, stake, tickets, answers)
     return found
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from harness._errors import ErrorReply
@@ -102,18 +103,23 @@ def _at_once(session: sc.Session, account: sc.Account, game: str, stake: int, n:
 
 
 def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: int) -> str | None:
-    """The requirement plays made one after another already break (on an account funded for
-    ``funded`` stakes, up to ``n`` plays), or None: a fault seen at once that shows without
-    concurrency is that requirement's, not a race. Each play answers before − stake + lot
-    (play.money.exact); the refusal comes once the balance cannot pay, is a 402 and changes
-    nothing, and no balance goes below zero (play.refusal.insufficient_funds)."""
-    account = session.open(funded * stake)
-    balance = funded * stake
+    """The requirement plays made one after another already break, or None: a fault seen at
+    once that shows without concurrency is that requirement's, not a race. Accounts funded
+    for ``funded`` stakes play one after another until a win was seen, then one funded for a
+    single stake until its refusal (at most ``n`` plays in all): each play answers before −
+    stake + lot (play.money.exact); the refusal comes once the balance cannot pay, is a 402
+    and changes nothing, and no balance goes below zero (play.refusal.insufficient_funds)."""
+    account, balance, won = session.open(funded * stake), funded * stake, False
     for _ in range(n):
-        reply = sc.refused(lambda: session.play(account, game, stake))
+        reply = sc.refused(partial(session.play, account, game, stake))
         if isinstance(reply, ErrorReply):
             kept = session.balance(account) == balance
-            return None if reply.status == 402 and balance < stake and kept else REFUSAL
+            if reply.status != 402 or balance >= stake or not kept:
+                return REFUSAL
+            if won:
+                return None
+            account, balance = session.open(funded * stake), funded * stake
+            continue
         if reply["balance_cents"] < 0:
             return REFUSAL
         ticket, _ = session.auto(account, reply["play_id"])
@@ -121,6 +127,8 @@ def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: in
         if lot is None or reply["balance_cents"] != balance - stake + lot:
             return "play.money.exact"
         balance = reply["balance_cents"]
+        if lot > 0 and not won:  # now the refusal: an account that pays one stake
+            won, account, balance = True, session.open(stake), stake
     return None
 
 
@@ -131,7 +139,7 @@ def scenario_one_account(session: sc.Session, case: Mapping[str, Any]) -> Eviden
     found = _one_account_rounds(session, case)
     if found is None or found.input.get("requirement") not in (None, BALANCE_READ):
         return found
-    serial = _serial_fault(session, case["game"], case["stake_cents"], 1, 4 * int(case["at_once"]))
+    serial = _serial_fault(session, case["game"], case["stake_cents"], 2, 10 * int(case["at_once"]))
     if serial is None:
         return found
     note = f"{found.note} (plays one after another show it too: {serial})"

@@ -24,7 +24,7 @@ from harness._errors import ErrorReply
 from harness._reference_adapter import ReferenceAdapter
 
 Document = dict[str, Any]
-OURS = ("play.", "security.")
+OURS = ("play.", "security.", "protocol.")
 SMALL = {
     **DEFAULTS,
     "play_count": 12,
@@ -413,5 +413,5 @@ def test_every_play_requirement_is_covered_by_a_check() -> None:
     covered = {
         r for c in registered_checks().values() if c.id.startswith(OURS) for r in c.requirements
     }
-    assert len(ours) == 26
+    assert len(ours) == 29
     assert ours == covered

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -251,6 +252,59 @@ def other_generator() -> Delegating:
     return Delegating(adapter, "correct:other_generator")
 
 
-CORRECT: dict[str, Any] = {"independent": independent, "other_generator": other_generator}
+# == other_formats: other ids and tokens, extra fields, letters in reveals ======================
 
-__all__ = ["CORRECT", "GameService", "independent", "other_generator"]
+
+class OtherFormatsService(GameService):
+    """Correct, written differently: UUID4 account ids and tokens, plain-hex play ids, extra
+    fields in every answer, and a reveal that gives the symbol's letter, not its name."""
+
+    def open_account(self, balance_cents: object) -> Document:
+        account = super().open_account(balance_cents)
+        account_id, token = str(uuid.uuid4()), str(uuid.uuid4())
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET account_id = ?, token_sha256 = ? WHERE account_id = ?",
+                (account_id, hashlib.sha256(token.encode()).hexdigest(), account["account_id"]),
+            )
+        return {**account, "account_id": account_id, "token": token, "currency": "EUR"}
+
+    def balance(self, account_id: object, token: object) -> Document:
+        return {**super().balance(account_id, token), "currency": "EUR"}
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        play_id = uuid.uuid4().hex
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE plays SET play_id = ? WHERE play_id = ?", (play_id, result["play_id"])
+            )
+        return {**result, "play_id": play_id, "currency": "EUR", "revealed": False}
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        answer = super().reveal(play_id, token, button)
+        letter = next(
+            s.letter for s in reference.robots_rules().symbols if s.name == answer["symbol"]
+        )
+        return {**answer, "symbol": letter, "play_id": play_id}
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        plays = super().history(account_id, token, limit)["plays"]
+        return {"plays": [{**p, "revealed": None} for p in plays], "next": None}
+
+
+def other_formats() -> Delegating:
+    """The reference service with other id and token formats and extra fields."""
+    adapter = reference_adapter(OtherFormatsService, "correct:other_formats")
+    return Delegating(adapter, "correct:other_formats")
+
+
+CORRECT: dict[str, Any] = {
+    "independent": independent,
+    "other_generator": other_generator,
+    "other_formats": other_formats,
+}
+
+__all__ = ["CORRECT", "GameService", "independent", "other_formats", "other_generator"]

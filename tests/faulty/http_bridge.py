@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from harness._adapter import EVALUATE_BATCH_LIMIT
 from harness._errors import ErrorReply
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -75,15 +76,19 @@ def _block_bytes(stream: Any) -> Iterator[bytes]:
         stream.close()
 
 
-def create_app(adapter: Any) -> Starlette:
-    """The HTTP API v1 application over ``adapter``."""
+ErrorResponse = Callable[[int, str, str], Response]
+
+
+def create_app(adapter: Any, error: ErrorResponse = _error) -> Starlette:
+    """The HTTP API v1 application over ``adapter``; ``error`` writes each refusal (a faulty
+    HTTP variant passes its own)."""
 
     def endpoint(handler: Callable[[Request], Awaitable[Response]]) -> Endpoint:
         async def wrapped(request: Request) -> Response:
             try:
                 return await handler(request)
             except ErrorReply as exc:
-                return _error(exc.status, exc.code, exc.message)
+                return error(exc.status, exc.code, exc.message)
             except Exception as exc:  # the adapter's bug: a 500 document, as a server would
                 return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
@@ -98,6 +103,8 @@ def create_app(adapter: Any) -> Starlette:
     async def evaluate(request: Request) -> Response:
         body = await _body(request)
         args = (_field(body, "game"), _field(body, "stake_cents"), _field(body, "tickets"))
+        if type(args[2]) is not list or not 1 <= len(args[2]) <= EVALUATE_BATCH_LIMIT:
+            raise ErrorReply(400, "malformed_request", "tickets must be a list of 1 to 1000")
         return JSONResponse({"results": await call(adapter.evaluate, *args)})
 
     async def list_blocks(request: Request) -> Response:

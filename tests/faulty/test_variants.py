@@ -44,6 +44,8 @@ OVER_HTTP = (
     "block_identical_orders",
     "play_unit_sold_twice",
     "play_other_history_readable",
+    "play_funds_refused_400",
+    "evaluate_results_reversed",
 )
 WORKERS = 2
 

@@ -18,6 +18,7 @@ from reference._service import GameService
 from . import _block_faults as bf
 from . import _faults as f
 from . import _play_faults as pf
+from . import _protocol_faults as prf
 from . import _stake_faults as sf
 from ._base import evaluator_variant, service_variant
 from ._evaluator import EldoradoEvaluator, RobotsEvaluator
@@ -494,6 +495,85 @@ _service(
     sf.EldoradoOneEuroOnly,
     ["eldorado.2.stakes"],
     ("eldorado",),
+)
+
+# -- issue 10: tokens, refusals (in-process and over HTTP), the evaluate batch ------------------
+_service(
+    "play_tokens_sequential",
+    "play",
+    "contract 4",
+    pf.SequentialTokens,
+    ["security.tokens.unguessable"],
+)
+_service(
+    "play_token_is_account_hash",
+    "play",
+    "contract 4",
+    pf.TokenIsAccountHash,
+    ["security.tokens.unguessable"],
+)
+_service(
+    "play_tokens_32_bits", "play", "contract 4", pf.ShortTokens, ["security.tokens.unguessable"]
+)
+_service(
+    "play_funds_refused_400",
+    "play",
+    "contract 4",
+    prf.FundsRefused400,
+    ["protocol.refusals.status", "play.refusal.insufficient_funds"],
+)
+_add(
+    "play_error_codes_camel_case",
+    "play",
+    "contract 4",
+    ["protocol.refusals.error_document"],
+    prf.delegating_variant(prf.CamelCaseCodes),
+    prf.CamelCaseCodes.__doc__,
+    ("robots", "eldorado"),
+)
+for _name, _error in (
+    ("http_refusals_with_200", prf.refusal_with_200),
+    ("http_error_without_code", prf.refusal_without_code),
+    ("http_error_as_detail", prf.refusal_as_detail),
+):
+    _add(
+        _name,
+        "play",
+        "contract 4",
+        ["protocol.refusals.status"]
+        if _error is prf.refusal_with_200
+        else ["protocol.refusals.error_document"],
+        prf.http_variant(_error),
+        _error.__doc__,
+        ("robots", "eldorado"),
+    )
+for _name, _cls, _expected in (
+    ("evaluate_results_reversed", prf.ResultsReversed, ["evaluate.batch.order"]),
+    ("evaluate_results_sorted_by_prize", prf.ResultsSortedByPrize, ["evaluate.batch.order"]),
+    (
+        "evaluate_batch_refused_whole",
+        prf.BatchRefusedWhole,
+        ["evaluate.batch.errors", "*.contract.invalid_per_ticket"],
+    ),
+    ("evaluate_error_bare_string", prf.BareErrorString, ["evaluate.batch.errors"]),
+):
+    _add(
+        _name,
+        "robots_rules",
+        "contract 4",
+        _expected,
+        prf.delegating_variant(_cls),
+        _cls.__doc__,
+        ("robots", "eldorado"),
+    )
+_add(
+    "evaluate_batch_size_unchecked",
+    "robots_rules",
+    "contract 4",
+    ["evaluate.refusals.status"],
+    lambda n: service_variant(f"faulty:{n}", prf.BatchSizeUnchecked),
+    prf.BatchSizeUnchecked.__doc__,
+    ("robots", "eldorado"),
 )
 
 

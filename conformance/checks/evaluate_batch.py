@@ -1,0 +1,266 @@
+"""The evaluate batch (contract 4): one result per ticket in request order, an error object in
+place of each invalid ticket, never a batch refused whole for one; the refusals of a request
+the contract does not allow.
+
+Order comes first: ``permuted`` tells results returned in another order (each one right, at
+another ticket's place) from wrong evaluations, and ``_differential.compare`` asks it before
+it reports any disagreement, so a target that reorders a batch fails one requirement
+(``evaluate.batch.order``) with one piece of evidence, not the rules requirements with many.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import reference
+from harness._errors import ErrorReply
+
+from .. import strategies as S
+from .._evaluation import check_shape, expected_result, is_error, result_key
+from .._registry import CheckContext, CheckFailure, Evidence, check
+from .._replay import evaluate_request, replayer
+from .refusals import error_document_fault
+
+ORDER = "evaluate.batch.order"
+ERRORS = "evaluate.batch.errors"
+REFUSALS = "evaluate.refusals.status"
+SHOWN = 20  # tickets kept in an order evidence (enough to replay a reordering)
+
+
+def permuted(
+    game: str, expected: Sequence[Mapping[str, Any]], got: Sequence[Mapping[str, Any]]
+) -> list[int] | None:
+    """When ``got`` holds exactly the results of ``expected`` but some at other places: for
+    each position of ``got``, the position of the ticket whose result it is. None when the
+    results are in order, or are not those results at all."""
+    if len(got) != len(expected):
+        return None
+    places: dict[str, list[int]] = defaultdict(list)
+    for j, result in enumerate(expected):
+        places[result_key(game, result)].append(j)
+    keys = [result_key(game, r) for r in got]
+    if sorted(keys) != sorted(k for k, js in places.items() for _ in js):
+        return None
+    mapping = []
+    for i, key in enumerate(keys):
+        js = places[key]
+        mapping.append(i if i in js else js[0])
+        js.remove(mapping[-1])
+    return None if mapping == list(range(len(got))) else mapping
+
+
+def order_failure(
+    game: str, stake: int, tickets: Sequence[str], mapping: list[int]
+) -> CheckFailure:
+    """The one finding a reordered batch makes: which ticket's result came where."""
+    moved = [(i, j) for i, j in enumerate(mapping) if i != j]
+    first = moved[0][0]
+    low = max(0, first - 2)
+    shown = list(tickets[low : low + SHOWN])
+    evidence = Evidence(
+        input={"kind": "evaluate_order", "game": game, "stake_cents": stake, "tickets": shown},
+        expected="result i is ticket i's",
+        got={"result_of_ticket": mapping[low : low + SHOWN], "first_moved": first - low},
+        request=evaluate_request(game, stake, shown),
+        note=(
+            f"{len(moved)} of {len(tickets)} results are right but at another ticket's place: "
+            f"result {first} is ticket {mapping[first]}'s"
+        ),
+    )
+    failure = CheckFailure(
+        f"the batch's results are not in request order: {evidence.note}", [evidence]
+    )
+    failure.requirements = (ORDER,)
+    return failure
+
+
+def raise_if_reordered(
+    game: str, stake: int, tickets: Sequence[str], got: Sequence[Mapping[str, Any]]
+) -> None:
+    """Raise the order finding when ``got`` holds the reference's results of ``tickets`` at
+    other places: checks that compare answers among themselves (metamorphic relations, a
+    ticket beside an invalid one) call it before reporting what they found."""
+    mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
+    if mapping is not None:
+        raise order_failure(game, stake, tickets, mapping)
+
+
+@replayer("evaluate_order")
+def replay_order(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """The tickets again, in one batch: each result in its ticket's place."""
+    game, stake, tickets = case["game"], case["stake_cents"], list(case["tickets"])
+    got = check_shape(adapter.evaluate(game, stake, tickets), tickets)
+    mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
+    return None if mapping is None else order_failure(game, stake, tickets, mapping).evidence[0]
+
+
+def distinct_tickets(game: str, stake: int, seed: int) -> list[str]:
+    """Tickets whose results all differ: one per amount of the game's lot table, drawn by the
+    reference's ticket maker with a seeded generator, plus a losing one, shuffled."""
+    rng = random.Random(seed)
+    prizes = sorted(reference.load_rules(game).lot_table(stake).counts())
+    tickets: dict[str, str] = {}
+    for prize in prizes:
+        ticket = reference.generate_ticket(game, stake, prize, rng)
+        tickets.setdefault(result_key(game, expected_result(game, stake, ticket)), ticket)
+    chosen = list(tickets.values())
+    rng.shuffle(chosen)
+    return chosen
+
+
+@check("evaluate.batch_order", covers=[ORDER], capability="evaluate")
+def batch_order(ctx: CheckContext) -> None:
+    """A batch of tickets whose results all differ (one per lot of the game, and a losing
+    one), at every stake in scope: result i is ticket i's, one result per ticket."""
+    for game in ctx.games():
+        for stake in ctx.stakes(game):
+            tickets = distinct_tickets(game, stake, ctx.seed)
+            got = check_shape(ctx.adapter.evaluate(game, stake, tickets), tickets)
+            mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
+            if mapping is not None:
+                raise order_failure(game, stake, tickets, mapping)
+
+
+def _mixed(game: str, valid: list[str]) -> list[str]:
+    """Valid and invalid tickets interleaved, an invalid one first and last."""
+    invalid = [t for _, t in S.INVALID_EXAMPLES[game]][:6]
+    batch = []
+    for n, bad in enumerate(invalid):
+        batch.append(bad)
+        batch.append(valid[n % len(valid)])
+    return [*batch, invalid[0]]
+
+
+def mixed_batch_fault(adapter: Any, game: str, stake: int, batch: list[str]) -> Evidence | None:
+    """``batch`` (valid and invalid tickets): Evidence if it is refused whole, or an invalid
+    ticket's error object is not ``{"error": {"code": <snake_case>, "message": <str>}}``.
+    A prize for an invalid ticket, or a refusal of a valid one, are the invalid-ticket and
+    rules requirements' to judge."""
+    case = {"kind": "evaluate_mixed", "game": game, "stake_cents": stake, "tickets": batch}
+    request = evaluate_request(game, stake, batch)
+    expected = "an error object per invalid ticket, a result per valid one, the batch answered"
+    try:
+        got = check_shape(adapter.evaluate(game, stake, batch), batch)
+    except ErrorReply as exc:
+        return Evidence(
+            case,
+            expected,
+            {"status": exc.status, "error": {"code": exc.code, "message": exc.message}},
+            request,
+            f"a batch with invalid tickets among valid ones was refused whole "
+            f"({exc.status} {exc.code})",
+        )
+    for n, (ticket, answer) in enumerate(zip(batch, got, strict=True)):
+        if not (is_error(expected_result(game, stake, ticket)) and is_error(answer)):
+            continue
+        error = answer["error"]
+        fault = error_document_fault(ErrorReply(400, error.get("code"), error.get("message")))
+        if fault is not None:
+            return Evidence(
+                case,
+                expected,
+                answer,
+                request,
+                f"the error object in place of invalid ticket {n} ({ticket!r}): {fault}",
+            )
+    return None
+
+
+@replayer("evaluate_mixed")
+def replay_mixed(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """The mixed batch again."""
+    return mixed_batch_fault(adapter, case["game"], case["stake_cents"], list(case["tickets"]))
+
+
+@check("evaluate.batch_errors", covers=[ERRORS], capability="evaluate")
+def batch_errors(ctx: CheckContext) -> None:
+    """A batch of valid and invalid tickets interleaved (an invalid one first and last) at
+    every stake in scope: never refused whole; in place of each invalid ticket the error
+    object ``{"error": {"code": <snake_case>, "message": <str>}}``."""
+    for game in ctx.games():
+        for stake in ctx.stakes(game):
+            batch = _mixed(game, distinct_tickets(game, stake, ctx.seed)[:3])
+            found = mixed_batch_fault(ctx.adapter, game, stake, batch)
+            if found is not None:
+                failure = CheckFailure(f"{game} at {stake} cents: {found.note}", [found])
+                failure.requirements = (ERRORS,)
+                raise failure
+
+
+def _refusal_requests(game: str, stake: int) -> list[tuple[str, Any, Any, int | None, bool]]:
+    """(what, game, stake_cents, tickets count or None for a string, needs one request)."""
+    return [
+        ("an unknown game", "poker", stake, 1, False),
+        ("a stake the game does not sell (1 cent)", game, 1, 1, False),
+        ("stake_cents the string '100'", game, str(stake), 1, False),
+        ("no ticket at all", game, stake, 0, True),
+        ("1001 tickets", game, stake, 1001, True),
+        ("tickets a string, not a list", game, stake, None, True),
+    ]
+
+
+def refusal_fault(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """The request of ``case`` must be refused whole with 400 or 422 and the error document."""
+    ticket, count = case["ticket"], case["count"]
+    tickets: Any = ticket if count is None else [ticket] * count
+    call = adapter.evaluate_once if case["once"] else adapter.evaluate
+    try:
+        answer: Any = call(case["game"], case["stake_cents"], tickets)
+    except ErrorReply as reply:
+        fault = None if reply.status in (400, 422) else f"refused with {reply.status}"
+        fault = fault or error_document_fault(reply)
+        if fault is None:
+            return None
+        got: Any = {"status": reply.status, "error": {"code": reply.code, "message": reply.message}}
+    else:
+        fault, got = "evaluated instead of refused", {"results": answer[:3]}
+    return Evidence(
+        dict(case),
+        {"status": [400, 422], "error": {"code": "<snake_case>", "message": "<str>"}},
+        got,
+        {"operation": "evaluate", "what": case["what"]},
+        f"{case['what']}: {fault}",
+    )
+
+
+@replayer("evaluate_refusal")
+def replay_refusal(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """The refused request again."""
+    return refusal_fault(adapter, case)
+
+
+@check("evaluate.refusals", covers=[REFUSALS], capability="evaluate")
+def evaluate_refusals(ctx: CheckContext) -> None:
+    """Requests the contract does not allow (an unknown game, a stake not sold, a wrong type,
+    0 or 1001 tickets, tickets not a list) are refused whole with 400 or 422 and the error
+    document. The last three need one request sent as it is: adapters with
+    ``evaluate_once`` (HTTP, the reference); on others only the first three are tried."""
+    once = hasattr(ctx.adapter, "evaluate_once")
+    tried = 0
+    for game in ctx.games():
+        stakes = ctx.stakes(game)
+        if not stakes:
+            continue
+        ticket = distinct_tickets(game, stakes[0], ctx.seed)[0]
+        for what, g, stake, count, raw in _refusal_requests(game, stakes[0]):
+            if raw and not once:
+                continue
+            tried += 1
+            case = {
+                "kind": "evaluate_refusal",
+                "what": what,
+                "game": g,
+                "stake_cents": stake,
+                "ticket": ticket,
+                "count": count,
+                "once": raw,
+            }
+            found = refusal_fault(ctx.adapter, case)
+            if found is not None:
+                failure = CheckFailure(f"{game}: an evaluate request with {found.note}", [found])
+                failure.requirements = (REFUSALS,)
+                raise failure
+    ctx.details["requests_tried"] = tried

@@ -1,0 +1,207 @@
+"""Tokens cannot be guessed (contract 4: "the token is the account's secret").
+
+``token_sample`` new accounts are opened and their tokens judged together, in creation order:
+
+- no two alike;
+- the part that varies (each token without the prefix and suffix all of them share: a vendor
+  prefix such as ``sk_live_`` carries no secret) holds at least 128 bits in the alphabet seen:
+  its shortest length × log2 of the smallest alphabet class holding every character seen there
+  (digits 10, hex 16, base32 32, alphanumerics 62, base64url or base64 64, else the number of
+  distinct characters seen);
+- no counter: the numbers inside, read at the same places, do not rise by small steps from one
+  account to the next, and consecutive tokens differ in more than half the places of their
+  varying part (random characters differ in 1 − 1/alphabet of them);
+- nothing of the account id: not inside the token, and not a common hash or encoding of it
+  (MD5, SHA-1, SHA-256, SHA-512, BLAKE2b in hex or base64, or the id in hex or base64).
+
+A legitimate token passes: ``secrets.token_hex(16)``, ``token_urlsafe(16..32)``, a UUID4, a
+fixed vendor prefix followed by random characters, a JWT-like ``a.b.c`` with a random or
+signed part.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+from .._registry import CheckContext, CheckFailure, Evidence, check
+from . import _play_scenarios as sc
+
+UNGUESSABLE = "security.tokens.unguessable"
+MIN_BITS = 128
+MIN_SAMPLE = 8
+ALPHABETS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("digits", frozenset(string.digits)),
+    ("hex", frozenset(string.digits + "abcdef")),
+    ("hex", frozenset(string.digits + "ABCDEF")),
+    ("base32", frozenset(string.ascii_uppercase + "234567=")),
+    ("base32", frozenset(string.ascii_lowercase + "234567=")),
+    ("alphanumeric", frozenset(string.ascii_letters + string.digits)),
+    ("base64url", frozenset(string.ascii_letters + string.digits + "-_=")),
+    ("base64", frozenset(string.ascii_letters + string.digits + "+/=")),
+)
+SIZES = {"digits": 10, "hex": 16, "base32": 32, "alphanumeric": 62, "base64url": 64, "base64": 64}
+NUMBER = re.compile(r"\d+")
+SMALL_STEP = 1000  # a counter, or a clock in milliseconds between two accounts
+
+
+def _common_prefix(texts: Sequence[str]) -> str:
+    """The longest string every one of ``texts`` starts with (character by character)."""
+    if not texts:
+        return ""
+    first, last = min(texts), max(texts)
+    size = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), None)
+    return first[: min(len(first), len(last)) if size is None else size]
+
+
+def varying_parts(tokens: Sequence[str]) -> tuple[str, str, list[str]]:
+    """(common prefix, common suffix, each token without them)."""
+    prefix = _common_prefix(tokens)
+    rest = [t[len(prefix) :] for t in tokens]
+    suffix = _common_prefix([r[::-1] for r in rest])[::-1]
+    return prefix, suffix, [r[: len(r) - len(suffix)] for r in rest]
+
+
+def alphabet(parts: Sequence[str]) -> tuple[str, int]:
+    """The smallest alphabet class holding every character of ``parts``: (name, size)."""
+    seen = set("".join(parts))
+    for name, chars in ALPHABETS:
+        if seen <= chars:
+            return name, SIZES[name]
+    return "distinct characters", max(2, len(seen))
+
+
+def _differing(a: str, b: str) -> float:
+    """The share of places (of the longer) where ``a`` and ``b`` differ."""
+    size = max(len(a), len(b))
+    if not size:
+        return 0.0
+    same = sum(1 for x, y in zip(a, b, strict=False) if x == y)
+    return (size - same) / size
+
+
+def _counter(parts: Sequence[str]) -> str | None:
+    """A description of a counter in ``parts`` (creation order), or None."""
+    numbers = [[int(n) for n in NUMBER.findall(p)] for p in parts]
+    if len({len(n) for n in numbers}) == 1 and numbers[0]:
+        for place in range(len(numbers[0])):
+            values = [n[place] for n in numbers]
+            steps = [b - a for a, b in pairwise(values)]
+            if all(0 < step <= SMALL_STEP for step in steps):
+                return (
+                    f"number {place} rises by {sorted(set(steps))[:5]} from one account to the next"
+                )
+    shares = sorted(_differing(a, b) for a, b in pairwise(parts))
+    median = shares[len(shares) // 2] if shares else 1.0
+    if median <= 0.5:
+        return f"consecutive tokens differ in only {median:.0%} of the places (median)"
+    return None
+
+
+def _derivations(account_id: str) -> dict[str, str]:
+    """Common hashes and encodings of an account id, by name."""
+    raw = account_id.encode("utf-8")
+    found = {"hex of the id": raw.hex()}
+    for name in ("md5", "sha1", "sha256", "sha512", "blake2b"):
+        digest = hashlib.new(name, raw).digest()
+        found[f"{name} hex"] = digest.hex()
+        found[f"{name} base64"] = base64.b64encode(digest).decode().rstrip("=")
+        found[f"{name} base64url"] = base64.urlsafe_b64encode(digest).decode().rstrip("=")
+    found["base64 of the id"] = base64.b64encode(raw).decode().rstrip("=")
+    found["base64url of the id"] = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return {k: v for k, v in found.items() if len(v) >= 8}
+
+
+def _without_id(token: str, account_id: str, id_part: str) -> tuple[str, str | None]:
+    """``token`` without the account id, its varying part, or a common hash or encoding of
+    it (the id is not a secret, so none of these carries any), and what was taken out."""
+    found = None
+    pieces = {"the account id": account_id, "the account id's varying part": id_part}
+    pieces.update(
+        {f"the account id's {name}": text for name, text in _derivations(account_id).items()}
+    )
+    for name, text in sorted(pieces.items(), key=lambda item: -len(item[1])):
+        if len(text) < 6:
+            continue
+        where = (
+            token.lower().find(text.lower()) if "hex" in name or "id" in name else token.find(text)
+        )
+        if where >= 0:
+            token = token[:where] + token[where + len(text) :]
+            found = found or name
+    return token, found
+
+
+def token_fault(accounts: Sequence[tuple[str, str]]) -> str | None:
+    """What makes the tokens of ``accounts`` ((account_id, token), creation order) guessable,
+    or None."""
+    tokens = [t for _, t in accounts]
+    twice = [t for t, n in Counter(tokens).items() if n > 1]
+    if twice:
+        return f"two accounts got the same token {twice[0]!r}"
+    _, _, id_parts = varying_parts([a for a, _ in accounts])
+    residuals, taken = [], []
+    for (account_id, token), id_part in zip(accounts, id_parts, strict=True):
+        rest, what = _without_id(token, account_id, id_part)
+        residuals.append(rest)
+        if what is not None:
+            taken.append(f"{token!r} holds {what} ({account_id!r})")
+    prefix, suffix, parts = varying_parts(residuals)
+    name, size = alphabet(parts)
+    shortest = min(len(p) for p in parts)
+    bits = shortest * math.log2(size) if shortest else 0.0
+    if bits < MIN_BITS:
+        around = f" after the common prefix {prefix!r}" if prefix else ""
+        around += f" before the common suffix {suffix!r}" if suffix else ""
+        derived = f"{taken[0]}, which is no secret; " if taken else ""
+        if not shortest:
+            return f"{derived}nothing else in the tokens varies from one account to the next"
+        return (
+            f"{derived}the part of the tokens that varies{around} is as short as {shortest} "
+            f"characters of {name} ({size} symbols): {bits:.0f} bits, fewer than {MIN_BITS}"
+        )
+    counter = _counter(parts)
+    if counter is not None:
+        return f"the tokens count: {counter}"
+    return None
+
+
+def scenario_tokens(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """``accounts`` new accounts: their tokens are judged together (module docstring)."""
+    opened = [session.open(0) for _ in range(int(case["accounts"]))]
+    accounts = [(a.account_id, a.token) for a in opened]
+    fault = token_fault(accounts)
+    if fault is None:
+        return None
+    shown = [{"account_id": a, "token": t} for a, t in accounts[:6]]
+    return sc.evidence(
+        case,
+        f"tokens of at least {MIN_BITS} bits, unrelated to each other and to the account id",
+        {"accounts": shown, "sample": len(accounts)},
+        fault,
+        {"operation": "open_account", "times": len(accounts)},
+    )
+
+
+sc.SCENARIOS["tokens"] = scenario_tokens
+
+
+@check("security.tokens_unguessable", covers=[UNGUESSABLE], capability="play")
+def tokens_unguessable(ctx: CheckContext) -> None:
+    """``token_sample`` new accounts: no token twice, the part that varies holds 128 bits in
+    its alphabet, no counter, nothing of the account id inside or derived from it."""
+    sample = max(MIN_SAMPLE, int(ctx.settings.get("token_sample", 24)))
+    case = sc.case_of("tokens", accounts=sample)
+    found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    ctx.details["accounts"] = sample
+    if found is not None:
+        failure = CheckFailure(f"tokens can be guessed: {found.note}", [found])
+        failure.requirements = (UNGUESSABLE,)
+        raise failure
