@@ -203,3 +203,54 @@ class ShortTokens(SequentialTokens):
 
     def _token(self, account_id: str) -> str:
         return secrets.token_hex(4)
+
+
+# == a deferred credit ===========================================================================
+
+
+class PrizeCreditedAtReveal(GameService):
+    """Robots 4.10 / eldorado 4.6: the prize is credited when the play is first revealed (a
+    click or AUTO), not at purchase: the play's balance_cents lacks it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending: dict[str, tuple[str, int]] = {}
+        self._pending_lock = threading.Lock()
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT account_id, prize_cents FROM plays WHERE play_id = ?", (result["play_id"],)
+            ).fetchone()
+        prize = int(row["prize_cents"])
+        if prize:
+            self._move(str(row["account_id"]), -prize)
+            with self._pending_lock:
+                self._pending[result["play_id"]] = (str(row["account_id"]), prize)
+        return {**result, "balance_cents": result["balance_cents"] - prize}
+
+    def _move(self, account_id: str, delta: int) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET balance_cents = balance_cents + ? WHERE account_id = ?",
+                (delta, account_id),
+            )
+
+    def _settle(self, play_id: object) -> None:
+        with self._pending_lock:
+            pending = self._pending.pop(str(play_id), None)
+        if pending is not None:
+            self._move(*pending)
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        answer = super().reveal(play_id, token, button)
+        self._settle(play_id)
+        return answer
+
+    def auto(self, play_id: object, token: object) -> Document:
+        answer = super().auto(play_id, token)
+        self._settle(play_id)
+        return answer

@@ -438,6 +438,7 @@ _service(
     "contract 4",
     pf.BalanceReadThenWritten,
     ["play.money.concurrent_one_account"],
+    ("robots",),
 )
 _service(
     "play_balance_read_lagging",
@@ -445,9 +446,15 @@ _service(
     "contract 4",
     pf.BalanceReadLagging,
     ["play.money.balance_read"],
+    ("robots",),
 )
 _service(
-    "play_history_oldest_first", "play", "contract 4", pf.HistoryOldestFirst, ["play.history.order"]
+    "play_history_oldest_first",
+    "play",
+    "contract 4",
+    pf.HistoryOldestFirst,
+    ["play.history.order"],
+    ("robots",),
 )
 _service(
     "play_history_limit_ignored",
@@ -455,6 +462,7 @@ _service(
     "contract 4",
     pf.HistoryLimitIgnored,
     ["play.history.limit"],
+    ("robots",),
 )
 _service(
     "play_history_revealed_twice",
@@ -462,6 +470,7 @@ _service(
     "contract 4",
     pf.HistoryRevealedTwice,
     ["play.history.complete"],
+    ("robots",),
 )
 _service(
     "play_history_newest_lags",
@@ -469,6 +478,7 @@ _service(
     "robots 4.1",
     pf.HistoryNewestLags,
     ["robots.4.1.last_unit", "eldorado.4.2.last_unit"],
+    ("robots",),
 )
 _service(
     "play_reveal_letter_of_another_symbol",
@@ -484,6 +494,14 @@ _service(
     "contract 4",
     pf.RevealDropsPlusOne,
     ["play.reveal.answer"],
+    ("robots",),
+)
+_service(
+    "play_prize_credited_at_reveal",
+    "play",
+    "robots 4.10",
+    pf.PrizeCreditedAtReveal,
+    ["robots.4.10.prize_credited", "eldorado.4.6.prize_credited", "play.money.exact"],
     ("robots",),
 )
 
@@ -504,6 +522,7 @@ _service(
     "contract 4",
     pf.SequentialTokens,
     ["security.tokens.unguessable"],
+    ("robots",),
 )
 _service(
     "play_token_is_account_hash",
@@ -511,9 +530,15 @@ _service(
     "contract 4",
     pf.TokenIsAccountHash,
     ["security.tokens.unguessable"],
+    ("robots",),
 )
 _service(
-    "play_tokens_32_bits", "play", "contract 4", pf.ShortTokens, ["security.tokens.unguessable"]
+    "play_tokens_32_bits",
+    "play",
+    "contract 4",
+    pf.ShortTokens,
+    ["security.tokens.unguessable"],
+    ("robots",),
 )
 _service(
     "play_funds_refused_400",
@@ -521,6 +546,7 @@ _service(
     "contract 4",
     prf.FundsRefused400,
     ["protocol.refusals.status", "play.refusal.insufficient_funds"],
+    ("robots",),
 )
 _add(
     "play_error_codes_camel_case",
@@ -529,7 +555,7 @@ _add(
     ["protocol.refusals.error_document"],
     prf.delegating_variant(prf.CamelCaseCodes),
     prf.CamelCaseCodes.__doc__,
-    ("robots", "eldorado"),
+    ("robots",),
 )
 for _name, _error in (
     ("http_refusals_with_200", prf.refusal_with_200),
@@ -545,7 +571,7 @@ for _name, _error in (
         else ["protocol.refusals.error_document"],
         prf.http_variant(_error),
         _error.__doc__,
-        ("robots", "eldorado"),
+        ("robots",),
     )
 for _name, _cls, _expected in (
     ("evaluate_results_reversed", prf.ResultsReversed, ["evaluate.batch.order"]),
@@ -564,7 +590,7 @@ for _name, _cls, _expected in (
         _expected,
         prf.delegating_variant(_cls),
         _cls.__doc__,
-        ("robots", "eldorado"),
+        ("robots",),
     )
 _add(
     "evaluate_batch_size_unchecked",
@@ -573,7 +599,7 @@ _add(
     ["evaluate.refusals.status"],
     lambda n: service_variant(f"faulty:{n}", prf.BatchSizeUnchecked),
     prf.BatchSizeUnchecked.__doc__,
-    ("robots", "eldorado"),
+    ("robots",),
 )
 
 
