@@ -168,7 +168,9 @@ def render(
         "",
         "`reference` is the built-in reference; `independent` evaluates with its own reading of "
         "the rules YAML and keeps the robots reveal protocol itself; `other_generator` serves "
-        "blocks of another generator (`tests/faulty/correct_variants.py`). A quick-profile run "
+        "blocks of another generator; `other_formats` has UUID4 account ids and tokens, hex play "
+        "ids, extra fields in every answer and letters in reveal answers "
+        "(`tests/faulty/correct_variants.py`). A quick-profile run "
         "never says CERTIFIED: *INCOMPLETE* with nothing failed or errored is the pass here; "
         "the slow tests certify them with the full profile.",
         "",

@@ -45,7 +45,6 @@ OVER_HTTP = (
     "play_unit_sold_twice",
     "play_other_history_readable",
     "play_funds_refused_400",
-    "evaluate_results_reversed",
 )
 WORKERS = 2
 
