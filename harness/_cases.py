@@ -137,7 +137,8 @@ def load_case(path: str | Path) -> Case:
     except OSError as exc:
         raise ConfigError(f"{where}: {exc.strerror or exc}") from None
     try:
-        data = strict_json.loads(raw, max_bytes=MAX_CASE_BYTES)
+        # evidence holds a target's answer (at most MAX_DEPTH deep) a few levels down
+        data = strict_json.loads(raw, max_bytes=MAX_CASE_BYTES, max_depth=strict_json.MAX_DEPTH + 8)
     except strict_json.JsonError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != CASE_FORMAT:

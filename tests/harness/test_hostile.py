@@ -389,3 +389,16 @@ def test_the_case_files_a_run_writes_pass_the_case_schema(
     assert cases
     for case in cases:
         load_case(case)
+
+
+def test_a_case_holding_an_answer_as_deep_as_a_target_may_send_still_loads(tmp_path: Path) -> None:
+    from harness._cases import load_case
+
+    case = hostile.valid_case()
+    deepest: object = 1
+    for _ in range(strict_json.MAX_DEPTH):  # the deepest answer the adapters accept
+        deepest = [deepest]
+    case["evidence"]["got"] = deepest
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case))
+    assert load_case(path).evidence["got"] == deepest
