@@ -36,7 +36,7 @@ SCOPES: dict[str, list[str]] = {
     "POST /v1/accounts/{account_id}/plays": ["robots.4.1.stake_debited"],
     "GET /v1/accounts/{account_id}/history": ["robots.4.1.history_unrevealed"],
     "POST /v1/plays/{play_id}/reveal": ["robots.4.7.reveal_plus_one"],
-    "POST /v1/plays/{play_id}/auto": ["robots.4.10.prize_credited"],
+    "POST /v1/plays/{play_id}/auto": ["robots.4.10.prize_credited", "robots.4.4.auto_any_moment"],
 }
 
 
@@ -102,3 +102,15 @@ def test_every_answer_late_ends_a_quick_run_in_bounded_time(tmp_path: Path) -> N
     assert (outcome.verdict, outcome.exit_code) == ("INCOMPLETE", 1)
     assert not outcome.failed and outcome.errored
     assert all(o in ("error", "not_run", "not_supported") for o in outcome.outcomes.values())
+
+
+def test_a_check_exploring_plays_stops_at_the_first_timeout(tmp_path: Path) -> None:
+    """Hypothesis would shrink a timeout, replaying whole play scenarios (account, play,
+    clicks) into the dead endpoint; the first timeout ends the exploration instead."""
+    serving = serve_broken({("POST", "/v1/plays/{play_id}/auto"): hang}, name="hang auto")
+    outcome, _ = certify_over(serving, tmp_path, ["robots.4.4.auto_any_moment"], ["robots"])
+    assert outcome.outcomes["robots.4.4.auto_any_moment"] == "error"
+    report = json.loads((tmp_path / "report.json").read_text())
+    (check,) = [c for c in report["checks"] if c["check_id"] == "play.robots_auto_any_moment"]
+    assert "no complete answer within 1 s" in check["message"]
+    assert check["duration_s"] < 3 * TIMEOUT_S, check["duration_s"]
