@@ -19,10 +19,12 @@ the first.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from ._errors import TargetTimeout
 
@@ -239,3 +241,39 @@ class GuardedStream:
                 yield chunk
 
         return chunks
+
+
+EXIT_GRACE_S = 2.0
+
+
+def _joined_at_exit() -> list[threading.Thread]:
+    """The threads Python waits for at exit: non-daemon ones, and every thread-pool worker
+    (``concurrent.futures`` joins its workers even when they are daemons, as the workers of a
+    pool started in a check's daemon thread are)."""
+    from concurrent.futures import thread as pool_threads
+
+    workers = list(getattr(pool_threads, "_threads_queues", {}))
+    main = threading.main_thread()
+    return [
+        t
+        for t in {*workers, *threading.enumerate()}
+        if t is not main and t.is_alive() and (not t.daemon or t in workers)
+    ]
+
+
+def exit_process(code: int, grace_s: float = EXIT_GRACE_S) -> NoReturn:
+    """End the process with ``code``, even if a cut check left threads that never end.
+
+    Python joins those threads at exit: one blocked for ever in a hung Python adapter (a
+    check that played scenarios side by side on a thread pool, then was cut) would keep a
+    finished run's process alive for ever, its reports written. Such threads get ``grace_s``
+    to end; then the process ends without them (``os._exit``), its output flushed.
+    """
+    ends = time.monotonic() + grace_s
+    for thread in _joined_at_exit():
+        thread.join(max(0.0, ends - time.monotonic()))
+    if _joined_at_exit():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

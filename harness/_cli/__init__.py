@@ -67,4 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry_point() -> None:
-    sys.exit(main())
+    from .._budget import exit_process
+
+    exit_process(main())  # also when a cut check left threads that never end

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -315,3 +318,49 @@ def test_wait_and_smoke_are_bounded_when_describe_never_returns(tmp_path: Path) 
     assert code == 2 and time.monotonic() - began < 8
     report = json.loads((tmp_path / "report.json").read_text())
     assert "describe() did not return within the check budget of 1 s" in report["smoke"]["message"]
+
+
+class HangingReveal(ReferenceAdapter):
+    def reveal(self, play_id: str, token: str | None, button: int) -> dict[str, Any]:
+        threading.Event().wait(3600)
+        return super().reveal(play_id, token, button)
+
+
+def hanging_reveal() -> HangingReveal:
+    """``python:tests.harness.test_budgets:hanging_reveal``: its reveal never returns."""
+    return HangingReveal(name="python:hanging_reveal")
+
+
+def test_the_process_exits_though_a_cut_check_left_pool_threads_hanging(tmp_path: Path) -> None:
+    """The reveal checks play their examples on a thread pool; Python joins pool threads at
+    exit, so without ``exit_process`` the finished run's process would never end."""
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-c", "from harness._cli import entry_point; entry_point()"]
+    target = ["--target", "python:tests.harness.test_budgets:hanging_reveal"]
+    flags = ["--profile", "quick", "--game", "robots", "--check-budget", "2"]
+    flags += ["--out", str(tmp_path)]
+    began = time.monotonic()
+    process = subprocess.run(
+        [*command, "certify", *target, *flags, "--requirement", "robots.4.7.reveal_plus_one"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert process.returncode == 1, process.stderr[-2000:]
+    assert time.monotonic() - began < 40
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert "check_budget_s" in report["checks"][0]["message"]
+
+
+def test_budgets_hold_for_checks_run_side_by_side() -> None:
+    adapter = HangingEvaluate()
+    result, events, elapsed = run(adapter, make_checks(6), check_budget_s=0.5, check_concurrency=4)
+    done = finished(events)
+    assert len(done) == 6 and all(e.outcome == "error" for e in done.values())
+    assert all(
+        "check_budget_s" in e.message or "not waited on again" in e.message for e in done.values()
+    )
+    assert result.exit_code == 1 and elapsed < 3.0
