@@ -5,7 +5,8 @@ Each refusal is provoked once on fresh accounts: no token (401), a token that op
 (401), another account's token on an account and on a play (403/404), a stake above the
 balance (402), a reveal on a button with nothing left (409, robots), a stake the game does not
 sell and an unknown game (422), a wrong JSON type (400; 422 accepted, see
-docs/contract-decisions.md), an account and a play that do not exist (404; 403 accepted). The
+docs/contract-decisions.md), an account and a play that do not exist (404; 403 accepted; ids of
+the target's own format, one character changed). The
 status must be in the family fixed (``protocol.refusals.status``) and the answer the error
 document ``{"error": {"code": <snake_case>, "message": <str>}}``
 (``protocol.refusals.error_document``). A refusal provoked here that the target accepts is the
@@ -21,6 +22,7 @@ Over HTTP, a refusal sent with a 2xx status, a success with another 2xx than the
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,8 +35,17 @@ from . import _play_scenarios as sc
 STATUS = "protocol.refusals.status"
 DOCUMENT = "protocol.refusals.error_document"
 SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
-UNKNOWN_ACCOUNT = "acct_instantcert_never_opened_0000"
-UNKNOWN_PLAY = "play_instantcert_never_sold_0000"
+
+
+def unknown_like(real: str) -> str:
+    """An id of the same format as ``real`` that names nothing: its last letter or digit
+    changed within its class (a target may refuse an id of another format as malformed)."""
+    for at in range(len(real) - 1, -1, -1):
+        c = real[at]
+        for chars in (string.digits, string.ascii_lowercase, string.ascii_uppercase):
+            if c in chars:
+                return real[:at] + chars[(chars.index(c) + 1) % len(chars)] + real[at + 1 :]
+    return real + "0"
 
 
 def error_document_fault(reply: ErrorReply) -> str | None:
@@ -105,13 +116,13 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
         ),
         (
             "balance of an account never opened",
-            lambda: adapter.balance(UNKNOWN_ACCOUNT, owner.token),
+            lambda: adapter.balance(unknown_like(other.account_id), owner.token),
             (403, 404),
             False,
         ),
         (
             "auto of a play never sold",
-            lambda: adapter.auto(UNKNOWN_PLAY, owner.token),
+            lambda: adapter.auto(unknown_like(play_id), owner.token),
             (403, 404),
             False,
         ),

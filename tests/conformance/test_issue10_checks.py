@@ -230,3 +230,15 @@ def test_breach_evidence_replays_on_the_reference_without_finding() -> None:
         assert replay(adapter, case) is None
     finally:
         adapter.close()
+
+
+def test_unknown_ids_keep_the_target_s_format() -> None:
+    from conformance.checks.refusals import unknown_like
+
+    assert unknown_like("acct_00ff") == "acct_00fg"
+    assert (
+        unknown_like("0f8e1c2a-7d3b-4a55-9c1e-2b3c4d5e6f79")
+        == "0f8e1c2a-7d3b-4a55-9c1e-2b3c4d5e6f70"
+    )
+    assert unknown_like("PLAY-Z") == "PLAY-A"
+    assert unknown_like("___") == "___0"
