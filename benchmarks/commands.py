@@ -3,8 +3,9 @@
 Every figure is a whole process (interpreter start, imports, reports, workers and all), timed
 from outside; the floor is the plain shell pipeline that moves the same bytes, run in the same
 session, alternating with the command, so both see the same machine load. Each row reports the
-median of ``--runs`` runs (default 3; ``--quick``: 1), the floor's median, their ratio, and the
-peak resident memory of the command's whole process tree (sampled every 20 ms from /proc).
+median of ``--runs`` runs (default 3; ``--quick``: 1), the floor's median, their ratio, the CPU
+time of the command's processes (user + system, median; a background server's is not in it),
+and the peak resident memory of its whole process tree (sampled every 20 ms from /proc).
 
     PYTHONPATH=$PWD python benchmarks/commands.py [NAME ...] [--runs N] [--quick]
                                                   [--workdir DIR] [--markdown FILE]
@@ -38,6 +39,7 @@ import gzip
 import hashlib
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -93,6 +95,7 @@ class Run:
     seconds: float
     peak_kib: int
     returncode: int
+    cpu_seconds: float = 0.0  # user + system of the tree's processes, once they have exited
 
 
 def run_shell(command: str, env: dict[str, str], log: Path) -> Run:
@@ -100,6 +103,7 @@ def run_shell(command: str, env: dict[str, str], log: Path) -> Run:
     with open(log, "ab") as out:
         out.write(f"$ {command}\n".encode())
         out.flush()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
         process = subprocess.Popen(
             ["bash", "-o", "pipefail", "-c", command], env=env, stdout=out, stderr=out
@@ -109,7 +113,9 @@ def run_shell(command: str, env: dict[str, str], log: Path) -> Run:
             peak = max(peak, sum(_rss_kib(p) for p in _tree(process.pid)))
             time.sleep(SAMPLE_SECONDS)
         seconds = time.perf_counter() - began
-    return Run(seconds, peak, process.returncode)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return Run(seconds, peak, process.returncode, cpu)
 
 
 # -- servers the HTTP rows need -----------------------------------------------------------------
@@ -370,9 +376,9 @@ def measure(bench: Bench, row: Row) -> Row:
 
 def table(bench: Bench, done: list[Row]) -> str:
     lines = [
-        "| what a user runs | median | floor (same run) | ratio | peak memory (tree) | target |"
-        " command |",
-        "|---|---:|---:|---:|---:|---|---|",
+        "| what a user runs | median | floor (same run) | ratio | CPU (tree) | peak memory (tree) "
+        "| target | command |",
+        "|---|---:|---:|---:|---:|---:|---|---|",
     ]
     for row in done:
         median = row.median(row.runs)
@@ -389,7 +395,8 @@ def table(bench: Bench, done: list[Row]) -> str:
             command += f" vs `{bench.show(row.floor)}`"
         peak = max(r.peak_kib for r in row.runs) / 1024
         command = command.replace("|", "\\|")
-        cells = [row.what, runs, floor, ratio, f"{peak:.0f} MB", row.target, command]
+        cpu = f"{statistics.median(r.cpu_seconds for r in row.runs):.1f} s"
+        cells = [row.what, runs, floor, ratio, cpu, f"{peak:.0f} MB", row.target, command]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -425,17 +432,17 @@ def main() -> None:
         for name in names:
             print(f"{name} ...", flush=True)
             done.append(measure(bench, makers[name]()))
-        markdown = table(bench, done)
+            print(table(bench, done[-1:]).splitlines()[-1], flush=True)
+            if args.markdown is not None:  # after every row: an interrupted run keeps its rows
+                args.markdown.write_text(table(bench, done) + "\n")
         print()
-        print(markdown)
+        print(table(bench, done))
         print()
         print(
             f"{time.strftime('%Y-%m-%d %H:%M %Z')}, {os.cpu_count()} cores, "
             f"1-minute load average {load:.2f} at start, {os.getloadavg()[0]:.2f} at end; "
             f"W = the work directory; log of every command: {bench.show(str(bench.log))}"
         )
-        if args.markdown is not None:
-            args.markdown.write_text(markdown + "\n")
 
 
 if __name__ == "__main__":

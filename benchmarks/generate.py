@@ -7,6 +7,11 @@ peak memory under 500 MB. The seed is fixed, so the file (and its SHA-256) is re
 
     python benchmarks/generate.py [--game robots] [--stake-cents 100] [--workers 2]
                                   [--count N] [--out FILE]
+    python benchmarks/generate.py --render-only [--game G] [--stake-cents N]
+
+``--render-only`` measures the generator alone on one core: the CPU time of ``Block.render``
+per unit over slices of 65 536 units, after the block's scenario pools are drawn (their one-off
+cost is shown apart), best of 5 slices, for the units/s per core of issue 12.
 
 Memory is the largest sum of resident set sizes of this process and its children, sampled
 every 50 ms from /proc (Linux); elsewhere only this process's own peak is shown.
@@ -70,6 +75,26 @@ class TreeMemory:
         self._thread.join()
 
 
+def render_only(game: str, stake_cents: int, slice_units: int = 65536) -> None:
+    block = reference.Block(
+        game, stake_cents, reference.default_block_id(game, stake_cents, 1), SEED
+    )
+    began = time.process_time()
+    block.render(0, 16384)  # draws every pool the block needs
+    pools = time.process_time() - began
+    best = float("inf")
+    for k in range(1, 6):
+        began = time.process_time()
+        block.render(k * slice_units, slice_units)
+        best = min(best, time.process_time() - began)
+    per = best / slice_units
+    print(
+        f"profile (function in a warm process): Block.render, {game} stake {stake_cents}: "
+        f"{per * 1e6:.2f} µs CPU/unit = {1 / per:,.0f} units/s per core "
+        f"(best of 5 slices of {slice_units:,}); pools and first 16 384 units {pools:.2f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -81,7 +106,13 @@ def main() -> None:
     parser.add_argument(
         "--out", default=None, help="file to write (default: a temporary .jsonl.gz)"
     )
+    parser.add_argument(
+        "--render-only", action="store_true", help="the generator alone, on one core"
+    )
     args = parser.parse_args()
+    if args.render_only:
+        render_only(args.game, args.stake_cents)
+        return
     block = reference.Block(
         args.game,
         args.stake_cents,

@@ -81,8 +81,10 @@ def _shuffled_columns(words: U64, width: int) -> I64:
     rows = words.shape[0]
     perm = np.broadcast_to(np.arange(width, dtype=np.int64), (rows, width)).copy()
     at = np.arange(rows)
+    bounds = np.arange(width, 1, -1, dtype=np.uint64)  # k + 1 for k = width - 1 .. 1
+    draws = uniform_below(words[:, : width - 1], bounds)
     for k in range(width - 1, 0, -1):
-        j = uniform_below(words[:, width - 1 - k], k + 1)
+        j = draws[:, width - 1 - k]
         swapped = perm[at, j]
         perm[at, j] = perm[:, k]
         perm[:, k] = swapped
