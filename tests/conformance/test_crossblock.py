@@ -170,3 +170,24 @@ def test_winners_in_the_same_order_are_caught() -> None:
     second[places] = winners
     verdict = unrelated(first, second, LOTS, 0.01)
     assert "order_overlap" in verdict.rejected
+
+
+def test_order_overlap_by_hand() -> None:
+    # every unit a winner; A's first 5 are above the lowest prize, B's are A's order 3 on:
+    # the winner-order flags overlap 5 at lag 3, P(H >= 5) = 1 / C(20, 5); transforms +1 and
+    # -1, 20 lags, 2 sides: p = 80 / 15504
+    a = np.array([2] * 5 + [1] * 15, np.int64)
+    test = cb.order_overlap(a, np.roll(a, 3))
+    assert test is not None and test.name == "order_overlap"
+    assert test.statistic == 5
+    assert test.p_value == pytest.approx(80 / math.comb(20, 5))
+
+
+def test_tier_correlation_by_hand() -> None:
+    # tiers (0 1 0 1) x 3 against (0 1 1 0) x 3: centred, their products sum to 0: r = 0, P = 1
+    first = np.array([0, 100, 0, 100] * 3)
+    second = np.array([0, 100, 100, 0] * 3)
+    verdict = unrelated(first, second, {100: 6, 0: 6}, 0.01)
+    test = next(r for r in verdict.results if r.name == "correlation")
+    assert test.statistic == pytest.approx(0.0, abs=1e-12)
+    assert test.p_value == pytest.approx(1.0)

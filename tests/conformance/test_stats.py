@@ -304,3 +304,42 @@ def test_spectral_catches_a_rhythm_and_holds_its_level() -> None:
     wins[rng.choice(free, 600, replace=False)] = True
     test = _stats.spectral_test(wins)
     assert test is not None and test.p_value < 1e-6
+
+
+def test_gap_test_by_hand() -> None:
+    # 21 winners every 100 units of 2 100: p = 0.01, 20 gaps of 100; 4 classes at the quartiles
+    # of the geometric law: ceil(log(1 - q) / log 0.99) = 29, 69, 138; every gap falls in
+    # (69, 138], of probability 0.99^69 - 0.99^138; chi-square = 20^2 / E - 20 on 3 df
+    positions = np.arange(0, 2100, 100)
+    test = _stats.gap_test(positions, 2100, "winners")
+    assert test is not None and test.name == "gap.winners"
+    expected = 20 * (0.99**69 - 0.99**138)
+    assert test.statistic == pytest.approx(400 / expected - 20)
+    assert test.statistic == pytest.approx(60.0, abs=0.01)
+    assert test.p_value == pytest.approx(float(stats.chi2.sf(400 / expected - 20, 3)))
+    assert _stats.gap_test(positions[:20], 2100, "winners") is None  # 19 gaps: no power
+
+
+def test_serial_test_by_hand() -> None:
+    # tiers 0 0 1 1 0 0 1 1 0 0: pairs (x, y) = (t[i], t[i + 1]); both means 4/9, sum of
+    # products 2, so cov = 2 - 16/9 = 2/9 and each sum of squares 20/9: r = 0.1 exactly;
+    # P = 2 t_7.sf(0.1 sqrt(7 / 0.99))
+    test = _stats.serial_test(np.array([0, 0, 1, 1, 0, 0, 1, 1, 0, 0]))
+    assert test is not None
+    assert test.statistic == pytest.approx(0.1)
+    t = 0.1 * math.sqrt(7 / 0.99)
+    assert test.p_value == pytest.approx(2 * float(stats.t.sf(t, 7)))
+    # alternation: r = -1
+    test = _stats.serial_test(np.array([0, 1] * 5))
+    assert test is not None and test.statistic == pytest.approx(-1.0) and test.p_value < 1e-6
+
+
+def test_cramer_von_mises_of_the_top_tiers_by_hand() -> None:
+    # two places at 1/4 and 3/4: W^2 = 1/(12 n) + sum (u_i - (2i - 1)/(2n))^2 = 1/24, its
+    # smallest possible value: P = 1; KS: D = 1/4 = 1/(2n), also its least: P = 1
+    verdict = _stats.top_tiers(np.array([0.25, 0.75]), 0.01)
+    assert verdict is not None
+    cvm = next(r for r in verdict.results if r.name == "cvm")
+    assert cvm.statistic == pytest.approx(1 / 24)
+    assert cvm.p_value == pytest.approx(1.0, abs=1e-6)
+    assert verdict.p_values()["ks"] == pytest.approx(1.0)
