@@ -209,7 +209,7 @@ def refusal_fault(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
     call = adapter.evaluate_once if case["once"] else adapter.evaluate
     allowed = (400, 413, 422) if count is not None and count > 1000 else (400, 422)
     try:
-        answer: Any = call(case["game"], case["stake_cents"], tickets)
+        answer: Any = call(case["sent_game"], case["sent_stake_cents"], tickets)
     except ErrorReply as reply:
         fault = None if reply.status in allowed else f"refused with {reply.status}"
         fault = fault or error_document_fault(reply)
@@ -253,8 +253,8 @@ def evaluate_refusals(ctx: CheckContext) -> None:
             case = {
                 "kind": "evaluate_refusal",
                 "what": what,
-                "game": g,
-                "stake_cents": stake,
+                "sent_game": g,  # not "game"/"stake_cents": the case schema wants valid ones
+                "sent_stake_cents": stake,
                 "ticket": ticket,
                 "count": count,
                 "once": raw,
