@@ -242,3 +242,61 @@ def test_unknown_ids_keep_the_target_s_format() -> None:
     )
     assert unknown_like("PLAY-Z") == "PLAY-A"
     assert unknown_like("___") == "___0"
+
+
+# -- case files: issue 10's evidence passes the case schema and replays --------------------------
+
+
+class _EvaluatesPoker:
+    """The reference, but an unknown game is evaluated as robots at 1 € (not refused)."""
+
+    def __init__(self) -> None:
+        self.inner: Any = open_target("python:reference")
+        self.name = "faulty:poker"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def evaluate(self, game: str, stake_cents: int, tickets: list[str]) -> Any:
+        if game == "poker":
+            return self.inner.evaluate("robots", 100, tickets)
+        return self.inner.evaluate(game, stake_cents, tickets)
+
+
+def _case_files(outcome: Any, tmp: Any, check_id: str) -> list[Any]:
+    from harness._cases import load_case, write_cases
+
+    written = write_cases(
+        tmp,
+        check_id=check_id,
+        requirements=outcome.requirements,
+        message=outcome.message,
+        evidence=outcome.evidence,
+        target="faulty",
+        seed=1,
+        profile="quick",
+        settings={},
+    )
+    return [load_case(tmp / path) for path in written]
+
+
+def test_evaluate_refusal_evidence_is_a_valid_replayable_case(tmp_path: Any) -> None:
+    target = _EvaluatesPoker()
+    outcome = execute(
+        registered_checks()["evaluate.refusals"], CheckContext(target, target.describe(), {}, 1)
+    )
+    assert outcome.outcome == "fail" and outcome.requirements == ("evaluate.refusals.status",)
+    (case,) = _case_files(outcome, tmp_path, "evaluate.refusals")
+    assert replay(target, case.evidence["input"]) is not None
+    assert replay(target.inner, case.evidence["input"]) is None
+    target.close()
+
+
+def test_breach_evidence_is_a_valid_case(refusing_with_200: FakeTarget, tmp_path: Any) -> None:
+    adapter = HttpAdapter(refusing_with_200.url, timeout=2, retries=0)
+    outcome = execute(
+        registered_checks()["security.no_token"], CheckContext(adapter, adapter.describe(), {}, 1)
+    )
+    adapter.close()
+    (case,) = _case_files(outcome, tmp_path, "security.no_token")
+    assert case.evidence["input"]["kind"] == "contract_breach"
