@@ -977,9 +977,18 @@ def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
                     "click": len(reveals) + 1,
                 }
                 is_409 = isinstance(reply, ErrorReply) and reply.status == 409
+                exhausted = bool(reveals) and not reveals[-1][2]
                 if isinstance(reply, ErrorReply) and not is_409:
-                    raise reply
-                if reveals and not reveals[-1][2]:  # the last reveal had no +1
+                    if not exhausted or not 400 <= reply.status < 500:
+                        raise reply
+                    # refused, as it must be, but not with the status the contract fixes
+                    raise ContractBreach(
+                        "protocol.refusals.status",
+                        f"a click on button {button}, which has nothing left to reveal, was "
+                        f"refused with {reply.status} {reply.code}; the contract fixes 409",
+                        {"operation": "reveal", **reply_doc(reply), "expected": {"status": 409}},
+                    )
+                if exhausted:  # the last reveal had no +1
                     if not is_409:
                         # the ticket holds a +1 there: the answer dropped it, the protocol
                         # is right (play.reveal.answer's fault)

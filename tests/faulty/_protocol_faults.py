@@ -177,3 +177,16 @@ def http_variant(error: Callable[[int, str, str], Response]) -> Callable[[str], 
         return factory
 
     return make
+
+
+class NothingToReveal400(GameService):
+    """Contract 4: a click on a button with nothing left is refused as a bad request, 400,
+    not 409 (wrong state)."""
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        try:
+            return super().reveal(play_id, token, button)
+        except ServiceError as exc:
+            if exc.status == 409:
+                raise ServiceError(400, exc.code, exc.message) from None
+            raise

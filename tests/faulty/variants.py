@@ -548,6 +548,14 @@ _service(
     ["protocol.refusals.status", "play.refusal.insufficient_funds"],
     ("robots",),
 )
+_service(
+    "play_nothing_to_reveal_400",
+    "play",
+    "contract 4",
+    prf.NothingToReveal400,
+    ["protocol.refusals.status"],
+    ("robots",),
+)
 _add(
     "play_error_codes_camel_case",
     "play",
