@@ -146,6 +146,7 @@ class GuardedAdapter:
         self._token = token
         self._stalls = stalls
         self._in_flight: dict[int, tuple[str, float]] = {}
+        self._streams: list[GuardedStream] = []  # block streams being read
         self._lock = threading.Lock()
         self._calls = 0
 
@@ -165,10 +166,13 @@ class GuardedAdapter:
         return result
 
     def in_flight(self) -> list[tuple[str, float]]:
-        """(operation, seconds running) of each call still running."""
+        """(operation, seconds running) of each call still running; a block stream still
+        being read counts as ``read_block`` running since its last chunk of lines came."""
         now = time.monotonic()
         with self._lock:
-            return [(op, now - began) for op, began in self._in_flight.values()]
+            calls = [(op, now - began) for op, began in self._in_flight.values()]
+            streams = [("read_block", now - s.last) for s in self._streams if not s.ended]
+        return calls + streams
 
     def describe(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("describe", *args, **kwargs)
@@ -180,7 +184,10 @@ class GuardedAdapter:
         return self._call("list_blocks", *args, **kwargs)
 
     def read_block(self, *args: Any, **kwargs: Any) -> Any:
-        return GuardedStream(self._call("read_block", *args, **kwargs), self._token)
+        stream = GuardedStream(self._call("read_block", *args, **kwargs), self._token)
+        with self._lock:
+            self._streams = [s for s in self._streams if not s.ended] + [stream]
+        return stream
 
     def open_account(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("open_account", *args, **kwargs)
@@ -209,19 +216,28 @@ class GuardedAdapter:
 
 class GuardedStream:
     """A block stream that stops (``Cancelled``) once its check is cut: checked every chunk
-    and every ``_CHECK_EVERY`` lines, so a cut check stops reading a block within a chunk."""
+    and every ``_CHECK_EVERY`` lines, so a cut check stops reading a block within a chunk.
+    ``last`` is when the last chunk (or ``_CHECK_EVERY`` lines) came: a cut tells from it a
+    stream that hangs."""
 
     def __init__(self, stream: Any, token: CancelToken) -> None:
         self._stream = stream
         self._token = token
+        self.last = time.monotonic()
+        self.ended = False
 
     def lines(self) -> Iterator[bytes]:
-        for number, line in enumerate(self._stream.lines()):
-            if not number % _CHECK_EVERY:
-                self._token.check()
-            yield line
+        try:
+            for number, line in enumerate(self._stream.lines()):
+                if not number % _CHECK_EVERY:
+                    self._token.check()
+                    self.last = time.monotonic()
+                yield line
+        finally:
+            self.ended = True
 
     def close(self) -> None:
+        self.ended = True
         self._stream.close()
 
     def __enter__(self) -> GuardedStream:
@@ -236,9 +252,13 @@ class GuardedStream:
             return value
 
         def chunks() -> Iterator[bytes]:
-            for chunk in value():
-                self._token.check()
-                yield chunk
+            try:
+                for chunk in value():
+                    self._token.check()
+                    self.last = time.monotonic()
+                    yield chunk
+            finally:
+                self.ended = True
 
         return chunks
 

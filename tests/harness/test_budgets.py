@@ -364,3 +364,40 @@ def test_budgets_hold_for_checks_run_side_by_side() -> None:
         "check_budget_s" in e.message or "not waited on again" in e.message for e in done.values()
     )
     assert result.exit_code == 1 and elapsed < 3.0
+
+
+class HangingStream:
+    """A block stream whose lines stop coming after three, for ever."""
+
+    def __init__(self) -> None:
+        self.header = {"format": "block/1", "block_id": "b"}
+
+    def lines(self) -> Any:
+        yield from (b"{}", b"{}", b"{}")
+        threading.Event().wait(60)
+
+    def close(self) -> None:
+        pass
+
+
+class HangingBlocks(ReferenceAdapter):
+    def read_block(self, block_id: str, start: int | None = None, count: int | None = None) -> Any:
+        return HangingStream()
+
+
+def test_a_block_stream_that_hangs_is_not_read_again_after_two_cuts() -> None:
+    def reading(ctx: CheckContext) -> None:
+        for _ in ctx.adapter.read_block("b").lines():
+            pass
+
+    lots = ("robots.3.lot_table",)
+    checks = {
+        f"blocks.c{n}": Check(f"blocks.c{n}", lots, "blocks", ROBOTS, reading, "") for n in range(4)
+    }
+    result, events, elapsed = run(HangingBlocks(), checks, check_budget_s=0.5)
+    done = finished(events)
+    for n in (0, 1):
+        assert "still waiting on read_block()" in done[f"blocks.c{n}"].message
+    for n in (2, 3):
+        assert "read_block(): not called: it hung in 2 checks" in done[f"blocks.c{n}"].message
+    assert result.exit_code == 1 and elapsed < 3.0
