@@ -170,17 +170,3 @@ def test_every_flag_the_docs_give_a_subcommand_exists() -> None:
                     used += 1
                     assert flag in options[name], f"{page.name}: instantcert {name} has no {flag}"
     assert used > 30
-
-
-def test_requirement_counts_quoted_match_the_catalogue() -> None:
-    from conformance import load_catalogue
-
-    total = len(load_catalogue())
-    quoted = [
-        (page.name, int(n))
-        for page in PAGES
-        for n in re.findall(r"(\d+) requirements", _text(page))
-    ]
-    assert quoted, "the README quotes how many requirements a full run checks"
-    stale = [f"{name} quotes {n} requirements" for name, n in quoted if n != total]
-    assert not stale, f"{'; '.join(stale)}; the catalogue has {total}"
