@@ -24,14 +24,30 @@ class UsageError(Exception):
     """Bad arguments or input: printed as one line, exit 2."""
 
 
-def _modules() -> list[ModuleType]:
-    names = sorted(
+def _module_names() -> list[str]:
+    return sorted(
         info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")
     )
+
+
+def _modules(only: str | None = None) -> list[ModuleType]:
+    names = _module_names()
+    if only is not None:
+        names = [n for n in names if n == only]
     return [importlib.import_module(f"{__name__}.{name}") for name in names]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _invoked(argv: Sequence[str]) -> str | None:
+    """The module of the subcommand ``argv`` names (``audit-block`` -> ``audit_block``), if
+    the first argument is one; None for ``--help``, ``--version`` or a name that is none."""
+    first = argv[0] if argv else ""
+    module = first.replace("-", "_")
+    return module if not first.startswith("-") and module in _module_names() else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; given the command line, only the subcommand it names is loaded (a
+    command pays at start-up for its own imports, not for every other command's)."""
     from .. import __version__
 
     parser = argparse.ArgumentParser(
@@ -40,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"instantcert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in _modules():
+    only = _invoked(argv) if argv is not None else None
+    for module in _modules(only):
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(command)
         command.set_defaults(run=module.run)
@@ -48,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)

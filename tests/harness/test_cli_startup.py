@@ -1,0 +1,47 @@
+"""A command pays at start-up for its own imports only (issue 12: speed as users feel it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness._cli import build_parser
+
+PROBE = """
+import contextlib, io, json, sys
+from harness._cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+heavy = ("requests", "scipy", "jsonschema", "hypothesis", "starlette", "cryptography")
+loaded = sorted(m for m in sys.modules if m.startswith("harness._cli.") or m in heavy)
+print(json.dumps({"code": code, "loaded": loaded}))
+"""
+
+
+def loaded_by(*argv: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_evaluate_loads_neither_the_other_commands_nor_the_harness_stack() -> None:
+    seen = loaded_by("evaluate", "--game", "robots", "DQTCSPHO|D D D T T C C C C C S S S S S S P P")
+    assert seen["code"] == 0
+    assert seen["loaded"] == ["harness._cli.evaluate"]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["nosuchcommand"]])
+def test_help_and_unknown_commands_still_list_every_command(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser(argv).parse_args(argv)
+    shown = capsys.readouterr()
+    for name in ("audit-block", "certify", "compare", "evaluate", "verify"):
+        assert name in shown.out + shown.err
