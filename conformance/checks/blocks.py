@@ -57,6 +57,18 @@ _EXPECTED = {
 }
 
 
+RANDOMNESS_CHECKS = ("blocks.randomness", "blocks.unrelated_blocks", "blocks.top_tiers")
+
+
+def check_alpha(ctx: CheckContext) -> float:
+    """The level each randomness check holds: the run's ``alpha`` split evenly over the
+    ``RANDOMNESS_CHECKS`` (Bonferroni; Holm within each), so that a correct target fails
+    *any* randomness requirement with probability at most ``alpha`` per run, not ``alpha``
+    for each of them (six requirements at 0.01 each would reject about one correct target
+    in seventeen)."""
+    return float(ctx.settings.get("alpha", 0.01)) / len(RANDOMNESS_CHECKS)
+
+
 def requirement_of(aspect: str, game: str, stake_cents: int) -> str:
     """The requirement id a fault of ``aspect`` breaks in a block of (game, stake)."""
     if aspect == "header":
@@ -111,7 +123,7 @@ def _session(ctx: CheckContext) -> _Session:
         ctx.seed,
         ctx.settings.get("block_mode", "sample"),
         ctx.settings.get("block_sample_units", 20000),
-        float(ctx.settings.get("alpha", 0.01)),
+        check_alpha(ctx),
         int(ctx.settings.get("randomness_segments", 20)),
         json.dumps(ctx.implementation.get("document_slice"), sort_keys=True),
     )
@@ -251,7 +263,7 @@ def _audit_block(
         result.prizes,
         expect.lots,
         int(ctx.settings.get("randomness_segments", 20)),
-        float(ctx.settings.get("alpha", 0.01)),
+        check_alpha(ctx),
     )
     ctx.block_sink(result.block_audited(randomness.p_values()))
     return AuditedBlock(dict(entry), request, result, randomness, keep, extra)
@@ -485,7 +497,7 @@ def payout_cap(ctx: CheckContext) -> None:
 )
 def randomness(ctx: CheckContext) -> None:
     """Winner positions pass the randomness family at α (Holm-Bonferroni)."""
-    alpha = float(ctx.settings.get("alpha", 0.01))
+    alpha = check_alpha(ctx)
     blocks = [block for _g, _s, _f, block in _scope(ctx) if block is not None]
     # one family over every block in scope: a random target fails this check with chance <= α
     family = _stats.holm(
@@ -646,7 +658,7 @@ def slices(ctx: CheckContext) -> None:
 def unrelated_blocks(ctx: CheckContext) -> None:
     """Consecutive listed blocks of a stake have unrelated winner positions."""
     compared: dict[str, Any] = {}
-    alpha = float(ctx.settings.get("alpha", 0.01))
+    alpha = check_alpha(ctx)
     pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict]] = []
     for game in ctx.games():
         for stake in ctx.stakes(game):
@@ -720,7 +732,7 @@ def unrelated_blocks(ctx: CheckContext) -> None:
 def top_tiers(ctx: CheckContext) -> None:
     """The top prizes of every block read (at least two per stake), pooled per game, sit at
     uniformly random relative places (KS and Cramer-von Mises, Holm over both games)."""
-    alpha = float(ctx.settings.get("alpha", 0.01))
+    alpha = check_alpha(ctx)
     pooled: dict[str, tuple[list[AuditedBlock], _stats.FamilyVerdict]] = {}
     seen: dict[str, Any] = {}
     for game in ctx.games():
