@@ -16,6 +16,9 @@ NAMEs (default: all but certify-full, which takes minutes and runs only when nam
   generate-eldorado  the same, eldorado at 1 EUR (900 000 units)
   audit-robots       instantcert audit-block of that robots file  vs  gzip -dc FILE | wc -l
   audit-eldorado     instantcert audit-block of the eldorado file vs  gzip -dc FILE | wc -l
+  audit-robots-deleted-line
+                     instantcert audit-block of the robots file less one unit line, vs the
+                     audit of the clean file (issue 12: at most 1.5 x)
   serve              curl of a whole robots block from instantcert serve  vs  cat FILE | wc -l
   evaluate-robots    instantcert evaluate < 200 000 robots tickets  vs  cat FILE | wc -l
   evaluate-eldorado  the same with eldorado tickets
@@ -56,6 +59,7 @@ HERE = Path(__file__).resolve().parent
 SEED = hashlib.sha256(b"instantcert benchmarks/commands.py block seed").hexdigest()
 MASTER_SEED = hashlib.sha256(b"instantcert benchmarks/commands.py master seed").hexdigest()
 EVALUATE_TICKETS = 200_000
+DELETED_LINE = 1_000_002  # the header is line 1, so this is unit 1 000 000
 SAMPLE_SECONDS = 0.02
 
 
@@ -285,6 +289,25 @@ def rows(bench: Bench) -> dict[str, Callable[[], Row]]:
 
         return make
 
+    def audit_deleted() -> Row:
+        clean = bench.ensure_file("robots")
+        broken = bench.workdir / "robots-100-bench-line-deleted.jsonl.gz"
+        if not broken.exists():  # unit 1 000 000 missing: a sequence fault in mid-block
+            run_shell(
+                f"gzip -dc {clean} | sed '{DELETED_LINE}d' | gzip -4 > {broken}",
+                bench.env,
+                bench.log,
+            )
+        out = bench.report_dir("audit-robots-deleted-line")
+        return Row(
+            "audit-robots-deleted-line",
+            "`audit-block` of that robots block with one unit line deleted, beside the clean"
+            " block's audit as the floor",
+            f"{ic} audit-block {broken} --out {out} --seed 1",
+            f"{ic} audit-block {clean} --out {out}-clean --seed 1",
+            "≤ 1.5 × floor",
+        )
+
     def serve() -> Row:
         url, copy = bench.served_copy()
         return Row(
@@ -332,6 +355,7 @@ def rows(bench: Bench) -> dict[str, Callable[[], Row]]:
         "generate-eldorado": generate("eldorado"),
         "audit-robots": audit("robots"),
         "audit-eldorado": audit("eldorado"),
+        "audit-robots-deleted-line": audit_deleted,
         "serve": serve,
         "evaluate-robots": evaluate("robots"),
         "evaluate-eldorado": evaluate("eldorado"),
@@ -349,6 +373,7 @@ DEFAULT = [
     "generate-eldorado",
     "audit-robots",
     "audit-eldorado",
+    "audit-robots-deleted-line",
     "serve",
     "evaluate-robots",
     "evaluate-eldorado",
