@@ -40,7 +40,7 @@ import reference
 from reference import TicketError
 from reference import _strict_json as strict_json
 
-from . import _kernels
+from . import _kernels, _scipy
 
 ASPECTS: tuple[str, ...] = (
     "header",
@@ -781,7 +781,10 @@ def audit(
             ended = str(exc) or type(exc).__name__
 
     _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
+    # the randomness tests' scipy loads while the block is read (in a thread: only once every
+    # worker process has been forked, so no fork ever copies an import half done)
     if workers <= 1:
+        _scipy.prefetch()
         results = [audit_chunk(buf, first, params) for buf, first in pieces()]
     else:
         context = multiprocessing.get_context("fork")
@@ -789,6 +792,8 @@ def audit(
             flight: deque[Future[_ChunkResult]] = deque()
             for buf, first in pieces():
                 flight.append(pool.submit(_work, buf, first))
+                if len(flight) == workers:  # each submit found no idle worker: all forked
+                    _scipy.prefetch()
                 if len(flight) >= 2 * workers:
                     results.append(flight.popleft().result())
             results.extend(f.result() for f in flight)

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from reference import _yaml
 
 from ._registry import ConformanceError
 
@@ -83,7 +83,7 @@ def load_catalogue() -> dict[str, Requirement]:
     """Every requirement, by id, in file order."""
     catalogue: dict[str, Requirement] = {}
     for name, text in _files():
-        data = yaml.safe_load(text)
+        data = _yaml.load(text)
         if not isinstance(data, dict) or not isinstance(data.get("requirements"), list):
             raise CatalogueError(f"requirements/{name}: expected a top-level 'requirements' list")
         for n, raw in enumerate(data["requirements"]):

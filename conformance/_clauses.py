@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from reference import _yaml
+
 from ._catalogue import Requirement, load_catalogue
 from ._registry import ConformanceError
 
@@ -157,7 +159,7 @@ def parse_file(name: str, raw: bytes | str) -> ClauseFile:
     """One clause file, validated on its own (ids across files: ``check_catalogue``)."""
     where = f"clauses/{name}"
     try:
-        data = yaml.safe_load(raw)
+        data = _yaml.load(raw)
     except yaml.YAMLError as exc:
         raise ClauseError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -44,9 +44,9 @@ from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
-from scipy import fft as scipy_fft  # type: ignore[import-untyped]
-from scipy import stats
 
+from ._scipy import fft as scipy_fft
+from ._scipy import stats
 from ._stats import FamilyVerdict, RandomnessTest, holm, tier_codes, two_sided
 
 WHOLE_MULTIPLIERS: tuple[int, ...] = (1, -1, 2, -2, 3, -3, 5, -5, 7, -7)

@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from reference import _yaml
 
 from ._registry import ConformanceError
 
@@ -124,7 +124,7 @@ def check_settings(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
 @cache
 def _profiles() -> dict[str, dict[str, Any]]:
     text = resources.files("conformance").joinpath("profiles.yaml").read_bytes()
-    data = yaml.safe_load(text)
+    data = _yaml.load(text)
     if not isinstance(data, dict) or not isinstance(data.get("profiles"), dict):
         raise ProfileError("profiles.yaml: expected a top-level 'profiles' mapping")
     return {

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from reference import _yaml
+
 from ._execute import CheckOutcome, execute
 from ._profiles import GAMES, ProfileError, check_settings, load_profile
 from ._registry import CheckContext, registered_checks
@@ -74,7 +76,7 @@ def settings_for(config: pytest.Config) -> dict[str, Any]:
     profile = config.getoption("--profile")
     try:
         if profile.endswith((".yaml", ".yml")) and Path(profile).is_file():
-            raw = yaml.safe_load(Path(profile).read_text(encoding="utf-8")) or {}
+            raw = _yaml.load(Path(profile).read_text(encoding="utf-8")) or {}
             settings = check_settings(raw, profile)
         else:
             settings = load_profile(profile)

@@ -13,6 +13,7 @@ literals here. The strategies are tested in ``tests/conformance/test_strategies.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections.abc import Sequence
@@ -342,8 +343,11 @@ def _rows_by_kind() -> dict[tuple[str, int], tuple[str, ...]]:
     return table
 
 
-_ROWS = _rows_by_kind()
-_ROW_STRATEGIES = {key: st.sampled_from(rows) for key, rows in _ROWS.items() if rows}
+@functools.cache
+def _row_strategies() -> dict[tuple[str, int], st.SearchStrategy[str]]:
+    """Built on first use (all 6^5 rows sorted by kind): a command that runs no eldorado
+    rules check, such as ``audit-block``, does not pay for it at start-up."""
+    return {key: st.sampled_from(rows) for key, rows in _rows_by_kind().items() if rows}
 
 
 @st.composite
@@ -351,9 +355,9 @@ def eldorado_rows(draw: st.DrawFn, max_extra: int = CELLS, kinds: Sequence[str] 
     """A row of 5 cells aimed at article 4.4 and E-I1..E-I3: 3, 4 or 5 of a kind placed
     adjacent or apart, EXTRA beside a winning combination, rows of 3 to 5 EXTRA. ``max_extra``
     bounds the EXTRA in the row (the ticket's grid budget). Shrinks towards a losing row."""
-    usable = [k for k in kinds if (k, max_extra) in _ROW_STRATEGIES]
+    usable = [k for k in kinds if (k, max_extra) in _row_strategies()]
     kind = draw(st.sampled_from(usable))
-    return draw(_ROW_STRATEGIES[kind, max_extra])
+    return draw(_row_strategies()[kind, max_extra])
 
 
 @st.composite

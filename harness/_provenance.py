@@ -13,9 +13,8 @@ from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
 
-import yaml
-
 import reference
+from reference import _yaml
 
 from ._errors import HarnessError
 
@@ -49,7 +48,7 @@ def rules_sha256(games: Iterable[str] = reference.GAMES) -> dict[str, str]:
 @cache
 def _interpretation_texts() -> tuple[dict[str, str], ...]:
     raw = resources.files("conformance").joinpath("interpretations.yaml").read_bytes()
-    data = yaml.safe_load(raw)
+    data = _yaml.load(raw)
     entries = data.get("interpretations") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise HarnessError("conformance/interpretations.yaml: expected an 'interpretations' list")

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from . import _yaml
 from ._errors import RulesDataError, StakeError, UnknownGameError
 
 GAMES: tuple[str, ...] = ("robots", "eldorado")
@@ -338,7 +339,7 @@ def _eldorado(root: _Node, sha256: str) -> EldoradoRules:
 def parse_rules(text: bytes, file: str, game: str) -> GameRules:
     """Validate one rules file's bytes; ``file`` names it in every error."""
     try:
-        data = yaml.safe_load(text)
+        data = _yaml.load(text)
     except yaml.YAMLError as exc:
         raise RulesDataError(f"{file}: not valid YAML: {exc}") from None
     root = _Node(data, file, "")

@@ -45,3 +45,18 @@ def test_help_and_unknown_commands_still_list_every_command(
     shown = capsys.readouterr()
     for name in ("audit-block", "certify", "compare", "evaluate", "verify"):
         assert name in shown.out + shown.err
+
+
+def test_the_check_registry_loads_no_statistics_library() -> None:
+    """scipy (about a second) loads when a statistic first needs it, or in the background
+    once a block audit has started (conformance._scipy), never with the registry."""
+    probe = (
+        "import sys; from conformance import registered_checks; registered_checks(); "
+        "from conformance import _stats; _stats.holm; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
