@@ -124,7 +124,9 @@ def render(
         "",
         f"**Mutation score: {len(right)} / {len(faulty)} = {score:.1f} %** of the faulty "
         "implementations are rejected for the requirement they break "
-        f"({len(rejected)} / {len(faulty)} rejected at all). "
+        f"({len(rejected)} / {len(faulty)} rejected at all; for "
+        f"{sum(1 for n, o in faulty.items() if VARIANTS[n].caught_by(o.first_failed))} / "
+        f"{len(faulty)} the first requirement failed, in check order, is the expected one). "
         f"**Correct implementations accepted: {len(accepted)} / {len(correct)}.**",
         "",
         f"Generated {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on {platform.machine()} "
@@ -137,9 +139,9 @@ def render(
         "",
         "## Faulty implementations",
         "",
-        "| variant | area | article | fault | must fail | caught by | also failed | time (s) "
-        "| result |",
-        "|---|---|---|---|---|---|---|---:|---|",
+        "| variant | area | article | fault | must fail | first failed | caught by | also failed "
+        "| time (s) | result |",
+        "|---|---|---|---|---|---|---|---|---:|---|",
     ]
     for name in sorted(faulty, key=lambda n: (VARIANTS[n].area, n)):
         variant, outcome = VARIANTS[name], faulty[name]
@@ -147,9 +149,13 @@ def render(
         others = [r for r in outcome.failed if r not in caught]
         label, _ = result_of(variant, outcome)
         whole = " (*whole*)" if variant.whole_blocks else ""
+        first = outcome.first_failed
+        expected_first = bool(first) and bool(variant.caught_by(first))
+        first_cell = _code(first) + (" (expected)" if expected_first else " (**not expected**)")
         lines.append(
             f"| `{name}`{whole} | {variant.area} | {variant.article} | {_cell(variant.fault)} "
-            f"| {_code(sorted(variant.expected_requirements))} | {_code(caught)} "
+            f"| {_code(sorted(variant.expected_requirements))} "
+            f"| {first_cell if first else '—'} | {_code(caught)} "
             f"| {_code(others)} | {outcome.duration_s:.1f} | {label} |"
         )
     lines += [

@@ -60,6 +60,7 @@ class Outcome:
     messages: dict[str, str]  # requirement id -> its verdict message
     duration_s: float
     failed_checks: list[str] = field(default_factory=list)
+    first_failed: list[str] = field(default_factory=list)  # the first failing check's blame
 
     @property
     def failed(self) -> list[str]:
@@ -74,12 +75,15 @@ class _Collector:
     def __init__(self) -> None:
         self.finished: RunFinished | None = None
         self.failed_checks: list[str] = []
+        self.first_failed: list[str] = []
 
     def handle(self, event: Event) -> None:
         if isinstance(event, RunFinished):
             self.finished = event
         elif getattr(event, "outcome", None) == "fail" and hasattr(event, "check_id"):
             self.failed_checks.append(str(event.check_id))
+            if not self.first_failed:  # the requirements the first failing check blamed
+                self.first_failed = [str(r) for r in getattr(event, "requirements", [])]
 
     def close(self) -> None:
         pass
@@ -187,6 +191,7 @@ def certify(
         messages={r.id: r.message for r in finished.requirements},
         duration_s=duration,
         failed_checks=collector.failed_checks,
+        first_failed=collector.first_failed,
     )
 
 
