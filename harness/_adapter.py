@@ -17,6 +17,19 @@ Document = dict[str, Any]
 
 CAPABILITIES: tuple[str, ...] = ("evaluate", "blocks", "play", "reveal")
 EVALUATE_BATCH_LIMIT = 1000
+OPERATIONS: tuple[str, ...] = (
+    "describe",
+    "evaluate",
+    "list_blocks",
+    "read_block",
+    "open_account",
+    "balance",
+    "play",
+    "reveal",
+    "auto",
+    "history",
+)
+"""The contract's operations (section 5), as ``Adapter`` methods; ``close`` besides."""
 
 
 class BlockStream(Protocol):

@@ -34,19 +34,6 @@ STALL_THRESHOLD = 2
 CLOSE_WAIT_S = 10.0  # how long closing an adapter may take before the run goes on without it
 _CHECK_EVERY = 1024  # a block stream's lines between two looks at the token
 
-OPERATIONS: tuple[str, ...] = (
-    "describe",
-    "evaluate",
-    "list_blocks",
-    "read_block",
-    "open_account",
-    "balance",
-    "play",
-    "reveal",
-    "auto",
-    "history",
-)
-
 
 class Cancelled(BaseException):
     """Raised in a cut check's thread at its next call to the target."""

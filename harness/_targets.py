@@ -14,7 +14,7 @@ import re
 import sys
 from typing import Any
 
-from ._adapter import Adapter
+from ._adapter import OPERATIONS, Adapter
 from ._errors import ConfigError, TargetUnreachable
 
 DEFAULT_TARGET = "python:reference"
@@ -28,19 +28,7 @@ reproducible to the byte, block statistics included. ``instantcert serve`` draws
 _FACTORY = re.compile(
     r"python:(?P<module>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*):(?P<factory>[A-Za-z_]\w*)"
 )
-_OPERATIONS = (
-    "describe",
-    "evaluate",
-    "list_blocks",
-    "read_block",
-    "open_account",
-    "balance",
-    "play",
-    "reveal",
-    "auto",
-    "history",
-    "close",
-)
+_OPERATIONS = (*OPERATIONS, "close")
 
 
 def open_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT_S, **http_options: Any) -> Adapter:

@@ -11,6 +11,7 @@ from typing import TextIO
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .._events import EventHandler
+from . import manifest
 from .attestation import AttestationReport
 from .badge import BadgeReport
 from .console import ConsoleReport
@@ -22,16 +23,7 @@ from .manifest import ManifestReport
 from .markdown import MarkdownReport
 from .summary import SummaryReport
 
-REPORT_FILES = (
-    "report.json",
-    "junit.xml",
-    "ctrf.json",
-    "report.md",
-    "summary.md",
-    "badge.json",
-    "report.html",
-    "manifest.json",
-)
+REPORT_FILES = (*manifest.REPORT_FILES, manifest.FILE)  # the manifest lists the others
 SIGNED_FILES = ("attestation.intoto.jsonl",)  # written only with a signing key
 
 
