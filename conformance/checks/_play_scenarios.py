@@ -599,6 +599,26 @@ def scenario_block_unit(session: Session, case: Case) -> Evidence | None:
     return None
 
 
+def in_threads(count: int, work: Callable[[int], None]) -> None:
+    """``work(t)`` for every t in ``range(count)``, each in a thread of its own, all at once;
+    the first exception a thread raised is raised again here, once they have all ended."""
+    failures: list[BaseException] = []
+
+    def run(t: int) -> None:
+        try:
+            work(t)
+        except BaseException as exc:  # raised again in the caller's thread
+            failures.append(exc)
+
+    workers = [threading.Thread(target=run, args=(t,), daemon=True) for t in range(count)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if failures:
+        raise failures[0]
+
+
 def scenario_concurrent(session: Session, case: Case) -> Evidence | None:
     """``threads`` accounts play at once over the given (game, stake) pairs; every unit is sold
     once, the units sold between two probe plays are exactly those in between, and every
@@ -617,22 +637,12 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
     funding = max(s for _, s in pairs) * per_thread * 3
     accounts = [session.open(funding) for _ in range(threads)]
     results: list[list[Document]] = [[] for _ in range(threads)]
-    failures: list[BaseException] = []
 
     def run(t: int) -> None:
-        try:
-            for j in range(per_thread):
-                results[t].append(session.play(accounts[t], *pairs[(t + j) % len(pairs)]))
-        except BaseException as exc:  # raised again in the caller's thread
-            failures.append(exc)
+        for j in range(per_thread):
+            results[t].append(session.play(accounts[t], *pairs[(t + j) % len(pairs)]))
 
-    workers = [threading.Thread(target=run, args=(t,), daemon=True) for t in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    if failures:
-        raise failures[0]
+    in_threads(threads, run)
     last = {pair: session.play(probe, *pair) for pair in pairs}
     request = {"operation": "play", "threads": threads, "plays_per_thread": per_thread}
     sold = [p for plays in results for p in plays] + list(first.values()) + list(last.values())

@@ -83,22 +83,12 @@ def _at_once(session: sc.Session, account: sc.Account, game: str, stake: int, n:
     """``n`` plays on ``account`` released together: each a play document or an ErrorReply."""
     barrier = threading.Barrier(n)
     answers: list[Any] = [None] * n
-    troubles: list[BaseException] = []
 
     def run(t: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            answers[t] = sc.refused(lambda: session.play(account, game, stake))
-        except BaseException as exc:  # raised again in the caller's thread
-            troubles.append(exc)
+        barrier.wait(timeout=30)
+        answers[t] = sc.refused(lambda: session.play(account, game, stake))
 
-    workers = [threading.Thread(target=run, args=(t,), daemon=True) for t in range(n)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    if troubles:
-        raise troubles[0]
+    sc.in_threads(n, run)
     return answers
 
 
