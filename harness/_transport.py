@@ -137,7 +137,7 @@ def _attach_current(connection: Any) -> None:
         deadline.attach(connection.sock)
 
 
-class HTTPConnection(urllib3.connection.HTTPConnection):
+class _Attaching(urllib3.connection.HTTPConnection):
     """Registers its socket with the sending thread's deadline, new or kept alive."""
 
     def connect(self) -> None:
@@ -149,14 +149,12 @@ class HTTPConnection(urllib3.connection.HTTPConnection):
         super().request(*args, **kwargs)
 
 
-class HTTPSConnection(urllib3.connection.HTTPSConnection):
-    def connect(self) -> None:
-        super().connect()
-        _attach_current(self)
+class HTTPConnection(_Attaching):
+    pass
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _attach_current(self)
-        super().request(*args, **kwargs)
+
+class HTTPSConnection(_Attaching, urllib3.connection.HTTPSConnection):
+    pass
 
 
 class _Pool(urllib3.connectionpool.HTTPConnectionPool):

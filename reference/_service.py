@@ -455,20 +455,7 @@ class GameService:
                     "insufficient_funds",
                     f"the balance is {balance} cents, the stake {stake} cents",
                 )
-            row = db.execute(
-                "SELECT block_number, next_index FROM sales WHERE game = ? AND stake_cents = ?",
-                (name, stake),
-            ).fetchone()
-            number, index = (1, 0) if row is None else (row["block_number"], row["next_index"])
-            block = self._block(name, stake, number)
-            unit = block.unit(index)
-            following = (number, index + 1) if index + 1 < block.units else (number + 1, 0)
-            db.execute(
-                "INSERT INTO sales VALUES (?, ?, ?, ?) ON CONFLICT (game, stake_cents) "
-                "DO UPDATE SET block_number = excluded.block_number, "
-                "next_index = excluded.next_index",
-                (name, stake, *following),
-            )
+            block, unit = self._take_next_unit(db, name, stake)
             balance = balance - stake + unit.prize_cents
             if balance > MAX_BALANCE_CENTS:
                 raise ServiceError(
@@ -478,6 +465,25 @@ class GameService:
                 "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
             )
             return self._record_play(db, play_id, owner, block, unit, balance)
+
+    def _take_next_unit(self, db: sqlite3.Connection, name: str, stake: int) -> tuple[Block, Unit]:
+        """The unit on sale at (game, stake), and the sales cursor moved past it (block order:
+        the next block once this one is sold out); inside the caller's write transaction."""
+        row = db.execute(
+            "SELECT block_number, next_index FROM sales WHERE game = ? AND stake_cents = ?",
+            (name, stake),
+        ).fetchone()
+        number, index = (1, 0) if row is None else (row["block_number"], row["next_index"])
+        block = self._block(name, stake, number)
+        unit = block.unit(index)
+        following = (number, index + 1) if index + 1 < block.units else (number + 1, 0)
+        db.execute(
+            "INSERT INTO sales VALUES (?, ?, ?, ?) ON CONFLICT (game, stake_cents) "
+            "DO UPDATE SET block_number = excluded.block_number, "
+            "next_index = excluded.next_index",
+            (name, stake, *following),
+        )
+        return block, unit
 
     def _record_play(
         self,

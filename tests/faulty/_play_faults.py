@@ -49,20 +49,7 @@ class BalanceReadThenWritten(GameService):
         time.sleep(0.004)  # the vendor's work between the check and the write
         play_id = "play_" + secrets.token_hex(12)
         with self._transaction() as db:
-            row = db.execute(
-                "SELECT block_number, next_index FROM sales WHERE game = ? AND stake_cents = ?",
-                (name, stake),
-            ).fetchone()
-            number, index = (1, 0) if row is None else (row["block_number"], row["next_index"])
-            block = self._block(name, stake, number)
-            unit = block.unit(index)
-            following = (number, index + 1) if index + 1 < block.units else (number + 1, 0)
-            db.execute(
-                "INSERT INTO sales VALUES (?, ?, ?, ?) ON CONFLICT (game, stake_cents) "
-                "DO UPDATE SET block_number = excluded.block_number, "
-                "next_index = excluded.next_index",
-                (name, stake, *following),
-            )
+            block, unit = self._take_next_unit(db, name, stake)
             balance = balance - stake + unit.prize_cents
             db.execute(
                 "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
