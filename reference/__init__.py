@@ -12,7 +12,16 @@ from ._blocks import (
 )
 from ._eldorado import EldoradoEngine, EldoradoTicket
 from ._errors import GameError, RulesDataError, StakeError, TicketError, UnknownGameError
-from ._evaluate import Ticket, check_stake, evaluate, format_ticket, parse_ticket, prize_cents
+from ._evaluate import (
+    Ticket,
+    check_stake,
+    evaluate,
+    format_ticket,
+    game_win_kinds,
+    parse_ticket,
+    prize_cents,
+    win_kinds,
+)
 from ._generate import Decomposition, Gain, PrizeError, generate_ticket, prize_decompositions
 from ._permutation import FeistelPermutation
 from ._robots import Reveal, RobotsEngine, RobotsTicket
@@ -70,6 +79,7 @@ __all__ = [
     "eldorado_rules",
     "evaluate",
     "format_ticket",
+    "game_win_kinds",
     "generate_ticket",
     "load_rules",
     "new_seed",
@@ -79,5 +89,6 @@ __all__ = [
     "prize_decompositions",
     "robots_rules",
     "rules_file_bytes",
+    "win_kinds",
     "write_block_file",
 ]

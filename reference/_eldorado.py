@@ -126,6 +126,19 @@ class EldoradoEngine:
                 )
         return {"prize_cents": sum(w["amount_cents"] for w in wins), "wins": wins}
 
+    #: every kind of win a unit can show (see ``win_kinds``)
+    WIN_KINDS = frozenset({"main grid", "Extra grid", "gains added"})
+
+    def win_kinds(self, stake_cents: int, ticket: str) -> frozenset[str]:
+        """The kinds of win ``ticket`` shows: a play check goes on until it has paid each, so
+        a fault in one way of winning (4.5: an Extra grid; 4.6: gains add up) cannot hide
+        behind the others."""
+        wins = self.evaluate(stake_cents, ticket)["wins"]
+        kinds = {"Extra grid" if w["grid"] > 0 else "main grid" for w in wins}
+        if len(wins) > 1:
+            kinds.add("gains added")
+        return frozenset(kinds)
+
     def parse(self, ticket: str) -> EldoradoTicket:
         text = self._check(ticket)
         return EldoradoTicket(

@@ -37,6 +37,16 @@ def prize_cents(game: str, stake_cents: int, ticket: str) -> int:
     return _engine(game).prize_cents(stake_cents, ticket)
 
 
+def win_kinds(game: str, stake_cents: int, ticket: str) -> frozenset[str]:
+    """The kinds of win ``ticket`` shows (empty for a losing one), from ``game_win_kinds``."""
+    return _engine(game).win_kinds(stake_cents, ticket)
+
+
+def game_win_kinds(game: str) -> frozenset[str]:
+    """Every kind of win a unit of ``game`` can show."""
+    return _engine(game).WIN_KINDS
+
+
 def parse_ticket(game: str, ticket: str) -> Ticket:
     """The structured form of a ticket of ``game``; TicketError names the fault and where."""
     return _engine(game).parse(ticket)

@@ -107,6 +107,17 @@ class RobotsEngine:
                 wins.append({"robot": ticket.index(letter), "symbol": name, "amount_cents": amount})
         return {"prize_cents": sum(w["amount_cents"] for w in wins), "wins": wins}
 
+    #: every kind of win a unit can show (see ``win_kinds``)
+    WIN_KINDS = frozenset({"one gain", "gains added"})
+
+    def win_kinds(self, stake_cents: int, ticket: str) -> frozenset[str]:
+        """The kinds of win ``ticket`` shows: a play check goes on until it has paid each, so
+        a fault in one way of winning (4.10: gains add up) cannot hide behind the others."""
+        wins = self.evaluate(stake_cents, ticket)["wins"]
+        if not wins:
+            return frozenset()
+        return frozenset({"gains added" if len(wins) > 1 else "one gain"})
+
     def gauges(self, ticket: str) -> dict[str, int]:
         """Notches each symbol's gauge received, uncapped (R-I3 caps only the win)."""
         body = self._checked_body(ticket)

@@ -170,3 +170,20 @@ def test_format_refuses_ungranted_grids() -> None:
     bad = reference.EldoradoTicket((("YYYYS", "YSVBP", "SVBPY"), ("YYYYS", "YSVBP", "SVBPY")))
     with pytest.raises(TicketError, match="grid 1 was not granted"):
         reference.format_ticket(bad)
+
+
+@pytest.mark.parametrize(
+    ("ticket", "kinds"),
+    [
+        ("YSVBP/YSVBP/SVBPY", set()),  # no combination: a loss
+        ("PPPPY/YSVBP/SVBPY", {"main grid"}),
+        ("BBBBY/BBBBS/SVBPY", {"main grid", "gains added"}),
+        ("PPPPX/YSVBP/SVBPY|PPPPY/YSVBP/SVBPY", {"main grid", "Extra grid", "gains added"}),
+        ("YSVBX/YSVBP/SVBPY|YYYYY/YSVBP/SVBPY", {"Extra grid"}),
+    ],
+)
+def test_win_kinds_name_where_a_unit_wins(ticket: str, kinds: set[str]) -> None:
+    # the play checks go on until they have paid a unit of each kind (an Extra-grid win is in
+    # about 1 unit of 23, so a short run may sell none)
+    assert reference.win_kinds("eldorado", 100, ticket) == kinds
+    assert kinds <= reference.game_win_kinds("eldorado")

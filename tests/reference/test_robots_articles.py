@@ -171,3 +171,13 @@ def test_format_refuses_a_structured_ticket_that_cannot_be_written() -> None:
     short = reference.RobotsTicket(parsed.robots, parsed.buttons[:17])
     with pytest.raises(TicketError, match="expected 18 buttons"):
         reference.format_ticket(short)
+
+
+def test_win_kinds_tell_one_gain_from_gains_added() -> None:
+    one = "OHPSCTQD|C C C C C C S S S S S S D D D P P P"  # C 6 -> 5 €; S 6/7, D 3/4, P 3/5
+    two = "OHPSCTQD|C C C C C C S S S S S S S D D D T T"  # C 6 and S 7
+    assert reference.win_kinds("robots", 100, one) == {"one gain"}
+    assert reference.win_kinds("robots", 100, two) == {"gains added"}
+    assert reference.game_win_kinds("robots") == {"one gain", "gains added"}
+    with pytest.raises(reference.UnknownGameError):
+        reference.game_win_kinds("bingo")
