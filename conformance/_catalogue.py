@@ -14,11 +14,10 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from contract import CAPABILITIES
 from reference import _yaml
 
 from ._registry import ConformanceError
-
-CAPABILITIES = ("evaluate", "blocks", "play", "reveal")
 
 
 class CatalogueError(ConformanceError):

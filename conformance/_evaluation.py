@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import reference
-from harness._errors import ContractBreach, ProtocolViolation
+from contract import ContractBreach, ProtocolViolation
 
 WIN_KEYS: dict[str, tuple[str, ...]] = {
     "robots": ("robot", "symbol", "amount_cents"),

@@ -15,7 +15,7 @@ import traceback as tb
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness._errors import ContractBreach, TargetError
+from contract import ContractBreach, TargetError
 
 from ._registry import Check, CheckContext, CheckFailure, Evidence, NotSupported
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from ._audit import (
     AuditError,

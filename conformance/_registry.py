@@ -5,7 +5,7 @@ returns (pass, optionally with ``details`` for the reports) or raises:
 
 - ``CheckFailure`` (verdict *fail*): the target answered and the answer breaks a requirement;
   it carries ``Evidence`` (input, expected, got, request), one per counterexample;
-- ``harness.TargetError`` (verdict *error*): the target misbehaved (timeout, 500, garbage);
+- ``contract.TargetError`` (verdict *error*): the target misbehaved (timeout, 500, garbage);
 - ``NotSupported`` (verdict *not_supported*): the target lacks what the check needs.
 
 Any other exception is a harness bug and is also reported as *error*, with its traceback.
@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from contract import Adapter
 
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "not_supported", "not_run")
 
@@ -66,7 +68,7 @@ class ProgressSink(Protocol):
 class CheckContext:
     """What a check may use: the target, the run's settings, a seed, and a progress callback."""
 
-    adapter: Any  # harness.Adapter (typed loosely to keep conformance importable alone)
+    adapter: Adapter  # the target, through the harness's guard and the seam's schema check
     implementation: Mapping[str, Any]  # the target's /v1/implementation document
     settings: Mapping[str, Any]  # profile settings: hypothesis examples, block sampling, alpha...
     seed: int

@@ -1,7 +1,7 @@
 """One pytest test per registered check: ``pytest --pyargs conformance --target T``.
 
-Needs the ``conformance.plugin`` pytest plugin (installed as an entry point, or
-``-p conformance.plugin``) for ``--target``, ``--profile``, ``--seed`` and ``--game``.
+Needs the ``harness.pytest_plugin`` pytest plugin (installed as an entry point, or
+``-p harness.pytest_plugin``) for ``--target``, ``--profile``, ``--seed`` and ``--game``.
 """
 
 from __future__ import annotations

@@ -1,108 +1,17 @@
-"""The one interface every target implements: contract section 5, mirroring section 4.
+"""The adapter interface, as the harness has always exported it: it lives in ``contract``.
 
-Both the in-process reference adapter and the HTTP adapter implement ``Adapter``, so every
-conformance check runs unchanged over either (Bowtie's lesson). Documents are the contract's
-JSON documents as plain Python values (dicts, lists, ints, strings).
-
-Faults are raised, never returned: ``ErrorReply`` for a well-formed contract error,
-``TargetUnreachable`` / ``TargetTimeout`` / ``ProtocolViolation`` for a misbehaving target.
+Kept so that ``harness._adapter`` imports keep working; new code imports ``contract``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, runtime_checkable
+from contract import CAPABILITIES, EVALUATE_BATCH_LIMIT, OPERATIONS, Adapter, BlockStream, Document
 
-Document = dict[str, Any]
-
-CAPABILITIES: tuple[str, ...] = ("evaluate", "blocks", "play", "reveal")
-EVALUATE_BATCH_LIMIT = 1000
-OPERATIONS: tuple[str, ...] = (
-    "describe",
-    "evaluate",
-    "list_blocks",
-    "read_block",
-    "open_account",
-    "balance",
-    "play",
-    "reveal",
-    "auto",
-    "history",
-)
-"""The contract's operations (section 5), as ``Adapter`` methods; ``close`` besides."""
-
-
-class BlockStream(Protocol):
-    """A block document (contract section 3) being read: its header, then its unit lines.
-
-    ``lines()`` yields each unit line as raw JSON bytes (no trailing newline), in block order,
-    so an auditor can parse them where it likes (in worker processes, for speed). A stream that
-    ends early or holds a line that is not JSON raises ``ProtocolViolation`` when it is reached.
-
-    A stream may also offer ``chunks()``: large byte blocks of whole unit lines, newline-ended,
-    unparsed. The block audit prefers it when present (it is how the HTTP adapter keeps an audit
-    over the wire as fast as one from a file); a stream the target cuts mid-line or floods raises
-    ``ProtocolViolation`` from it, so the audit reports an *error*, not a rules failure.
-    """
-
-    header: Document
-
-    def lines(self) -> Iterator[bytes]: ...
-
-    def close(self) -> None: ...
-
-
-@runtime_checkable
-class Adapter(Protocol):
-    """A connection to one implementation under test."""
-
-    name: str  # how the target was named: "python:reference", "http://127.0.0.1:8080", ...
-
-    def describe(self) -> Document:
-        """``GET /v1/implementation``: name, version, games and their stakes, capabilities."""
-        ...
-
-    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
-        """``POST /v1/evaluate``: one result or ``{"error": {...}}`` per ticket, same order.
-
-        Any number of tickets; the HTTP adapter chunks them to the contract's batch limit.
-        """
-        ...
-
-    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
-        """``GET /v1/blocks``: ``[{"block_id","game","stake_cents","units"}]``."""
-        ...
-
-    def read_block(
-        self, block_id: str, start: int | None = None, count: int | None = None
-    ) -> BlockStream:
-        """``GET /v1/blocks/{block_id}``: the whole block, or the slice [start, start+count)."""
-        ...
-
-    def open_account(self, balance_cents: int) -> Document:
-        """``POST /v1/accounts``: ``{"account_id","token","balance_cents"}``."""
-        ...
-
-    def balance(self, account_id: str, token: str | None) -> Document:
-        """``GET /v1/accounts/{id}``: ``{"account_id","balance_cents"}``."""
-        ...
-
-    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
-        """``POST /v1/accounts/{id}/plays``: the bought play, ticket not shown yet."""
-        ...
-
-    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
-        """``POST /v1/plays/{id}/reveal``: ``{"button","symbol","x2","plus_one"}``."""
-        ...
-
-    def auto(self, play_id: str, token: str | None) -> Document:
-        """``POST /v1/plays/{id}/auto``: ``{"play_id","ticket","prize_cents","wins"}``."""
-        ...
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
-        """``GET /v1/accounts/{id}/history``: ``{"plays":[...]}``, newest first."""
-        ...
-
-    def close(self) -> None:
-        """Release connections and files."""
-        ...
+__all__ = [
+    "CAPABILITIES",
+    "EVALUATE_BATCH_LIMIT",
+    "OPERATIONS",
+    "Adapter",
+    "BlockStream",
+    "Document",
+]

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from reference._service import EVALUATE_BATCH_LIMIT, Document, GameService, ServiceError
+from contract import EVALUATE_BATCH_LIMIT
+from reference._service import Document, GameService, ServiceError
 
 from ._errors import ErrorReply
 

@@ -34,6 +34,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from contract import EVALUATE_BATCH_LIMIT  # contract section 4: 1 to 1000 tickets a call
+
 from ._blocks import Block, Unit, default_block_id
 from ._errors import GameError
 from ._evaluate import check_stake, evaluate
@@ -43,7 +45,6 @@ from ._rules import GAMES, check_game, load_rules
 
 Document = dict[str, Any]
 
-EVALUATE_BATCH_LIMIT = 1000  # contract section 4: 1 to 1000 tickets per evaluate call
 MAX_BALANCE_CENTS = 2**53 - 1  # the largest integer every JSON reader holds exactly
 MAX_BLOCK_NUMBER_DIGITS = 12  # a block number is 1, 2, ...: twelve digits is far past any
 SCHEMA_VERSION = "1"

@@ -11,13 +11,14 @@ import importlib.util
 import inspect
 import re
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from conformance import plugin
+from harness import pytest_plugin as plugin
 from harness._cli import build_parser
 from harness._config import DEFAULT_PROFILE, RunConfig
 from harness._http_adapter import HttpAdapter
@@ -125,12 +126,14 @@ def test_default_profiles_of_pytest_and_certify_as_documented() -> None:
 
 
 def test_no_page_asks_for_the_plugin_with_p() -> None:
-    """The plugin is a pytest11 entry point: ``-p conformance.plugin`` is never needed."""
-    from importlib.metadata import entry_points
-
-    assert any(e.value == "conformance.plugin" for e in entry_points(group="pytest11"))
+    """The plugin is a pytest11 entry point: ``-p harness.pytest_plugin`` is never needed."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = project["project"]["entry-points"]["pytest11"]
+    assert declared == {"instantcert-conformance": "harness.pytest_plugin"}
+    assert callable(plugin.pytest_addoption)
     for page in PAGES:
-        assert "-p conformance.plugin" not in _text(page), page.name
+        for module in ("conformance.plugin", "harness.pytest_plugin"):
+            assert f"-p {module}" not in _text(page), page.name
 
 
 def test_the_certify_synopsis_lists_every_flag() -> None:

@@ -26,7 +26,7 @@ import harness
 from harness._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("reference", "conformance", "harness")
+PACKAGES = ("contract", "reference", "conformance", "harness")
 
 
 def _pyproject() -> dict[str, Any]:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from harness._cli import build_parser
+from tests._plugin import plugin_args
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -82,7 +83,7 @@ def later_commands() -> list[Command]:
 @cache
 def pytest_help() -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--help"],
+        [sys.executable, "-m", "pytest", *plugin_args(), "--help"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
-from harness._errors import TargetError
+from contract import TargetError
 
 from .._evaluation import check_shape, difference, expected_result
 from .._registry import CheckContext, CheckFailure, Evidence

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import reference
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from .. import strategies as S
 from .._evaluation import check_shape, expected_result, is_error, result_key

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from .. import strategies as S
 from .._evaluation import check_shape, difference
@@ -206,6 +206,7 @@ def invalid_stakes(ctx: CheckContext) -> None:
         for stake in NOT_STAKES:
             if stake in S.STAKES[game]:
                 continue
+            got: object
             try:
                 got = ctx.adapter.evaluate(game, stake, [ticket])
             except ErrorReply as exc:

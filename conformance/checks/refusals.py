@@ -26,7 +26,7 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from harness._errors import ContractBreach, ErrorReply
+from contract import ContractBreach, ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from .._replay import replayer

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from .._registry import CheckContext, Evidence, check
 from . import _play_scenarios as sc

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from .. import strategies as S
 from .._registry import CheckContext, CheckFailure, Evidence, check

@@ -22,7 +22,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from . import _play_scenarios as sc

@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+
+from tests._plugin import plugin_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL_PROFILE = """\
@@ -23,9 +24,7 @@ concurrent_plays_per_thread: 2
 
 
 def _plugin_args() -> list[str]:
-    """``-p conformance.plugin`` unless the plugin is installed as a pytest11 entry point."""
-    installed = any(ep.value == "conformance.plugin" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "conformance.plugin"]
+    return plugin_args()
 
 
 def run_suite(tmp_path: Path, target: str, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -23,7 +23,7 @@ from ._live import SEED
 
 
 def schema(name: str) -> dict[str, Any]:
-    text = resources.files("reference").joinpath("schemas", f"{name}.schema.json").read_text()
+    text = resources.files("contract").joinpath("schemas", f"{name}.schema.json").read_text()
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

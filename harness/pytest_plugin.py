@@ -1,0 +1,96 @@
+"""The suite's pytest face: ``pytest --pyargs conformance --target T`` runs every check.
+
+Loaded as the ``instantcert-conformance`` pytest11 entry point (or
+``pytest -p harness.pytest_plugin``), it adds ``--target`` (default ``python:reference``),
+``--profile`` (``quick``/``full``), ``--seed`` and ``--game``; ``conformance/test_conformance.py``
+turns each registered check into one pytest test run through ``conformance.execute``, exactly
+as ``instantcert certify`` runs it: a failure shows the requirements broken and the evidence, a
+capability the target lacks is a skip ("not supported"), never a pass.
+
+It lives in the harness because it opens targets (``harness.open_target``); what it shares
+with the suite (the profile, the seed, a failure as a person reads it) is
+``conformance.plugin``'s, so the suite never imports the harness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from conformance._execute import CheckOutcome, execute
+from conformance._profiles import GAMES
+from conformance._registry import CheckContext, registered_checks
+from conformance.plugin import _seed, settings_for
+from contract import Adapter, ContractError
+
+from ._targets import open_target
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "instantcert conformance suite")
+    group.addoption(
+        "--target",
+        default="python:reference",
+        help="target to certify: python:reference, python:pkg.module:factory or http://host:port",
+    )
+    group.addoption(
+        "--profile",
+        default="quick",
+        help="suite profile: quick, full, or a YAML file of settings",
+    )
+    group.addoption(
+        "--seed", type=int, default=None, help="seed of every random choice (default: random)"
+    )
+    group.addoption(
+        "--game", action="append", choices=GAMES, default=None, help="only this game (repeatable)"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Validate ``--profile`` before anything runs: a bad profile stops the run (exit 4)."""
+    config._conformance_settings = settings_for(config)  # type: ignore[attr-defined]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return (
+        f"conformance: target={config.getoption('--target')} "
+        f"profile={config.getoption('--profile')} seed={_seed(config)}"
+    )
+
+
+@pytest.fixture(scope="session")
+def conformance_target(
+    request: pytest.FixtureRequest,
+) -> Iterator[tuple[Adapter, dict[str, Any]]]:
+    """The adapter of ``--target`` and its ``/v1/implementation`` document, for the session."""
+    spec = request.config.getoption("--target")
+    try:
+        adapter = open_target(spec)
+        implementation = adapter.describe()
+    except ContractError as exc:
+        pytest.exit(f"conformance: cannot use target {spec!r}: {exc}", returncode=2)
+    try:
+        yield adapter, implementation
+    finally:
+        adapter.close()
+
+
+@pytest.fixture(scope="session")
+def conformance_run(
+    request: pytest.FixtureRequest, conformance_target: tuple[Adapter, dict[str, Any]]
+) -> Callable[[str], CheckOutcome]:
+    """Runs one check by id against the session's target and returns its outcome."""
+    adapter, implementation = conformance_target
+    settings = dict(request.config._conformance_settings)  # type: ignore[attr-defined]
+    seed = _seed(request.config)
+    checks = registered_checks()
+
+    def run(check_id: str) -> CheckOutcome:
+        ctx = CheckContext(
+            adapter=adapter, implementation=implementation, settings=settings, seed=seed
+        )
+        return execute(checks[check_id], ctx)
+
+    return run
