@@ -140,7 +140,7 @@ def _games(value: object, where: str) -> tuple[str, ...]:
     for game in value:
         if game not in reference.GAMES:
             raise ConfigError(
-                f"{where}: unknown game {game!r}{_suggest(str(game), reference.GAMES)}"
+                f"{where}: unknown game {game!r}{_suggest(str(game), tuple(reference.GAMES))}"
             )
     return tuple(dict.fromkeys(value))
 
@@ -152,7 +152,7 @@ def _stakes(value: object, where: str) -> dict[str, list[int]]:
     for game, listed in value.items():
         if game not in reference.GAMES:
             raise ConfigError(
-                f"{where}: unknown game {game!r}{_suggest(str(game), reference.GAMES)}"
+                f"{where}: unknown game {game!r}{_suggest(str(game), tuple(reference.GAMES))}"
             )
         if isinstance(listed, int) and not isinstance(listed, bool):
             listed = [listed]

@@ -1,5 +1,10 @@
-"""The reference implementation of Le Retour des Robots and Eldorado: the suite's oracle."""
+"""The reference implementation of Le Retour des Robots and Eldorado: the suite's oracle.
 
+Games are registered by name (``register_game``; the package registers its two): every function
+here taking a ``game`` finds it in the registry, and raises UnknownGameError for any other.
+"""
+
+from . import _builtin  # noqa: F401 - registers robots and eldorado
 from ._blockfile import write_block_file
 from ._blocks import (
     Block,
@@ -10,11 +15,11 @@ from ._blocks import (
     default_block_id,
     new_seed,
 )
-from ._eldorado import EldoradoEngine, EldoradoTicket
+from ._eldorado import EldoradoEngine, EldoradoTicket, eldorado_rules
+from ._eldorado_rules import Combination, EldoradoRules, EldoradoSymbol
 from ._errors import GameError, RulesDataError, StakeError, TicketError, UnknownGameError
 from ._evaluate import (
     Ticket,
-    check_stake,
     evaluate,
     format_ticket,
     game_win_kinds,
@@ -22,31 +27,34 @@ from ._evaluate import (
     prize_cents,
     win_kinds,
 )
-from ._generate import Decomposition, Gain, PrizeError, generate_ticket, prize_decompositions
-from ._permutation import FeistelPermutation
-from ._robots import Reveal, RobotsEngine, RobotsTicket
-from ._rules import (
+from ._gains import Chooser
+from ._games import (
     GAMES,
-    Combination,
-    EldoradoRules,
-    EldoradoSymbol,
-    GameRules,
-    Lot,
-    LotTable,
-    RobotsRules,
-    RobotSymbol,
+    GameDefinition,
+    GameEngine,
+    RegistrationError,
     check_game,
-    eldorado_rules,
+    check_stake,
+    game_engine,
+    games,
     load_rules,
     parse_rules,
-    robots_rules,
+    register_game,
     rules_file_bytes,
+    unregister_game,
 )
+from ._generate import Decomposition, Gain, PrizeError, generate_ticket, prize_decompositions
+from ._permutation import FeistelPermutation
+from ._robots import Reveal, RobotsEngine, RobotsTicket, robots_rules
+from ._robots_rules import RobotsRules, RobotSymbol
+from ._rules import GameRules, Lot, LotTable, RulesNode
+from ._scenarios import PlainPools, ScenarioPools
 
 __all__ = [
     "GAMES",
     "Block",
     "BlockError",
+    "Chooser",
     "Combination",
     "Decomposition",
     "EldoradoEngine",
@@ -55,17 +63,23 @@ __all__ = [
     "EldoradoTicket",
     "FeistelPermutation",
     "Gain",
+    "GameDefinition",
+    "GameEngine",
     "GameError",
     "GameRules",
     "Lot",
     "LotTable",
+    "PlainPools",
     "PrizeError",
+    "RegistrationError",
     "Reveal",
     "RobotSymbol",
     "RobotsEngine",
     "RobotsRules",
     "RobotsTicket",
     "RulesDataError",
+    "RulesNode",
+    "ScenarioPools",
     "StakeError",
     "Ticket",
     "TicketError",
@@ -79,7 +93,9 @@ __all__ = [
     "eldorado_rules",
     "evaluate",
     "format_ticket",
+    "game_engine",
     "game_win_kinds",
+    "games",
     "generate_ticket",
     "load_rules",
     "new_seed",
@@ -87,8 +103,10 @@ __all__ = [
     "parse_ticket",
     "prize_cents",
     "prize_decompositions",
+    "register_game",
     "robots_rules",
     "rules_file_bytes",
+    "unregister_game",
     "win_kinds",
     "write_block_file",
 ]

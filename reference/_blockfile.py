@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from ._blocks import Block, BlockError
+from ._games import GameDefinition, ensure_registered, worker_definition
 
 CHUNK_UNITS = 16384
 COMPRESS_LEVEL = 4
@@ -85,8 +86,13 @@ def _final_piece() -> bytes:
 _WORKER_BLOCK: Block | None = None
 
 
-def _init_worker(game: str, stake_cents: int, block_id: str, seed: bytes) -> None:
+def _init_worker(
+    game: str, stake_cents: int, block_id: str, seed: bytes, definition: GameDefinition | None
+) -> None:
+    """``definition`` registers a game the parent registered at run time (a worker that is not
+    forked starts with the package's games only)."""
     global _WORKER_BLOCK
+    ensure_registered(definition)
     _WORKER_BLOCK = Block(game, stake_cents, block_id, seed)
 
 
@@ -112,7 +118,13 @@ def _chunks(block: Block, tasks: list[tuple[int, int, bool]], workers: int) -> I
             yield _render(block, *task)
         return
     context = multiprocessing.get_context()
-    args = (block.game, block.stake_cents, block.block_id, block.seed)
+    args = (
+        block.game,
+        block.stake_cents,
+        block.block_id,
+        block.seed,
+        worker_definition(block.game),
+    )
     with context.Pool(workers, initializer=_init_worker, initargs=args) as pool:
         pending: deque[Any] = deque()
         todo = iter(tasks)

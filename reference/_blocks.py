@@ -9,7 +9,8 @@ independent keys, bound to the game, stake and block id:
   sit is unpredictable without the seed;
 - the *pool key* seeds the pools of scenarios drawn per prize by the slow generator, and the
   *scenario key* keys the words (Philox, counter i) that pick unit i's scenario and the
-  prize-keeping transformations it shows (``_scenarios``); they decide what a unit shows, never
+  prize-keeping transformations it shows (the game engine's ``scenario_pools``, built on
+  ``_scenarios``); they decide what a unit shows, never
   which prize it has.
 
 Any slice is therefore produced without the rest, in any order, byte-identical to the same
@@ -35,10 +36,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ._errors import GameError
-from ._evaluate import check_stake
+from ._games import check_game, check_stake, game_engine, load_rules
 from ._permutation import FeistelPermutation
-from ._rules import check_game, load_rules
-from ._scenarios import scenario_pools, unit_words
+from ._scenarios import unit_words
 
 FORMAT = "block/1"
 GENERATOR_NAME = "instantcert-reference"
@@ -166,7 +166,8 @@ class Block:
         self._ends_array = np.array(ends, dtype=np.int64)
         self._prizes_array = np.array(prizes, dtype=np.int64)
         sizes = {lot.prize_cents: lot.units for lot in table.lots}
-        self._pools = scenario_pools(game, stake_cents, _derive(seed, context, b"pools"), sizes)
+        pool_key = _derive(seed, context, b"pools")
+        self._pools = game_engine(game).scenario_pools(stake_cents, pool_key, sizes)
 
     def __repr__(self) -> str:  # never the seed
         return (

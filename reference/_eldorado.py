@@ -8,15 +8,32 @@ looks each one up in a table of all 6^5 possible rows, built once per stake from
 from __future__ import annotations
 
 import itertools
+import random
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._eldorado_make import EldoradoMaker, EldoradoPools, EldoradoSums
+from ._eldorado_rules import (
+    GRID_SEPARATOR,
+    ROW_SEPARATOR,
+    EldoradoRules,
+    parse_eldorado_rules,
+    row_combination,
+)
 from ._errors import TicketError
-from ._rules import EldoradoRules, eldorado_rules, stake_error
+from ._gains import Decomposition, check_prize
+from ._games import GameEngine, game_engine, load_rules
+from ._rules import RulesNode, stake_error
 
-GRID_SEPARATOR = "|"
-ROW_SEPARATOR = "/"
+__all__ = [
+    "GRID_SEPARATOR",
+    "ROW_SEPARATOR",
+    "EldoradoEngine",
+    "EldoradoTicket",
+    "row_combination",
+]
 
 
 @dataclass(frozen=True)
@@ -32,26 +49,19 @@ class EldoradoTicket:
         return self.grids[grid][row][column]
 
 
-def row_combination(row: str, rules: EldoradoRules) -> tuple[str, int] | None:
-    """The winning combination of one row, if any: (symbol letter, count).
+class EldoradoEngine(GameEngine):
+    """The eldorado engine (``GameEngine``) for one set of eldorado rules (the packaged ones by
+    default): notation, evaluation and generation; a play is shown whole (no buttons)."""
 
-    E-I1 counts the cells holding the symbol, adjacent or not; E-I2 a row holds at most one
-    combination (with 5 cells, 4 or more of one symbol leaves room for no other); E-I3 EXTRA
-    never pays.
-    """
-    paying = {c.symbol for c in rules.combinations}
-    counts = {letter: row.count(letter) for letter in paying}
-    letter, count = max(counts.items(), key=lambda item: item[1])
-    if any(c.symbol == letter and c.count == count for c in rules.combinations):
-        return letter, count
-    return None
+    TICKET_TYPE = EldoradoTicket
+    rules: EldoradoRules
 
-
-class EldoradoEngine:
-    """Notation and evaluation for one set of eldorado rules (the packaged ones by default)."""
+    @classmethod
+    def parse_rules(cls, root: RulesNode, common: dict[str, Any]) -> EldoradoRules:
+        return parse_eldorado_rules(root, common)
 
     def __init__(self, rules: EldoradoRules) -> None:
-        self.rules = rules
+        super().__init__(rules)
         self._letters = "".join(s.letter for s in rules.symbols)
         self._extra = rules.extra_letter
         self._row_width = rules.cells + 1
@@ -74,11 +84,13 @@ class EldoradoEngine:
             stake: {row: win[2][stake] for row, win in self._winning_rows.items()}
             for stake in rules.stakes_cents
         }
+        self._sums = EldoradoSums(rules)
+        self._makers: dict[int, EldoradoMaker] = {}
 
     def _check_stake(self, stake_cents: object) -> dict[str, int]:
         table = self._row_prize.get(stake_cents) if type(stake_cents) is int else None
         if table is None:
-            raise stake_error("eldorado", stake_cents, self.rules.stakes_cents)
+            raise stake_error(self.rules.game, stake_cents, self.rules.stakes_cents)
         return table
 
     def _check(self, ticket: object) -> str:
@@ -139,6 +151,33 @@ class EldoradoEngine:
             kinds.add("gains added")
         return frozenset(kinds)
 
+    # -- generation -------------------------------------------------------------------------
+
+    def prize_decompositions(self, stake_cents: int, prize_cents: int) -> tuple[Decomposition, ...]:
+        """The multisets of row combinations adding up to the prize, at most
+        ``ELDORADO_MAX_WINS`` of them (``_eldorado_make``)."""
+        self._check_stake(stake_cents)
+        return self._sums.sorted(stake_cents, check_prize(prize_cents))
+
+    def maker(self, stake_cents: int) -> EldoradoMaker:
+        """The slow generator at that stake (its tables built once)."""
+        self._check_stake(stake_cents)
+        found = self._makers.get(stake_cents)
+        if found is None:
+            found = self._makers[stake_cents] = EldoradoMaker(self.rules, stake_cents, self._sums)
+        return found
+
+    def ticket_maker(self, stake_cents: int) -> Callable[[int, random.Random], str]:
+        return self.maker(stake_cents).make
+
+    def scenario_pools(
+        self, stake_cents: int, pool_key: bytes, sizes: Mapping[int, int]
+    ) -> EldoradoPools:
+        maker = self.ticket_maker(stake_cents)
+        return EldoradoPools(self.rules, stake_cents, maker, pool_key, sizes)
+
+    # -- notation ---------------------------------------------------------------------------
+
     def parse(self, ticket: str) -> EldoradoTicket:
         text = self._check(ticket)
         return EldoradoTicket(
@@ -195,14 +234,18 @@ class EldoradoEngine:
         )
 
 
-_ENGINE: EldoradoEngine | None = None
+def eldorado_rules() -> EldoradoRules:
+    """The registered eldorado rules (``reference/rules/eldorado.yaml``)."""
+    rules = load_rules("eldorado")
+    assert isinstance(rules, EldoradoRules)
+    return rules
 
 
 def engine() -> EldoradoEngine:
-    global _ENGINE
-    if _ENGINE is None:
-        _ENGINE = EldoradoEngine(eldorado_rules())
-    return _ENGINE
+    """The registered eldorado engine."""
+    found = game_engine("eldorado")
+    assert isinstance(found, EldoradoEngine)
+    return found
 
 
 def parse_ticket(ticket: str) -> EldoradoTicket:

@@ -20,7 +20,7 @@ class RulesDataError(GameError):
 
 
 class UnknownGameError(GameError):
-    """A game name that is neither ``robots`` nor ``eldorado``."""
+    """A game name that no game registered under (``reference.register_game``)."""
 
     code = "invalid_game"
 

@@ -23,6 +23,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from ._blocks import Block
+from ._games import GameDefinition, ensure_registered, worker_definition
 
 PIECE_UNITS = 8192  # about 0.8 MB of robots lines per piece
 PARALLEL_FROM_UNITS = 4 * PIECE_UNITS
@@ -32,14 +33,23 @@ _WORKER_BLOCKS: dict[tuple[str, int, str, bytes], Block] = {}
 
 
 def _render_piece(
-    game: str, stake_cents: int, block_id: str, seed: bytes, start: int, count: int
+    game: str,
+    stake_cents: int,
+    block_id: str,
+    seed: bytes,
+    definition: GameDefinition | None,
+    start: int,
+    count: int,
 ) -> bytes:
-    """In a worker: the unit lines [start, start + count) of the block, each Block built once."""
+    """In a worker: the unit lines [start, start + count) of the block, each Block built once;
+    ``definition`` registers a game the server registered at run time (spawned workers start
+    with the package's games only)."""
     key = (game, stake_cents, block_id, seed)
     block = _WORKER_BLOCKS.get(key)
     if block is None:
         if len(_WORKER_BLOCKS) >= 8:
             _WORKER_BLOCKS.clear()
+        ensure_registered(definition)
         block = _WORKER_BLOCKS[key] = Block(game, stake_cents, block_id, seed)
     return block.render(start, count)
 
@@ -119,7 +129,13 @@ class SliceRenderer:
         end = start + count
         pieces = iter(range(start, end, PIECE_UNITS))
         in_flight: deque[tuple[int, Future[bytes]]] = deque()
-        args = (block.game, block.stake_cents, block.block_id, block.seed)
+        args = (
+            block.game,
+            block.stake_cents,
+            block.block_id,
+            block.seed,
+            worker_definition(block.game),
+        )
         resume = start  # the first unit not yet handed to the reader
 
         def submit(pool: ProcessPoolExecutor) -> None:

@@ -7,15 +7,20 @@ walks it piece by piece to say exactly what is wrong and where.
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ._errors import TicketError
-from ._rules import RobotsRules, robots_rules, stake_error
+from ._gains import Decomposition, check_prize
+from ._games import GameEngine, game_engine, load_rules
+from ._robots_make import RobotsMaker, RobotsPools, robots_sums
+from ._robots_rules import PLUS_ONE_MARK, X2_MARK, RobotsRules, parse_robots_rules
+from ._rules import RulesNode, stake_error
 
-X2_MARK = "2"
-PLUS_ONE_MARK = "+"
+__all__ = ["PLUS_ONE_MARK", "X2_MARK", "Reveal", "RobotsEngine", "RobotsTicket"]
 
 
 @dataclass(frozen=True)
@@ -42,11 +47,19 @@ class RobotsTicket:
         return format_ticket(self)
 
 
-class RobotsEngine:
-    """Notation and evaluation for one set of robots rules (the packaged ones by default)."""
+class RobotsEngine(GameEngine):
+    """The robots engine (``GameEngine``) for one set of robots rules (the packaged ones by
+    default): notation, evaluation, generation, and the reveal by button."""
+
+    TICKET_TYPE = RobotsTicket
+    rules: RobotsRules
+
+    @classmethod
+    def parse_rules(cls, root: RulesNode, common: dict[str, Any]) -> RobotsRules:
+        return parse_robots_rules(root, common)
 
     def __init__(self, rules: RobotsRules) -> None:
-        self.rules = rules
+        super().__init__(rules)
         letters = "".join(s.letter for s in rules.symbols)
         self._letters = frozenset(letters)
         reveal = f"[{letters}]{X2_MARK}?"
@@ -70,10 +83,12 @@ class RobotsEngine:
         )
         self._split = rules.robots
         self._stakes = frozenset(rules.stakes_cents)
+        self._sums: dict[int, tuple[Decomposition, ...]] | None = None
+        self._maker: RobotsMaker | None = None
 
     def _check_stake(self, stake_cents: object) -> None:
         if type(stake_cents) is not int or stake_cents not in self._stakes:
-            raise stake_error("robots", stake_cents, self.rules.stakes_cents)
+            raise stake_error(self.rules.game, stake_cents, self.rules.stakes_cents)
 
     # -- evaluation -------------------------------------------------------------------------
 
@@ -122,6 +137,49 @@ class RobotsEngine:
         """Notches each symbol's gauge received, uncapped (R-I3 caps only the win)."""
         body = self._checked_body(ticket)
         return {g[0]: body.count(g[0]) + body.count(g[1]) for g in self._gauges}
+
+    # -- generation -------------------------------------------------------------------------
+
+    def _decompositions(self) -> dict[int, tuple[Decomposition, ...]]:
+        if self._sums is None:
+            self._sums = robots_sums(self.rules)
+        return self._sums
+
+    def prize_decompositions(self, stake_cents: int, prize_cents: int) -> tuple[Decomposition, ...]:
+        """The sets of full gauges whose amounts add up to the prize (each gauge wins once)."""
+        self._check_stake(stake_cents)
+        return self._decompositions().get(check_prize(prize_cents), ())
+
+    @property
+    def maker(self) -> RobotsMaker:
+        """The slow generator (one for every stake: robots pays the same at each)."""
+        if self._maker is None:
+            self._maker = RobotsMaker(self.rules, self._decompositions())
+        return self._maker
+
+    def ticket_maker(self, stake_cents: int) -> Callable[[int, random.Random], str]:
+        self._check_stake(stake_cents)
+        return self.maker.make
+
+    def scenario_pools(
+        self, stake_cents: int, pool_key: bytes, sizes: Mapping[int, int]
+    ) -> RobotsPools:
+        maker = self.ticket_maker(stake_cents)
+        return RobotsPools(self.rules, stake_cents, maker, pool_key, sizes)
+
+    # -- play -------------------------------------------------------------------------------
+
+    @property
+    def buttons(self) -> int:
+        return self.rules.buttons
+
+    def button_reveals(self, ticket: str) -> tuple[tuple[dict[str, Any], ...], ...]:
+        """Each button's reveals as ``POST /reveal`` shows them: symbol name, X2, +1."""
+        names = {s.letter: s.name for s in self.rules.symbols}
+        return tuple(
+            tuple({"symbol": names[r.symbol], "x2": r.x2, "plus_one": r.plus_one} for r in button)
+            for button in self.parse(ticket).buttons
+        )
 
     # -- notation ---------------------------------------------------------------------------
 
@@ -201,14 +259,18 @@ class RobotsEngine:
         return fail(f"{ticket!r} is not a robots ticket")  # pragma: no cover - regex and walk agree
 
 
-_ENGINE: RobotsEngine | None = None
+def robots_rules() -> RobotsRules:
+    """The registered robots rules (``reference/rules/robots.yaml``)."""
+    rules = load_rules("robots")
+    assert isinstance(rules, RobotsRules)
+    return rules
 
 
 def engine() -> RobotsEngine:
-    global _ENGINE
-    if _ENGINE is None:
-        _ENGINE = RobotsEngine(robots_rules())
-    return _ENGINE
+    """The registered robots engine."""
+    found = game_engine("robots")
+    assert isinstance(found, RobotsEngine)
+    return found
 
 
 def parse_ticket(ticket: str) -> RobotsTicket:

@@ -10,7 +10,11 @@ What is stored and why:
 - ``accounts``: balance and the SHA-256 of the token (the token itself is never stored);
 - ``sales``: per (game, stake) the block on sale and its next unsold unit;
 - ``plays``: one row per sold unit, ``UNIQUE(block_id, unit_index)``: a unit is sold once;
-  the reveal state of a robots play is stored with it, so it survives a restart.
+  the reveal state of a play of a game with buttons (robots) is stored with it, so it
+  survives a restart.
+
+Every game is the registry's (``_games``): the service sells, serves and reveals any registered
+game the same way.
 
 A play's debit, credit, unit allocation and history row commit in one ``BEGIN IMMEDIATE``
 transaction on a WAL database with ``synchronous=FULL``: a play the caller saw is durable,
@@ -38,10 +42,9 @@ from contract import EVALUATE_BATCH_LIMIT  # contract section 4: 1 to 1000 ticke
 
 from ._blocks import Block, Unit, default_block_id
 from ._errors import GameError
-from ._evaluate import check_stake, evaluate
+from ._evaluate import evaluate
+from ._games import GAMES, GameEngine, check_game, check_stake, game_engine, load_rules
 from ._render import SliceRenderer
-from ._robots import engine as robots_engine
-from ._rules import GAMES, check_game, load_rules
 
 Document = dict[str, Any]
 
@@ -182,7 +185,6 @@ class GameService:
         with self._connection() as db:
             db.executescript(_SCHEMA)
             self._master_seed = self._init_seed(db, seed)
-        self._robots_buttons = robots_engine().rules.buttons
         self.renderer = SliceRenderer()
 
     # -- storage --------------------------------------------------------------------------
@@ -496,7 +498,8 @@ class GameService:
         balance: int,
     ) -> Document:
         """Write the play's history row (inside the sale's transaction); the play document."""
-        revealed = json.dumps([0] * self._robots_buttons) if block.game == "robots" else "[]"
+        buttons = game_engine(block.game).buttons
+        revealed = json.dumps([0] * buttons) if buttons else "[]"
         db.execute(
             "INSERT INTO plays (play_id, account_id, game, stake_cents, block_id, unit_index,"
             " ticket, prize_cents, created_at, revealed) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -531,14 +534,24 @@ class GameService:
         found: sqlite3.Row = row
         return found
 
+    @staticmethod
+    def _engine_of(row: sqlite3.Row) -> GameEngine:
+        try:
+            return game_engine(row["game"])
+        except GameError as exc:  # a play of a game no longer registered in this process
+            raise _game_error(exc) from None
+
     def reveal(self, play_id: object, token: object, button: object) -> Document:
-        """``POST /v1/plays/{play_id}/reveal``: the next reveal under ``button`` (robots only)."""
+        """``POST /v1/plays/{play_id}/reveal``: the next reveal under ``button`` (games with
+        buttons only: robots)."""
         owner = self.authenticate(token)
-        last = self._robots_buttons - 1
         with self._transaction() as db:
             row = self._own_play(db, play_id, owner)
-            number = require_int(button, "button", low=0, high=last)
-            if row["game"] != "robots":
+            engine = self._engine_of(row)
+            # a game without buttons checks the number as the widest board would (0..17)
+            widest = engine.buttons or max(game_engine(g).buttons for g in GAMES)
+            number = require_int(button, "button", low=0, high=max(widest, 1) - 1)
+            if not engine.buttons:
                 raise ServiceError(
                     409,
                     "nothing_to_reveal",
@@ -546,7 +559,7 @@ class GameService:
                     "POST /v1/plays/{play_id}/auto shows it",
                 )
             shown = json.loads(row["revealed"])
-            reveals = robots_engine().parse(row["ticket"]).buttons[number]
+            reveals = engine.button_reveals(row["ticket"])[number]
             if shown[number] >= len(reveals):
                 raise ServiceError(
                     409,
@@ -558,20 +571,16 @@ class GameService:
             db.execute(
                 "UPDATE plays SET revealed = ? WHERE play_id = ?", (json.dumps(shown), play_id)
             )
-        return {
-            "button": number,
-            "symbol": robots_engine().rules.symbol(reveal.symbol).name,
-            "x2": reveal.x2,
-            "plus_one": reveal.plus_one,
-        }
+        return {"button": number, **reveal}
 
     def auto(self, play_id: object, token: object) -> Document:
         """``POST /v1/plays/{play_id}/auto``: reveal all that is left; asked again, same answer."""
         owner = self.authenticate(token)
         with self._transaction() as db:
             row = self._own_play(db, play_id, owner)
-            if row["game"] == "robots":
-                buttons = robots_engine().parse(row["ticket"]).buttons
+            engine = self._engine_of(row)
+            if engine.buttons:
+                buttons = engine.button_reveals(row["ticket"])
                 shown = json.dumps([len(reveals) for reveals in buttons])
             else:
                 shown = "[1]"

@@ -19,6 +19,7 @@ from reference import (
     FeistelPermutation,
     Unit,
     _blocks,
+    _robots_make,
     _scenarios,
     default_block_id,
     new_seed,
@@ -280,7 +281,7 @@ def test_every_robot_order_is_reachable_and_placed_uniformly() -> None:
     1/8 of the time, the orders themselves uniform (chi-squared over the 40 320)."""
     b = block()
     pools = b._pools
-    assert isinstance(pools, _scenarios.RobotsPools)
+    assert isinstance(pools, _robots_make.RobotsPools)
     orders = np.concatenate(
         [
             _scenarios.uniform_below(

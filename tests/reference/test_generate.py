@@ -19,7 +19,7 @@ import pytest
 
 import reference
 from reference import GameError, PrizeError, _scenarios, generate_ticket, prize_decompositions
-from reference._generate import ELDORADO_MAX_GRIDS, ELDORADO_MAX_WINS
+from reference._eldorado_make import ELDORADO_MAX_GRIDS, ELDORADO_MAX_WINS
 
 DRAWS = 2000
 ROBOTS = reference.robots_rules()
@@ -175,7 +175,7 @@ def test_every_robot_order_and_place() -> None:
     assert all(abs(c - expected) < 0.1 * expected for c in places.values()), places
     assert len(orders) > 15000  # 20 000 draws over 40 320 orders: about 15 500 distinct
     # the draw picks uniformly among a table that holds every one of the 8! orders
-    table = reference._generate._robots_maker().orders
+    table = reference._robots.engine().maker.orders
     assert len(set(table)) == len(table) == 40320
     assert all(sorted(order[:8]) == sorted("DQTCSPHO") for order in table)
 
@@ -248,7 +248,7 @@ BLOCK_DRAWS = 4000
 
 def block_tickets(game: str, stake: int, prize: int, n: int = BLOCK_DRAWS) -> list[str]:
     key = hashlib.sha256(f"{game}{stake}{prize}".encode()).digest()
-    pools = _scenarios.scenario_pools(game, stake, key, {})
+    pools = reference.game_engine(game).scenario_pools(stake, key, {})
     words = _scenarios.unit_words(prize + 17, 1000, n)
     prizes = np.full(n, prize, dtype=np.int64)
     tickets = [t.decode("ascii") for t in pools.tickets(words, prizes)]
