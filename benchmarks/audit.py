@@ -43,7 +43,6 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 TARGET_SECONDS = 20.0
 TARGET_FLOOR_RATIO = 3.0
@@ -158,17 +157,21 @@ def http_audit(url: str) -> tuple[float, float]:
     ``unrelated_blocks``, which a file cannot show either)."""
     from conformance import CheckContext, registered_checks
     from conformance._execute import execute
+    from conformance._settings import Settings
     from harness._http_adapter import HttpAdapter
 
     adapter = HttpAdapter(url, timeout=120.0)
     try:
         implementation = adapter.describe()
-        settings: dict[str, Any] = {
-            "games": ["robots"],
-            "block_mode": "whole",
-            "block_sample_units": None,
-            "blocks_per_stake": 1,
-        }
+        settings = Settings.parse(
+            {
+                "games": ["robots"],
+                "block_mode": "whole",
+                "block_sample_units": None,
+                "blocks_per_stake": 1,
+            },
+            "benchmark settings",
+        )
         cpu, began = cpu_seconds(), time.perf_counter()
         for check_id, check in sorted(registered_checks().items()):
             if check.capability != "blocks" or check_id == "blocks.unrelated_blocks":

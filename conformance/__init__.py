@@ -16,6 +16,7 @@ from ._registry import (
     registered_checks,
 )
 from ._replay import ReplayError, replay, replayer, replayers
+from ._settings import Settings
 
 __all__ = [
     "OUTCOMES",
@@ -31,6 +32,7 @@ __all__ = [
     "ProfileError",
     "ReplayError",
     "Requirement",
+    "Settings",
     "audit_block_file",
     "catalogue_sha256",
     "check",

@@ -322,10 +322,11 @@ def audit_block_file(
     same through the runner, with reports). ``settings`` override the whole-block defaults."""
     from ._execute import execute
     from ._registry import CheckContext, registered_checks
+    from ._settings import Settings
 
-    target = open_file_target(path)
     wanted = {"block_mode": "whole", "block_sample_units": None, "blocks_per_stake": None}
-    settings = {**wanted, **(settings or {})}
+    run_settings = Settings.parse({**wanted, **(settings or {})}, "audit_block_file settings")
+    target = open_file_target(path)
     implementation = target.describe()
     blocks: list[Mapping[str, Any]] = []
     outcomes: dict[str, CheckOutcome] = {}
@@ -333,7 +334,7 @@ def audit_block_file(
     for check_id, check in registered_checks().items():
         if check.capability != "blocks":
             continue
-        ctx = CheckContext(target, implementation, settings, seed, block_sink=blocks.append)
+        ctx = CheckContext(target, implementation, run_settings, seed, block_sink=blocks.append)
         outcome = execute(check, ctx)
         outcomes[check_id] = outcome
         for requirement in check.requirements:

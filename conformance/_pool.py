@@ -13,12 +13,17 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from ._settings import Settings
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def workers_of(settings: Mapping[str, Any]) -> int:
-    """How many scenarios a check may run at once: the run's ``check_concurrency``."""
+def workers_of(settings: Settings | Mapping[str, Any]) -> int:
+    """How many scenarios a check may run at once: the run's ``check_concurrency`` (a plain
+    mapping, not validated, counts a missing or unusable value as 1)."""
+    if isinstance(settings, Settings):
+        return settings.check_concurrency
     value = settings.get("check_concurrency")
     return value if type(value) is int and value > 0 else 1
 

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ._settings import Settings
 
 from contract import Adapter
 
@@ -70,26 +73,32 @@ class CheckContext:
 
     adapter: Adapter  # the target, through the harness's guard and the seam's schema check
     implementation: Mapping[str, Any]  # the target's /v1/implementation document
-    settings: Mapping[str, Any]  # profile settings: hypothesis examples, block sampling, alpha...
+    settings: Settings  # the run's, validated once: hypothesis examples, block sampling, alpha...
     seed: int
     progress: ProgressSink = field(default=lambda done, total, what: None)
     details: dict[str, Any] = field(default_factory=dict)  # filled by the check for the reports
     block_sink: Callable[[Mapping[str, Any]], None] = field(default=lambda block: None)
     """Receives one mapping per audited block, with the fields of ``harness.BlockAudited``."""
 
+    def __post_init__(self) -> None:
+        from ._settings import coerce
+
+        # a mapping (a test's, a plugin's own) is validated here, once, as it enters
+        self.settings = coerce(self.settings, "check context settings")
+
     def supports(self, capability: str) -> bool:
         return capability in self.implementation.get("capabilities", [])
 
     def stakes(self, game: str) -> list[int]:
-        """The stakes of ``game`` in scope: the target's, narrowed by ``settings["stakes"]``."""
+        """The stakes of ``game`` in scope: the target's, narrowed by ``settings.stakes``."""
         games = self.implementation.get("games", {})
         offered = list(games.get(game, {}).get("stakes_cents", []))
-        wanted = self.settings.get("stakes", {}).get(game)
+        wanted = self.settings.stakes_for(game)
         return [s for s in offered if wanted is None or s in wanted]
 
     def games(self, applicable: tuple[str, ...] = ("robots", "eldorado")) -> list[str]:
-        """The games in scope: implemented by the target, kept by ``settings["games"]``."""
-        wanted = self.settings.get("games")
+        """The games in scope: implemented by the target, kept by ``settings.games``."""
+        wanted = self.settings.games
         offered = self.implementation.get("games", {})
         return [g for g in applicable if g in offered and (wanted is None or g in wanted)]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -17,7 +16,8 @@ import yaml
 from reference import _yaml
 
 from ._execute import CheckOutcome
-from ._profiles import ProfileError, check_settings, load_profile
+from ._profiles import ProfileError, profile_settings
+from ._settings import Settings
 
 
 def _seed(config: pytest.Config) -> int:
@@ -29,7 +29,7 @@ def _seed(config: pytest.Config) -> int:
     return int(config._conformance_seed)  # type: ignore[attr-defined]
 
 
-def settings_for(config: pytest.Config) -> dict[str, Any]:
+def settings_for(config: pytest.Config) -> Settings:
     """The profile's settings narrowed by ``--game``; a bad profile stops the run.
 
     ``--profile`` names a profile of ``profiles.yaml`` or a YAML file of settings of one's own
@@ -39,14 +39,14 @@ def settings_for(config: pytest.Config) -> dict[str, Any]:
     try:
         if profile.endswith((".yaml", ".yml")) and Path(profile).is_file():
             raw = _yaml.load(Path(profile).read_text(encoding="utf-8")) or {}
-            settings = check_settings(raw, profile)
+            settings = Settings.parse(raw, profile)
         else:
-            settings = load_profile(profile)
+            settings = profile_settings(profile)
+        games = config.getoption("--game")
+        if games:
+            settings = settings.with_changes("--game", games=sorted(set(games)))
     except (ProfileError, yaml.YAMLError) as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc}") from None
-    games = config.getoption("--game")
-    if games:
-        settings["games"] = sorted(set(games))
     return settings
 
 

@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 import reference
-from conformance._profiles import DEFAULTS as SETTING_DEFAULTS
-from conformance._profiles import ProfileError, check_settings, load_profile, profile_names
+from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
+from conformance._settings import Settings, names
 
 from ._errors import ConfigError
 from ._targets import DEFAULT_TIMEOUT_S
@@ -81,10 +81,11 @@ class RunConfig:
             return self
         return replace(self, seed=secrets.randbelow(SEED_LIMIT))
 
-    def effective_settings(self) -> dict[str, Any]:
-        """The profile's settings, overridden by ``settings`` and narrowed by games/stakes."""
+    def run_settings(self) -> Settings:
+        """The run's settings object: the profile's, overridden by ``settings`` and the
+        budget flags, narrowed by games/stakes; validated once, here (ConfigError)."""
         try:
-            base = load_profile(self.profile)
+            base = profile_settings(self.profile).to_dict()
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
         merged = {**base, **self.settings}
@@ -96,9 +97,13 @@ class RunConfig:
         if self.stakes is not None:
             merged["stakes"] = {g: list(s) for g, s in self.stakes.items()}
         try:
-            return check_settings(merged, f"profile {self.profile!r} with overrides")
+            return Settings.parse(merged, f"profile {self.profile!r} with overrides")
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
+
+    def effective_settings(self) -> dict[str, Any]:
+        """``run_settings()`` as the reports print it (``config.effective_settings``)."""
+        return self.run_settings().to_dict()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able, as recorded in the reports."""
@@ -211,7 +216,7 @@ def _profile(value: object, where: str) -> str:
 def _settings(value: object, where: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise ConfigError(f"{where} must be a mapping of profile settings, got {value!r}")
-    known = [k for k in SETTING_DEFAULTS if k not in ("games", "stakes")]
+    known = [k for k in names() if k not in ("games", "stakes")]
     for key in value:
         if key in ("games", "stakes"):
             raise ConfigError(

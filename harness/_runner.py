@@ -27,7 +27,7 @@ from typing import Any
 import reference
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
 from conformance._execute import CheckOutcome, execute
-from conformance._profiles import DEFAULTS as SETTING_DEFAULTS
+from conformance._settings import Settings, coerce
 
 from . import __version__
 from ._adapter import CAPABILITIES, Adapter
@@ -76,7 +76,7 @@ class RunPlan:
 
     target: str
     profile: str  # quick | full | audit (audit-block) or a custom profile name
-    settings: Mapping[str, Any]
+    settings: Settings  # a mapping given here (a test's) is validated into Settings, once
     seed: int
     config: Mapping[str, Any]
     filtered: bool = False
@@ -85,6 +85,9 @@ class RunPlan:
     waivers: Sequence[Waiver] = ()
     out_dir: Path | None = None  # where case files go; None: no case files
     today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", coerce(self.settings, "run plan settings"))
 
 
 @dataclass(frozen=True)
@@ -147,12 +150,8 @@ class Runner:
         self.checks = dict(checks) if checks is not None else registered_checks()
         self.catalogue = dict(catalogue) if catalogue is not None else load_catalogue()
         self._clock = clock
-        self._run_ends = time.monotonic() + self._budget("run_budget_s")
+        self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         self._stalls = Stalls()
-
-    def _budget(self, key: str) -> float:
-        """``check_budget_s`` or ``run_budget_s``: the plan's, else the profiles' default."""
-        return float(self.plan.settings.get(key) or SETTING_DEFAULTS[key])
 
     # -- events -------------------------------------------------------------------------------
 
@@ -163,7 +162,7 @@ class Runner:
     # -- scope --------------------------------------------------------------------------------
 
     def games(self) -> list[str]:
-        wanted = self.plan.settings.get("games")
+        wanted = self.plan.settings.games
         return [g for g in reference.GAMES if wanted is None or g in wanted]
 
     def requirements(self, implementation: Mapping[str, Any] | None = None) -> list[Requirement]:
@@ -200,7 +199,7 @@ class Runner:
 
     def _smoke(self, adapter: Adapter) -> tuple[dict[str, Any] | None, SmokeFinished, bool]:
         """(implementation, event, reachable)."""
-        budget = self._budget("check_budget_s")
+        budget = float(self.plan.settings.check_budget_s)
         try:
             answered, document = run_within(adapter.describe, budget, "instantcert-smoke")
             if not answered:
@@ -230,7 +229,7 @@ class Runner:
     def run(self, adapter: Adapter) -> RunResult:
         plan = self.plan
         started_at = _now()
-        self._run_ends = time.monotonic() + self._budget("run_budget_s")
+        self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         implementation, smoke, reachable = self._smoke(adapter)
         scope = self.requirements(implementation)
         selected = self.selected_checks(implementation) if implementation is not None else []
@@ -295,7 +294,7 @@ class Runner:
                 solo=check.cost == "block" or check.exclusive,
             )
 
-        workers = int(self.plan.settings.get("check_concurrency") or 1)
+        workers = self.plan.settings.check_concurrency
         run_ordered([task(c) for c in selected], self.emit, workers=workers)
 
     def _run_check(
@@ -333,7 +332,7 @@ class Runner:
         ctx = CheckContext(
             adapter=guard,
             implementation=implementation,
-            settings=dict(plan.settings),
+            settings=plan.settings,
             seed=plan.seed,
             progress=progress,
             block_sink=block_sink,
@@ -354,7 +353,7 @@ class Runner:
                 target=plan.target,
                 seed=plan.seed,
                 profile=plan.profile,
-                settings=plan.settings,
+                settings=plan.settings.to_dict(),
             )
         message = outcome.message
         if outcome.traceback:
@@ -387,7 +386,10 @@ class Runner:
         self, check: Check, ctx: CheckContext, guard: GuardedAdapter, token: CancelToken
     ) -> CheckOutcome:
         """``execute(check, ctx)`` within the check's budget and the run's; cut, an error."""
-        budget, run_budget = self._budget("check_budget_s"), self._budget("run_budget_s")
+        budget, run_budget = (
+            float(self.plan.settings.check_budget_s),
+            float(self.plan.settings.run_budget_s),
+        )
         left = self._run_ends - time.monotonic()
         if left <= 0:
             message = (

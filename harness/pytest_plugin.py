@@ -22,6 +22,7 @@ import pytest
 from conformance._execute import CheckOutcome, execute
 from conformance._profiles import GAMES
 from conformance._registry import CheckContext, registered_checks
+from conformance._settings import Settings
 from conformance.plugin import _seed, settings_for
 from contract import Adapter, ContractError
 
@@ -83,7 +84,7 @@ def conformance_run(
 ) -> Callable[[str], CheckOutcome]:
     """Runs one check by id against the session's target and returns its outcome."""
     adapter, implementation = conformance_target
-    settings = dict(request.config._conformance_settings)  # type: ignore[attr-defined]
+    settings: Settings = request.config._conformance_settings  # type: ignore[attr-defined]
     seed = _seed(request.config)
     checks = registered_checks()
 

@@ -66,7 +66,7 @@ def check_alpha(ctx: CheckContext) -> float:
     *any* randomness requirement with probability at most ``alpha`` per run, not ``alpha``
     for each of them (six requirements at 0.01 each would reject about one correct target
     in seventeen)."""
-    return float(ctx.settings.get("alpha", 0.01)) / len(RANDOMNESS_CHECKS)
+    return float(ctx.settings.alpha) / len(RANDOMNESS_CHECKS)
 
 
 def requirement_of(aspect: str, game: str, stake_cents: int) -> str:
@@ -121,10 +121,10 @@ _SESSIONS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _Session]] = (
 def _session(ctx: CheckContext) -> _Session:
     key = (
         ctx.seed,
-        ctx.settings.get("block_mode", "sample"),
-        ctx.settings.get("block_sample_units", 20000),
+        ctx.settings.block_mode,
+        ctx.settings.block_sample_units,
         check_alpha(ctx),
-        int(ctx.settings.get("randomness_segments", 20)),
+        ctx.settings.randomness_segments,
         json.dumps(ctx.implementation.get("document_slice"), sort_keys=True),
     )
     try:
@@ -173,8 +173,8 @@ def _span(ctx: CheckContext, game: str, stake: int, units: int) -> tuple[int | N
     document = ctx.implementation.get("document_slice")
     if isinstance(document, Mapping):
         return int(document["start"]), int(document["count"])
-    sample = ctx.settings.get("block_sample_units", 20000)
-    if ctx.settings.get("block_mode", "sample") == "whole" or sample is None or sample >= units:
+    sample = ctx.settings.block_sample_units
+    if ctx.settings.block_mode == "whole" or sample is None or sample >= units:
         return None, None
     start = random.Random(f"{ctx.seed}:{game}:{stake}").randrange(units - sample + 1)
     return start, int(sample)
@@ -262,7 +262,7 @@ def _audit_block(
     randomness = _stats.winner_positions(
         result.prizes,
         expect.lots,
-        int(ctx.settings.get("randomness_segments", 20)),
+        ctx.settings.randomness_segments,
         check_alpha(ctx),
     )
     ctx.block_sink(result.block_audited(randomness.p_values()))
@@ -281,7 +281,7 @@ def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, An
         faults.extend(problems)
         if entry is not None:
             usable.append(entry)
-    wanted = ctx.settings.get("blocks_per_stake", 1)
+    wanted = ctx.settings.blocks_per_stake
     return (usable if wanted is None else usable[: int(wanted)]), faults
 
 

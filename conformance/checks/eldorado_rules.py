@@ -117,7 +117,7 @@ def extra_stages(ctx: CheckContext) -> None:
 def differential_edges(ctx: CheckContext) -> None:
     """Hypothesis: whole tickets at every stake, rows at the edges of 4.4, EXTRA beside wins,
     Extra grids inside Extra grids; every disagreement shrunk to a minimal ticket."""
-    examples = int(ctx.settings.get("hypothesis_max_examples", 200))
+    examples = ctx.settings.hypothesis_max_examples
     found = search(ctx, "eldorado", S.eldorado_tickets(), examples=examples)
     ctx.details["examples"] = examples
     if found:

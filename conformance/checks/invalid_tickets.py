@@ -108,7 +108,7 @@ def _fail(message: str, evidence: list[Evidence], requirements: list[str]) -> No
 def _invalid_tickets(ctx: CheckContext, game: str) -> None:
     kinds = KINDS[game]
     stakes = ctx.stakes(game)
-    per_kind = max(10, int(ctx.settings.get("hypothesis_max_examples", 200)) // len(kinds))
+    per_kind = max(10, ctx.settings.hypothesis_max_examples // len(kinds))
     evidence: list[Evidence] = []
     broken: list[str] = []
     try:

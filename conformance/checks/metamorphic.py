@@ -266,7 +266,7 @@ def _run(ctx: CheckContext, name: str) -> None:
     stakes = ctx.stakes(relation.game)
     if not stakes:
         return
-    examples = int(ctx.settings.get("hypothesis_max_examples", 200))
+    examples = ctx.settings.hypothesis_max_examples
     cases = st.tuples(st.sampled_from(stakes), relation.tickets(), st.integers(1, 2**31))
     found = hunt(
         ctx,

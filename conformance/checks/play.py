@@ -38,7 +38,7 @@ def session(ctx: CheckContext) -> Session:
 def plays_per_stake(ctx: CheckContext, game: str) -> int:
     """``play_count`` split over the game's stakes in scope (at least 5 each)."""
     stakes = ctx.stakes(game)
-    return max(5, math.ceil(int(ctx.settings.get("play_count", 50)) / max(1, len(stakes))))
+    return max(5, math.ceil(ctx.settings.play_count / max(1, len(stakes))))
 
 
 def pairs(ctx: CheckContext, games: tuple[str, ...] = ("robots", "eldorado")) -> list[Any]:
@@ -142,8 +142,8 @@ def block_unit(ctx: CheckContext) -> None:
 def concurrent_sales(ctx: CheckContext) -> None:
     """Accounts playing at once (one thread each, all stakes in scope): no unit sold twice,
     the units sold are consecutive, every balance ends exact."""
-    threads = int(ctx.settings.get("concurrency_threads", 8))
-    per_thread = int(ctx.settings.get("concurrent_plays_per_thread", 10))
+    threads = ctx.settings.concurrency_threads
+    per_thread = ctx.settings.concurrent_plays_per_thread
     case = case_of(
         "concurrent",
         pairs=[list(p) for p in pairs(ctx)],
@@ -207,7 +207,7 @@ def explore(
 
     @seed(ctx.seed)
     @settings(
-        max_examples=int(ctx.settings.get("play_count", 50)),
+        max_examples=ctx.settings.play_count,
         database=None,
         deadline=None,
         print_blob=False,

@@ -79,7 +79,7 @@ def robot_orders(ctx: CheckContext) -> None:
     its symbol's amount, named by its position (articles 4.2, 4.8, 4.9)."""
     body = S.robots_all_full_body()
     orders: list[str] = list(S.ORDERS)
-    if not ctx.settings.get("exhaustive", True):
+    if not ctx.settings.exhaustive:
         orders = random.Random(ctx.seed).sample(orders, ORDERS_SAMPLE)
     tickets = [S.robots_ticket(order, body) for order in orders]
     ctx.details["robot_orders"] = len(tickets)
@@ -95,7 +95,7 @@ def robot_orders(ctx: CheckContext) -> None:
 def differential_edges(ctx: CheckContext) -> None:
     """Hypothesis: whole tickets with gauges one notch short, exactly full and past full, X2
     and +1 chains, in any robot order; every disagreement shrunk to a minimal ticket."""
-    examples = int(ctx.settings.get("hypothesis_max_examples", 200))
+    examples = ctx.settings.hypothesis_max_examples
     found = search(ctx, "robots", S.robots_tickets(), examples=examples)
     ctx.details["examples"] = examples
     if found:
@@ -113,7 +113,7 @@ def differential_edges(ctx: CheckContext) -> None:
 def several_gauges(ctx: CheckContext) -> None:
     """Hypothesis: tickets with 2 to 8 full gauges at once, their gains adding up to one lot
     (articles 4.9, 4.10)."""
-    examples = int(ctx.settings.get("hypothesis_max_examples", 200))
+    examples = ctx.settings.hypothesis_max_examples
     tickets = st.integers(2, len(S.ROBOT_LETTERS)).flatmap(lambda k: S.robots_tickets(min_full=k))
     found = search(ctx, "robots", tickets, examples=examples)
     ctx.details["examples"] = examples

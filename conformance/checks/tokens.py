@@ -197,7 +197,7 @@ sc.SCENARIOS["tokens"] = scenario_tokens
 def tokens_unguessable(ctx: CheckContext) -> None:
     """``token_sample`` new accounts: no token twice, the part that varies holds 128 bits in
     its alphabet, no counter, nothing of the account id inside or derived from it."""
-    sample = max(MIN_SAMPLE, int(ctx.settings.get("token_sample", 24)))
+    sample = max(MIN_SAMPLE, ctx.settings.token_sample)
     case = sc.case_of("tokens", accounts=sample)
     found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation), case)
     ctx.details["accounts"] = sample

@@ -277,7 +277,7 @@ def concurrent_one_account(ctx: CheckContext) -> None:
     if not any(ctx.stakes(g) for g in games):
         raise NotSupported("no game and stake in this run's scope")
     target = sc.Session.of(ctx.adapter, ctx.implementation)
-    rounds = int(ctx.settings.get("one_account_rounds", 3))
+    rounds = ctx.settings.one_account_rounds
     for game in games:
         stakes = ctx.stakes(game)
         if not stakes:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     from conformance._audit import AuditError
     from conformance._file_target import open_file_targets
-    from conformance._profiles import ProfileError, check_settings, load_profile
+    from conformance._profiles import ProfileError, profile_settings
 
     paths = [Path(f) for f in args.file]
     for name, path in zip(args.file, paths, strict=True):
@@ -76,11 +76,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)
     sign_key = load_sign_key(args.sign_key)
-    overrides = {"block_mode": "whole", "block_sample_units": None, "blocks_per_stake": None}
+    overrides: dict[str, object] = {
+        "block_mode": "whole",
+        "block_sample_units": None,
+        "blocks_per_stake": None,
+    }
     if args.alpha is not None:
         overrides["alpha"] = args.alpha
     try:
-        settings = check_settings({**load_profile("full"), **overrides}, "--alpha")
+        settings = profile_settings("full").with_changes("--alpha", **overrides)
         adapter = open_file_targets(paths)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
@@ -111,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             "seed": seed,
             "out": str(out),
             "file": str(paths[0]) if len(paths) == 1 else [str(p) for p in paths],
-            "effective_settings": settings,
+            "effective_settings": settings.to_dict(),
         },
         capabilities=("blocks",),
         out_dir=out,

@@ -239,12 +239,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--wait: {wait!r} is not a number of seconds in [0, 3600]")
     try:
         config = config_from_args(args)
-        settings = config.effective_settings()
+        settings = config.run_settings()
         from conformance import load_catalogue
 
         waivers = load_waivers(config.waivers, load_catalogue())
         sign_key = load_sign_key(args.sign_key)
-        budget = float(settings["check_budget_s"])  # a vendor module that hangs on import
+        budget = float(settings.check_budget_s)  # a vendor module that hangs on import
         ready, opened = run_within(
             lambda: open_target(config.target, timeout=config.timeout_s), budget, "open target"
         )
@@ -282,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
         profile=config.profile,
         settings=settings,
         seed=config.seed,
-        config={**config.to_dict(), "effective_settings": settings},
+        config={**config.to_dict(), "effective_settings": settings.to_dict()},
         filtered=config.filtered,
         requirements=config.requirements,
         waivers=waivers,
