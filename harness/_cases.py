@@ -99,7 +99,7 @@ def case_schema() -> dict[str, Any]:
     """``harness/schemas/case.schema.json``, its enums filled in from the suite's registries:
     the evidence kinds that have a replayer, the play scenarios, the metamorphic relations."""
     from conformance._replay import replayers
-    from conformance.checks._play_scenarios import SCENARIOS
+    from conformance.checks._scenarios import SCENARIOS
     from conformance.checks.metamorphic import RELATIONS
 
     text = resources.files("harness").joinpath("schemas", "case.schema.json").read_text("utf-8")

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
-from . import _play_scenarios as sc
+from . import _scenarios as sc
 
 LAST_UNIT = {"robots": "robots.4.1.last_unit", "eldorado": "eldorado.4.2.last_unit"}
 COMPLETE = "play.history.complete"

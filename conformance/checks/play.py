@@ -1,5 +1,5 @@
 """Play checks (issue 5 item 4): money, history, sales order, the served unit, refusals and
-the robots reveal protocol, each a loop over one scenario of ``_play_scenarios``.
+the robots reveal protocol, each a loop over one scenario of ``_scenarios``.
 
 Every play buys a fresh unit of the block on sale, so the number of plays is the profile's
 ``play_count`` (split over the stakes in scope), and the hypothesis-driven click orders make
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from .._pool import map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from .._replay import ReplayError, replayer
-from . import _play_scenarios as sc
-from ._play_scenarios import SCENARIOS, Session, case_of
+from . import _scenarios as sc
+from ._scenarios import SCENARIOS, Session, case_of
 
 ROBOTS = "robots"
 HISTORY_ARTICLE = {"robots": "robots.4.1", "eldorado": "eldorado.4.2"}  # stake and history

@@ -30,7 +30,7 @@ from contract import ContractBreach, ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from .._replay import replayer
-from . import _play_scenarios as sc
+from . import _scenarios as sc
 
 STATUS = "protocol.refusals.status"
 DOCUMENT = "protocol.refusals.error_document"

@@ -20,7 +20,7 @@ from typing import Any
 from contract import ErrorReply
 
 from .._registry import CheckContext, Evidence, check
-from . import _play_scenarios as sc
+from . import _scenarios as sc
 from .play import failure, plays_per_stake, robots_stake
 
 MAX_PLAYS = 4

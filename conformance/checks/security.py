@@ -7,7 +7,7 @@ refusals check that nothing moved: balance, history, and the play's reveal state
 from __future__ import annotations
 
 from .._registry import CheckContext, CheckFailure, NotSupported, check
-from . import _play_scenarios as sc
+from . import _scenarios as sc
 
 
 def _each_game(ctx: CheckContext, scenario: str) -> None:

@@ -32,7 +32,7 @@ from itertools import pairwise
 from typing import Any
 
 from .._registry import CheckContext, CheckFailure, Evidence, check
-from . import _play_scenarios as sc
+from . import _scenarios as sc
 
 UNGUESSABLE = "security.tokens.unguessable"
 MIN_BITS = 128

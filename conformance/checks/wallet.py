@@ -25,7 +25,7 @@ from typing import Any
 from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
-from . import _play_scenarios as sc
+from . import _scenarios as sc
 from .play import pairs, plays_per_stake
 
 BALANCE_READ = "play.money.balance_read"

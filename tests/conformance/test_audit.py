@@ -14,6 +14,7 @@ import pytest
 import reference
 from conformance import _audit, _kernels
 from conformance._audit import Expectation, audit, audit_chunk, audit_file, judge_line
+from conformance._audit import judge as audit_judge
 from tests.conformance import blockkit as kit
 
 GAMES = [("robots", 100), ("eldorado", 100)]
@@ -347,7 +348,7 @@ def test_valid_tickets_never_need_the_slow_path(
         for i, t in enumerate(tickets)
     )
     calls: list[bytes] = []
-    monkeypatch.setattr(_audit, "judge_line", lambda line, *a: calls.append(line))
+    monkeypatch.setattr(audit_judge, "judge_line", lambda line, *a: calls.append(line))
     monkeypatch.setattr(_kernels, "generic_prizes", lambda *a: pytest.fail("generic path"))
     params = _audit._Params(game, stake, 0, frozenset(range(5_000_000)), 10**6, ())
     result = audit_chunk(buf, 0, params)
@@ -388,7 +389,7 @@ def test_canonical_lines_never_need_the_slow_path(
     game: str, stake: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[bytes] = []
-    monkeypatch.setattr(_audit, "judge_line", lambda line, *a: calls.append(line))
+    monkeypatch.setattr(audit_judge, "judge_line", lambda line, *a: calls.append(line))
     result = run(game, stake, correct(game, stake))
     assert calls == [] and result.faults == ()
 
@@ -402,7 +403,7 @@ def test_one_deleted_line_is_one_finding_and_the_audit_resynchronises(
     calls: list[bytes] = []
     judge = _audit.judge_line
     monkeypatch.setattr(
-        _audit, "judge_line", lambda line, *a: calls.append(line) or judge(line, *a)
+        audit_judge, "judge_line", lambda line, *a: calls.append(line) or judge(line, *a)
     )
     result = run(game, stake, lines)
     assert calls == []  # every later line is still judged by the fast path

@@ -487,11 +487,11 @@ def test_requirement_of_maps_aspects_to_catalogue_ids() -> None:
 def test_a_file_target_serves_slices_before_and_after_a_whole_read(
     suffix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conformance import _audit
+    from conformance._audit import reader
     from conformance._file_target import FileTarget
 
-    monkeypatch.setattr(_audit, "CHUNK_BYTES", 5000)  # many chunks ...
-    monkeypatch.setattr(_audit, "RAW_READ", 700)  # ... and many checkpoints
+    monkeypatch.setattr(reader, "CHUNK_BYTES", 5000)  # many chunks ...
+    monkeypatch.setattr(reader, "RAW_READ", 700)  # ... and many checkpoints
     target = kit.small_target("robots", 100)
     head, lines = target.blocks["robots-100-0001"]
     data = kit.document(head, lines)

@@ -23,7 +23,7 @@ import pytest
 from conformance._execute import execute
 from conformance._registry import CheckContext, registered_checks
 from conformance._replay import replay
-from conformance.checks._play_scenarios import misreported
+from conformance.checks._scenarios import misreported
 from conformance.checks.evaluate_batch import permuted
 from conformance.checks.history import judge_listing
 from conformance.checks.tokens import token_fault

@@ -1,0 +1,251 @@
+"""Driving a block audit: chunks spread over worker processes (one per core), the findings
+over the whole document (lot counts, payout, the 70 % cap), and the entry points the checks,
+the file target and the CLI call (``audit``, ``audit_file``, ``expectation_for``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import reference
+
+from .. import _kernels, _scipy
+from .judge import _check_header, _ChunkResult, _Params, audit_chunk, sequence_faults
+from .model import ASPECTS, AuditError, BlockAudit, Expectation, Fault
+from .reader import open_document, read_header
+
+CURVE_POINTS = 500
+PARALLEL_MIN_UNITS = 100_000  # smaller documents are audited in-process: no fork, no pickling
+
+
+def _curve(prizes: npt.NDArray[np.int32], start: int) -> list[list[int]]:
+    if len(prizes) == 0:
+        return []
+    cumulative = np.cumsum(np.maximum(prizes, 0), dtype=np.int64)
+    at = np.unique(np.linspace(0, len(prizes) - 1, min(CURVE_POINTS, len(prizes))).astype(np.int64))
+    return [[start + int(i) + 1, int(cumulative[i])] for i in at]
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+
+
+_WORKER_PARAMS: _Params | None = None
+
+
+def _init_worker(params: _Params) -> None:
+    global _WORKER_PARAMS
+    _WORKER_PARAMS = params
+    _kernels.prepare(params.game, params.stake)
+
+
+def _work(buf: bytes, first: int) -> _ChunkResult:
+    assert _WORKER_PARAMS is not None
+    return audit_chunk(buf, first, _WORKER_PARAMS)
+
+
+def audit(
+    header: Mapping[str, Any],
+    chunks: Iterable[bytes],
+    expect: Expectation,
+    *,
+    header_bytes: bytes | None = None,
+    workers: int | None = None,
+    max_faults: int = 20,
+    keep: Sequence[tuple[int, int]] = (),
+    progress: Callable[[int], None] | None = None,
+) -> BlockAudit:
+    """Audit one block document: ``header`` (parsed) and ``chunks`` of whole unit lines.
+
+    ``header_bytes`` is the header line as read (newline included), hashed with the unit lines
+    into ``sha256``; without it the header is hashed as compact JSON.
+
+    Where the line falls between the target's misbehaviour and the block's fault: a
+    ``harness.TargetError`` the stream raises (an HTTP body cut by the transport or mid-line,
+    far more lines than asked, a timeout) propagates, so the checks end in *error*; whatever
+    the stream does hand on is judged, so a well-formed document that lacks units (it ends
+    cleanly, early) or skips an index fails ``sequence``. A block *file* has no transport: a
+    truncated ``.gz`` (``EOFError``, ``zlib.error``) or an unreadable file ends its document,
+    a ``sequence`` fault, since the units after it are missing.
+    """
+    header = dict(header)
+    faults = _check_header(header, expect)
+    units = header["units"] if type(header.get("units")) is int else expect.block_units
+    start = expect.start if expect.start is not None else 0
+    count = expect.count if expect.count is not None else units
+    if expect.start is None and type(header.get("start")) is int:
+        start = header["start"]
+    if expect.count is None and type(header.get("count")) is int:
+        count = header["count"]
+    params = _Params(
+        expect.game,
+        expect.stake_cents,
+        start,
+        frozenset(expect.lots),
+        max_faults,
+        tuple((int(lo), int(hi)) for lo, hi in keep),
+    )
+    digest = hashlib.sha256()
+    if header_bytes is None:
+        header_bytes = json.dumps(header, separators=(",", ":")).encode() + b"\n"
+    digest.update(header_bytes)
+    results: list[_ChunkResult] = []
+    read = 0
+    ended: str | None = None
+    if workers is None:
+        workers = default_workers() if count >= PARALLEL_MIN_UNITS else 1
+
+    def pieces() -> Iterator[tuple[bytes, int]]:
+        nonlocal read, ended
+        try:
+            for buf in chunks:
+                digest.update(buf)
+                lines = buf.count(b"\n")
+                yield buf, read
+                read += lines
+                if progress is not None:
+                    progress(read)
+        except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
+            ended = str(exc) or type(exc).__name__
+
+    _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
+    # the randomness tests' scipy loads while the block is read (in a thread: only once every
+    # worker process has been forked, so no fork ever copies an import half done)
+    if workers <= 1:
+        _scipy.prefetch()
+        results = [audit_chunk(buf, first, params) for buf, first in pieces()]
+    else:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, context, _init_worker, (params,)) as pool:
+            flight: deque[Future[_ChunkResult]] = deque()
+            for buf, first in pieces():
+                flight.append(pool.submit(_work, buf, first))
+                if len(flight) == workers:  # each submit found no idle worker: all forked
+                    _scipy.prefetch()
+                if len(flight) >= 2 * workers:
+                    results.append(flight.popleft().result())
+            results.extend(f.result() for f in flight)
+    prizes = np.concatenate([r.prizes for r in results]) if results else np.zeros(0, np.int32)
+    counts: dict[str, int] = {}
+    for f in faults:
+        counts[f.aspect] = counts.get(f.aspect, 0) + 1
+    for r in results:
+        for f in r.faults:
+            if sum(1 for g in faults if g.aspect == f.aspect) < max_faults:
+                faults.append(f)
+        for aspect, n in r.fault_counts.items():
+            counts[aspect] = counts.get(aspect, 0) + n
+    kept: dict[int, bytes] = {}
+    edges: dict[int, bytes] = {}
+    for r in results:
+        kept.update(r.kept)
+        edges.update(r.edges)
+    audited = len(prizes)
+    indices = np.concatenate([r.indices for r in results]) if results else np.zeros(0, np.int64)
+    breaks, broken = sequence_faults(indices, start, count, edges, max_faults)
+    faults.extend(breaks)
+    if broken:
+        counts["sequence"] = counts.get("sequence", 0) + broken
+
+    def document_fault(aspect: str, message: str) -> None:
+        counts[aspect] = counts.get(aspect, 0) + 1
+        faults.append(Fault(aspect, message))
+
+    if ended is not None:
+        document_fault("sequence", f"the document ended after {audited} unit lines: {ended}")
+    if audited != count:
+        document_fault(
+            "sequence",
+            f"the document holds {audited} unit lines; its slice [{start}, {start + count}) "
+            f"needs exactly {count}",
+        )
+    values, tallies = np.unique(prizes[prizes >= 0], return_counts=True)
+    observed = {int(v): int(c) for v, c in zip(values, tallies, strict=True)}
+    payout = int(np.maximum(prizes, 0).sum(dtype=np.int64))
+    whole = start == 0 and count == expect.block_units
+    if whole:
+        for prize in sorted(set(expect.lots) | set(observed)):
+            want, got = expect.lots.get(prize, 0), observed.get(prize, 0)
+            if want != got and prize in expect.lots:
+                document_fault(
+                    "lot_table",
+                    f"prize {prize} cents: the lot table has {want} units, the block {got}",
+                )
+        table_total = sum(p * n for p, n in expect.lots.items())
+        if payout != table_total:
+            document_fault(
+                "lot_table",
+                f"the block pays {payout} cents in all; its lot table pays {table_total}",
+            )
+        face = expect.block_units * expect.stake_cents
+        if payout * 100 > face * expect.payout_cap_percent:
+            document_fault(
+                "payout_cap",
+                f"the block pays {payout} cents of {face} sold: {100 * payout / face:.4f} %, above "
+                f"the {expect.payout_cap_percent} % cap (Arrêté du 9 mars 2006, art. 2)",
+            )
+    else:
+        for prize, got in observed.items():
+            limit = expect.lots.get(prize)
+            if limit is not None and got > limit:
+                document_fault(
+                    "lot_table",
+                    f"prize {prize} cents: {got} units in this slice alone, the whole block's "
+                    f"lot table has {limit}",
+                )
+    order = {aspect: n for n, aspect in enumerate(ASPECTS)}
+    faults.sort(key=lambda f: (order.get(f.aspect, 99), -1 if f.position is None else f.position))
+    return BlockAudit(
+        header=header,
+        expectation=expect,
+        start=start,
+        count=count,
+        units=units,
+        audited_units=audited,
+        sha256=digest.hexdigest(),
+        prizes=prizes,
+        lots_observed=observed,
+        payout_cents=payout,
+        cumulative_payout=_curve(prizes, start),
+        faults=tuple(faults),
+        fault_counts=counts,
+        kept=kept,
+    )
+
+
+def audit_file(
+    path: str | Path,
+    expect: Expectation | None = None,
+    *,
+    workers: int | None = None,
+    max_faults: int = 20,
+) -> BlockAudit:
+    """Audit a ``.jsonl`` / ``.jsonl.gz`` block file; ``expect`` defaults to the rules of the
+    game and stake its header names."""
+    header, line, chunks = read_header(open_document(path))
+    if expect is None:
+        expect = expectation_for(header)
+    return audit(header, chunks, expect, header_bytes=line, workers=workers, max_faults=max_faults)
+
+
+def expectation_for(header: Mapping[str, Any]) -> Expectation:
+    """The rules' expectation for the game and stake a header names (AuditError if unknown)."""
+    game, stake = header.get("game"), header.get("stake_cents")
+    try:
+        reference.check_stake(reference.check_game(game), stake)
+    except reference.GameError as exc:
+        raise AuditError(f"the header names no game and stake the rules know: {exc}") from None
+    assert isinstance(game, str) and isinstance(stake, int)
+    return Expectation.from_rules(game, stake)

@@ -1,0 +1,227 @@
+"""Reading a block document: a block file's bytes (plain or gzip, resumable at checkpoints)
+into chunks of whole unit lines, and the header line split off the front.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reference import _strict_json as strict_json
+
+from .model import AuditError
+
+CHUNK_BYTES = 1 << 22  # 4 MiB of lines per work item: large enough for numpy, small in flight
+
+# -- chunk sources -------------------------------------------------------------------------
+
+
+def chunks_from_lines(lines: Iterable[bytes], target: int = CHUNK_BYTES) -> Iterator[bytes]:
+    """Join unit lines (no trailing newline, as ``BlockStream.lines()`` yields them) into
+    chunks of whole lines, each line ending in ``b"\\n"``."""
+    batch: list[bytes] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line) + 1
+        if size >= target:
+            batch.append(b"")
+            yield b"\n".join(batch)
+            batch, size = [], 0
+    if batch:
+        batch.append(b"")
+        yield b"\n".join(batch)
+
+
+def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) -> Iterator[bytes]:
+    """Chunks of whole lines from a byte reader; a last line without newline gets one."""
+    target = CHUNK_BYTES if target is None else target
+    rest = b""
+    done = 0  # document bytes handed on
+    while True:
+        data = read(target)
+        if not data:
+            break
+        data = rest + data
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            if len(rest) > MAX_FILE_LINE_BYTES:  # no line of block/1 is near this long
+                raise EOFError(
+                    f"a line longer than {MAX_FILE_LINE_BYTES} bytes from document byte {done}"
+                )
+            continue
+        done += cut
+        rest = data[cut:]
+        yield data[:cut]
+    if rest:
+        yield rest + b"\n"
+
+
+RAW_READ = 1 << 20  # compressed bytes read at a time
+MAX_FILE_LINE_BYTES = 64 << 20  # a line without end past this ends the document
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A place to resume reading a block file: ``position`` document bytes in, at file offset
+    ``raw_offset``, with the decompressor's state there (None for an uncompressed file)."""
+
+    position: int
+    raw_offset: int
+    inflate: Any = None
+
+
+class DocumentReader:
+    """``read(size)`` over a block file's document bytes, decompressing gzip (multi-member
+    aware) with zlib directly, faster than ``gzip.GzipFile``.
+
+    With ``record=True`` it keeps a ``Checkpoint`` about every mebibyte of file, so a later
+    reader can start near any position (``start=``) instead of at the beginning: this is how a
+    file target serves small slices of a large ``.jsonl.gz`` quickly.
+    """
+
+    def __init__(self, path: Path, start: Checkpoint | None = None, record: bool = False) -> None:
+        try:
+            self.raw = path.open("rb")
+        except OSError as exc:
+            raise AuditError(f"cannot open block file {str(path)!r}: {exc.strerror}") from None
+        self.gzip = self.raw.read(2) == b"\x1f\x8b"
+        self.raw.seek(0 if start is None else start.raw_offset)
+        self.position = 0 if start is None else start.position
+        self.record = record
+        self.checkpoints: list[Checkpoint] = []
+        self.inflate: Any = zlib.decompressobj(wbits=31)
+        if start is not None and start.inflate is not None:
+            self.inflate = start.inflate.copy()
+        self.pending = b""
+        self.eof = False
+        self.truncated = False
+        self.damage: str | None = None  # why the compressed data stopped making sense
+
+    def close(self) -> None:
+        self.raw.close()
+
+    def _mark(self, position: int) -> None:
+        if self.record:
+            state = self.inflate.copy() if self.gzip else None
+            self.checkpoints.append(Checkpoint(position, self.raw.tell(), state))
+
+    def __call__(self, size: int) -> bytes:
+        if not self.gzip:
+            self._mark(self.position)
+            data: bytes = self.raw.read(max(size, RAW_READ))
+            self.position += len(data)
+            if not data:
+                self.raw.close()
+            return data
+        out: list[bytes] = []
+        got = 0
+        while got < size and not self.eof:
+            if not self.pending:
+                self._mark(self.position + got)
+            data = self.pending or self.raw.read(RAW_READ)
+            self.pending = b""
+            if not data:
+                self.eof = True
+                self.truncated = not self.inflate.eof
+                break
+            piece = self._inflate(data)
+            out.append(piece)
+            got += len(piece)
+            if self.damage is not None:
+                self.eof = True
+                break
+            if self.inflate.eof:  # a member ended: another may follow
+                self.pending = self.inflate.unused_data or self.raw.read(RAW_READ)
+                self.inflate = zlib.decompressobj(wbits=31)
+                self.eof = not self.pending
+        self.position += got
+        if self.eof:
+            self.raw.close()
+        if self.truncated and not any(out):  # the data before the cut has been handed out
+            raise EOFError("the compressed stream ended before its end marker (truncated)")
+        if self.damage is not None and not any(out):
+            raise EOFError(self.damage)
+        return b"".join(out)
+
+    def _inflate(self, data: bytes) -> bytes:
+        """``data`` decompressed; on corrupt data, what decompresses before the damage, with
+        ``damage`` naming the file offset where it was found (the next read raises EOFError)."""
+        before = self.inflate.copy()
+        try:
+            piece: bytes = self.inflate.decompress(data)
+            return piece
+        except zlib.error:
+            pass
+        at = self.raw.tell() - len(data)
+        self.inflate, pieces, step = before, [], 4096
+        offset = 0
+        while offset < len(data):  # salvage what decompresses before the damage, finer and finer
+            saved = self.inflate.copy()
+            try:
+                pieces.append(self.inflate.decompress(data[offset : offset + step]))
+                offset += step
+            except zlib.error as exc:
+                self.inflate = saved
+                if step > 1:
+                    step //= 16
+                    continue
+                self.damage = (
+                    f"the compressed file is corrupt near byte {at + offset} of the file ({exc})"
+                )
+                break
+        return b"".join(pieces)
+
+
+def open_document(path: str | Path, record: bool = False) -> DocumentReader:
+    """A reader over a block file's document bytes, decompressing ``.gz`` files."""
+    return DocumentReader(Path(path), record=record)
+
+
+def resume_document(path: str | Path, at: Checkpoint, offset: int) -> Callable[[int], bytes]:
+    """A reader of the document bytes from ``offset`` on, started at checkpoint ``at``."""
+    reader = DocumentReader(Path(path), start=at)
+    parts: list[bytes] = []
+    have = 0
+    while have < offset - at.position:
+        data = reader(CHUNK_BYTES)
+        if not data:
+            break
+        parts.append(data)
+        have += len(data)
+    rest = [b"".join(parts)[offset - at.position :]]
+
+    def read(size: int) -> bytes:
+        if rest:
+            return rest.pop() or reader(size)
+        return reader(size)
+
+    return read
+
+
+def read_header(read: Callable[[int], bytes]) -> tuple[dict[str, Any], bytes, Iterator[bytes]]:
+    """Split a document reader into (header, header line bytes, chunks of unit lines)."""
+    chunks = chunks_from_reader(read)
+    try:
+        first = next(chunks, b"")
+    except (EOFError, OSError, zlib.error) as exc:
+        raise AuditError(f"the file ends before its header line: {exc}") from None
+    cut = first.find(b"\n") + 1
+    line = first[:cut]
+    try:
+        header = strict_json.loads(line)
+    except strict_json.JsonError as exc:
+        raise AuditError(f"line 1 is not a JSON header: {exc}; it starts {line[:200]!r}") from None
+    if not isinstance(header, dict):
+        raise AuditError(f"line 1 must be a JSON object (the header), got {line[:200]!r}")
+
+    def rest() -> Iterator[bytes]:
+        if first[cut:]:
+            yield first[cut:]
+        yield from chunks
+
+    return header, line, rest()

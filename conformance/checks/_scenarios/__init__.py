@@ -1,0 +1,156 @@
+"""Play scenarios (contract section 4, robots 4.1-4.10, eldorado 4.2/4.6): each one buys a few
+units on a target, watches what the target says, and judges it.
+
+A scenario is a plain function ``scenario(session, case) -> Evidence | None``: ``case`` is the
+evidence input itself (``{"kind": "play", "scenario": ..., ...}``), so the checks in ``play.py``
+and ``security.py`` and the ``play`` replayer run exactly the same code, and a counterexample
+found by a check is replayed by handing its input back. Every play buys a fresh unit of the
+block on sale, so a replay meets other units than the first run: it re-runs the situation
+(same game, stake, click choices, number of plays), not the same ticket.
+
+Where a scenario needs the ticket a play bought, it takes the history's entry read right after
+the purchase (robots 4.1: there at once, before any reveal), else the served block's unit, else
+the ticket AUTO shows: so one fault (a history hiding unrevealed plays, say) does not make
+other requirements fail too.
+
+The package's modules: ``client`` (the ``Session`` on a target and the helpers that read its
+answers), then one module per area: ``money``, ``sales``, ``refusals``, ``reveal``, ``history``,
+``tokens``. This module holds the ``SCENARIOS`` registry and re-exports every public name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..._registry import Evidence
+from .client import (
+    KIND,
+    LETTERS,
+    MAX_CLICKS,
+    REVEAL_ANSWER,
+    ROBOTS,
+    SENDABLE_TOKEN,
+    Account,
+    Case,
+    Chooser,
+    Document,
+    Session,
+    case_of,
+    evidence,
+    need,
+    ref_prize,
+    refused,
+    reply_doc,
+    reveal_tuple,
+    robots_buttons,
+    token_fault,
+)
+from .history import (
+    scenario_history_unrevealed,
+)
+from .money import (
+    EVERY_KIND_CAP,
+    Observed,
+    observe_plays,
+    read_lag,
+    scenario_money_exact,
+    scenario_prize_credited,
+    scenario_stake_debited,
+)
+from .refusals import (
+    invalid_requests,
+    scenario_insufficient_funds,
+    scenario_invalid,
+)
+from .reveal import (
+    Walk,
+    misreported,
+    recording_chooser,
+    scenario_auto,
+    scenario_plus_one,
+    scenario_reveal_order,
+    walk,
+)
+from .sales import (
+    concurrent_sales,
+    in_threads,
+    scenario_block_order,
+    scenario_block_unit,
+    scenario_concurrent,
+)
+from .tokens import (
+    scenario_account_token,
+    scenario_cross_account,
+    scenario_no_token,
+)
+
+Scenario = Callable[[Session, Case], Evidence | None]
+
+SCENARIOS: dict[str, Scenario] = {
+    "stake_debited": scenario_stake_debited,
+    "prize_credited": scenario_prize_credited,
+    "money_exact": scenario_money_exact,
+    "history_unrevealed": scenario_history_unrevealed,
+    "block_order": scenario_block_order,
+    "block_unit": scenario_block_unit,
+    "concurrent": scenario_concurrent,
+    "insufficient_funds": scenario_insufficient_funds,
+    "invalid": scenario_invalid,
+    "reveal_order": scenario_reveal_order,
+    "plus_one": scenario_plus_one,
+    "auto": scenario_auto,
+    "no_token": scenario_no_token,
+    "cross_account": scenario_cross_account,
+    "account_token": scenario_account_token,
+}
+
+__all__ = [
+    "EVERY_KIND_CAP",
+    "KIND",
+    "LETTERS",
+    "MAX_CLICKS",
+    "REVEAL_ANSWER",
+    "ROBOTS",
+    "SCENARIOS",
+    "SENDABLE_TOKEN",
+    "Account",
+    "Case",
+    "Chooser",
+    "Document",
+    "Observed",
+    "Scenario",
+    "Session",
+    "Walk",
+    "case_of",
+    "concurrent_sales",
+    "evidence",
+    "in_threads",
+    "invalid_requests",
+    "misreported",
+    "need",
+    "observe_plays",
+    "read_lag",
+    "recording_chooser",
+    "ref_prize",
+    "refused",
+    "reply_doc",
+    "reveal_tuple",
+    "robots_buttons",
+    "scenario_account_token",
+    "scenario_auto",
+    "scenario_block_order",
+    "scenario_block_unit",
+    "scenario_concurrent",
+    "scenario_cross_account",
+    "scenario_history_unrevealed",
+    "scenario_insufficient_funds",
+    "scenario_invalid",
+    "scenario_money_exact",
+    "scenario_no_token",
+    "scenario_plus_one",
+    "scenario_prize_credited",
+    "scenario_reveal_order",
+    "scenario_stake_debited",
+    "token_fault",
+    "walk",
+]

@@ -1,0 +1,258 @@
+"""The play scenarios' contract client: a ``Session`` on a target (open accounts, play,
+balance, AUTO, history, the served block's units), and the helpers every scenario shares to read
+the target's answers (``need``: the contract's type, or a ProtocolViolation naming it), to ask
+the reference about a ticket and to write evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import reference
+from harness._errors import ContractBreach, ErrorReply, ProtocolViolation
+from reference import GameError
+from reference import _strict_json as strict_json
+
+from ..._registry import CheckFailure, Evidence
+
+Document = dict[str, Any]
+Case = Mapping[str, Any]
+Chooser = Callable[[int], int]
+KIND = "play"
+ROBOTS = "robots"
+MAX_CLICKS = 64  # more clicks than any valid robots unit has (18 buttons + their +1 chains)
+
+
+def _letters() -> dict[str, str]:
+    """Symbol name or letter -> letter: a reveal may name its symbol either way."""
+    symbols = reference.robots_rules().symbols
+    return {**{s.name: s.letter for s in symbols}, **{s.letter: s.letter for s in symbols}}
+
+
+LETTERS = _letters()
+
+
+# -- talking to the target ---------------------------------------------------------------------
+
+
+def need(doc: object, key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    """``doc[key]`` if it has the contract's type; a ProtocolViolation naming it otherwise."""
+    if not isinstance(doc, Mapping) or key not in doc:
+        if isinstance(doc, Mapping) and isinstance(doc.get("error"), Mapping):
+            raise ContractBreach(
+                "protocol.refusals.status",
+                f"{what}: a refusal was answered as a success: {_short(doc)}",
+                {"operation": what, "body": dict(doc), "expected": "a refusal (ErrorReply)"},
+            )
+        raise ProtocolViolation(f"{what}: no {key!r} in {_short(doc)}")
+    value = doc[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ProtocolViolation(f"{what}: {key!r} is {value!r}, not of the contract's type")
+    return value
+
+
+SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
+"""A token the contract's ``Authorization: Bearer <token>`` can carry: visible ASCII, no space
+(HTTP header values are Latin-1 at best; RFC 6750's b64token is a subset).
+docs/contract-decisions.md says why a token outside it fails security.tokens.required."""
+
+
+def token_fault(balance_cents: int, answer: object) -> Evidence:
+    """The evidence of an account answer whose token no request could send back."""
+    token = answer.get("token") if isinstance(answer, Mapping) else None
+    return evidence(
+        case_of("account_token", balance_cents=balance_cents),
+        "a token of visible ASCII characters (it is sent as 'Authorization: Bearer <token>')",
+        answer,
+        f"the account's token {_short(token, 80)} cannot be sent in an Authorization header "
+        "(not visible ASCII): no play endpoint can be called with it",
+        {"operation": "open_account", "balance_cents": balance_cents},
+    )
+
+
+def _short(value: object, limit: int = 300) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+@dataclass(frozen=True)
+class Account:
+    account_id: str
+    token: str
+
+
+@dataclass
+class Session:
+    """A target and what it declares: scenarios take one, checks and the replayer build it."""
+
+    adapter: Any
+    capabilities: frozenset[str]
+    units: dict[str, int] = field(default_factory=dict)  # block_id -> units, from list_blocks
+
+    @classmethod
+    def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
+        described = implementation if implementation is not None else adapter.describe()
+        return cls(adapter, frozenset(described.get("capabilities", [])))
+
+    def open(self, balance_cents: int) -> Account:
+        doc = self.adapter.open_account(balance_cents)
+        account = Account(
+            need(doc, "account_id", str, "open_account"), need(doc, "token", str, "open_account")
+        )
+        if not SENDABLE_TOKEN.fullmatch(account.token):
+            found = token_fault(balance_cents, doc)
+            failure = CheckFailure(found.note, [found])
+            failure.requirements = ("security.tokens.required",)  # kept where the check covers it
+            raise failure
+        return account
+
+    def balance(self, account: Account) -> int:
+        doc = self.adapter.balance(account.account_id, account.token)
+        value: int = need(doc, "balance_cents", int, "balance")
+        return value
+
+    def play(self, account: Account, game: str, stake: int) -> Document:
+        doc = self.adapter.play(account.account_id, account.token, game, stake)
+        for key, kind in (
+            ("play_id", str),
+            ("game", str),
+            ("stake_cents", int),
+            ("block_id", str),
+            ("index", int),
+            ("balance_cents", int),
+        ):
+            need(doc, key, kind, "play")
+        return dict(doc)
+
+    def auto(self, account: Account, play_id: str) -> tuple[str, int]:
+        doc = self.adapter.auto(play_id, account.token)
+        return need(doc, "ticket", str, "auto"), need(doc, "prize_cents", int, "auto")
+
+    def history(self, account: Account, limit: int) -> list[Document]:
+        doc = self.adapter.history(account.account_id, account.token, limit)
+        plays = need(doc, "plays", list, "history")
+        for entry in plays:
+            need(entry, "play_id", str, "history entry")
+        return [dict(p) for p in plays]
+
+    def entry(self, account: Account, play_id: str, limit: int = 10) -> Document | None:
+        """The history's entry of ``play_id`` among the newest ``limit``, else anywhere in
+        the whole listing (an entry out of place is play.history.order's fault, not a
+        missing one), or None."""
+        found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
+        if found is None:
+            doc = self.adapter.history(account.account_id, account.token, None)
+            plays = need(doc, "plays", list, "history")
+            found = next(
+                (dict(p) for p in plays if isinstance(p, Mapping) and p.get("play_id") == play_id),
+                None,
+            )
+        return found
+
+    def block_units(self, block_id: str, first: int, count: int) -> dict[int, Document]:
+        """The served units ``first .. first+count-1`` of ``block_id``, by their index."""
+        stream = self.adapter.read_block(block_id, start=first, count=count)
+        try:
+            units = {}
+            for line in stream.lines():
+                unit = strict_json.loads(line)
+                units[need(unit, "index", int, f"block {block_id} unit")] = unit
+            return units
+        except ValueError as exc:
+            raise ProtocolViolation(f"block {block_id}: a unit line is not JSON: {exc}") from None
+        finally:
+            stream.close()
+
+    def block_size(self, game: str, stake: int, block_id: str) -> int | None:
+        """The units of ``block_id`` if the target lists it (blocks capability), else None."""
+        if block_id not in self.units and "blocks" in self.capabilities:
+            for block in self.adapter.list_blocks(game, stake):
+                self.units[need(block, "block_id", str, "list_blocks")] = need(
+                    block, "units", int, "list_blocks"
+                )
+        return self.units.get(block_id)
+
+    def truth(self, account: Account, played: Document) -> tuple[str | None, str]:
+        """The ticket the play bought and where it was read (see the module docstring)."""
+        entry = self.entry(account, played["play_id"])
+        if entry is not None and isinstance(entry.get("ticket"), str):
+            return entry["ticket"], "history"
+        if "blocks" in self.capabilities:
+            unit = self.block_units(played["block_id"], played["index"], 1).get(played["index"])
+            if unit is not None and isinstance(unit.get("ticket"), str):
+                return unit["ticket"], "block"
+        return None, "auto"
+
+
+def refused(call: Callable[[], object]) -> ErrorReply | Document:
+    """The ErrorReply a call met, or what it answered when it was accepted."""
+    try:
+        answer = call()
+    except ErrorReply as reply:
+        return reply
+    return dict(answer) if isinstance(answer, Mapping) else {"answer": answer}
+
+
+def reply_doc(reply: ErrorReply | Document) -> Document:
+    if isinstance(reply, ErrorReply):
+        return {"status": reply.status, "error": {"code": reply.code, "message": reply.message}}
+    return reply
+
+
+def ref_prize(game: str, stake: int, ticket: str) -> int | None:
+    """The reference's prize of ``ticket``, None when it is not a valid ticket."""
+    try:
+        return reference.prize_cents(game, stake, ticket)
+    except GameError:
+        return None
+
+
+def robots_buttons(ticket: str) -> list[list[tuple[str, bool, bool]]] | None:
+    """Each button's reveals (letter, x2, plus_one) in click order, None for an invalid ticket."""
+    try:
+        parsed = reference.parse_ticket(ROBOTS, ticket)
+    except GameError:
+        return None
+    assert isinstance(parsed, reference.RobotsTicket)
+    return [[(r.symbol, r.x2, r.plus_one) for r in button] for button in parsed.buttons]
+
+
+REVEAL_ANSWER = "play.reveal.answer"
+
+
+def reveal_tuple(doc: object, button: int) -> tuple[str, bool, bool]:
+    """A reveal document as (letter, x2, plus_one); ProtocolViolation if it is not one in
+    shape, ContractBreach (a fail of play.reveal.answer) if it names another button or no
+    robots symbol."""
+    what = f"reveal of button {button}"
+    symbol = need(doc, "symbol", str, what)
+    got_button = need(doc, "button", int, what)
+    x2, plus_one = need(doc, "x2", bool, what), need(doc, "plus_one", bool, what)
+    fault = None
+    if got_button != button:
+        fault = f"the answer names button {got_button!r}, not the button clicked"
+    elif symbol not in LETTERS:
+        fault = f"symbol {symbol!r} is no robots symbol (a name such as 'blue_diamond', or D)"
+    if fault is not None:
+        body = dict(doc) if isinstance(doc, Mapping) else doc
+        answer = {"operation": what, "body": body, "expected": {"button": button}}
+        raise ContractBreach(REVEAL_ANSWER, f"{what}: {fault}", answer)
+    return LETTERS[symbol], x2, plus_one
+
+
+def case_of(scenario: str, **params: Any) -> dict[str, Any]:
+    return {"kind": KIND, "scenario": scenario, **params}
+
+
+def evidence(
+    case: Case, expected: Any, got: Any, note: str, request: Mapping[str, Any] | None = None
+) -> Evidence:
+    return Evidence(input=dict(case), expected=expected, got=got, request=request, note=note)
+
+
+def _funded(session: Session, stake: int, plays: int) -> Account:
+    """An account that can pay ``plays`` stakes three times over (a faulty double debit too)."""
+    return session.open(stake * plays * 3)

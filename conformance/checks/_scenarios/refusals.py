@@ -1,0 +1,146 @@
+"""Refusal scenarios (contract 4): insufficient funds (402), invalid game or stake (422),
+each changing nothing and taking no unit off sale."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+
+from harness._errors import ErrorReply
+
+from ..._registry import Evidence
+from .client import (
+    Account,
+    Case,
+    Session,
+    _funded,
+    evidence,
+    refused,
+    reply_doc,
+)
+from .sales import _follows
+
+
+def _state(session: Session, account: Account) -> tuple[int, list[str]]:
+    return session.balance(account), [p["play_id"] for p in session.history(account, 50)]
+
+
+def _cursor_kept(
+    session: Session, case: Case, game: str, stake: int, refuse: Callable[[], Evidence | None]
+) -> Evidence | None:
+    """Run ``refuse`` between plays of a witness account: the play after it must be the unit
+    after the one before it (a refused play takes no unit off sale). Judged only where the
+    target sells in block order (two plays before it consecutive): block order itself is
+    play.sales.block_order's to judge."""
+    witness = _funded(session, stake, 3)
+    earlier = session.play(witness, game, stake)
+    before = session.play(witness, game, stake)
+    found = refuse()
+    if found is not None:
+        return found
+    after = session.play(witness, game, stake)
+    in_order = _follows(session, game, stake, earlier, before)
+    if in_order and not _follows(session, game, stake, before, after):
+        return evidence(
+            case,
+            f"the unit after {(before['block_id'], before['index'])}",
+            (after["block_id"], after["index"]),
+            "a refused play took a unit off sale",
+            {"operation": "play", "game": game, "stake_cents": stake},
+        )
+    return None
+
+
+def scenario_insufficient_funds(session: Session, case: Case) -> Evidence | None:
+    """A stake above the balance gets 402 and changes nothing; a balance of exactly the stake
+    can still play."""
+    game, stake = case["game"], case["stake_cents"]
+
+    def refuse() -> Evidence | None:
+        for balance in sorted({0, stake - 1}):
+            account = session.open(balance)
+            state = _state(session, account)
+            reply = refused(partial(session.play, account, game, stake))
+            request = {
+                "operation": "play",
+                "game": game,
+                "stake_cents": stake,
+                "balance_cents": balance,
+            }
+            if not isinstance(reply, ErrorReply) or reply.status != 402:
+                return evidence(
+                    case,
+                    {"status": 402},
+                    reply_doc(reply),
+                    f"a {stake}-cent play on a balance of {balance} cents was not refused with 402",
+                    request,
+                )
+            if _state(session, account) != state:
+                return evidence(
+                    case,
+                    {"balance_and_history": state},
+                    {"balance_and_history": _state(session, account)},
+                    "a play refused for lack of funds changed the account",
+                    request,
+                )
+        return None
+
+    found = _cursor_kept(session, case, game, stake, refuse)
+    if found is not None:
+        return found
+    exact = session.open(stake)
+    reply = refused(partial(session.play, exact, game, stake))
+    if isinstance(reply, ErrorReply):
+        return evidence(
+            case,
+            "the play accepted",
+            reply_doc(reply),
+            f"a balance of exactly the stake ({stake} cents) was refused",
+            {"operation": "play", "game": game, "stake_cents": stake, "balance_cents": stake},
+        )
+    return None
+
+
+def invalid_requests(games: Mapping[str, list[int]]) -> list[tuple[str, int]]:
+    """(game, stake) pairs that must be refused with 422: stakes a game does not sell (zero,
+    negative, one cent off, another game's, huge) and games that do not exist."""
+    every = {s for stakes in games.values() for s in stakes} | {50, 100, 200}
+    bad: list[tuple[str, int]] = []
+    for game, stakes in games.items():
+        wrong = {0, -100, 1, min(stakes) - 1, max(stakes) + 1, 10**6} | (every - set(stakes))
+        bad.extend((game, s) for s in sorted(wrong - set(stakes)))
+    bad.extend([("poker", 100), ("Robots", 100), ("", 100), ("eldorado ", 100)])
+    return bad
+
+
+def scenario_invalid(session: Session, case: Case) -> Evidence | None:
+    """Each invalid (game, stake) of ``case["requests"]`` gets 422 and changes nothing."""
+    game, stake = case["witness"]
+    requests = [(g, s) for g, s in case["requests"]]
+
+    def refuse() -> Evidence | None:
+        account = _funded(session, 10**6, 2)
+        state = _state(session, account)
+        for bad_game, bad_stake in requests:
+            reply = refused(partial(session.play, account, bad_game, bad_stake))
+            request = {"operation": "play", "game": bad_game, "stake_cents": bad_stake}
+            if not isinstance(reply, ErrorReply) or reply.status != 422:
+                return evidence(
+                    case,
+                    {"status": 422},
+                    reply_doc(reply),
+                    f"a play of game {bad_game!r} at {bad_stake!r} cents was not refused with 422",
+                    request,
+                )
+            now = _state(session, account)
+            if now != state:
+                return evidence(
+                    case,
+                    {"balance_and_history": state},
+                    {"balance_and_history": now},
+                    "a play refused as invalid changed the account",
+                    request,
+                )
+        return None
+
+    return _cursor_kept(session, case, game, stake, refuse)

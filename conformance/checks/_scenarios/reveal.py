@@ -1,0 +1,246 @@
+"""Robots reveal protocol scenarios (robots 4.3, 4.4, 4.7; R-I4, R-I5): reveal order,
+the +1 rule, AUTO after some clicks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+
+import reference
+from harness._errors import ContractBreach, ErrorReply
+
+from ..._registry import Evidence
+from .client import (
+    MAX_CLICKS,
+    REVEAL_ANSWER,
+    ROBOTS,
+    Account,
+    Case,
+    Chooser,
+    Session,
+    _funded,
+    evidence,
+    ref_prize,
+    refused,
+    reply_doc,
+    reveal_tuple,
+    robots_buttons,
+)
+
+
+def misreported(
+    want: list[list[tuple[str, bool, bool]]], got: list[list[tuple[str, bool, bool]]]
+) -> bool:
+    """Whether reveals differ from the ticket's only by a fixed misreport in the answers:
+    each ticket symbol always answered as one same letter, each X2 / +1 value always answered
+    one same way (a wrong symbol table, a dropped flag). That is the reveal answer's fault
+    (play.reveal.answer), not the reveal order's."""
+    maps: list[dict[object, set[object]]] = [{}, {}, {}]
+    differs = False
+    for button, reveals in enumerate(got):
+        for position, answered in enumerate(reveals):
+            if position >= len(want[button]):
+                return False
+            held = want[button][position]
+            for field_, value in enumerate(answered):
+                maps[field_].setdefault(held[field_], set()).add(value)
+            differs = differs or answered != held
+    return differs and all(len(seen) == 1 for m in maps for seen in m.values())
+
+
+@dataclass
+class Walk:
+    """What clicking a play's buttons showed: the clicks, each button's reveals, the 409s."""
+
+    clicks: list[int] = field(default_factory=list)
+    reveals: list[list[tuple[str, bool, bool]]] = field(default_factory=list)
+    refused_open: list[int] = field(default_factory=list)  # 409 on a button a +1 left open
+
+
+def walk(
+    session: Session, account: Account, play_id: str, choose: Chooser, stop: int = MAX_CLICKS
+) -> Walk:
+    """Click the play's open buttons, ``choose(k)`` picking one of the k open ones (sorted),
+    until none is open or ``stop`` clicks were made. A 409 on an open button closes it."""
+    buttons = reference.robots_rules().buttons
+    done = Walk(reveals=[[] for _ in range(buttons)])
+    open_ = list(range(buttons))
+    while open_ and len(done.clicks) < min(stop, MAX_CLICKS):
+        button = open_[choose(len(open_)) if len(open_) > 1 else 0]
+        done.clicks.append(button)
+        try:
+            doc = session.adapter.reveal(play_id, account.token, button)
+        except ErrorReply as reply:
+            if reply.status != 409:
+                raise
+            done.refused_open.append(button)
+            open_.remove(button)
+            continue
+        reveal = reveal_tuple(doc, button)
+        done.reveals[button].append(reveal)
+        if not reveal[2]:
+            open_.remove(button)
+    return done
+
+
+def recording_chooser(choices: list[int]) -> tuple[Chooser, list[int]]:
+    """A chooser that follows ``choices`` (click n picks open button ``choices[n] % k`` of the
+    k open ones, then the first open one once they run out), recording the picks it made."""
+    made: list[int] = []
+
+    def pick(k: int) -> int:
+        made.append(choices[len(made)] % k if len(made) < len(choices) else 0)
+        return made[-1]
+
+    return pick, made
+
+
+def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
+    """Click in the order ``case["choices"]`` picks: every button's reveals
+    are the ticket's under that button, in order, and AUTO ends on the bought ticket and prize."""
+    chooser, made = recording_chooser(list(case.get("choices", [])))
+    stake = case["stake_cents"]
+    account = _funded(session, stake, 1)
+    played = session.play(account, ROBOTS, stake)
+    truth, source = session.truth(account, played)
+    done = walk(session, account, played["play_id"], chooser)
+    case = {
+        **case,
+        "choices": made,
+        "clicks": done.clicks,
+    }
+    ticket, prize = session.auto(account, played["play_id"])
+    truth = truth if truth is not None else ticket
+    want = robots_buttons(truth)
+    if want is None:
+        return evidence(
+            case,
+            "a valid robots ticket",
+            truth,
+            f"the {source} shows an invalid ticket for the play",
+            {"operation": source},
+        )
+    request = {"operation": "reveal", "play_id": played["play_id"], "clicks": done.clicks}
+    if misreported(want, done.reveals):
+        case = {**case, "requirement": REVEAL_ANSWER}
+    for button, got in enumerate(done.reveals):
+        if got != want[button][: len(got)]:
+            return evidence(
+                case,
+                {"button": button, "reveals": want[button], "ticket": truth},
+                {"button": button, "reveals": got, "clicks": done.clicks},
+                f"clicked in this order, button {button} revealed other symbols than the "
+                f"ticket (from the {source}) holds under it",
+                request,
+            )
+    lot = ref_prize(ROBOTS, stake, truth)
+    if (ticket, prize) != (truth, lot):
+        return evidence(
+            case,
+            {"ticket": truth, "prize_cents": lot},
+            {"ticket": ticket, "prize_cents": prize},
+            f"after these clicks AUTO shows another unit than the {source} showed "
+            "when it was bought",
+            {"operation": "auto", "play_id": played["play_id"]},
+        )
+    return None
+
+
+def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
+    """Buttons in turn: a reveal with +1 allows one more click, one without it allows none
+    (409), for ``case["plays"]`` plays."""
+    stake = case["stake_cents"]
+    account = _funded(session, stake, case["plays"])
+    for _ in range(case["plays"]):
+        played = session.play(account, ROBOTS, stake)
+        play_id = played["play_id"]
+        truth, _ = session.truth(account, played)
+        held = robots_buttons(truth) if truth is not None else None
+        for button in range(reference.robots_rules().buttons):
+            reveals: list[tuple[str, bool, bool]] = []
+            while len(reveals) < MAX_CLICKS:
+                reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
+                request = {
+                    "operation": "reveal",
+                    "play_id": play_id,
+                    "button": button,
+                    "click": len(reveals) + 1,
+                }
+                is_409 = isinstance(reply, ErrorReply) and reply.status == 409
+                exhausted = bool(reveals) and not reveals[-1][2]
+                if isinstance(reply, ErrorReply) and not is_409:
+                    if not exhausted or not 400 <= reply.status < 500:
+                        raise reply
+                    # refused, as it must be, but not with the status the contract fixes
+                    raise ContractBreach(
+                        "protocol.refusals.status",
+                        f"a click on button {button}, which has nothing left to reveal, was "
+                        f"refused with {reply.status} {reply.code}; the contract fixes 409",
+                        {"operation": "reveal", **reply_doc(reply), "expected": {"status": 409}},
+                    )
+                if exhausted:  # the last reveal had no +1
+                    if not is_409:
+                        # the ticket holds a +1 there: the answer dropped it, the protocol
+                        # is right (play.reveal.answer's fault)
+                        dropped = held is not None and len(held[button]) > len(reveals)
+                        return evidence(
+                            {**case, "requirement": REVEAL_ANSWER} if dropped else case,
+                            {"status": 409},
+                            reply_doc(reply),
+                            f"button {button} was clicked again after a reveal "
+                            "without +1, and revealed",
+                            request,
+                        )
+                    break
+                if is_409:
+                    return evidence(
+                        case,
+                        "the next reveal of the button",
+                        reply_doc(reply),
+                        f"click {len(reveals) + 1} on button {button} was refused "
+                        + (
+                            "although the +1 above it allowed it"
+                            if reveals
+                            else "although it was never clicked"
+                        ),
+                        request,
+                    )
+                reveals.append(reveal_tuple(reply, button))
+    return None
+
+
+def scenario_auto(session: Session, case: Case) -> Evidence | None:
+    """After ``case["stop"]`` clicks in the order chosen, AUTO shows the ticket bought and its
+    lot (whether the clicks showed that ticket's reveals is reveal_order's to judge)."""
+    chooser, made = recording_chooser(list(case.get("choices", [])))
+    stake = case["stake_cents"]
+    account = _funded(session, stake, 1)
+    played = session.play(account, ROBOTS, stake)
+    truth, source = session.truth(account, played)
+    done = walk(session, account, played["play_id"], chooser, case["stop"])
+    case = {
+        **case,
+        "choices": made,
+        "clicks": done.clicks,
+    }
+    ticket, prize = session.auto(account, played["play_id"])
+    request = {"operation": "auto", "play_id": played["play_id"], "after_clicks": done.clicks}
+    lot = ref_prize(ROBOTS, stake, ticket)
+    if truth is not None and ticket != truth:
+        return evidence(
+            case,
+            {"ticket": truth},
+            {"ticket": ticket},
+            f"AUTO after {len(done.clicks)} click(s) shows another ticket than the "
+            f"{source} showed when the play was bought",
+            request,
+        )
+    if lot is None or prize != lot:
+        return evidence(
+            case,
+            {"ticket": ticket, "prize_cents": lot},
+            {"prize_cents": prize},
+            "AUTO's prize is not its ticket's lot",
+            request,
+        )
+    return None
