@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import reference
-from harness._errors import ContractBreach, ErrorReply, ProtocolViolation
+from contract import ContractBreach, ErrorReply, ProtocolViolation
 from reference import GameError
 from reference import _strict_json as strict_json
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import partial
 
-from harness._errors import ErrorReply
+from contract import ErrorReply
 
 from ..._registry import Evidence
 from .client import (

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import reference
-from harness._errors import ContractBreach, ErrorReply
+from contract import ContractBreach, ErrorReply
 
 from ..._registry import Evidence
 from .client import (
