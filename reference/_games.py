@@ -137,6 +137,14 @@ class GameEngine(ABC):
         contract section 4 without ``button`` (robots: ``{"symbol", "x2", "plus_one"}``)."""
         return ()
 
+    # -- contract ----------------------------------------------------------------------------
+
+    def win_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema of one entry of an evaluation result's ``wins``, for a game the
+        shipped ``evaluation-result.schema.json`` does not describe; None when it does (robots,
+        eldorado)."""
+        return None
+
 
 @dataclass(frozen=True)
 class GameDefinition:
