@@ -43,6 +43,7 @@ from ._limits import (
     EVALUATE_BATCH_LIMIT,
     OPERATIONS,
 )
+from ._validated import Validated, ValidatedStream
 
 __all__ = [
     "BLOCK_FORMAT",
@@ -76,5 +77,7 @@ __all__ = [
     "TargetError",
     "TargetTimeout",
     "TargetUnreachable",
+    "Validated",
+    "ValidatedStream",
     "Win",
 ]

@@ -38,6 +38,7 @@ ERROR_STATUSES: Final[dict[int, str]] = {
     403: "someone else's resource",
     404: "unknown, or someone else's resource",
     409: "wrong state",
+    413: "request too large (the project's choice: 4 MiB)",
     422: "invalid ticket, stake or game",
 }
 """The 4xx statuses the contract names, and what each says (section 4)."""
@@ -53,6 +54,7 @@ ERROR_CODES: Final[dict[str, int]] = {
     "invalid_game": 422,
     "invalid_stake": 422,
     "invalid_ticket": 422,
+    "request_too_large": 413,
 }
 """The codes the reference sends, with their status. The contract fixes the statuses, not the
 codes: a target may send codes of its own (any snake_case word) and the checks judge the

@@ -28,9 +28,10 @@ import reference
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
 from conformance._execute import CheckOutcome, execute
 from conformance._settings import Settings, coerce
+from contract import Adapter, ProtocolViolation, Validated
+from contract._validated import check
 
 from . import __version__
-from ._adapter import CAPABILITIES, Adapter
 from ._budget import CancelToken, GuardedAdapter, Stalls, run_within
 from ._cases import write_cases
 from ._clause_coverage import clause_entries, requirement_wording
@@ -103,28 +104,12 @@ def _now() -> str:
 
 
 def describe_problem(document: object) -> str | None:
-    """What is wrong with a ``/v1/implementation`` document's shape, or None if nothing."""
-    if not isinstance(document, Mapping):
-        return f"describe() returned {type(document).__name__}, not an object: {document!r:.200}"
-    for key in ("name", "version"):
-        if not isinstance(document.get(key), str):
-            return f"describe(): {key!r} must be a string, got {document.get(key)!r:.100}"
-    games = document.get("games")
-    if not isinstance(games, Mapping):
-        return f"describe(): 'games' must be an object, got {games!r:.100}"
-    for game, entry in games.items():
-        stakes = entry.get("stakes_cents") if isinstance(entry, Mapping) else None
-        if not isinstance(stakes, list) or not all(type(s) is int and s > 0 for s in stakes):
-            return (
-                f"describe(): games[{game!r}] must be {{'stakes_cents': [positive int, ...]}}, "
-                f"got {entry!r:.100}"
-            )
-    capabilities = document.get("capabilities")
-    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
-        return f"describe(): 'capabilities' must be a list of strings, got {capabilities!r:.100}"
-    unknown = [c for c in capabilities if c not in CAPABILITIES]
-    if unknown:
-        return f"describe(): unknown capabilities {unknown} (known: {', '.join(CAPABILITIES)})"
+    """What is wrong with a ``/v1/implementation`` document, or None if nothing: its schema
+    (``contract/schemas/implementation.schema.json``), as the seam holds ``describe`` to it."""
+    try:
+        check("describe()", "implementation", document, shape=False)
+    except ProtocolViolation as exc:
+        return str(exc)
     return None
 
 
@@ -215,10 +200,10 @@ class Runner:
         except Exception as exc:  # a vendor adapter that crashes: broken, not wrong
             message = f"the adapter is broken: describe() raised {type(exc).__name__}: {exc}"
             return None, SmokeFinished(False, message), True
-        problem = describe_problem(document)
+        problem = describe_problem(document)  # Validated checked it: an unwrapped adapter
         if problem is not None:
             return None, SmokeFinished(False, f"the adapter is broken: {problem}"), True
-        assert document is not None  # describe_problem(None) is a problem
+        assert isinstance(document, dict)
         capabilities = list(document["capabilities"])
         offered = ", ".join(
             f"{g} {document['games'][g]['stakes_cents']}" for g in document["games"]
@@ -228,6 +213,7 @@ class Runner:
 
     def run(self, adapter: Adapter) -> RunResult:
         plan = self.plan
+        adapter = Validated(adapter)  # every answer held to its schema, once, here
         started_at = _now()
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         implementation, smoke, reachable = self._smoke(adapter)

@@ -24,7 +24,7 @@ from conformance._profiles import GAMES
 from conformance._registry import CheckContext, registered_checks
 from conformance._settings import Settings
 from conformance.plugin import _seed, settings_for
-from contract import Adapter, ContractError
+from contract import Adapter, ContractError, Validated
 
 from ._targets import open_target
 
@@ -68,7 +68,7 @@ def conformance_target(
     """The adapter of ``--target`` and its ``/v1/implementation`` document, for the session."""
     spec = request.config.getoption("--target")
     try:
-        adapter = open_target(spec)
+        adapter: Adapter = Validated(open_target(spec))  # answers checked at the seam
         implementation = adapter.describe()
     except ContractError as exc:
         pytest.exit(f"conformance: cannot use target {spec!r}: {exc}", returncode=2)

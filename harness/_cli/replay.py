@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from contract import Validated
 from reference import GameError
 from reference import _strict_json as strict_json
 
@@ -58,7 +59,7 @@ def _open(target: str, timeout: float) -> Any:
             return open_file_target(path)
         except (AuditError, OSError) as exc:
             raise ConfigError(f"target {target!r}: {exc}") from None
-    return open_target(target, timeout=timeout)
+    return Validated(open_target(target, timeout=timeout))  # answers checked at the seam
 
 
 def _show(value: Any) -> str:

@@ -199,8 +199,11 @@ def test_audit_scope_keeps_block_requirements_of_the_offered_games() -> None:
 @pytest.mark.parametrize(
     ("document", "fault"),
     [
-        ([], "not an object"),
-        ({"name": 1, "version": "1", "games": {}, "capabilities": []}, "'name' must be"),
+        ([], "at $: must be of JSON type object, got []"),
+        (
+            {"name": 1, "version": "1", "games": {}, "capabilities": []},
+            "at $.name: must be of JSON type string, got 1",
+        ),
         (
             {
                 "name": "n",
@@ -208,11 +211,12 @@ def test_audit_scope_keeps_block_requirements_of_the_offered_games() -> None:
                 "games": {"robots": {"stakes_cents": ["100"]}},
                 "capabilities": [],
             },
-            "games['robots']",
+            "at $.games.robots.stakes_cents[0]: must be of JSON type integer, got '100'",
         ),
         (
             {"name": "n", "version": "1", "games": {}, "capabilities": ["fly"]},
-            "unknown capabilities ['fly']",
+            "at $.capabilities[0]: must be one of ['evaluate', 'blocks', 'play', 'reveal'], "
+            "got 'fly'",
         ),
     ],
 )
