@@ -1,4 +1,5 @@
-"""Eldorado: ticket notation (contract section 1) and evaluation (article 4).
+"""Eldorado's engine: ticket notation (contract section 1), evaluation (article 4), and its
+generator (``_eldorado_make``) behind the ``GameEngine`` interface.
 
 Every row of every grid starts at a multiple of 6 in the ticket string (5 cells and a '/', three
 rows and a '|' make 18), so the hot path slices rows straight out of the validated string and
@@ -32,6 +33,10 @@ __all__ = [
     "ROW_SEPARATOR",
     "EldoradoEngine",
     "EldoradoTicket",
+    "eldorado_rules",
+    "engine",
+    "format_ticket",
+    "parse_ticket",
     "row_combination",
 ]
 

@@ -1,4 +1,5 @@
-"""Le Retour des Robots: ticket notation (contract section 1) and evaluation (article 4).
+"""Le Retour des Robots' engine: ticket notation (contract section 1), evaluation (article 4),
+the reveal by button, and its generator (``_robots_make``) behind the ``GameEngine`` interface.
 
 The hot path works on the ticket string itself: one compiled regular expression validates the
 notation, ``str.count`` fills the gauges. Only an invalid ticket takes the slow path, which
@@ -20,7 +21,17 @@ from ._robots_make import RobotsMaker, RobotsPools, robots_sums
 from ._robots_rules import PLUS_ONE_MARK, X2_MARK, RobotsRules, parse_robots_rules
 from ._rules import RulesNode, stake_error
 
-__all__ = ["PLUS_ONE_MARK", "X2_MARK", "Reveal", "RobotsEngine", "RobotsTicket"]
+__all__ = [
+    "PLUS_ONE_MARK",
+    "X2_MARK",
+    "Reveal",
+    "RobotsEngine",
+    "RobotsTicket",
+    "engine",
+    "format_ticket",
+    "parse_ticket",
+    "robots_rules",
+]
 
 
 @dataclass(frozen=True)

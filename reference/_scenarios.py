@@ -1,10 +1,11 @@
 """Tickets at block speed: scenario pools per prize, and prize-keeping transformations keyed by i.
 
-``_generate`` draws one ticket in about 10 µs of Python; a block needs millions. So a block
-draws, for each prize it holds, a **pool** of scenarios with that slow generator (lazily, the
-first time the prize is needed, from a ``random.Random`` seeded by the block's pool key and the
-prize), and unit i shows one scenario of its prize's pool put through transformations that
-provably keep both the prize and the validity, all chosen by words keyed by (block key, i):
+A game's slow generator (``GameEngine.ticket_maker``) draws one ticket in about 10 µs of
+Python; a block needs millions. So a block draws, for each prize it holds, a **pool** of
+scenarios with that slow generator (lazily, the first time the prize is needed, from a
+``random.Random`` seeded by the block's pool key and the prize), and unit i shows one scenario
+of its prize's pool put through transformations that provably keep both the prize and the
+validity, all chosen by words keyed by (block key, i).
 
 Which transformations keep a game's prize and validity is the game's own knowledge: each engine
 builds its pools (``GameEngine.scenario_pools``) from ``ScenarioPools`` here; robots and

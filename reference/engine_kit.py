@@ -18,7 +18,7 @@ from ._gains import (
     sample,
     shuffle,
 )
-from ._games import GameDefinition, GameEngine, register_game
+from ._games import GameDefinition, GameEngine, register_game, unregister_game
 from ._rules import GameRules, Lot, LotTable, RulesNode, stake_error, unique
 from ._scenarios import (
     PlainPools,
@@ -55,4 +55,5 @@ __all__ = [
     "stake_error",
     "uniform_below",
     "unique",
+    "unregister_game",
 ]
