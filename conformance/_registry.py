@@ -4,7 +4,8 @@ A check receives a ``CheckContext``, talks to the target through ``ctx.adapter``
 returns (pass, optionally with ``details`` for the reports) or raises:
 
 - ``CheckFailure`` (verdict *fail*): the target answered and the answer breaks a requirement;
-  it carries ``Evidence`` (input, expected, got, request), one per counterexample;
+  it carries evidence (input, expected, got, request: ``conformance._evidence``), one per
+  counterexample, and the requirements it breaks, all given when it is built;
 - ``contract.TargetError`` (verdict *error*): the target misbehaved (timeout, 500, garbage);
 - ``NotSupported`` (verdict *not_supported*): the target lacks what the check needs.
 
@@ -13,11 +14,12 @@ Any other exception is a harness bug and is also reported as *error*, with its t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    from ._evidence import Counterexample
     from ._settings import Settings
 
 from contract import Adapter
@@ -27,13 +29,15 @@ OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "not_supported", "not_run"
 
 @dataclass(frozen=True)
 class Evidence:
-    """One counterexample, enough to replay it and to show it to a person."""
+    """One counterexample, enough to replay it and to show it to a person: the untyped kind,
+    for evidence that has no type of its own in ``conformance._evidence`` (yet)."""
 
     input: Mapping[str, Any]  # e.g. {"game", "stake_cents", "ticket"} or a play scenario
     expected: Any  # what the reference / the rules say
     got: Any  # what the target said
     request: Mapping[str, Any] | None = None  # the adapter call that produced ``got``
     note: str = ""
+    requirements: ClassVar[tuple[str, ...]] = ()  # untyped evidence names none itself
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,13 +54,28 @@ class ConformanceError(Exception):
 
 
 class CheckFailure(ConformanceError):
-    """The target broke a requirement; ``evidence`` shows how (minimal case first)."""
+    """The target broke a requirement; ``evidence`` shows how (minimal case first).
 
-    def __init__(self, message: str, evidence: list[Evidence] | None = None) -> None:
+    ``requirements``: the narrowest requirement ids the failure proves broken, given when it
+    is built; when not given, those the typed evidence names (sorted), else None: the check's
+    own (``conformance._execute``)."""
+
+    def __init__(
+        self,
+        message: str,
+        evidence: Iterable[Counterexample] | None = None,
+        *,
+        requirements: Sequence[str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
-        self.evidence = list(evidence or [])
-        self.requirements: tuple[str, ...] | None = None  # narrowed by the check, if it knows
+        self.evidence: list[Counterexample] = list(evidence or [])
+        if requirements is None:
+            named = sorted({r for e in self.evidence for r in e.requirements})
+            requirements = named or None
+        self.requirements: tuple[str, ...] | None = (
+            tuple(dict.fromkeys(requirements)) if requirements else None
+        )
 
 
 class NotSupported(ConformanceError):

@@ -1,27 +1,25 @@
 """Replaying evidence: every counterexample can be run again, alone, against any target.
 
-Each ``Evidence.input`` carries a ``"kind"``; each kind has one replayer, registered with
-``@replayer(kind)``, that sends the same input to a target and returns fresh ``Evidence`` when
-the target still breaks the rule, or ``None`` when it now agrees. ``instantcert replay`` and
-vendors fixing a fault use it. Kinds: ``evaluate`` (here), ``metamorphic`` (checks/metamorphic),
-``block`` / ``block_unit`` (checks/blocks), ``play`` (checks/play).
+Each evidence input carries a ``"kind"``; each kind has one replayer that sends the same input
+to a target and returns fresh evidence when the target still breaks the rule, or ``None`` when
+it now agrees. ``instantcert replay`` and vendors fixing a fault use it. A typed kind
+(``conformance._evidence``) owns its replayer, registered with ``register_kind(cls)``; the
+others register a function with ``@replayer(kind)``. Kinds: ``evaluate`` (``_evidence``),
+``metamorphic`` (checks/metamorphic), ``block`` / ``block_unit`` (checks/_block_evidence),
+``play`` (checks/play), and those of the other check modules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
-from ._evaluation import check_shape, difference, expected_result
-from ._registry import ConformanceError, Evidence
+from ._evidence import Counterexample, EvaluationEvidence, ReplayError, evaluate_request
+from ._registry import ConformanceError
 
-Replayer = Callable[[Any, Mapping[str, Any]], Evidence | None]
+Replayer = Callable[[Any, Mapping[str, Any]], Counterexample | None]
 
 _REPLAYERS: dict[str, Replayer] = {}
-
-
-class ReplayError(ConformanceError):
-    """An evidence input that cannot be replayed: no kind, an unknown kind, or missing keys."""
 
 
 def replayer(kind: str) -> Callable[[Replayer], Replayer]:
@@ -36,6 +34,20 @@ def replayer(kind: str) -> Callable[[Replayer], Replayer]:
     return register
 
 
+class EvidenceKind(Protocol):
+    """A typed evidence class: its kind and its replayer."""
+
+    KIND: ClassVar[str]
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None: ...
+
+
+def register_kind(kind: type[EvidenceKind]) -> None:
+    """Register a typed evidence class's own ``replay`` as the replayer of its ``KIND``."""
+    replayer(kind.KIND)(kind.replay)
+
+
 def replayers() -> dict[str, Replayer]:
     """Every replayer, by kind (the check modules are imported first: they register theirs)."""
     from . import checks  # noqa: F401  (import registers)
@@ -43,7 +55,7 @@ def replayers() -> dict[str, Replayer]:
     return dict(_REPLAYERS)
 
 
-def replay(adapter: Any, evidence_input: Mapping[str, Any]) -> Evidence | None:
+def replay(adapter: Any, evidence_input: Mapping[str, Any]) -> Counterexample | None:
     """Run ``evidence_input`` again on ``adapter``: Evidence if it still fails, else None."""
     if not isinstance(evidence_input, Mapping) or "kind" not in evidence_input:
         raise ReplayError(f"evidence input has no 'kind': {evidence_input!r}")
@@ -56,36 +68,23 @@ def replay(adapter: Any, evidence_input: Mapping[str, Any]) -> Evidence | None:
     return known[kind](adapter, evidence_input)
 
 
-def _require(case: Mapping[str, Any], *keys: str) -> None:
-    missing = [k for k in keys if k not in case]
-    if missing:
-        raise ReplayError(f"{case.get('kind')!r} evidence input lacks {missing}: {dict(case)!r}")
-
-
 def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
-    """The evidence input of one evaluated ticket."""
+    """The evidence input of one evaluated ticket (``EvaluationEvidence.input``)."""
     return {"kind": "evaluate", "game": game, "stake_cents": stake_cents, "ticket": ticket}
 
 
-def evaluate_request(game: str, stake_cents: int, tickets: list[str]) -> dict[str, Any]:
-    """The adapter call, as shown in evidence (the body of ``POST /v1/evaluate``)."""
-    return {"operation": "evaluate", "game": game, "stake_cents": stake_cents, "tickets": tickets}
+register_kind(EvaluationEvidence)
+replay_evaluate = EvaluationEvidence.replay
 
-
-@replayer("evaluate")
-def replay_evaluate(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """Evaluate the ticket alone and compare with the reference (prize and wins as a set)."""
-    _require(case, "game", "stake_cents", "ticket")
-    game, stake, ticket = case["game"], case["stake_cents"], case["ticket"]
-    expected = expected_result(game, stake, ticket)
-    got = check_shape(adapter.evaluate(game, stake, [ticket]), [ticket])[0]
-    fault = difference(game, expected, got)
-    if fault is None:
-        return None
-    return Evidence(
-        input=dict(case),
-        expected=expected,
-        got=got,
-        request=evaluate_request(game, stake, [ticket]),
-        note=fault,
-    )
+__all__ = [
+    "EvidenceKind",
+    "ReplayError",
+    "Replayer",
+    "evaluate_case",
+    "evaluate_request",
+    "register_kind",
+    "replay",
+    "replay_evaluate",
+    "replayer",
+    "replayers",
+]

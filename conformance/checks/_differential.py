@@ -27,8 +27,8 @@ from hypothesis.errors import Flaky
 from contract import TargetError
 
 from .._evaluation import check_shape, difference, expected_result
-from .._registry import CheckContext, CheckFailure, Evidence
-from .._replay import evaluate_case, evaluate_request
+from .._evidence import EvaluationEvidence
+from .._registry import CheckContext, CheckFailure
 
 CHUNK = 2000  # tickets per adapter call in exhaustive comparisons (progress granularity)
 MAX_EVIDENCE = 5
@@ -43,14 +43,16 @@ class Disagreement:
     got: dict[str, Any]
     note: str
 
-    def evidence(self, requirements: Sequence[str] = (), note: str = "") -> Evidence:
+    def evidence(self, requirements: Sequence[str] = (), note: str = "") -> EvaluationEvidence:
         breaks = f"; breaks {', '.join(requirements)}" if requirements else ""
-        return Evidence(
-            input=evaluate_case(self.game, self.stake_cents, self.ticket),
+        return EvaluationEvidence(
+            game=self.game,
+            stake_cents=self.stake_cents,
+            ticket=self.ticket,
             expected=self.expected,
             got=self.got,
-            request=evaluate_request(self.game, self.stake_cents, [self.ticket]),
             note=(note + ": " if note else "") + self.note + breaks,
+            requirements=tuple(requirements),
         )
 
 
@@ -220,7 +222,7 @@ def fail_with(
 ) -> None:
     """Raise CheckFailure showing up to MAX_EVIDENCE disagreements, each classified; the
     failure names the requirements they break (``general`` when none can be narrowed)."""
-    shown: list[Evidence] = []
+    shown: list[EvaluationEvidence] = []
     requirements: list[str] = []
     seen_kinds: set[tuple[str, ...]] = set()
     pool = list(disagreements)
@@ -234,10 +236,9 @@ def fail_with(
         shown.append(disagreement.evidence(ids, note))
         requirements += [i for i in ids if i not in requirements]
     specific = [r for r in requirements if r != general]
-    failure = CheckFailure(
+    raise CheckFailure(
         f"{message}: {len(pool)} disagreement(s) with the reference"
         + (f" (breaks {', '.join(specific or [general])})" if requirements else ""),
         shown,
+        requirements=specific or [general],
     )
-    failure.requirements = tuple(specific or [general])
-    raise failure

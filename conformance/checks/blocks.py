@@ -8,7 +8,8 @@ audits every listed block whole. A file target (``instantcert audit-block``) tha
 is audited as that slice.
 
 Evidence kinds: ``block_unit`` (one unit line: replay reads that unit again) and ``block`` (a
-whole document, slice or pair of blocks: replay audits it again), both replayed by this module.
+whole document, slice or pair of blocks: replay audits it again), both typed and replayed in
+``_block_evidence``.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ import reference
 from reference import _strict_json as strict_json
 
 from .. import _stats
-from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines, judge_line
-from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
-from .._replay import replayer
+from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
+from .._registry import CheckContext, CheckFailure, NotSupported, check
+from ._block_evidence import BlockEvidence, BlockLineEvidence
 
 EVIDENCE_PER_BLOCK = 5
 SLICE_SIZES = (1, 7, 50)
@@ -309,59 +310,59 @@ def _scope(ctx: CheckContext) -> Iterator[tuple[str, int, list[str], AuditedBloc
 # -- evidence --------------------------------------------------------------------------------
 
 
-def _evidence(block: AuditedBlock, fault: Fault) -> Evidence:
+def _evidence(block: AuditedBlock, fault: Fault) -> BlockLineEvidence | BlockEvidence:
     expect = block.audit.expectation
-    common = {
-        "block_id": block.block_id,
-        "game": expect.game,
-        "stake_cents": expect.stake_cents,
-        "aspect": fault.aspect,
-    }
+    game, stake = expect.game, expect.stake_cents
+    requirements = (requirement_of(fault.aspect, game, stake),)
     if fault.index is not None and fault.line is not None:
-        return Evidence(
-            input={"kind": "block_unit", **common, "index": fault.index},
+        return BlockLineEvidence(
+            block_id=block.block_id,
+            game=game,
+            stake_cents=stake,
+            aspect=fault.aspect,
+            index=fault.index,
             expected=_EXPECTED.get(fault.aspect, fault.aspect),
             got=fault.line.decode("utf-8", "replace"),
             request=block.request,
             note=f"unit line {fault.position} (index {fault.index}): {fault.message}",
+            requirements=requirements,
         )
-    return Evidence(
-        input={
-            "kind": "block",
-            **common,
-            "start": block.request["start"],
-            "count": block.request["count"],
-        },
+    return BlockEvidence(
+        block_id=block.block_id,
+        game=game,
+        stake_cents=stake,
+        aspect=fault.aspect,
+        start=block.request["start"],
+        count=block.request["count"],
         expected=_EXPECTED.get(fault.aspect, fault.aspect),
         got=fault.message,
         request=block.request,
         note=fault.message,
+        requirements=requirements,
     )
 
 
 def _judge(ctx: CheckContext, aspects: Sequence[str], title: str) -> None:
     """Fail with evidence if any audited block in scope has faults of ``aspects``."""
     broken: dict[str, int] = {}
-    evidence: list[Evidence] = []
+    evidence: list[BlockLineEvidence | BlockEvidence] = []
     audited: list[dict[str, Any]] = []
     for game, stake, list_faults, block in _scope(ctx):
         if "header" in aspects:
             for message in list_faults:
                 broken["blocks.contract3.header"] = broken.get("blocks.contract3.header", 0) + 1
                 evidence.append(
-                    Evidence(
-                        input={
-                            "kind": "block",
-                            "game": game,
-                            "stake_cents": stake,
-                            "block_id": None,
-                            "aspect": "listing",
-                            "start": None,
-                            "count": None,
-                        },
+                    BlockEvidence(
+                        block_id=None,
+                        game=game,
+                        stake_cents=stake,
+                        aspect="listing",
+                        start=None,
+                        count=None,
                         expected="one entry {block_id, game, stake_cents, units} per block",
                         got=message,
                         request={"operation": "list_blocks", "game": game, "stake_cents": stake},
+                        requirements=("blocks.contract3.header",),
                     )
                 )
         if block is None:
@@ -387,9 +388,7 @@ def _judge(ctx: CheckContext, aspects: Sequence[str], title: str) -> None:
     if broken:
         ctx.details["faults"] = broken
         summary = "; ".join(f"{req}: {n} fault(s)" for req, n in sorted(broken.items()))
-        failure = CheckFailure(f"{title}: {summary}", evidence)
-        failure.requirements = tuple(sorted(broken))
-        raise failure
+        raise CheckFailure(f"{title}: {summary}", evidence, requirements=tuple(sorted(broken)))
 
 
 @check("blocks.header", covers=["blocks.contract3.header"], capability="blocks", cost="block")
@@ -510,7 +509,7 @@ def randomness(ctx: CheckContext) -> None:
     )
     rejected = set(family.rejected)
     broken: list[str] = []
-    evidence: list[Evidence] = []
+    evidence: list[BlockEvidence] = []
     report: dict[str, Any] = {}
     for block in blocks:
         game = block.audit.expectation.game
@@ -524,16 +523,14 @@ def randomness(ctx: CheckContext) -> None:
         if mine:
             broken.append(f"{game}.randomness.winner_positions")
             evidence.append(
-                Evidence(
-                    input={
-                        "kind": "block",
-                        "block_id": block.block_id,
-                        "game": game,
-                        "stake_cents": block.audit.expectation.stake_cents,
-                        "aspect": "randomness",
-                        "start": block.request["start"],
-                        "count": block.request["count"],
-                    },
+                BlockEvidence(
+                    block_id=block.block_id,
+                    game=game,
+                    stake_cents=block.audit.expectation.stake_cents,
+                    aspect="randomness",
+                    start=block.request["start"],
+                    count=block.request["count"],
+                    requirements=(f"{game}.randomness.winner_positions",),
                     expected=(
                         f"every p-value above its Holm threshold (α = {alpha}, "
                         f"{len(family.results)} tests over {len(blocks)} block(s))"
@@ -547,11 +544,11 @@ def randomness(ctx: CheckContext) -> None:
     ctx.details["randomness"] = report
     ctx.details["family"] = {"alpha": alpha, "tests": len(family.results)}
     if broken:
-        failure = CheckFailure(
-            "winner positions are not random: " + "; ".join(e.note for e in evidence), evidence
+        raise CheckFailure(
+            "winner positions are not random: " + "; ".join(e.note for e in evidence),
+            evidence,
+            requirements=tuple(sorted(set(broken))),
         )
-        failure.requirements = tuple(sorted(set(broken)))
-        raise failure
 
 
 def _line_value(line: bytes) -> Any:
@@ -624,16 +621,14 @@ def slices(ctx: CheckContext) -> None:
     ctx.details["slices_checked"] = checked
     if problems:
         evidence = [
-            Evidence(
-                input={
-                    "kind": "block",
-                    "block_id": b.block_id,
-                    "game": b.audit.expectation.game,
-                    "stake_cents": b.audit.expectation.stake_cents,
-                    "aspect": "slice",
-                    "start": lo,
-                    "count": hi - lo,
-                },
+            BlockEvidence(
+                block_id=b.block_id,
+                game=b.audit.expectation.game,
+                stake_cents=b.audit.expectation.stake_cents,
+                aspect="slice",
+                start=lo,
+                count=hi - lo,
+                requirements=("blocks.contract3.slice",),
                 expected="the same unit lines as the larger read",
                 got=problem,
                 request={
@@ -682,7 +677,7 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         alpha,
     )
     broken: list[str] = []
-    evidence: list[Evidence] = []
+    evidence: list[BlockEvidence] = []
     for game, first, second, verdict in pairs:
         name = f"{first.block_id}~{second.block_id}"
         rejected = [r.name for r in verdict.results if f"{name}:{r.name}" in family.rejected]
@@ -690,17 +685,15 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         if rejected:
             broken.append(f"{game}.randomness.unrelated_blocks")
             evidence.append(
-                Evidence(
-                    input={
-                        "kind": "block",
-                        "block_id": first.block_id,
-                        "other_block_id": second.block_id,
-                        "game": game,
-                        "stake_cents": first.audit.expectation.stake_cents,
-                        "aspect": "unrelated",
-                        "start": first.request["start"],
-                        "count": first.request["count"],
-                    },
+                BlockEvidence(
+                    block_id=first.block_id,
+                    other_block_id=second.block_id,
+                    game=game,
+                    stake_cents=first.audit.expectation.stake_cents,
+                    aspect="unrelated",
+                    start=first.request["start"],
+                    count=first.request["count"],
+                    requirements=(f"{game}.randomness.unrelated_blocks",),
                     expected=f"unrelated layouts (α = {alpha}, Holm over all pairs)",
                     got=verdict.p_values(),
                     request=first.request,
@@ -714,11 +707,11 @@ def unrelated_blocks(ctx: CheckContext) -> None:
             )
     ctx.details["compared"] = compared
     if broken:
-        failure = CheckFailure(
-            "blocks' winner positions are related: " + evidence[0].note, evidence
+        raise CheckFailure(
+            "blocks' winner positions are related: " + evidence[0].note,
+            evidence,
+            requirements=tuple(sorted(set(broken))),
         )
-        failure.requirements = tuple(sorted(set(broken)))
-        raise failure
     if not pairs:
         raise NotSupported("no (game, stake) in scope lists two blocks to compare")
 
@@ -764,7 +757,7 @@ def top_tiers(ctx: CheckContext) -> None:
         ],
         alpha,
     )
-    evidence: list[Evidence] = []
+    evidence: list[BlockEvidence] = []
     broken: list[str] = []
     for game, (blocks, verdict) in pooled.items():
         rejected = {
@@ -775,25 +768,23 @@ def top_tiers(ctx: CheckContext) -> None:
         broken.append(f"{game}.randomness.top_tiers")
         first = blocks[0]
         evidence.append(
-            Evidence(
-                input={
-                    "kind": "block",
-                    "block_id": first.block_id,
-                    "game": game,
-                    "stake_cents": first.audit.expectation.stake_cents,
-                    "aspect": "top_tiers",
-                    "start": first.request["start"],
-                    "count": first.request["count"],
-                    "blocks": [
-                        {
-                            "block_id": b.block_id,
-                            "stake_cents": b.audit.expectation.stake_cents,
-                            "start": b.request["start"],
-                            "count": b.request["count"],
-                        }
-                        for b in blocks
-                    ],
-                },
+            BlockEvidence(
+                block_id=first.block_id,
+                game=game,
+                stake_cents=first.audit.expectation.stake_cents,
+                aspect="top_tiers",
+                start=first.request["start"],
+                count=first.request["count"],
+                blocks=tuple(
+                    {
+                        "block_id": b.block_id,
+                        "stake_cents": b.audit.expectation.stake_cents,
+                        "start": b.request["start"],
+                        "count": b.request["count"],
+                    }
+                    for b in blocks
+                ),
+                requirements=(f"{game}.randomness.top_tiers",),
                 expected=f"top prizes at uniform relative places (α = {alpha}, Holm)",
                 got=verdict.p_values(),
                 request=first.request,
@@ -803,109 +794,14 @@ def top_tiers(ctx: CheckContext) -> None:
             )
         )
     if broken:
-        failure = CheckFailure(
+        raise CheckFailure(
             "top prizes are not placed at random: " + "; ".join(e.note for e in evidence),
             evidence,
+            requirements=tuple(sorted(broken)),
         )
-        failure.requirements = tuple(sorted(broken))
-        raise failure
 
 
-# -- replay ----------------------------------------------------------------------------------
-
-
-@replayer("block_unit")
-def replay_block_unit(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """Read the one unit again and judge it exactly; Evidence if it is still faulty."""
-    game, stake, block_id, index = (
-        case["game"],
-        case["stake_cents"],
-        case["block_id"],
-        case["index"],
-    )
-    stream = adapter.read_block(block_id, index, 1)
-    try:
-        lines = list(_chunk_lines(_chunks(stream), 2))
-    finally:
-        stream.close()
-    request = {"operation": "read_block", "block_id": block_id, "start": index, "count": 1}
-    if len(lines) != 1:
-        return Evidence(case, "one unit line", f"{len(lines)} unit lines", request)
-    table = frozenset(reference.load_rules(game).lot_table(stake).counts())
-    verdict = judge_line(lines[0], game, stake, index, table)
-    if not verdict.faults:
-        return None
-    note = "; ".join(f"{aspect}: {message}" for aspect, message in verdict.faults)
-    return Evidence(
-        case,
-        _EXPECTED.get(str(case.get("aspect")), "a correct unit line"),
-        lines[0].decode("utf-8", "replace"),
-        request,
-        note,
-    )
-
-
-@replayer("block")
-def replay_block(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """Audit the block (or slice, or pair) again; Evidence if the aspect still fails."""
-    game, stake, block_id = case["game"], case["stake_cents"], case["block_id"]
-    aspect = str(case.get("aspect"))
-    start, count = case.get("start"), case.get("count")
-    request = {"operation": "read_block", "block_id": block_id, "start": start, "count": count}
-    if aspect == "listing":
-        listed = adapter.list_blocks(game, stake)
-        problems = [m for e in listed for m in _entry_faults(e, game, stake)[1]]
-        if not listed:
-            problems.append(f"no block of {game} at {stake} listed")
-        return Evidence(case, "a well-formed block list", problems, request) if problems else None
-    if aspect == "slice":
-        assert isinstance(start, int) and isinstance(count, int)
-        lo = max(0, start - 1)
-        stream = adapter.read_block(block_id, lo, count + 2 if start else count + 1)
-        try:
-            units = int(stream.header.get("units", 0))
-            lines = list(_chunk_lines(_chunks(stream), count + 2))
-        finally:
-            stream.close()
-        kept = {lo + n: line for n, line in enumerate(lines)}
-        problems = compare_slice(adapter, block_id, start, start + count, kept, units)
-        return Evidence(case, "the same unit lines", problems, request) if problems else None
-    if aspect == "top_tiers":
-        places = [
-            _stats.top_tier_positions(r.prizes, r.expectation.lots)
-            for r in (
-                _reaudit(adapter, game, b["stake_cents"], b["block_id"], b["start"], b["count"])
-                for b in case["blocks"]
-            )
-        ]
-        pooled = _stats.top_tiers(np.concatenate(places), 0.01)
-        return (
-            None
-            if pooled is None or pooled.passed
-            else Evidence(case, "top prizes at random places", pooled.p_values(), request)
-        )
-    result = _reaudit(adapter, game, stake, block_id, start, count)
-    if aspect == "randomness":
-        verdict = _stats.winner_positions(result.prizes, result.expectation.lots, 20, 0.01)
-        return (
-            None
-            if verdict.passed
-            else Evidence(case, "random positions", verdict.p_values(), request)
-        )
-    if aspect == "unrelated":
-        other = _reaudit(adapter, game, stake, case["other_block_id"], start, count)
-        verdict = _stats.unrelated(result.prizes, other.prizes, result.expectation.lots, 0.01)
-        return (
-            None
-            if verdict.passed
-            else Evidence(case, "unrelated blocks", verdict.p_values(), request)
-        )
-    faults = result.faults_of(aspect)
-    if not faults:
-        return None
-    return Evidence(
-        case, _EXPECTED.get(aspect, aspect), faults[0].message, request, faults[0].message
-    )
+# -- re-reading a block, for the replayers (_block_evidence) ---------------------------------
 
 
 def _reaudit(

@@ -20,6 +20,7 @@ from contract import ErrorReply
 
 from .. import strategies as S
 from .._evaluation import check_shape, expected_result, is_error, result_key
+from .._evidence import Counterexample
 from .._registry import CheckContext, CheckFailure, Evidence, check
 from .._replay import evaluate_request, replayer
 from .refusals import error_document_fault
@@ -70,11 +71,11 @@ def order_failure(
             f"result {first} is ticket {mapping[first]}'s"
         ),
     )
-    failure = CheckFailure(
-        f"the batch's results are not in request order: {evidence.note}", [evidence]
+    return CheckFailure(
+        f"the batch's results are not in request order: {evidence.note}",
+        [evidence],
+        requirements=(ORDER,),
     )
-    failure.requirements = (ORDER,)
-    return failure
 
 
 def raise_if_reordered(
@@ -89,7 +90,7 @@ def raise_if_reordered(
 
 
 @replayer("evaluate_order")
-def replay_order(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+def replay_order(adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
     """The tickets again, in one batch: each result in its ticket's place."""
     game, stake, tickets = case["game"], case["stake_cents"], list(case["tickets"])
     got = check_shape(adapter.evaluate(game, stake, tickets), tickets)
@@ -185,9 +186,9 @@ def batch_errors(ctx: CheckContext) -> None:
             batch = _mixed(game, distinct_tickets(game, stake, ctx.seed)[:3])
             found = mixed_batch_fault(ctx.adapter, game, stake, batch)
             if found is not None:
-                failure = CheckFailure(f"{game} at {stake} cents: {found.note}", [found])
-                failure.requirements = (ERRORS,)
-                raise failure
+                raise CheckFailure(
+                    f"{game} at {stake} cents: {found.note}", [found], requirements=(ERRORS,)
+                )
 
 
 def _refusal_requests(game: str, stake: int) -> list[tuple[str, Any, Any, int | None, bool]]:
@@ -261,7 +262,9 @@ def evaluate_refusals(ctx: CheckContext) -> None:
             }
             found = refusal_fault(ctx.adapter, case)
             if found is not None:
-                failure = CheckFailure(f"{game}: an evaluate request with {found.note}", [found])
-                failure.requirements = (REFUSALS,)
-                raise failure
+                raise CheckFailure(
+                    f"{game}: an evaluate request with {found.note}",
+                    [found],
+                    requirements=(REFUSALS,),
+                )
     ctx.details["requests_tried"] = tried

@@ -128,6 +128,8 @@ def history_listing(ctx: CheckContext) -> None:
     found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case)
     ctx.details["plays"] = plays
     if found is not None:
-        failure = CheckFailure(f"the history listing: {found.note}", [found])
-        failure.requirements = (str(found.input["requirement"]),)
-        raise failure
+        raise CheckFailure(
+            f"the history listing: {found.note}",
+            [found],
+            requirements=(str(found.input["requirement"]),),
+        )

@@ -17,6 +17,7 @@ from contract import ErrorReply
 
 from .. import strategies as S
 from .._evaluation import check_shape, difference
+from .._evidence import Counterexample
 from .._registry import CheckContext, CheckFailure, Evidence, check
 from .._replay import evaluate_request, replayer
 from ._differential import Disagreement, compare, search
@@ -99,17 +100,15 @@ def replay_stake(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
     )
 
 
-def _fail(message: str, evidence: list[Evidence], requirements: list[str]) -> None:
-    failure = CheckFailure(message, evidence)
-    failure.requirements = tuple(dict.fromkeys(requirements))
-    raise failure
+def _fail(message: str, evidence: list[Counterexample], requirements: list[str]) -> None:
+    raise CheckFailure(message, evidence, requirements=tuple(dict.fromkeys(requirements)))
 
 
 def _invalid_tickets(ctx: CheckContext, game: str) -> None:
     kinds = KINDS[game]
     stakes = ctx.stakes(game)
     per_kind = max(10, ctx.settings.hypothesis_max_examples // len(kinds))
-    evidence: list[Evidence] = []
+    evidence: list[Counterexample] = []
     broken: list[str] = []
     try:
         for kind in sorted(kinds):
@@ -173,7 +172,7 @@ def eldorado_invalid(ctx: CheckContext) -> None:
 def per_ticket(ctx: CheckContext) -> None:
     """An invalid ticket between two valid ones: an error object in its place, the valid ones
     evaluated as usual, the batch not refused (contract 4)."""
-    evidence: list[Evidence] = []
+    evidence: list[Counterexample] = []
     broken: list[str] = []
     for game in ctx.games(("robots", "eldorado")):
         before, after = VALID_NEIGHBOURS[game]
@@ -199,7 +198,7 @@ def per_ticket(ctx: CheckContext) -> None:
 def invalid_stakes(ctx: CheckContext) -> None:
     """Evaluating at a stake the game does not sell is refused with a 4xx error, not
     evaluated (contract 4: 422 invalid stake)."""
-    evidence: list[Evidence] = []
+    evidence: list[Counterexample] = []
     broken: list[str] = []
     for game in ctx.games(("robots", "eldorado")):
         ticket = VALID_NEIGHBOURS[game][0]

@@ -278,12 +278,11 @@ def _run(ctx: CheckContext, name: str) -> None:
     )
     ctx.details["examples"] = examples
     if found:
-        failure = CheckFailure(
+        raise CheckFailure(
             f"{name}: the answer changed under a change the rules ignore",
             [v.evidence() for v in found],
+            requirements=(name,),
         )
-        failure.requirements = (name,)
-        raise failure
 
 
 @check(

@@ -51,10 +51,12 @@ def pairs(ctx: CheckContext, games: tuple[str, ...] = ("robots", "eldorado")) ->
 def failure(message: str, found: list[Evidence], *requirements: str) -> CheckFailure:
     """A failure on ``found``; the requirement a scenario named in its evidence input (a
     fault met on the way that breaks another requirement) wins over ``requirements``."""
-    error = CheckFailure(f"{message}: {found[0].note}", found)
     named = found[0].input.get("requirement")
-    error.requirements = (str(named),) if named else (requirements or None)
-    return error
+    return CheckFailure(
+        f"{message}: {found[0].note}",
+        found,
+        requirements=(str(named),) if named else (requirements or None),
+    )
 
 
 def run_per_stake(

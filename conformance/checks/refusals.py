@@ -195,9 +195,9 @@ def refusals(ctx: CheckContext) -> None:
         found = scenario_refusals(target, case)
         tried += 1
         if found is not None:
-            failure = CheckFailure(f"{game}: {found.note}", [found])
-            failure.requirements = (str(found.input["requirement"]),)
-            raise failure
+            raise CheckFailure(
+                f"{game}: {found.note}", [found], requirements=(str(found.input["requirement"]),)
+            )
     if not tried:
         raise NotSupported("no game and stake in this run's scope")
 

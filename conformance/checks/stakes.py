@@ -70,9 +70,11 @@ def _judge(ctx: CheckContext, game: str) -> None:
         found = stake_problem(ctx.adapter, ctx.implementation, game)
         ctx.details["stakes_cents"] = list(S.STAKES[game])
         if found is not None:
-            failure = CheckFailure(f"{game} is not sold at the stakes of article 2", [found])
-            failure.requirements = (f"{game}.2.stakes",)
-            raise failure
+            raise CheckFailure(
+                f"{game} is not sold at the stakes of article 2",
+                [found],
+                requirements=(f"{game}.2.stakes",),
+            )
 
 
 @check("stakes.robots", covers=["robots.2.stakes"], capability="evaluate", games=("robots",))

@@ -202,6 +202,6 @@ def tokens_unguessable(ctx: CheckContext) -> None:
     found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation), case)
     ctx.details["accounts"] = sample
     if found is not None:
-        failure = CheckFailure(f"tokens can be guessed: {found.note}", [found])
-        failure.requirements = (UNGUESSABLE,)
-        raise failure
+        raise CheckFailure(
+            f"tokens can be guessed: {found.note}", [found], requirements=(UNGUESSABLE,)
+        )

@@ -241,9 +241,7 @@ sc.SCENARIOS["one_account"] = scenario_one_account
 
 
 def _raise(message: str, found: Evidence, requirement: str) -> None:
-    failure = CheckFailure(f"{message}: {found.note}", [found])
-    failure.requirements = (requirement,)
-    raise failure
+    raise CheckFailure(f"{message}: {found.note}", [found], requirements=(requirement,))
 
 
 @check("play.balance_read", covers=[BALANCE_READ], capability="play", cost="long")

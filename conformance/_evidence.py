@@ -1,0 +1,114 @@
+"""Evidence of a failure: one frozen value type per kind, each owning what it writes, how it is
+replayed and the requirement(s) it breaks.
+
+Every piece of evidence shows the same five faces (``Counterexample``): ``input`` (what was
+sent, with its ``"kind"``: the key of its replayer), ``expected`` (what the rules say), ``got``
+(what the target said), ``request`` (the adapter call) and ``note``; ``to_dict()`` is what the
+reports and case files write, the same five keys for every kind. A typed kind keeps its parts
+as fields (a ticket and its stake, a block and a unit index, ...) and builds ``input`` from them,
+so a check cannot misspell a key of a case file; its classmethod ``replay(adapter, input)``
+runs a case file's input again. ``conformance._registry.Evidence`` is the untyped kind for
+the evidence that has no type of its own yet.
+
+Kinds here: ``EvaluationEvidence`` (``evaluate``); the block kinds are in
+``checks/_block_evidence.py`` (``block_unit``, ``block``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from ._registry import ConformanceError
+
+
+class Counterexample(Protocol):
+    """What every piece of evidence offers: ``CheckFailure.evidence`` holds these."""
+
+    @property
+    def input(self) -> Mapping[str, Any]: ...
+    @property
+    def expected(self) -> Any: ...
+    @property
+    def got(self) -> Any: ...
+    @property
+    def request(self) -> Mapping[str, Any] | None: ...
+    @property
+    def note(self) -> str: ...
+    @property
+    def requirements(self) -> tuple[str, ...]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class ReplayError(ConformanceError):
+    """An evidence input that cannot be replayed: no kind, an unknown kind, or missing keys."""
+
+
+def serialise(evidence: Counterexample) -> dict[str, Any]:
+    """The five keys every report and case file writes for a piece of evidence, in order."""
+    request = evidence.request
+    return {
+        "input": dict(evidence.input),
+        "expected": evidence.expected,
+        "got": evidence.got,
+        "request": dict(request) if request is not None else None,
+        "note": evidence.note,
+    }
+
+
+def require(case: Mapping[str, Any], *keys: str) -> None:
+    """ReplayError naming the keys of a case input that are missing."""
+    missing = [k for k in keys if k not in case]
+    if missing:
+        raise ReplayError(f"{case.get('kind')!r} evidence input lacks {missing}: {dict(case)!r}")
+
+
+def evaluate_request(game: str, stake_cents: int, tickets: list[str]) -> dict[str, Any]:
+    """The adapter call, as shown in evidence (the body of ``POST /v1/evaluate``)."""
+    return {"operation": "evaluate", "game": game, "stake_cents": stake_cents, "tickets": tickets}
+
+
+@dataclass(frozen=True)
+class EvaluationEvidence:
+    """One ticket at one stake that the target evaluates unlike the reference."""
+
+    KIND: ClassVar[str] = "evaluate"
+
+    game: str
+    stake_cents: int
+    ticket: str
+    expected: Any  # the reference's result (or error object)
+    got: Any  # the target's
+    note: str = ""
+    requirements: tuple[str, ...] = ()  # the narrowest ids the disagreement breaks
+
+    @property
+    def input(self) -> dict[str, Any]:
+        return {
+            "kind": self.KIND,
+            "game": self.game,
+            "stake_cents": self.stake_cents,
+            "ticket": self.ticket,
+        }
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return evaluate_request(self.game, self.stake_cents, [self.ticket])
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> EvaluationEvidence | None:
+        """Evaluate the ticket alone and compare with the reference (prize and wins as a set)."""
+        from ._evaluation import check_shape, difference, expected_result
+
+        require(case, "game", "stake_cents", "ticket")
+        game, stake, ticket = case["game"], case["stake_cents"], case["ticket"]
+        expected = expected_result(game, stake, ticket)
+        got = check_shape(adapter.evaluate(game, stake, [ticket]), [ticket])[0]
+        fault = difference(game, expected, got)
+        if fault is None:
+            return None
+        return cls(game, stake, ticket, expected, got, fault)

@@ -1,0 +1,83 @@
+"""Typed evidence: each kind writes what the untyped Evidence wrote, names its requirement and
+replays itself; a failure is built complete."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from conformance import CheckFailure, Evidence, ReplayError, replay, replayers
+from conformance._evidence import EvaluationEvidence, evaluate_request
+from conformance._replay import evaluate_case
+from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
+from harness._reference_adapter import ReferenceAdapter
+from reference import generate_ticket
+
+READ = {"operation": "read_block", "block_id": "b1", "start": 0, "count": 10}
+
+
+def _bytes(evidence: object) -> str:
+    return json.dumps(evidence.to_dict())  # type: ignore[attr-defined]  # order kept
+
+
+def test_evaluation_evidence_writes_what_the_untyped_evidence_wrote() -> None:
+    typed = EvaluationEvidence("robots", 100, "T", {"prize_cents": 0}, {"prize_cents": 5}, "n")
+    untyped = Evidence(
+        evaluate_case("robots", 100, "T"),
+        {"prize_cents": 0},
+        {"prize_cents": 5},
+        evaluate_request("robots", 100, ["T"]),
+        "n",
+    )
+    assert _bytes(typed) == _bytes(untyped)
+
+
+def test_block_evidence_inputs_keep_their_key_order() -> None:
+    line = BlockLineEvidence("b1", "robots", 100, "unit_prize", 7, "e", "g", READ, "n")
+    assert list(line.input) == ["kind", "block_id", "game", "stake_cents", "aspect", "index"]
+    listing = BlockEvidence(None, "robots", 100, "listing", None, None, "e", "g", READ)
+    assert list(listing.input) == [
+        *("kind", "game", "stake_cents", "block_id", "aspect", "start", "count"),
+    ]
+    pair = BlockEvidence(
+        "b1", "robots", 100, "unrelated", 0, 10, "e", {}, READ, other_block_id="b2"
+    )
+    assert list(pair.input)[:3] == ["kind", "block_id", "other_block_id"]
+    pooled = BlockEvidence(
+        "b1", "robots", 100, "top_tiers", 0, 10, "e", {}, READ, blocks=({"block_id": "b1"},)
+    )
+    assert pooled.input["blocks"] == [{"block_id": "b1"}] and list(pooled.input)[-1] == "blocks"
+    assert pooled.to_dict()["request"] == READ and pooled.to_dict()["note"] == ""
+
+
+def test_each_typed_kind_is_replayed_by_its_own_class() -> None:
+    known = replayers()
+    assert known["evaluate"] == EvaluationEvidence.replay
+    assert known["block_unit"] == BlockLineEvidence.replay
+    assert known["block"] == BlockEvidence.replay
+
+
+def test_a_failure_is_built_complete() -> None:
+    breaks = EvaluationEvidence("robots", 100, "T", {}, {}, requirements=("robots.b", "robots.a"))
+    assert CheckFailure("m", [breaks]).requirements == ("robots.a", "robots.b")
+    assert CheckFailure("m", [breaks], requirements=["x", "x", "y"]).requirements == ("x", "y")
+    assert CheckFailure("m", [Evidence({"kind": "stakes"}, 1, 2)]).requirements is None
+    assert CheckFailure("m").requirements is None and CheckFailure("m").evidence == []
+
+
+def test_a_case_input_missing_a_key_is_named() -> None:
+    adapter = ReferenceAdapter()
+    with pytest.raises(ReplayError, match=r"'evaluate' evidence input lacks \['ticket'\]"):
+        replay(adapter, {"kind": "evaluate", "game": "robots", "stake_cents": 100})
+    with pytest.raises(ReplayError, match=r"lacks \['index'\]"):
+        replay(adapter, {"kind": "block_unit", "block_id": "x", "game": "robots", "stake_cents": 1})
+    adapter.close()
+
+
+def test_evaluation_evidence_replays_to_none_on_the_reference() -> None:
+    adapter = ReferenceAdapter()
+    valid = generate_ticket("robots", 100, 0, random.Random(1))  # the reference agrees
+    assert replay(adapter, evaluate_case("robots", 100, valid)) is None
+    adapter.close()
