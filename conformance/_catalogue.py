@@ -69,12 +69,24 @@ def _entry(raw: Any, where: str) -> Requirement:
 
 
 def _files() -> list[tuple[str, bytes]]:
+    """The shipped ``requirements/*.yaml`` and every game kit's ``requirement_files``, in
+    name order (a kit's file that is a shipped one is read once)."""
+    from .games import kits
+
     folder = resources.files("conformance").joinpath("requirements")
-    return sorted(
-        (entry.name, entry.read_bytes())
-        for entry in folder.iterdir()
-        if entry.name.endswith(".yaml")
-    )
+    found = {
+        entry.name: entry.read_bytes() for entry in folder.iterdir() if entry.name.endswith(".yaml")
+    }
+    for kit in kits():
+        for entry in kit.requirement_files:
+            data = entry.read_bytes()
+            if found.get(entry.name, data) != data:
+                raise CatalogueError(
+                    f"game kit {kit.name!r}: requirement file {entry.name!r} clashes with "
+                    "another file of that name"
+                )
+            found[entry.name] = data
+    return sorted(found.items())
 
 
 @cache

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from importlib.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -31,8 +32,19 @@ from reference import _yaml
 from ._catalogue import Requirement, load_catalogue
 from ._registry import ConformanceError
 
-SOURCES = ("contract", "robots", "eldorado", "rules")
-GAMES = ("robots", "eldorado")
+
+def games() -> tuple[str, ...]:
+    """The games a clause may belong to: those with a kit (``conformance.games``)."""
+    from .games import kit_names
+
+    return kit_names()
+
+
+def sources() -> tuple[str, ...]:
+    """What a clause file may transcribe: the contract, each game's rules, rules.md."""
+    return ("contract", *games(), "rules")
+
+
 LANGUAGES = ("fr", "en")
 _FILE_KEYS = {"source", "language", "document", "original", "articles", "clauses"}
 _CLAUSE_KEYS = {"id", "article", "text", "requirements", "untestable", "note", "game"}
@@ -138,9 +150,10 @@ def _clause(raw: Any, where: str, source: str, language: str) -> Clause:
         requirements = tuple(ids)
     else:
         untestable = _text(raw, "untestable", where)
-    game = raw.get("game", source if source in GAMES else None)
-    if game is not None and game not in GAMES:
-        raise ClauseError(f"{where}: 'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    known = games()
+    game = raw.get("game", source if source in known else None)
+    if game is not None and game not in known:
+        raise ClauseError(f"{where}: 'game' must be one of {', '.join(known)}, got {game!r}")
     note = raw.get("note", "")
     if not isinstance(note, str):
         raise ClauseError(f"{where}: 'note' must be a string, got {note!r}")
@@ -168,8 +181,10 @@ def parse_file(name: str, raw: bytes | str) -> ClauseFile:
     if unknown:
         raise ClauseError(f"{where}: unknown top-level key(s) {sorted(unknown)}")
     source, language = data.get("source"), data.get("language")
-    if source not in SOURCES:
-        raise ClauseError(f"{where}: 'source' must be one of {', '.join(SOURCES)}, got {source!r}")
+    if source not in sources():
+        raise ClauseError(
+            f"{where}: 'source' must be one of {', '.join(sources())}, got {source!r}"
+        )
     if language not in LANGUAGES:
         raise ClauseError(
             f"{where}: 'language' must be one of {', '.join(LANGUAGES)}, got {language!r}"
@@ -229,12 +244,25 @@ def _folder() -> Traversable:
     return resources.files("conformance").joinpath(_FOLDER)
 
 
+def _entries() -> dict[str, Traversable]:
+    """The shipped ``clauses/*.yaml`` and every game kit's ``clause_files``, by name."""
+    from .games import kits
+
+    found = {e.name: e for e in _folder().iterdir() if e.name.endswith(".yaml")}
+    for kit in kits():
+        for entry in kit.clause_files:
+            known = found.get(entry.name)
+            if known is not None and known.read_bytes() != entry.read_bytes():
+                raise ClauseError(
+                    f"game kit {kit.name!r}: clause file {entry.name!r} clashes with another "
+                    "file of that name"
+                )
+            found[entry.name] = entry
+    return found
+
+
 def _raw_files() -> list[tuple[str, bytes]]:
-    return sorted(
-        (entry.name, entry.read_bytes())
-        for entry in _folder().iterdir()
-        if entry.name.endswith(".yaml")
-    )
+    return sorted((name, entry.read_bytes()) for name, entry in _entries().items())
 
 
 @cache
@@ -250,8 +278,12 @@ def load_clauses() -> dict[str, Clause]:
     return {c.id: c for f in load_clause_files() for c in f.clauses}
 
 
-def original_text(name: str) -> str:
-    """A verbatim copy of a rules document shipped with the clauses (``robots.fr.txt``)."""
+def original_text(name: str, beside: str | None = None) -> str:
+    """A verbatim copy of a rules document shipped with the clauses (``robots.fr.txt``); for a
+    game kit's clause file ``beside``, the copy in that file's folder."""
+    entry = _entries().get(beside) if beside is not None else None
+    if entry is not None and isinstance(entry, Path):
+        return entry.with_name(name).read_text(encoding="utf-8")
     return _folder().joinpath(name).read_text(encoding="utf-8")
 
 

@@ -16,10 +16,12 @@ from typing import Any
 import reference
 from contract import ContractBreach, ProtocolViolation
 
-WIN_KEYS: dict[str, tuple[str, ...]] = {
-    "robots": ("robot", "symbol", "amount_cents"),
-    "eldorado": ("grid", "row", "symbol", "count", "amount_cents"),
-}
+
+def win_keys(game: str) -> tuple[str, ...]:
+    """The keys that make two wins of ``game`` the same (its kit's ``win_keys``)."""
+    from .games import kit
+
+    return kit(game).win_keys
 
 
 def expected_result(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def result_key(game: str, result: Mapping[str, Any]) -> str:
 
 
 def _win_key(game: str, win: Mapping[str, Any]) -> str:
-    return json.dumps([win.get(k) for k in WIN_KEYS[game]])
+    return json.dumps([win.get(k) for k in win_keys(game)])
 
 
 def wins_multiset(game: str, result: Mapping[str, Any]) -> Counter[str]:
@@ -110,6 +112,6 @@ def difference(game: str, expected: Mapping[str, Any], got: Mapping[str, Any]) -
     if want != have:
         missing = sorted((want - have).elements())
         extra = sorted((have - want).elements())
-        keys = ",".join(WIN_KEYS[game])
+        keys = ",".join(win_keys(game))
         faults.append(f"wins [{keys}] missing {missing or 'none'}, unexpected {extra or 'none'}")
     return "; ".join(faults) or None

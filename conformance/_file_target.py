@@ -323,6 +323,7 @@ def audit_block_file(
     from ._execute import execute
     from ._registry import CheckContext, registered_checks
     from ._settings import Settings
+    from .games import kit_names
 
     wanted = {"block_mode": "whole", "block_sample_units": None, "blocks_per_stake": None}
     run_settings = Settings.parse({**wanted, **(settings or {})}, "audit_block_file settings")
@@ -339,7 +340,7 @@ def audit_block_file(
         outcomes[check_id] = outcome
         for requirement in check.requirements:
             game = requirement.split(".")[0]
-            if game in ("robots", "eldorado") and game != target.game:
+            if game in kit_names() and game != target.game:
                 continue
             got = outcome.outcome if requirement in outcome.requirements else "pass"
             before = verdicts.get(requirement, "pass")

@@ -17,8 +17,6 @@ from reference import _yaml
 
 from ._settings import DEFAULTS, WEEK_S, ProfileError, Settings
 
-GAMES: tuple[str, ...] = ("robots", "eldorado")
-
 
 def check_settings(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     """``raw`` validated and completed with ``DEFAULTS``, in report form; ProfileError names
@@ -58,7 +56,6 @@ def load_profile(name: str) -> dict[str, Any]:
 
 __all__ = [
     "DEFAULTS",
-    "GAMES",
     "WEEK_S",
     "ProfileError",
     "Settings",

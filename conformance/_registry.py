@@ -15,12 +15,13 @@ Any other exception is a harness bug and is also reported as *error*, with its t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ._evidence import Counterexample
     from ._settings import Settings
+    from .games import GameKit
 
 from contract import Adapter
 
@@ -115,8 +116,13 @@ class CheckContext:
         wanted = self.settings.stakes_for(game)
         return [s for s in offered if wanted is None or s in wanted]
 
-    def games(self, applicable: tuple[str, ...] = ("robots", "eldorado")) -> list[str]:
-        """The games in scope: implemented by the target, kept by ``settings.games``."""
+    def games(self, applicable: Sequence[str] | None = None) -> list[str]:
+        """The games in scope: implemented by the target, kept by ``settings.games``;
+        ``applicable``: only these (default: every game with a kit, ``conformance.games``)."""
+        if applicable is None:
+            from .games import kit_names
+
+            applicable = kit_names()
         wanted = self.settings.games
         offered = self.implementation.get("games", {})
         return [g for g in applicable if g in offered and (wanted is None or g in wanted)]
@@ -140,30 +146,64 @@ class Check:
 
 
 _REGISTRY: dict[str, Check] = {}
+PerGame = Callable[["GameKit"], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What ``check`` was given, for checks whose games or requirements follow the kits."""
+
+    covers: tuple[str, ...]
+    games: tuple[str, ...] | None
+    per_game: PerGame | None
+
+
+_DYNAMIC: dict[str, _Spec] = {}
+
+
+def _resolved(spec: _Spec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(requirements, games) of a check from its spec and the kits registered now."""
+    from .games import kit_names, kits
+
+    games = spec.games if spec.games is not None else kit_names()
+    requirements = list(spec.covers)
+    if spec.per_game is not None:
+        for kit in kits():
+            if kit.name in games:
+                requirements += [r for r in spec.per_game(kit) if r not in requirements]
+    return tuple(requirements), tuple(games)
 
 
 def check(
     id: str,
     *,
-    covers: tuple[str, ...] | list[str],
+    covers: tuple[str, ...] | list[str] = (),
     capability: str,
-    games: tuple[str, ...] = ("robots", "eldorado"),
+    games: tuple[str, ...] | None = None,
+    per_game: PerGame | None = None,
     cost: str = "fast",
     exclusive: bool = False,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register a check function under ``id``, covering the given requirement ids.
 
-    ``exclusive``: the check must run with no other check playing at the same time (it
-    watches the units on sale, which every account shares); see ``Check.exclusive``."""
+    ``games``: the games the check applies to; None: every game with a kit, now and
+    registered later (``conformance.games``). ``per_game(kit)``: requirement ids the check
+    covers for each of its games' kits (``<game>.contract.invalid_stake``), added to
+    ``covers``. ``exclusive``: the check must run with no other check playing at the same
+    time (it watches the units on sale, which every account shares); see ``Check.exclusive``."""
 
     def register(function: CheckFunction) -> CheckFunction:
         if id in _REGISTRY:
             raise ConformanceError(f"check id {id!r} registered twice")
+        spec = _Spec(tuple(covers), games, per_game)
+        requirements, applies = _resolved(spec)
+        if games is None or per_game is not None:
+            _DYNAMIC[id] = spec
         _REGISTRY[id] = Check(
             id=id,
-            requirements=tuple(covers),
+            requirements=requirements,
             capability=capability,
-            games=games,
+            games=applies,
             function=function,
             doc=(function.__doc__ or "").strip(),
             cost=cost,
@@ -172,6 +212,21 @@ def check(
         return function
 
     return register
+
+
+def refresh_checks() -> None:
+    """Recompute the games and requirements of the checks that follow the kits (a kit was
+    registered or unregistered)."""
+    for cid, spec in _DYNAMIC.items():
+        if cid in _REGISTRY:
+            requirements, games = _resolved(spec)
+            _REGISTRY[cid] = replace(_REGISTRY[cid], requirements=requirements, games=games)
+
+
+def unregister_check(id: str) -> None:
+    """Forget check ``id`` (a game kit registered for a test is unregistered with its checks)."""
+    _REGISTRY.pop(id, None)
+    _DYNAMIC.pop(id, None)
 
 
 def registered_checks() -> dict[str, Check]:

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-import reference
 
 from ._registry import ConformanceError
 
@@ -155,27 +154,36 @@ def _at(values: Mapping[str, Any], key: str) -> str:
     return _shown(values[key])
 
 
+def _known_game(game: object, where: str) -> None:
+    """ProfileError unless ``game`` has a kit (``conformance.games``), naming the known ones."""
+    from .games import kit_names
+
+    known = kit_names()
+    if game not in known:
+        raise ProfileError(f"{where}: unknown game {game!r}; known games: {', '.join(known)}")
+
+
 def _games(games: object, where: str) -> tuple[str, ...] | None:
-    known = tuple(reference.GAMES)
     if games is None:
         return None
-    if not isinstance(games, list | tuple) or not games or any(g not in known for g in games):
-        raise ProfileError(
-            f"{where}: games must be a non-empty list of {known}, got {_shown(games)}"
-        )
+    if not isinstance(games, list | tuple) or not games:
+        raise ProfileError(f"{where}: games must be a non-empty list of games, got {_shown(games)}")
+    for game in games:
+        _known_game(game, f"{where}: games")
     return tuple(games)
 
 
 def _stakes(stakes: object, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    known = tuple(reference.GAMES)
     if stakes is None:
         return ()
     if isinstance(stakes, tuple):  # already in the field's form (pairs)
         stakes = dict(stakes)
-    if not isinstance(stakes, Mapping) or any(g not in known for g in stakes):
+    if not isinstance(stakes, Mapping):
         raise ProfileError(
-            f"{where}: stakes must map games {known} to lists of stake cents, got {_shown(stakes)}"
+            f"{where}: stakes must map games to lists of stake cents, got {_shown(stakes)}"
         )
+    for game in stakes:
+        _known_game(game, f"{where}: stakes")
     pairs: list[tuple[str, tuple[int, ...]]] = []
     for game, listed in stakes.items():
         if (

@@ -586,16 +586,22 @@ def eldorado_invalid_tickets(
 
 
 def invalid_tickets_of(game: str, kind: str) -> st.SearchStrategy[str]:
-    """Invalid tickets of ``game`` of one ``kind`` only."""
-    pairs = robots_invalid_tickets if game == "robots" else eldorado_invalid_tickets
-    return pairs(kinds=(kind,)).map(lambda pair: pair[1])
+    """Invalid tickets of ``game`` of one ``kind`` only (the game's kit, ``conformance.games``)."""
+    from .games import kit
+
+    return kit(game).invalid_tickets_of(kind)
 
 
 def invalid_tickets(game: str) -> st.SearchStrategy[tuple[str, str]]:
     """Invalid tickets of ``game``, with their kind."""
-    return robots_invalid_tickets() if game == "robots" else eldorado_invalid_tickets()
+    from .games import kit
+
+    found = kit(game)
+    return found.invalid_tickets(tuple(found.invalid_kinds))
 
 
 def valid_tickets(game: str) -> st.SearchStrategy[str]:
     """Valid tickets of ``game``, aimed at the edges."""
-    return robots_tickets() if game == "robots" else eldorado_tickets()
+    from .games import kit
+
+    return kit(game).valid_tickets()

@@ -19,6 +19,7 @@ import yaml
 import reference
 from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
 from conformance._settings import Settings, names
+from conformance.games import kit_names
 
 from ._errors import ConfigError
 from ._targets import DEFAULT_TIMEOUT_S
@@ -143,10 +144,8 @@ def _games(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise ConfigError(f"{where} must be a non-empty list of games, got {value!r}")
     for game in value:
-        if game not in reference.GAMES:
-            raise ConfigError(
-                f"{where}: unknown game {game!r}{_suggest(str(game), tuple(reference.GAMES))}"
-            )
+        if game not in kit_names():
+            raise ConfigError(f"{where}: unknown game {game!r}{_suggest(str(game), kit_names())}")
     return tuple(dict.fromkeys(value))
 
 
@@ -155,10 +154,8 @@ def _stakes(value: object, where: str) -> dict[str, list[int]]:
         raise ConfigError(f"{where} must map games to lists of stake cents, got {value!r}")
     stakes: dict[str, list[int]] = {}
     for game, listed in value.items():
-        if game not in reference.GAMES:
-            raise ConfigError(
-                f"{where}: unknown game {game!r}{_suggest(str(game), tuple(reference.GAMES))}"
-            )
+        if game not in kit_names():
+            raise ConfigError(f"{where}: unknown game {game!r}{_suggest(str(game), kit_names())}")
         if isinstance(listed, int) and not isinstance(listed, bool):
             listed = [listed]
         if not isinstance(listed, list) or not listed:

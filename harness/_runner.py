@@ -24,12 +24,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import reference
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
 from conformance._execute import CheckOutcome, execute
 from conformance._settings import Settings, coerce
 from contract import Adapter, ProtocolViolation, Validated
 from contract._validated import check
+from conformance.games import kit_names
 
 from . import __version__
 from ._budget import CancelToken, GuardedAdapter, Stalls, run_within
@@ -114,8 +114,11 @@ def describe_problem(document: object) -> str | None:
 
 
 def _requirement_games(rid: str) -> tuple[str, ...]:
+    """The game a requirement id belongs to (its first word, a game with a kit), or every
+    game for a requirement of the contract or the law."""
     head = rid.split(".", 1)[0]
-    return (head,) if head in reference.GAMES else tuple(reference.GAMES)
+    games = kit_names()
+    return (head,) if head in games else games
 
 
 class Runner:
@@ -148,7 +151,7 @@ class Runner:
 
     def games(self) -> list[str]:
         wanted = self.plan.settings.games
-        return [g for g in reference.GAMES if wanted is None or g in wanted]
+        return [g for g in kit_names() if wanted is None or g in wanted]
 
     def requirements(self, implementation: Mapping[str, Any] | None = None) -> list[Requirement]:
         """The requirements this run reports on.
@@ -160,7 +163,7 @@ class Runner:
         caps = self.plan.capabilities
         if caps is None:
             return list(self.catalogue.values())
-        offered = set((implementation or {}).get("games", {})) or set(reference.GAMES)
+        offered = set((implementation or {}).get("games", {})) or set(kit_names())
         return [
             r
             for r in self.catalogue.values()
@@ -226,7 +229,7 @@ class Runner:
                 started_at=started_at,
                 harness_version=__version__,
                 suite_sha256=suite_sha256(),
-                rules_sha256=rules_sha256(),
+                rules_sha256=rules_sha256(kit_names()),
                 target=plan.target,
                 implementation=implementation,
                 config=dict(plan.config),

@@ -31,6 +31,7 @@ from reference import _strict_json as strict_json
 from .. import _stats
 from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
 from .._registry import CheckContext, CheckFailure, NotSupported, check
+from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
 
 EVIDENCE_PER_BLOCK = 5
@@ -80,6 +81,18 @@ def requirement_of(aspect: str, game: str, stake_cents: int) -> str:
         article = reference.load_rules(game).lot_table(stake_cents).article
         return f"{game}.{article}.lot_table"
     return f"{game}.{_GAME_ASPECTS[aspect]}"
+
+
+def _each(slug: str) -> Callable[[GameKit], list[str]]:
+    """``<game>.<slug>`` for a game's kit: what a block check covers for each game."""
+    return lambda kit: [f"{kit.name}.{slug}"]
+
+
+def lot_table_requirements(kit: GameKit) -> list[str]:
+    """``<game>.<article>.lot_table`` for each of the game's stakes (one lot table each)."""
+    rules = reference.load_rules(kit.name)
+    articles = [rules.lot_table(stake).article for stake in rules.stakes_cents]
+    return [f"{kit.name}.{article}.lot_table" for article in dict.fromkeys(articles)]
 
 
 @dataclass
@@ -399,7 +412,7 @@ def header(ctx: CheckContext) -> None:
 
 @check(
     "blocks.block_size",
-    covers=["robots.2.block_size", "eldorado.2.block_size"],
+    per_game=_each("2.block_size"),
     capability="blocks",
     cost="block",
 )
@@ -410,7 +423,7 @@ def block_size(ctx: CheckContext) -> None:
 
 @check(
     "blocks.unit_sequence",
-    covers=["robots.2.unit_sequence", "eldorado.2.unit_sequence"],
+    per_game=_each("2.unit_sequence"),
     capability="blocks",
     cost="block",
 )
@@ -429,7 +442,7 @@ def unit_lines(ctx: CheckContext) -> None:
 
 @check(
     "blocks.valid_tickets",
-    covers=["robots.2.valid_tickets", "eldorado.2.valid_tickets"],
+    per_game=_each("2.valid_tickets"),
     capability="blocks",
     cost="block",
 )
@@ -440,7 +453,7 @@ def valid_tickets(ctx: CheckContext) -> None:
 
 @check(
     "blocks.unit_prize",
-    covers=["robots.3.unit_prize", "eldorado.3.unit_prize"],
+    per_game=_each("3.unit_prize"),
     capability="blocks",
     cost="block",
 )
@@ -451,7 +464,7 @@ def unit_prize(ctx: CheckContext) -> None:
 
 @check(
     "blocks.cumulated_gains",
-    covers=["robots.3.cumulated_gains", "eldorado.3.cumulated_gains"],
+    per_game=_each("3.cumulated_gains"),
     capability="blocks",
     cost="block",
 )
@@ -462,12 +475,7 @@ def cumulated_gains(ctx: CheckContext) -> None:
 
 @check(
     "blocks.lot_table",
-    covers=[
-        "robots.3.lot_table",
-        "eldorado.3.1.lot_table",
-        "eldorado.3.2.lot_table",
-        "eldorado.3.3.lot_table",
-    ],
+    per_game=lot_table_requirements,
     capability="blocks",
     cost="block",
 )
@@ -479,7 +487,7 @@ def lot_table(ctx: CheckContext) -> None:
 
 @check(
     "blocks.payout_cap",
-    covers=["robots.3.payout_cap", "eldorado.3.payout_cap"],
+    per_game=_each("3.payout_cap"),
     capability="blocks",
     cost="block",
 )
@@ -490,7 +498,7 @@ def payout_cap(ctx: CheckContext) -> None:
 
 @check(
     "blocks.randomness",
-    covers=["robots.randomness.winner_positions", "eldorado.randomness.winner_positions"],
+    per_game=_each("randomness.winner_positions"),
     capability="blocks",
     cost="block",
 )
@@ -646,7 +654,7 @@ def slices(ctx: CheckContext) -> None:
 
 @check(
     "blocks.unrelated_blocks",
-    covers=["robots.randomness.unrelated_blocks", "eldorado.randomness.unrelated_blocks"],
+    per_game=_each("randomness.unrelated_blocks"),
     capability="blocks",
     cost="block",
 )
@@ -718,7 +726,7 @@ def unrelated_blocks(ctx: CheckContext) -> None:
 
 @check(
     "blocks.top_tiers",
-    covers=["robots.randomness.top_tiers", "eldorado.randomness.top_tiers"],
+    per_game=_each("randomness.top_tiers"),
     capability="blocks",
     cost="block",
 )

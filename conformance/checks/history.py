@@ -24,14 +24,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from ..games import kit
 from . import _scenarios as sc
 
-LAST_UNIT = {"robots": "robots.4.1.last_unit", "eldorado": "eldorado.4.2.last_unit"}
 COMPLETE = "play.history.complete"
 ORDER = "play.history.order"
 LIMIT = "play.history.limit"
 LISTING = 50  # the limit of the full listing: more than the plays of one scenario
 LIMITS = (1, 2, 3)
+
+
+def last_unit(game: str) -> str:
+    """``<game>.<article>.last_unit``: the history article of ``game``'s kit."""
+    return f"{kit(game).history_article}.last_unit"
 
 
 def _ids(listing: list[dict[str, Any]]) -> list[str]:
@@ -84,7 +89,7 @@ def scenario_history_listing(session: sc.Session, case: Mapping[str, Any]) -> Ev
         requirement, seen = judge_listing(sold, _ids(listing))
         if requirement is not None:
             if requirement == "last_unit":
-                requirement = LAST_UNIT[game]
+                requirement = last_unit(game)
             return sc.evidence(
                 {**case, "requirement": requirement},
                 {"plays": sold[::-1]},
@@ -112,7 +117,8 @@ sc.SCENARIOS["history_listing"] = scenario_history_listing
 
 @check(
     "play.history_listing",
-    covers=[COMPLETE, ORDER, LIMIT, *LAST_UNIT.values()],
+    covers=[COMPLETE, ORDER, LIMIT],
+    per_game=lambda kit: [f"{kit.history_article}.last_unit"],
     capability="play",
     cost="long",
 )

@@ -2,9 +2,9 @@
 never as a prize, and never fail the rest of its batch; a stake the game does not sell is
 refused whole.
 
-Every kind of invalid ticket (``strategies.ROBOTS_INVALID_KINDS`` / ``ELDORADO_INVALID_KINDS``)
-belongs to the requirement of the rule it breaks, so a target that evaluates, say, a 19-button
-robots ticket fails ``robots.4.3.invalid_buttons`` and nothing else.
+Every kind of invalid ticket (its game kit's ``invalid_kinds``, ``conformance.games``) belongs
+to the requirement of the rule it breaks, so a target that evaluates, say, a 19-button robots
+ticket fails ``robots.4.3.invalid_buttons`` and nothing else.
 """
 
 from __future__ import annotations
@@ -13,27 +13,17 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import reference
 from contract import ErrorReply
 
-from .. import strategies as S
 from .._evaluation import check_shape, difference
 from .._evidence import Counterexample
 from .._registry import CheckContext, CheckFailure, Evidence, check
 from .._replay import evaluate_request, replayer
+from ..games import GameKit, each_kit, kit
 from ._differential import Disagreement, compare, search
 from .evaluate_batch import raise_if_reordered
 
-KINDS: dict[str, dict[str, str]] = {
-    "robots": S.ROBOTS_INVALID_KINDS,
-    "eldorado": S.ELDORADO_INVALID_KINDS,
-}
-VALID_NEIGHBOURS: dict[str, tuple[str, str]] = {
-    "robots": (
-        "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C",
-        "DQTCSPHO|Q O O2 H H T2 S S S S S S S D D D C C",
-    ),
-    "eldorado": ("YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS", "VVVVB/PPPPP/YSVBP"),
-}
 NOT_STAKES = (0, -100, 1, 75, 150, 300, 100000)
 
 
@@ -105,18 +95,19 @@ def _fail(message: str, evidence: list[Counterexample], requirements: list[str])
 
 
 def _invalid_tickets(ctx: CheckContext, game: str) -> None:
-    kinds = KINDS[game]
+    game_kit = kit(game)
+    kinds = game_kit.invalid_kinds
     stakes = ctx.stakes(game)
     per_kind = max(10, ctx.settings.hypothesis_max_examples // len(kinds))
     evidence: list[Counterexample] = []
     broken: list[str] = []
     try:
         for kind in sorted(kinds):
-            fixed = [t for k, t in S.INVALID_EXAMPLES[game] if k == kind]
+            fixed = [t for k, t in game_kit.invalid_examples if k == kind]
             found: list[Disagreement] = []
             for stake in stakes:
                 found += compare(ctx.adapter, game, stake, fixed)
-            strategy = S.invalid_tickets_of(game, kind)
+            strategy = game_kit.invalid_tickets_of(kind)
             shrunk = search(ctx, game, strategy, examples=per_kind) if not found else []
             found = sorted(found, key=lambda d: len(d.ticket))[:1] + shrunk
             if found:
@@ -138,35 +129,28 @@ def _invalid_tickets(ctx: CheckContext, game: str) -> None:
         )
 
 
-@check(
-    "invalid_tickets.robots",
-    covers=sorted(set(S.ROBOTS_INVALID_KINDS.values()) | {"robots.contract.invalid_per_ticket"}),
-    capability="evaluate",
-    games=("robots",),
-)
-def robots_invalid(ctx: CheckContext) -> None:
-    """Every kind of invalid robots ticket (board, buttons, symbols, notation), from a fixed
-    catalogue and from hypothesis, gets an error object, never a prize."""
-    _invalid_tickets(ctx, "robots")
+@each_kit
+def _register(game_kit: GameKit) -> None:
+    """``invalid_tickets.<game>`` for each game's kit, covering the requirements of its kinds
+    of invalid ticket and ``<game>.contract.invalid_per_ticket``."""
+    game = game_kit.name
 
+    def invalid(ctx: CheckContext) -> None:
+        _invalid_tickets(ctx, game)
 
-@check(
-    "invalid_tickets.eldorado",
-    covers=sorted(
-        set(S.ELDORADO_INVALID_KINDS.values()) | {"eldorado.contract.invalid_per_ticket"}
-    ),
-    capability="evaluate",
-    games=("eldorado",),
-)
-def eldorado_invalid(ctx: CheckContext) -> None:
-    """Every kind of invalid eldorado ticket (grid shape, symbols, Extra grids not granted or
-    missing, notation), from a fixed catalogue and from hypothesis, gets an error object."""
-    _invalid_tickets(ctx, "eldorado")
+    invalid.__doc__ = (
+        f"Every kind of invalid {game} ticket ({', '.join(sorted(game_kit.invalid_kinds))}), "
+        "from a fixed catalogue and from hypothesis, gets an error object, never a prize."
+    )
+    covers = set(game_kit.invalid_kinds.values()) | {f"{game}.contract.invalid_per_ticket"}
+    check(f"invalid_tickets.{game}", covers=sorted(covers), capability="evaluate", games=(game,))(
+        invalid
+    )
 
 
 @check(
     "invalid_tickets.per_ticket",
-    covers=("robots.contract.invalid_per_ticket", "eldorado.contract.invalid_per_ticket"),
+    per_game=lambda kit: [f"{kit.name}.contract.invalid_per_ticket"],
     capability="evaluate",
 )
 def per_ticket(ctx: CheckContext) -> None:
@@ -174,11 +158,11 @@ def per_ticket(ctx: CheckContext) -> None:
     evaluated as usual, the batch not refused (contract 4)."""
     evidence: list[Counterexample] = []
     broken: list[str] = []
-    for game in ctx.games(("robots", "eldorado")):
-        before, after = VALID_NEIGHBOURS[game]
+    for game in ctx.games():
+        before, after = kit(game).examples
         for stake in ctx.stakes(game):
             found = None
-            for kind, invalid in S.INVALID_EXAMPLES[game]:
+            for kind, invalid in kit(game).invalid_examples:
                 found = spoiled(ctx.adapter, game, stake, [before, invalid, after])
                 if found is not None:
                     evidence.append(replace(found, note=f"{found.note} ({kind})"))
@@ -192,7 +176,7 @@ def per_ticket(ctx: CheckContext) -> None:
 
 @check(
     "invalid_tickets.stakes",
-    covers=("robots.contract.invalid_stake", "eldorado.contract.invalid_stake"),
+    per_game=lambda kit: [f"{kit.name}.contract.invalid_stake"],
     capability="evaluate",
 )
 def invalid_stakes(ctx: CheckContext) -> None:
@@ -200,10 +184,11 @@ def invalid_stakes(ctx: CheckContext) -> None:
     evaluated (contract 4: 422 invalid stake)."""
     evidence: list[Counterexample] = []
     broken: list[str] = []
-    for game in ctx.games(("robots", "eldorado")):
-        ticket = VALID_NEIGHBOURS[game][0]
+    for game in ctx.games():
+        ticket = kit(game).examples[0]
+        sold = reference.load_rules(game).stakes_cents
         for stake in NOT_STAKES:
-            if stake in S.STAKES[game]:
+            if stake in sold:
                 continue
             got: object
             try:
@@ -218,7 +203,7 @@ def invalid_stakes(ctx: CheckContext) -> None:
                     {"error": {"code": "invalid_stake"}},
                     got,
                     evaluate_request(game, stake, [ticket]),
-                    f"{game} sells {list(S.STAKES[game])} cents; {stake} was not refused",
+                    f"{game} sells {list(sold)} cents; {stake} was not refused",
                 )
             )
             broken.append(f"{game}.contract.invalid_stake")

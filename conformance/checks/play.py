@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 from .._pool import map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from .._replay import ReplayError, replayer
+from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._scenarios import SCENARIOS, Session, case_of
 
-ROBOTS = "robots"
-HISTORY_ARTICLE = {"robots": "robots.4.1", "eldorado": "eldorado.4.2"}  # stake and history
-PRIZE_ARTICLE = {"robots": "robots.4.10", "eldorado": "eldorado.4.6"}  # gains add up
+ROBOTS = "robots"  # the reveal protocol below is robots' own (robots 4.3, 4.4, 4.7)
 MAX_STOP = 30  # AUTO after 0..30 clicks: a robots unit has 18 buttons plus its +1 reveals
 MAX_CLICKS = 40  # click choices drawn per example; later clicks take the first open button
 BUTTONS = 18  # robots 4.2: 18 buttons (choices are taken modulo the buttons still open)
@@ -41,10 +40,11 @@ def plays_per_stake(ctx: CheckContext, game: str) -> int:
     return max(5, math.ceil(ctx.settings.play_count / max(1, len(stakes))))
 
 
-def pairs(ctx: CheckContext, games: tuple[str, ...] = ("robots", "eldorado")) -> list[Any]:
+def pairs(ctx: CheckContext, games: tuple[str, ...] | None = None) -> list[Any]:
+    """Every (game, stake) in scope, of ``games`` only (default: every game with a kit)."""
     found = [(g, s) for g in ctx.games(games) for s in ctx.stakes(g)]
     if not found:
-        raise NotSupported(f"no stake of {', '.join(games)} in this run's scope")
+        raise NotSupported(f"no stake of {', '.join(games or ctx.games())} in this run's scope")
     return found
 
 
@@ -60,7 +60,7 @@ def failure(message: str, found: list[Evidence], *requirements: str) -> CheckFai
 
 
 def run_per_stake(
-    ctx: CheckContext, games: tuple[str, ...], scenario: str, message: str, **params: Any
+    ctx: CheckContext, games: tuple[str, ...] | None, scenario: str, message: str, **params: Any
 ) -> None:
     """Run ``scenario`` at every (game, stake) in scope; fail with the first evidence."""
     target = session(ctx)
@@ -76,39 +76,58 @@ def run_per_stake(
     ctx.details["plays"] = done
 
 
-def _register_per_game(name: str, articles: Mapping[str, str], message: str) -> None:
-    """Register ``play.<game>_<name>`` for each game, covering ``<article>.<name>`` and
-    running scenario ``name``: one check per game, so a fault names its game's article."""
-    for game in ("robots", "eldorado"):
+def history_article(game: str) -> str:
+    """The article of ``game``'s stake and history (its kit's): ``robots.4.1``."""
+    return kit(game).history_article
 
-        def run(ctx: CheckContext, game: str = game) -> None:
+
+def prize_article(game: str) -> str:
+    """The article by which ``game``'s gains add up (its kit's): ``robots.4.10``."""
+    return kit(game).prize_article
+
+
+_PER_GAME = (  # scenario, the kit's article it breaks, the failure's message
+    ("stake_debited", history_article, "a losing play did not take exactly its stake"),
+    ("prize_credited", prize_article, "a winning play was not credited exactly its unit's lot"),
+    (
+        "history_unrevealed",
+        history_article,
+        "a play was not in the history at once with its ticket and prize",
+    ),
+)
+
+
+def _register_per_game(name: str, article: Callable[[str], str], message: str) -> None:
+    """Register ``play.<game>_<name>`` for each game's kit (now and registered later),
+    covering ``<article>.<name>`` and running scenario ``name``: one check per game, so a
+    fault names its game's article."""
+
+    def register(game_kit: GameKit) -> None:
+        game = game_kit.name
+
+        def run(ctx: CheckContext) -> None:
             run_per_stake(ctx, (game,), name, message)
 
         run.__doc__ = f"{game}: {SCENARIOS[name].__doc__}"
         check(
             f"play.{game}_{name}",
-            covers=[f"{articles[game]}.{name}"],
+            covers=[f"{article(game)}.{name}"],
             capability="play",
             games=(game,),
             cost="long",
         )(run)
 
+    each_kit(register)
 
-_register_per_game("stake_debited", HISTORY_ARTICLE, "a losing play did not take exactly its stake")
-_register_per_game(
-    "prize_credited", PRIZE_ARTICLE, "a winning play was not credited exactly its unit's lot"
-)
-_register_per_game(
-    "history_unrevealed",
-    HISTORY_ARTICLE,
-    "a play was not in the history at once with its ticket and prize",
-)
+
+for _name, _article, _message in _PER_GAME:
+    _register_per_game(_name, _article, _message)
 
 
 @check("play.money_exact", covers=["play.money.exact"], capability="play", cost="long")
 def money_exact(ctx: CheckContext) -> None:
     """Every play's balance, as answered and as read after, is before - stake + lot."""
-    run_per_stake(ctx, ("robots", "eldorado"), "money_exact", "a balance was not exact")
+    run_per_stake(ctx, None, "money_exact", "a balance was not exact")
 
 
 @check(
@@ -120,7 +139,7 @@ def money_exact(ctx: CheckContext) -> None:
 )
 def block_order(ctx: CheckContext) -> None:
     """Plays in a row get one unit each, the next unit of the block on sale every time."""
-    run_per_stake(ctx, ("robots", "eldorado"), "block_order", "plays were not in block order")
+    run_per_stake(ctx, None, "block_order", "plays were not in block order")
 
 
 @check("play.block_unit", covers=["play.sales.block_unit"], capability="play", cost="long")
@@ -129,9 +148,7 @@ def block_unit(ctx: CheckContext) -> None:
     live play is tied to the audited block."""
     if not ctx.supports("blocks"):
         raise NotSupported("the target serves no blocks: a play cannot be tied to its unit")
-    run_per_stake(
-        ctx, ("robots", "eldorado"), "block_unit", "a play was not the served block's unit"
-    )
+    run_per_stake(ctx, None, "block_unit", "a play was not the served block's unit")
 
 
 @check(

@@ -30,6 +30,7 @@ from contract import ContractBreach, ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from .._replay import replayer
+from ..games import kit
 from . import _scenarios as sc
 
 STATUS = "protocol.refusals.status"
@@ -127,7 +128,7 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
             False,
         ),
     ]
-    if game == sc.ROBOTS and "reveal" in session.capabilities:
+    if kit(game).reveals and "reveal" in session.capabilities:
         done = session.play(owner, game, stake)
         session.auto(owner, done["play_id"])
         calls.append(

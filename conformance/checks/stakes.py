@@ -12,18 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import reference
 from contract import ErrorReply
 
-from .. import strategies as S
 from .._registry import CheckContext, CheckFailure, Evidence, check
 from .._replay import ReplayError, evaluate_request, replayer
+from ..games import GameKit, UnknownGame, each_kit, kit
 
-# a valid ticket of each game (contract 1's examples): what is evaluated at each stake
-TICKETS = {
-    "robots": "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C",
-    "eldorado": "YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS",
-}
-ARTICLE = {"robots": "robots 2 (1 €)", "eldorado": "eldorado 2 (0,5 €, 1 € or 2 €)"}
+# what is evaluated at each stake: the first of the kit's examples (contract 1's example)
 
 
 def stakes_case(game: str) -> dict[str, Any]:
@@ -33,7 +29,8 @@ def stakes_case(game: str) -> dict[str, Any]:
 def stake_problem(adapter: Any, implementation: Mapping[str, Any], game: str) -> Evidence | None:
     """Evidence when ``implementation`` declares other stakes than the rules' for ``game``, or
     ``adapter`` refuses to evaluate a valid ticket at one of the rules' stakes."""
-    rules = sorted(S.STAKES[game])
+    game_kit = kit(game)
+    rules = sorted(reference.load_rules(game).stakes_cents)
     entry = implementation.get("games", {}).get(game, {})
     declared = entry.get("stakes_cents") if isinstance(entry, Mapping) else None
     request = {"operation": "describe"}
@@ -44,14 +41,14 @@ def stake_problem(adapter: Any, implementation: Mapping[str, Any], game: str) ->
     ):
         missing = [s for s in rules if not isinstance(declared, list) or s not in declared]
         extra = [s for s in declared or [] if s not in rules]
-        note = f"{ARTICLE[game]}: the target declares {declared!r}"
+        note = f"{game_kit.stakes_article}: the target declares {declared!r}"
         note += f"; not sold: {missing}" if missing else ""
         note += f"; not in the rules: {extra}" if extra else ""
         return Evidence(
             stakes_case(game), {"stakes_cents": rules}, {"stakes_cents": declared}, request, note
         )
     for stake in rules:
-        ticket = TICKETS[game]
+        ticket = game_kit.examples[0]
         try:
             adapter.evaluate(game, stake, [ticket])
         except ErrorReply as exc:
@@ -60,7 +57,8 @@ def stake_problem(adapter: Any, implementation: Mapping[str, Any], game: str) ->
                 {"stakes_cents": rules, "evaluated_at": stake},
                 {"status": exc.status, "code": exc.code, "message": exc.message},
                 evaluate_request(game, stake, [ticket]),
-                f"{ARTICLE[game]}: a valid ticket at the declared stake {stake} was refused",
+                f"{game_kit.stakes_article}: a valid ticket at the declared stake {stake} was "
+                "refused",
             )
     return None
 
@@ -68,7 +66,7 @@ def stake_problem(adapter: Any, implementation: Mapping[str, Any], game: str) ->
 def _judge(ctx: CheckContext, game: str) -> None:
     for _ in ctx.games((game,)):
         found = stake_problem(ctx.adapter, ctx.implementation, game)
-        ctx.details["stakes_cents"] = list(S.STAKES[game])
+        ctx.details["stakes_cents"] = list(reference.load_rules(game).stakes_cents)
         if found is not None:
             raise CheckFailure(
                 f"{game} is not sold at the stakes of article 2",
@@ -77,21 +75,29 @@ def _judge(ctx: CheckContext, game: str) -> None:
             )
 
 
-@check("stakes.robots", covers=["robots.2.stakes"], capability="evaluate", games=("robots",))
-def robots_stakes(ctx: CheckContext) -> None:
-    """robots is declared and evaluated at exactly 1 € (robots 2)."""
-    _judge(ctx, "robots")
+@each_kit
+def _register(game_kit: GameKit) -> None:
+    """``stakes.<game>`` for each game's kit, covering ``<game>.2.stakes``."""
+    game = game_kit.name
 
+    def judge(ctx: CheckContext) -> None:
+        _judge(ctx, game)
 
-@check("stakes.eldorado", covers=["eldorado.2.stakes"], capability="evaluate", games=("eldorado",))
-def eldorado_stakes(ctx: CheckContext) -> None:
-    """eldorado is declared and evaluated at exactly 0,5 €, 1 € and 2 € (eldorado 2)."""
-    _judge(ctx, "eldorado")
+    judge.__doc__ = (
+        f"{game} is declared and evaluated at exactly the stakes of {game_kit.stakes_article}."
+    )
+    check(f"stakes.{game}", covers=[f"{game}.2.stakes"], capability="evaluate", games=(game,))(
+        judge
+    )
 
 
 @replayer("stakes")
 def replay_stakes(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
     """Describe the target again and evaluate at each of the rules' stakes."""
-    if case.get("game") not in S.STAKES:
-        raise ReplayError(f"'stakes' evidence input needs a known 'game': {dict(case)!r}")
+    try:
+        kit(case.get("game"))
+    except UnknownGame as exc:
+        raise ReplayError(
+            f"'stakes' evidence input needs a known 'game' ({exc}): {dict(case)!r}"
+        ) from None
     return stake_problem(adapter, adapter.describe(), str(case["game"]))

@@ -26,10 +26,10 @@ from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from . import _scenarios as sc
+from .history import last_unit
 from .play import pairs, plays_per_stake
 
 BALANCE_READ = "play.money.balance_read"
-LAST_UNIT = {"robots": "robots.4.1.last_unit", "eldorado": "eldorado.4.2.last_unit"}
 ONE_ACCOUNT = "play.money.concurrent_one_account"
 REFUSAL = "play.refusal.insufficient_funds"
 STAKES_FUNDED = 3  # k: the account can pay this many stakes
@@ -212,7 +212,7 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
                 p["balance_cents"] == end for p in sold if p["play_id"] == missing[0]
             )
             requirement = (
-                ONE_ACCOUNT if strangers else LAST_UNIT[game] if newest else "play.history.complete"
+                ONE_ACCOUNT if strangers else last_unit(game) if newest else "play.history.complete"
             )
             return sc.evidence(
                 {**case, "requirement": requirement},

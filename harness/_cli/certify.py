@@ -140,12 +140,17 @@ def _stakes(games: list[str] | None, stakes: list[int] | None) -> dict[str, list
     if stakes is None:
         return None
     chosen: dict[str, list[int]] = {}
-    for game in games or list(reference.GAMES):
+    from conformance.games import kit_names
+
+    known = kit_names()
+    for game in games or list(known):
+        if game not in known:
+            continue  # the config's validation names an unknown game
         sold = [s for s in stakes if s in reference.load_rules(game).stakes_cents]
         if sold:
             chosen[game] = sold
     if not chosen:
-        scope = ", ".join(games or reference.GAMES)
+        scope = ", ".join(games or known)
         raise ConfigError(f"--stake-cents {stakes}: no game in scope ({scope}) sells that stake")
     return chosen
 

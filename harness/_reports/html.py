@@ -11,6 +11,8 @@ import json
 from collections import OrderedDict
 from typing import Any
 
+from conformance.games import kit_names, kits
+
 from .._escape import html_text as escape
 from . import _plots
 from ._record import OUTCOMES, Collector
@@ -26,7 +28,7 @@ LABEL = {
     "not_run": "not run",
 }
 
-CSS = """
+_CSS_BEFORE_BOARDS = """
 :root{--pass:#2e7d32;--fail:#c62828;--error:#e65100;--ns:#6d6d6d;--nr:#8a8a8a}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d1d1d;
 background:#f6f7f9}
@@ -59,31 +61,9 @@ margin:14px 0}
 pre{margin:0;white-space:pre-wrap;word-break:break-all;font-size:12.5px;max-height:360px;
 overflow:auto}
 .evidence td{width:50%}.note{color:#555;font-style:italic}
-.robots{display:flex;gap:6px;flex-wrap:wrap;margin:8px 0}
-.robot{background:#f2f4f8;border:2px solid #ccd;border-radius:8px;padding:6px;width:82px;
-text-align:center}
-.robot.full{border-color:var(--pass);background:#e6f4e7}
-.robot.claimed{border-color:var(--fail);background:#fde7e7}
-.robot.missed{outline:3px dashed var(--fail)}
-.gauge{display:flex;gap:2px;justify-content:center;margin:4px 0;align-items:center}
-.notch{width:8px;height:12px;border:1px solid #778;border-radius:2px;background:#fff}
-.notch.on{background:#f0b400;border-color:#a07800}
-.over{font-size:11px;color:#c62828;margin-left:2px}
-.amount{font-weight:700;font-size:13px}
-.buttons{display:grid;grid-template-columns:repeat(9,minmax(0,1fr));gap:4px;max-width:860px}
-.button{background:#263238;color:#fff;border-radius:6px;padding:4px;min-height:44px;
-display:flex;flex-wrap:wrap;align-items:center;gap:2px;position:relative}
-.bn{position:absolute;top:1px;right:4px;font-size:10px;color:#9ab}
-.reveal{display:inline-flex;align-items:center;background:#fff;border-radius:4px;padding:1px}
-.x2{background:#c62828;color:#fff;font-size:10px;font-weight:700;border-radius:3px;padding:0 2px}
-.plus{background:#2e7d32;color:#fff;font-size:10px;font-weight:700;border-radius:3px;padding:0 2px}
-.eldorado-unit{display:flex;gap:12px;flex-wrap:wrap;margin:8px 0}
-.grid table{border:2px solid #8a6d1d}.grid td{width:44px;height:34px;text-align:center;
-font-size:20px;font-weight:700;background:#fbf5e4}
-.grid td.extra{font-size:10px}
-.grid tr.win td{background:#c8e6c9}.grid tr.claimed td{background:#ffcdd2}
-.grid tr.missed td{background:#c8e6c9;outline:2px dashed var(--fail)}
-.gt{font-size:12px;color:#555}
+"""
+
+_CSS_AFTER_BOARDS = """\
 .notation code{font-size:12.5px;background:#eef1f5;padding:2px 6px;border-radius:4px}
 .invalid code{display:block;margin-top:4px}
 .words{margin:4px 0 0;padding:3px 8px;border-left:3px solid #8a6d1d;background:#fbf5e4;
@@ -91,6 +71,12 @@ white-space:pre-wrap;font-size:13px}.words small{display:block;color:#6a5a30;fon
 svg.plot{display:block;width:100%;max-width:820px;height:auto;background:#fff;border-radius:6px;
 margin:6px 0}
 """
+
+
+def css() -> str:
+    """The page's CSS: the report's own, with each game kit's board CSS in the middle."""
+    boards = "".join(k.board_css for k in kits())
+    return _CSS_BEFORE_BOARDS + boards + _CSS_AFTER_BOARDS
 
 
 def _outcome(outcome: str) -> str:
@@ -171,13 +157,12 @@ def _failures(doc: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-_SOURCES = ("robots", "eldorado", "law", "contract")
-
-
 def _article_key(article: str) -> tuple[int, int, str]:
-    """Robots articles first, then eldorado, the law, the contract; articles in number order."""
+    """Each game's articles (in the order the kits are registered), then the law, the
+    contract; articles in number order."""
+    sources = (*kit_names(), "law", "contract")
     source, _, number = article.partition(" ")
-    rank = _SOURCES.index(source) if source in _SOURCES else len(_SOURCES)
+    rank = sources.index(source) if source in sources else len(sources)
     return rank, int(number) if number.isdigit() else 99, article
 
 
@@ -343,7 +328,7 @@ def render(doc: dict[str, Any]) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>"
+        f"<title>{escape(title)}</title><style>{css()}</style></head><body><main>"
         f"<h1>instantcert certification report</h1>{body}"
         f"<footer><p><small>run {escape(doc['run_id'])} · report.json holds every field; "
         f"manifest.json the SHA-256 of each file · "
