@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-
 from ._registry import ConformanceError
 
 WEEK_S = 7 * 24 * 3600
