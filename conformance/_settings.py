@@ -9,7 +9,7 @@ and case files print (``effective_settings``): the keys in this order, the value
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -153,36 +153,43 @@ def _at(values: Mapping[str, Any], key: str) -> str:
     return _shown(values[key])
 
 
-def _known_game(game: object, where: str) -> None:
-    """ProfileError unless ``game`` has a kit (``conformance.games``), naming the known ones."""
+def _known_games() -> tuple[str, ...]:
+    """The games a setting may name: those with a kit (``conformance.games``)."""
     from .games import kit_names
 
-    known = kit_names()
-    if game not in known:
-        raise ProfileError(f"{where}: unknown game {game!r}; known games: {', '.join(known)}")
+    return kit_names()
+
+
+def _unknown(names: object) -> str:
+    """``: unknown game 'poker'`` for the first name in ``names`` without a kit, else ""."""
+    known = _known_games()
+    strangers = [g for g in names if g not in known] if isinstance(names, Iterable) else []
+    return f": unknown game {strangers[0]!r}" if strangers else ""
 
 
 def _games(games: object, where: str) -> tuple[str, ...] | None:
+    known = _known_games()
     if games is None:
         return None
-    if not isinstance(games, list | tuple) or not games:
-        raise ProfileError(f"{where}: games must be a non-empty list of games, got {_shown(games)}")
-    for game in games:
-        _known_game(game, f"{where}: games")
+    if not isinstance(games, list | tuple) or not games or any(g not in known for g in games):
+        raise ProfileError(
+            f"{where}: games must be a non-empty list of {known}, got {_shown(games)}"
+            f"{_unknown(games)}"
+        )
     return tuple(games)
 
 
 def _stakes(stakes: object, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    known = _known_games()
     if stakes is None:
         return ()
     if isinstance(stakes, tuple):  # already in the field's form (pairs)
         stakes = dict(stakes)
-    if not isinstance(stakes, Mapping):
+    if not isinstance(stakes, Mapping) or any(g not in known for g in stakes):
         raise ProfileError(
-            f"{where}: stakes must map games to lists of stake cents, got {_shown(stakes)}"
+            f"{where}: stakes must map games {known} to lists of stake cents, got "
+            f"{_shown(stakes)}{_unknown(stakes)}"
         )
-    for game in stakes:
-        _known_game(game, f"{where}: stakes")
     pairs: list[tuple[str, tuple[int, ...]]] = []
     for game, listed in stakes.items():
         if (

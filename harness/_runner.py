@@ -27,9 +27,9 @@ from typing import Any
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
 from conformance._execute import CheckOutcome, execute
 from conformance._settings import Settings, coerce
+from conformance.games import kit_names
 from contract import Adapter, ProtocolViolation, Validated
 from contract._validated import check
-from conformance.games import kit_names
 
 from . import __version__
 from ._budget import CancelToken, GuardedAdapter, Stalls, run_within
