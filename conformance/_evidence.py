@@ -10,8 +10,8 @@ so a check cannot misspell a key of a case file; its classmethod ``replay(adapte
 runs a case file's input again. ``conformance._registry.Evidence`` is the untyped kind for
 the evidence that has no type of its own yet.
 
-Kinds here: ``EvaluationEvidence`` (``evaluate``); the block kinds are in
-``checks/_block_evidence.py`` (``block_unit``, ``block``).
+Kinds here: ``EvaluationEvidence`` (``evaluate``) and ``PlayEvidence`` (``play``); the block
+kinds are in ``checks/_block_evidence.py`` (``block_unit``, ``block``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from ._registry import ConformanceError
+from ._registry import ConformanceError, Evidence
 
 
 class Counterexample(Protocol):
@@ -112,3 +112,60 @@ class EvaluationEvidence:
         if fault is None:
             return None
         return cls(game, stake, ticket, expected, got, fault)
+
+
+@dataclass(frozen=True)
+class PlayEvidence(Evidence):
+    """A play scenario that shows a fault. ``input`` is the scenario's case itself
+    (``{"kind": "play", "scenario": name, ...its situation: game, stake, click choices...}``),
+    so a replay hands it back to the same scenario; it holds ``"requirement"`` when the fault
+    met on the way breaks another requirement than the check's (a balance read lagging, a
+    unit sold twice), and that is the requirement this evidence names."""
+
+    KIND: ClassVar[str] = "play"
+
+    def __post_init__(self) -> None:
+        if self.input.get("kind") != self.KIND or not isinstance(self.input.get("scenario"), str):
+            raise ConformanceError(
+                f"play evidence needs an input {{'kind': 'play', 'scenario': <name>, ...}}, "
+                f"got {dict(self.input)!r}"
+            )
+
+    @classmethod
+    def of(
+        cls,
+        case: Mapping[str, Any],
+        expected: Any,
+        got: Any,
+        note: str,
+        request: Mapping[str, Any] | None = None,
+    ) -> PlayEvidence:
+        """The evidence of ``case`` (the scenarios' argument order)."""
+        return cls(input=dict(case), expected=expected, got=got, request=request, note=note)
+
+    @property
+    def scenario(self) -> str:
+        return str(self.input["scenario"])
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        named = self.input.get("requirement")
+        return (str(named),) if named else ()
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
+        """Run the case's scenario again (fresh units, same situation and click choices)."""
+        from .checks._scenarios import SCENARIOS, Session
+
+        scenario = SCENARIOS.get(case.get("scenario"))  # type: ignore[arg-type]
+        if scenario is None:
+            raise ReplayError(
+                f"play evidence names scenario {case.get('scenario')!r}; known: "
+                f"{', '.join(sorted(SCENARIOS))}"
+            )
+        try:
+            return scenario(Session.of(adapter), case)
+        except KeyError as exc:
+            raise ReplayError(
+                f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
+            ) from None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ._evidence import Counterexample
@@ -38,7 +38,11 @@ class Evidence:
     got: Any  # what the target said
     request: Mapping[str, Any] | None = None  # the adapter call that produced ``got``
     note: str = ""
-    requirements: ClassVar[tuple[str, ...]] = ()  # untyped evidence names none itself
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        """The requirement(s) this evidence proves broken: untyped evidence names none."""
+        return ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,9 +61,9 @@ class ConformanceError(Exception):
 class CheckFailure(ConformanceError):
     """The target broke a requirement; ``evidence`` shows how (minimal case first).
 
-    ``requirements``: the narrowest requirement ids the failure proves broken, given when it
-    is built; when not given, those the typed evidence names (sorted), else None: the check's
-    own (``conformance._execute``)."""
+    Built complete, never changed after: ``requirements`` are the narrowest requirement ids
+    the failure proves broken (the check picks them, often from its evidence's own
+    ``requirements``); None or empty: the check's own (``conformance._execute``)."""
 
     def __init__(
         self,
@@ -71,12 +75,11 @@ class CheckFailure(ConformanceError):
         super().__init__(message)
         self.message = message
         self.evidence: list[Counterexample] = list(evidence or [])
-        if requirements is None:
-            named = sorted({r for e in self.evidence for r in e.requirements})
-            requirements = named or None
-        self.requirements: tuple[str, ...] | None = (
-            tuple(dict.fromkeys(requirements)) if requirements else None
-        )
+        self._requirements = tuple(dict.fromkeys(requirements)) if requirements else None
+
+    @property
+    def requirements(self) -> tuple[str, ...] | None:
+        return self._requirements
 
 
 class NotSupported(ConformanceError):

@@ -5,8 +5,8 @@ to a target and returns fresh evidence when the target still breaks the rule, or
 it now agrees. ``instantcert replay`` and vendors fixing a fault use it. A typed kind
 (``conformance._evidence``) owns its replayer, registered with ``register_kind(cls)``; the
 others register a function with ``@replayer(kind)``. Kinds: ``evaluate`` (``_evidence``),
-``metamorphic`` (checks/metamorphic), ``block`` / ``block_unit`` (checks/_block_evidence),
-``play`` (checks/play), and those of the other check modules.
+``play`` (``_evidence``), ``metamorphic`` (checks/metamorphic), ``block`` / ``block_unit``
+(checks/_block_evidence), and those of the other check modules.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
-from ._evidence import Counterexample, EvaluationEvidence, ReplayError, evaluate_request
+from ._evidence import (
+    Counterexample,
+    EvaluationEvidence,
+    PlayEvidence,
+    ReplayError,
+    evaluate_request,
+)
 from ._registry import ConformanceError
 
 Replayer = Callable[[Any, Mapping[str, Any]], Counterexample | None]
@@ -74,6 +80,7 @@ def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
 
 
 register_kind(EvaluationEvidence)
+register_kind(PlayEvidence)
 replay_evaluate = EvaluationEvidence.replay
 
 __all__ = [

@@ -3,14 +3,14 @@ the robots reveal protocol, each a loop over one scenario of ``_scenarios``.
 
 Every play buys a fresh unit of the block on sale, so the number of plays is the profile's
 ``play_count`` (split over the stakes in scope), and the hypothesis-driven click orders make
-``play_count`` examples too, seeded with ``ctx.seed``. Evidence inputs are of kind ``play``
-and replay with the ``play`` replayer below.
+``play_count`` examples too, seeded with ``ctx.seed``. Evidence is ``PlayEvidence`` (kind
+``play``, ``conformance._evidence``), which replays itself.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from .._pool import map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
-from .._replay import ReplayError, replayer
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._scenarios import SCENARIOS, Session, case_of
@@ -328,23 +327,3 @@ def auto_any_moment(ctx: CheckContext) -> None:
     found = explore(ctx, one)
     if found:
         raise failure("AUTO changed the unit", [_simplest(found)])
-
-
-# -- replay ------------------------------------------------------------------------------------
-
-
-@replayer("play")
-def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """Run the evidence's scenario again (fresh units, same situation and click choices)."""
-    scenario = SCENARIOS.get(case.get("scenario"))  # type: ignore[arg-type]
-    if scenario is None:
-        raise ReplayError(
-            f"play evidence names scenario {case.get('scenario')!r}; known: "
-            f"{', '.join(sorted(SCENARIOS))}"
-        )
-    try:
-        return scenario(Session.of(adapter), case)
-    except KeyError as exc:
-        raise ReplayError(
-            f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
-        ) from None

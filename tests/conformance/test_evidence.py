@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from conformance import CheckFailure, Evidence, ReplayError, replay, replayers
-from conformance._evidence import EvaluationEvidence, evaluate_request
+from conformance import CheckFailure, ConformanceError, Evidence, ReplayError, replay, replayers
+from conformance._evidence import EvaluationEvidence, PlayEvidence, evaluate_request
 from conformance._replay import evaluate_case
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
 from harness._reference_adapter import ReferenceAdapter
@@ -59,12 +59,29 @@ def test_each_typed_kind_is_replayed_by_its_own_class() -> None:
     assert known["block"] == BlockEvidence.replay
 
 
-def test_a_failure_is_built_complete() -> None:
-    breaks = EvaluationEvidence("robots", 100, "T", {}, {}, requirements=("robots.b", "robots.a"))
-    assert CheckFailure("m", [breaks]).requirements == ("robots.a", "robots.b")
-    assert CheckFailure("m", [breaks], requirements=["x", "x", "y"]).requirements == ("x", "y")
-    assert CheckFailure("m", [Evidence({"kind": "stakes"}, 1, 2)]).requirements is None
+def test_a_failure_is_built_complete_and_not_changed_after() -> None:
+    breaks = EvaluationEvidence("robots", 100, "T", {}, {}, requirements=("robots.b",))
+    failure = CheckFailure("m", [breaks], requirements=["x", "x", "y"])
+    assert failure.requirements == ("x", "y") and failure.evidence == [breaks]
+    with pytest.raises(AttributeError):
+        failure.requirements = ("z",)  # type: ignore[misc]
+    assert CheckFailure("m", [breaks]).requirements is None  # the check's own, as before
     assert CheckFailure("m").requirements is None and CheckFailure("m").evidence == []
+    assert breaks.requirements == ("robots.b",) and Evidence({}, 1, 2).requirements == ()
+
+
+def test_play_evidence_is_its_case_and_names_the_requirement_the_case_names() -> None:
+    case = {"kind": "play", "scenario": "money", "game": "robots", "stake_cents": 100}
+    found = PlayEvidence.of(case, 1, 2, "n", {"operation": "play"})
+    assert found.to_dict() == Evidence(case, 1, 2, {"operation": "play"}, "n").to_dict()
+    assert found.scenario == "money" and found.requirements == ()
+    named = PlayEvidence.of({**case, "requirement": "play.money.balance_read"}, 1, 2, "n")
+    assert named.requirements == ("play.money.balance_read",)
+    assert replayers()["play"] == PlayEvidence.replay
+    with pytest.raises(ConformanceError, match="play evidence needs an input"):
+        PlayEvidence.of({"kind": "evaluate"}, 1, 2, "n")
+    with pytest.raises(ReplayError, match="play evidence names scenario 'nope'"):
+        replay(ReferenceAdapter(), {**case, "scenario": "nope"})
 
 
 def test_a_case_input_missing_a_key_is_named() -> None:

@@ -46,7 +46,7 @@ def _evaluate_ticket(ctx: CheckContext, game: str, stake: int, ticket: str) -> N
     expected = reference.evaluate(game, stake, ticket)
     got = ctx.adapter.evaluate(game, stake, [ticket])[0]
     if got.get("prize_cents") != expected["prize_cents"]:
-        failure = CheckFailure(
+        raise CheckFailure(
             f"{game} ticket {ticket!r}: prize {got.get('prize_cents')!r}, expected "
             f"{expected['prize_cents']}",
             [
@@ -62,9 +62,8 @@ def _evaluate_ticket(ctx: CheckContext, game: str, stake: int, ticket: str) -> N
                     },
                 )
             ],
+            requirements=("robots.4.6.x2",) if game == "robots" else None,
         )
-        failure.requirements = ("robots.4.6.x2",) if game == "robots" else None
-        raise failure
 
 
 def robots_x2(ctx: CheckContext) -> None:

@@ -16,6 +16,7 @@ from contract import ContractBreach, ErrorReply, ProtocolViolation
 from reference import GameError
 from reference import _strict_json as strict_json
 
+from ..._evidence import PlayEvidence
 from ..._registry import CheckFailure, Evidence
 
 Document = dict[str, Any]
@@ -104,9 +105,9 @@ class Session:
         )
         if not SENDABLE_TOKEN.fullmatch(account.token):
             found = token_fault(balance_cents, doc)
-            failure = CheckFailure(found.note, [found])
-            failure.requirements = ("security.tokens.required",)  # kept where the check covers it
-            raise failure
+            raise CheckFailure(  # kept where the check covers it
+                found.note, [found], requirements=("security.tokens.required",)
+            )
         return account
 
     def balance(self, account: Account) -> int:
@@ -249,8 +250,9 @@ def case_of(scenario: str, **params: Any) -> dict[str, Any]:
 
 def evidence(
     case: Case, expected: Any, got: Any, note: str, request: Mapping[str, Any] | None = None
-) -> Evidence:
-    return Evidence(input=dict(case), expected=expected, got=got, request=request, note=note)
+) -> PlayEvidence:
+    """The evidence of a scenario's ``case`` (``PlayEvidence``: the case is its input)."""
+    return PlayEvidence.of(case, expected, got, note, request)
 
 
 def _funded(session: Session, stake: int, plays: int) -> Account:
