@@ -6,6 +6,7 @@ path; each of them is asked here for a game nobody registered, and must name the
 
 from __future__ import annotations
 
+import ast
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -149,3 +150,32 @@ def test_a_second_robots_under_another_name_is_a_game_like_the_others(tmp_path: 
     assert reference.GAMES == ("robots", "eldorado")
     with pytest.raises(UnknownGameError, match="'robo'"):
         reference.evaluate("robo", 100, ticket)
+
+
+def _game_names_in(path: Path) -> list[tuple[int, str]]:
+    names = {"robots", "eldorado"}
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in names
+    ]
+
+
+def test_no_reference_module_but_a_game_s_own_names_a_game() -> None:
+    """A branch on a game's name anywhere else is how unknown games used to fall through to
+    eldorado: the registry is the one place modules find a game."""
+    package = Path(reference.__file__).parent
+    own = {"_builtin.py"} | {p.name for p in package.glob("_robots*.py")}
+    own |= {p.name for p in package.glob("_eldorado*.py")}
+    found = {
+        path.name: names
+        for path in sorted(package.glob("*.py"))
+        if path.name not in own and (names := _game_names_in(path))
+    }
+    assert found == {}
+
+
+def test_the_game_name_scan_sees_a_branch(tmp_path: Path) -> None:
+    sample = tmp_path / "branchy.py"
+    sample.write_text('def f(game):\n    return 1 if game == "robots" else 2\n')
+    assert _game_names_in(sample) == [(2, "robots")]
