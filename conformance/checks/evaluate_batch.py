@@ -18,11 +18,11 @@ from typing import Any
 import reference
 from contract import ErrorReply
 
-from .. import strategies as S
 from .._evaluation import check_shape, expected_result, is_error, result_key
 from .._evidence import Counterexample
 from .._registry import CheckContext, CheckFailure, Evidence, check
 from .._replay import evaluate_request, replayer
+from ..games import kit
 from .refusals import error_document_fault
 
 ORDER = "evaluate.batch.order"
@@ -127,7 +127,7 @@ def batch_order(ctx: CheckContext) -> None:
 
 def _mixed(game: str, valid: list[str]) -> list[str]:
     """Valid and invalid tickets interleaved, an invalid one first and last."""
-    invalid = [t for _, t in S.INVALID_EXAMPLES[game]][:6]
+    invalid = [t for _, t in kit(game).invalid_examples][:6]
     batch = []
     for n, bad in enumerate(invalid):
         batch.append(bad)

@@ -9,8 +9,8 @@ from functools import partial
 from contract import ErrorReply
 
 from ..._registry import Evidence
+from ...games import kit
 from .client import (
-    ROBOTS,
     SENDABLE_TOKEN,
     Account,
     Case,
@@ -46,7 +46,7 @@ def _untouched(
     """After refused calls, the owner's balance, reveal state and history are as they were
     (the play is revealed before the history is read: the history is judged elsewhere)."""
     now = session.balance(owner)  # before any reveal: a credit deferred to it is not ours
-    if played["game"] == ROBOTS and "reveal" in session.capabilities:
+    if kit(played["game"]).reveals and "reveal" in session.capabilities:
         reply = refused(partial(session.adapter.reveal, played["play_id"], owner.token, 0))
         if isinstance(reply, ErrorReply) and reply.status != 409:
             raise reply
@@ -95,7 +95,7 @@ def _calls(
         ("history", lambda: adapter.history(acc, token, 10)),
         ("auto", lambda: adapter.auto(play_id, token)),
     ]
-    if played["game"] == ROBOTS and "reveal" in session.capabilities:
+    if kit(played["game"]).reveals and "reveal" in session.capabilities:
         calls.insert(3, ("reveal", lambda: adapter.reveal(play_id, token, 0)))
     return calls
 

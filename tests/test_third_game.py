@@ -1,0 +1,138 @@
+"""Proof of the game registry (issue 13): Coins, a game that exists only in the test tree
+(``tests/third_game``: rules, engine, kit), is certified end to end like robots and eldorado.
+
+With its reference engine and its conformance kit registered, ``instantcert certify`` runs the
+quick profile on Coins in-process and over HTTP against the reference server serving it: every
+Coins requirement passes, every report is written and names the game, the HTML report draws its
+units with the kit's board. A fault planted in the service (a silver purse paid 1 € too much) is
+caught for the requirement it breaks, ``coins.4.purse_pays``: NOT CERTIFIED. Nothing of it stays
+registered after the module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference
+from conformance import load_catalogue, registered_checks
+from conformance._clauses import load_clauses
+from conformance.games import kit_names
+from harness._cli import main
+from harness._reports.manifest import REPORT_FILES
+from reference._server import ServerThread
+from reference._service import GameService
+from tests.third_game import kit as coins_kit
+from tests.third_game.targets import OVERPAID_CENTS, MisPayingService
+
+SEED = "13"
+CHECKS_BEFORE = set(registered_checks())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def coins() -> Iterator[None]:
+    with coins_kit.registered():
+        yield
+    assert "coins" not in kit_names() and "coins" not in reference.GAMES
+    assert set(registered_checks()) == CHECKS_BEFORE
+    assert not any(r.startswith("coins.") for r in load_catalogue())
+
+
+def certify(out: Path, target: str) -> tuple[int, dict[str, Any]]:
+    """``instantcert certify`` on Coins, quick profile; (exit code, report.json)."""
+    flags = ["--profile", "quick", "--game", "coins", "--seed", SEED, "--out", str(out)]
+    code = main(["certify", "--target", target, *flags])
+    return code, json.loads((out / "report.json").read_text(encoding="utf-8"))
+
+
+def coins_verdicts(report: dict[str, Any]) -> dict[str, str]:
+    return {r["id"]: r["outcome"] for r in report["requirements"] if r["id"].startswith("coins.")}
+
+
+def test_the_kit_brings_the_game_its_checks_requirements_and_clauses() -> None:
+    checks = registered_checks()
+    mine = {cid for cid, c in checks.items() if "coins" in c.games}
+    assert {
+        "coins_rules.every_ticket",
+        "stakes.coins",
+        "invalid_tickets.coins",
+        "play.coins_stake_debited",
+        "play.coins_prize_credited",
+        "play.coins_history_unrevealed",
+        "blocks.lot_table",
+        "invalid_tickets.per_ticket",
+    } <= mine
+    assert "coins.3.lot_table" in checks["blocks.lot_table"].requirements
+    assert "coins.5.last_unit" in checks["play.history_listing"].requirements
+    covered = {r for c in checks.values() for r in c.requirements}
+    ids = {r for r in load_catalogue() if r.startswith("coins.")}
+    assert len(ids) == 24 and ids <= covered  # every Coins requirement has a check
+    assert {c.game for c in load_clauses().values() if c.id.startswith("coins.")} == {"coins"}
+
+
+def assert_reports_name_the_game(out: Path) -> str:
+    for name in REPORT_FILES:
+        if name in ("attestation.json", "report.sig"):
+            continue
+        assert (out / name).is_file(), name
+    for name in ("report.json", "report.md", "report.html", "junit.xml"):
+        assert "coins" in (out / name).read_text(encoding="utf-8"), name
+    return (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_coins_is_certified_in_process(tmp_path: Path) -> None:
+    code, report = certify(tmp_path, "python:reference")
+    verdicts = coins_verdicts(report)
+    assert code == 0, report["verdict"]
+    assert verdicts and set(verdicts.values()) == {"pass"}, verdicts
+    assert not [r for r in report["requirements"] if r["outcome"] in ("fail", "error")]
+    assert set(report["implementation"]["games"]) >= {"coins"}
+    html = assert_reports_name_the_game(tmp_path)
+    assert ".coins-unit{" in html  # the kit's board CSS is in the page
+
+
+def test_coins_is_certified_over_http(tmp_path: Path) -> None:
+    service = GameService(tmp_path / "served.sqlite3", durable=False)
+    try:
+        with ServerThread(service) as server:
+            code, report = certify(tmp_path / "out", server.url)
+    finally:
+        service.close()
+    verdicts = coins_verdicts(report)
+    assert code == 0, report["verdict"]
+    assert verdicts and set(verdicts.values()) == {"pass"}, verdicts
+    assert report["target"] == server.url
+    assert_reports_name_the_game(tmp_path / "out")
+
+
+def test_a_fault_planted_in_coins_is_caught_for_its_requirement(tmp_path: Path) -> None:
+    code, report = certify(tmp_path, "python:tests.third_game.targets:mispaying")
+    failed = [r["id"] for r in report["requirements"] if r["outcome"] == "fail"]
+    assert code == 1 and report["verdict"]["overall"] == "NOT CERTIFIED"
+    assert failed == ["coins.4.purse_pays"]
+    html = assert_reports_name_the_game(tmp_path)
+    assert '<div class="coins-unit">' in html  # the counterexample drawn by the kit's board
+    evidence = next(
+        e
+        for c in report["checks"]
+        if c["check_id"] == "coins_rules.every_ticket"
+        for e in c["evidence"]
+    )
+    assert evidence["got"]["prize_cents"] == evidence["expected"]["prize_cents"] + OVERPAID_CENTS
+
+
+def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
+    service = MisPayingService(tmp_path / "served.sqlite3", durable=False)
+    try:
+        with ServerThread(service) as server:
+            code, report = certify(tmp_path / "out", server.url)
+    finally:
+        service.close()
+    assert code == 1 and report["verdict"]["overall"] == "NOT CERTIFIED"
+    assert [r["id"] for r in report["requirements"] if r["outcome"] == "fail"] == [
+        "coins.4.purse_pays"
+    ]
