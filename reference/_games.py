@@ -165,6 +165,8 @@ class _Entry:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+# copy-on-write: a registration replaces the dict, so a thread iterating the names (GAMES) never
+# sees it change under it
 _REGISTRY: dict[str, _Entry] = {}
 _ENGINES: dict[str, GameEngine] = {}  # the hot path's lookup: name -> built engine
 _LOCK = threading.Lock()
@@ -209,18 +211,25 @@ class _GameNames(Sequence[str]):
 GAMES: Sequence[str] = _GameNames()
 
 
+def _unknown(game: object) -> UnknownGameError:
+    return UnknownGameError(
+        f"game {game!r} ({type(game).__name__}) is not a game: "
+        f"expected one of {', '.join(_REGISTRY)}"
+    )
+
+
 def check_game(game: object) -> str:
     """``game`` if it names a registered game; UnknownGameError showing the value otherwise."""
     if not isinstance(game, str) or game not in _REGISTRY:
-        raise UnknownGameError(
-            f"game {game!r} ({type(game).__name__}) is not a game: "
-            f"expected one of {', '.join(_REGISTRY)}"
-        )
+        raise _unknown(game)
     return game
 
 
 def _entry(game: object) -> _Entry:
-    return _REGISTRY[check_game(game)]
+    entry = _REGISTRY.get(game) if isinstance(game, str) else None
+    if entry is None:
+        raise _unknown(game)
+    return entry
 
 
 def game_definition(game: str) -> GameDefinition:
@@ -267,6 +276,7 @@ def register_game(
         rules_path if isinstance(rules_path, Traversable) else Path(os.fspath(rules_path))
     )
     definition = GameDefinition(name, engine, path, rules_file or str(path), builtin)
+    global _REGISTRY
     with _LOCK:
         found = _REGISTRY.get(name)
         if found is not None:
@@ -276,7 +286,7 @@ def register_game(
                 f"game {name!r} is already registered (engine "
                 f"{found.definition.engine.__name__}, rules {found.definition.rules_file})"
             )
-        _REGISTRY[name] = _Entry(definition)
+        _REGISTRY = {**_REGISTRY, name: _Entry(definition)}
     if check:
         try:
             game_engine(name)
@@ -291,8 +301,9 @@ def unregister_game(name: str) -> None:
     entry = _entry(name)
     if entry.definition.builtin:
         raise RegistrationError(f"game {name!r} ships with the package: it cannot be removed")
+    global _REGISTRY
     with _LOCK:
-        _REGISTRY.pop(name, None)
+        _REGISTRY = {n: e for n, e in _REGISTRY.items() if n != name}
         _ENGINES.pop(name, None)
 
 
