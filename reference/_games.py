@@ -55,9 +55,10 @@ class RegistrationError(GameError):
 class GameEngine(ABC):
     """One game's notation, evaluation and generation, for one set of its rules.
 
-    Built as ``Engine(rules)`` from the ``GameRules`` its own ``parse_rules`` returned. Stakes
-    given to the methods are the game's (callers check them with ``check_stake``); tickets are
-    checked by the engine, which raises ``TicketError`` naming the fault and where it is.
+    Built as ``Engine(rules)`` from the ``GameRules`` its own ``parse_rules`` returned. The
+    evaluation methods get the stake and the ticket as a caller sent them: the engine checks
+    both, raising ``StakeError`` (``_rules.stake_error``) or ``TicketError`` naming the fault and
+    where it is. The generation methods are called with a stake already checked.
     """
 
     #: the structured form ``parse`` returns and ``format`` takes
