@@ -94,10 +94,17 @@ def write_cases(
 MAX_CASE_BYTES = 16 * 1024 * 1024
 
 
-@cache
 def case_schema() -> dict[str, Any]:
     """``harness/schemas/case.schema.json``, its enums filled in from the suite's registries:
-    the evidence kinds that have a replayer, the play scenarios, the metamorphic relations."""
+    the games with a kit, the evidence kinds that have a replayer, the play scenarios, the
+    metamorphic relations."""
+    from conformance.games import kit_names
+
+    return _case_schema(kit_names())
+
+
+@cache
+def _case_schema(games: tuple[str, ...]) -> dict[str, Any]:
     from conformance._replay import replayers
     from conformance.checks._scenarios import SCENARIOS
     from conformance.checks.metamorphic import RELATIONS
@@ -105,6 +112,7 @@ def case_schema() -> dict[str, Any]:
     text = resources.files("harness").joinpath("schemas", "case.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     fields = schema["$defs"]["input"]["properties"]
+    fields["game"] = {"enum": list(games)}
     fields["kind"] = {"enum": sorted(replayers())}
     fields["scenario"] = {"enum": sorted(SCENARIOS)}
     fields["relation"] = {"enum": sorted(RELATIONS)}

@@ -30,6 +30,7 @@ from tests.third_game import kit as coins_kit
 from tests.third_game.targets import OVERPAID_CENTS, MisPayingService
 
 SEED = "13"
+FAULTY = "python:tests.third_game.targets:mispaying"
 CHECKS_BEFORE = set(registered_checks())
 
 
@@ -110,7 +111,7 @@ def test_coins_is_certified_over_http(tmp_path: Path) -> None:
 
 
 def test_a_fault_planted_in_coins_is_caught_for_its_requirement(tmp_path: Path) -> None:
-    code, report = certify(tmp_path, "python:tests.third_game.targets:mispaying")
+    code, report = certify(tmp_path, FAULTY)
     failed = [r["id"] for r in report["requirements"] if r["outcome"] == "fail"]
     assert code == 1 and report["verdict"]["overall"] == "NOT CERTIFIED"
     assert failed == ["coins.4.purse_pays"]
@@ -123,6 +124,12 @@ def test_a_fault_planted_in_coins_is_caught_for_its_requirement(tmp_path: Path) 
         for e in c["evidence"]
     )
     assert evidence["got"]["prize_cents"] == evidence["expected"]["prize_cents"] + OVERPAID_CENTS
+    # the case file written for it replays: still failing there, passing on the reference
+    (case,) = next(c for c in report["checks"] if c["check_id"] == "coins_rules.every_ticket")[
+        "case_files"
+    ][:1]
+    assert main(["replay", str(tmp_path / case), "--target", FAULTY]) == 1
+    assert main(["replay", str(tmp_path / case), "--target", "python:reference"]) == 0
 
 
 def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
