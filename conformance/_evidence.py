@@ -11,7 +11,10 @@ runs a case file's input again. ``conformance._registry.Evidence`` is the untype
 the evidence that has no type of its own yet.
 
 Kinds here: ``EvaluationEvidence`` (``evaluate``) and ``PlayEvidence`` (``play``); the block
-kinds are in ``checks/_block_evidence.py`` (``block_unit``, ``block``).
+kinds are in ``checks/_block_evidence.py`` (``block_unit``, ``block``), ``MetamorphicEvidence``
+in ``checks/metamorphic.py``. The batch, stake and breach kinds (``evaluate_order``,
+``evaluate_mixed``, ``evaluate_refusal``, ``evaluate_batch``, ``evaluate_stake``, ``stakes``,
+``contract_breach``) are still the untyped ``Evidence``.
 """
 
 from __future__ import annotations

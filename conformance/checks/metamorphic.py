@@ -15,14 +15,15 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from hypothesis import strategies as st
 
 from .. import strategies as S
 from .._evaluation import check_shape, is_error
-from .._registry import CheckContext, CheckFailure, Evidence, check
-from .._replay import evaluate_request, replayer
+from .._evidence import evaluate_request, require, serialise
+from .._registry import CheckContext, CheckFailure, check
+from .._replay import register_kind
 from ._differential import hunt
 
 Result = Mapping[str, Any]
@@ -180,28 +181,58 @@ RELATIONS: dict[str, Relation] = {
 
 
 @dataclass(frozen=True)
-class Violation:
-    relation: str
+class MetamorphicEvidence:
+    """A ticket and its transform (a change the rules ignore) that the target answers
+    differently: evidence of kind ``metamorphic``, breaking the relation's requirement."""
+
+    KIND: ClassVar[str] = "metamorphic"
+
+    relation: str  # the requirement id the relation checks
     game: str
     stake_cents: int
     ticket: str
     seed: int
     transformed: str
-    first: Any
-    second: Any
+    first: Any  # the target's answer for ``ticket``
+    second: Any  # its answer for ``transformed``
 
-    def evidence(self) -> Evidence:
-        case = metamorphic_case(self.relation, self.game, self.stake_cents, self.ticket, self.seed)
-        return Evidence(
-            input=case,
-            expected=self.first,
-            got=self.second,
-            request=evaluate_request(self.game, self.stake_cents, [self.ticket, self.transformed]),
-            note=(
-                f"{self.relation}: the target's answer for {self.transformed!r} "
-                f"does not match its answer for {self.ticket!r}"
-            ),
+    @property
+    def input(self) -> dict[str, Any]:
+        return metamorphic_case(self.relation, self.game, self.stake_cents, self.ticket, self.seed)
+
+    @property
+    def expected(self) -> Any:
+        return self.first
+
+    @property
+    def got(self) -> Any:
+        return self.second
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return evaluate_request(self.game, self.stake_cents, [self.ticket, self.transformed])
+
+    @property
+    def note(self) -> str:
+        return (
+            f"{self.relation}: the target's answer for {self.transformed!r} "
+            f"does not match its answer for {self.ticket!r}"
         )
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        return (self.relation,)
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> MetamorphicEvidence | None:
+        """The ticket and its transform again, in one batch."""
+        require(case, "relation", "stake_cents", "ticket", "seed")
+        relation = RELATIONS[case["relation"]]
+        found = examine(adapter, relation, [(case["stake_cents"], case["ticket"], case["seed"])])
+        return found[0][1] if found else None
 
 
 def metamorphic_case(
@@ -219,7 +250,7 @@ def metamorphic_case(
 
 def examine(
     adapter: Any, relation: Relation, cases: list[tuple[int, str, int]]
-) -> list[tuple[tuple[int, str, int], Violation]]:
+) -> list[tuple[tuple[int, str, int], MetamorphicEvidence]]:
     """Send each ticket and its transform in one batch per stake; the violations found."""
     found = []
     for stake in sorted({c[0] for c in cases}):
@@ -235,7 +266,7 @@ def examine(
                 found.append(
                     (
                         case,
-                        Violation(
+                        MetamorphicEvidence(
                             relation.name,
                             relation.game,
                             stake,
@@ -254,11 +285,7 @@ def examine(
     return found
 
 
-@replayer("metamorphic")
-def replay_metamorphic(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    relation = RELATIONS[case["relation"]]
-    found = examine(adapter, relation, [(case["stake_cents"], case["ticket"], case["seed"])])
-    return found[0][1].evidence() if found else None
+register_kind(MetamorphicEvidence)
 
 
 def _run(ctx: CheckContext, name: str) -> None:
@@ -280,7 +307,7 @@ def _run(ctx: CheckContext, name: str) -> None:
     if found:
         raise CheckFailure(
             f"{name}: the answer changed under a change the rules ignore",
-            [v.evidence() for v in found],
+            found,
             requirements=(name,),
         )
 

@@ -12,6 +12,7 @@ from conformance import CheckFailure, ConformanceError, Evidence, ReplayError, r
 from conformance._evidence import EvaluationEvidence, PlayEvidence, evaluate_request
 from conformance._replay import evaluate_case
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
+from conformance.checks.metamorphic import MetamorphicEvidence, metamorphic_case
 from harness._reference_adapter import ReferenceAdapter
 from reference import generate_ticket
 
@@ -98,3 +99,17 @@ def test_evaluation_evidence_replays_to_none_on_the_reference() -> None:
     valid = generate_ticket("robots", 100, 0, random.Random(1))  # the reference agrees
     assert replay(adapter, evaluate_case("robots", 100, valid)) is None
     adapter.close()
+
+
+def test_metamorphic_evidence_writes_what_the_untyped_evidence_wrote() -> None:
+    found = MetamorphicEvidence("robots.4.4.button_order", "robots", 100, "A", 7, "B", {1: 2}, {})
+    untyped = Evidence(
+        metamorphic_case("robots.4.4.button_order", "robots", 100, "A", 7),
+        {1: 2},
+        {},
+        evaluate_request("robots", 100, ["A", "B"]),
+        "robots.4.4.button_order: the target's answer for 'B' does not match its answer for 'A'",
+    )
+    assert _bytes(found) == _bytes(untyped)
+    assert found.requirements == ("robots.4.4.button_order",)
+    assert replayers()["metamorphic"] == MetamorphicEvidence.replay
