@@ -143,3 +143,24 @@ def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
     assert [r["id"] for r in report["requirements"] if r["outcome"] == "fail"] == [
         "coins.4.purse_pays"
     ]
+
+
+def test_a_coins_block_file_is_audited_and_a_wrong_prize_in_it_caught(tmp_path: Path) -> None:
+    """``audit-block`` on a Coins block file: no kernel, the reference evaluator judges each
+    line; one unit's prize raised is caught for ``coins.3.unit_prize``."""
+    block = reference.Block("coins", 100, "coins-100-0001", reference.new_seed())
+    good = tmp_path / "coins.jsonl"
+    reference.write_block_file(good, block)
+    assert main(["audit-block", str(good), "--out", str(tmp_path / "good"), "--seed", SEED]) == 0
+    report = json.loads((tmp_path / "good" / "report.json").read_text(encoding="utf-8"))
+    assert coins_verdicts(report)["coins.3.unit_prize"] == "pass"
+    lines = good.read_bytes().splitlines(keepends=True)
+    unit = json.loads(lines[1])
+    unit["prize_cents"] += OVERPAID_CENTS
+    lines[1] = json.dumps(unit, separators=(",", ":")).encode() + b"\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(lines))
+    assert main(["audit-block", str(bad), "--out", str(tmp_path / "bad"), "--seed", SEED]) == 1
+    report = json.loads((tmp_path / "bad" / "report.json").read_text(encoding="utf-8"))
+    failed = [r["id"] for r in report["requirements"] if r["outcome"] == "fail"]
+    assert "coins.3.unit_prize" in failed and all(r.startswith("coins.") for r in failed)

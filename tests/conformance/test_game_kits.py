@@ -180,3 +180,34 @@ def test_the_generic_checks_name_no_game() -> None:
     generic += [ROOT / "conformance" / n for n in ("_evaluation.py", "_profiles.py", "_kernels.py")]
     generic += [ROOT / "conformance" / n for n in ("_registry.py", "_catalogue.py", "_clauses.py")]
     assert [w for p in generic for w in _game_words(p)] == []
+
+
+def test_a_case_file_naming_an_unknown_game_is_refused_naming_it(tmp_path: Path) -> None:
+    from conformance import load_profile
+    from harness._cases import load_case, write_cases
+    from harness._errors import ConfigError
+
+    ticket = kit("robots").examples[0]
+    evidence = {
+        "input": {"kind": "evaluate", "game": "robots", "stake_cents": 100, "ticket": ticket},
+        "expected": {},
+        "got": {},
+        "request": None,
+        "note": "",
+    }
+    (path,) = write_cases(
+        tmp_path,
+        check_id="robots_rules.differential_edges",
+        requirements=["robots.4.evaluation"],
+        message="m",
+        evidence=[evidence],
+        target="python:reference",
+        seed=1,
+        profile="quick",
+        settings=load_profile("quick"),
+    )
+    assert load_case(tmp_path / path).evidence["input"]["game"] == "robots"
+    text = (tmp_path / path).read_text(encoding="utf-8")
+    (tmp_path / "keno.json").write_text(text.replace('"robots"', '"keno"'), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"game: 'keno' is not one of \['robots', 'eldorado'\]"):
+        load_case(tmp_path / "keno.json")
