@@ -28,6 +28,7 @@ from reference._server import ServerThread
 from reference._service import GameService
 from tests.third_game import kit as coins_kit
 from tests.third_game.targets import OVERPAID_CENTS, MisPayingService
+from tests.third_game.targets import SEED as SERVICE_SEED
 
 SEED = "13"
 FAULTY = "python:tests.third_game.targets:mispaying"
@@ -97,7 +98,7 @@ def test_coins_is_certified_in_process(tmp_path: Path) -> None:
 
 
 def test_coins_is_certified_over_http(tmp_path: Path) -> None:
-    service = GameService(tmp_path / "served.sqlite3", durable=False)
+    service = GameService(tmp_path / "served.sqlite3", SERVICE_SEED, durable=False)
     try:
         with ServerThread(service) as server:
             code, report = certify(tmp_path / "out", server.url)
@@ -133,7 +134,7 @@ def test_a_fault_planted_in_coins_is_caught_for_its_requirement(tmp_path: Path) 
 
 
 def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
-    service = MisPayingService(tmp_path / "served.sqlite3", durable=False)
+    service = MisPayingService(tmp_path / "served.sqlite3", SERVICE_SEED, durable=False)
     try:
         with ServerThread(service) as server:
             code, report = certify(tmp_path / "out", server.url)
@@ -148,7 +149,7 @@ def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
 def test_a_coins_block_file_is_audited_and_a_wrong_prize_in_it_caught(tmp_path: Path) -> None:
     """``audit-block`` on a Coins block file: no kernel, the reference evaluator judges each
     line; one unit's prize raised is caught for ``coins.3.unit_prize``."""
-    block = reference.Block("coins", 100, "coins-100-0001", reference.new_seed())
+    block = reference.Block("coins", 100, "coins-100-0001", SERVICE_SEED)
     good = tmp_path / "coins.jsonl"
     reference.write_block_file(good, block)
     assert main(["audit-block", str(good), "--out", str(tmp_path / "good"), "--seed", SEED]) == 0
