@@ -165,3 +165,38 @@ def test_a_coins_block_file_is_audited_and_a_wrong_prize_in_it_caught(tmp_path: 
     report = json.loads((tmp_path / "bad" / "report.json").read_text(encoding="utf-8"))
     failed = [r["id"] for r in report["requirements"] if r["outcome"] == "fail"]
     assert "coins.3.unit_prize" in failed and all(r.startswith("coins.") for r in failed)
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "fault"),
+    [
+        ("requirement_files", "requirements: [{id: coins.x}]\n", "'article' must be a non-empty"),
+        (
+            "clause_files",
+            "source: coins\nlanguage: en\ndocument: d\nclauses:\n"
+            "  - {id: coins.x, article: coins 4, text: t, requirements: [coins.nobody]}\n",
+            r"\['coins.nobody'\] not in the catalogue",
+        ),
+    ],
+)
+def test_a_kit_with_broken_data_is_refused_and_leaves_nothing(
+    tmp_path: Path, file: str, text: str, fault: str
+) -> None:
+    from dataclasses import replace
+
+    from conformance import games
+    from conformance.games import kit
+
+    broken = tmp_path / "coins_extra.yaml"
+    broken.write_text(text, encoding="utf-8")
+    original = kit("coins")
+    games.unregister_kit("coins")
+    before = set(registered_checks())
+    try:
+        bad = replace(coins_kit.make_kit(), **{file: (*getattr(original, file), broken)})
+        with pytest.raises(games.ConformanceError, match=fault):
+            games.register_kit(bad)
+        assert "coins" not in kit_names() and set(registered_checks()) == before
+        assert not any(r.startswith("coins.") for r in load_catalogue())
+    finally:
+        games.register_kit(coins_kit.make_kit())

@@ -120,12 +120,13 @@ _KITS: dict[str, GameKit] = {}
 _PER_KIT: list[Callable[[GameKit], None]] = []
 _LOCK = threading.RLock()
 _BUILTIN_LOADED = False
+_BUILTIN_DONE = False
 _BUILTIN = ("robots", "eldorado")  # conformance.games.<name>, in this order
 
 
 def _load_builtin() -> None:
     """Import the shipped kits once (lazily: they import the strategies and classifiers)."""
-    global _BUILTIN_LOADED
+    global _BUILTIN_LOADED, _BUILTIN_DONE
     if _BUILTIN_LOADED:
         return
     with _LOCK:
@@ -136,6 +137,7 @@ def _load_builtin() -> None:
 
         for name in _BUILTIN:
             importlib.import_module(f"{__name__}.{name}")
+        _BUILTIN_DONE = True
 
 
 def _check_ids() -> set[str]:
@@ -173,7 +175,22 @@ def register_kit(kit: GameKit) -> GameKit:
         _KITS[kit.name] = _with_checks(kit, tuple(sorted(_check_ids() - before)))
         _registry.refresh_checks()
         _reload_catalogues()
+        if _BUILTIN_DONE:  # the shipped kits' data is checked together, once all are in
+            try:
+                _check_data()
+            except Exception:
+                unregister_kit(kit.name)
+                raise
     return kit
+
+
+def _check_data() -> None:
+    """The catalogues with every kit's files loaded and cross-checked: a kit whose files are
+    malformed, or whose clauses name requirements nobody defines, is refused at once."""
+    from .. import _catalogue, _clauses
+
+    _catalogue.load_catalogue()
+    _clauses.load_clause_files()
 
 
 def _needs_engine(name: str) -> None:
