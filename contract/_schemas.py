@@ -20,14 +20,14 @@ import json
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any
-
-import jsonschema
-import referencing
-from jsonschema.protocols import Validator
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from ._fastshape import Predicate, compile_shape
+
+if TYPE_CHECKING:
+    import jsonschema
+    import referencing
+    from jsonschema.protocols import Validator
 
 BASE = "https://instantcert.invalid/schemas/"
 
@@ -76,10 +76,16 @@ def _integer(checker: object, instance: object) -> bool:
     return type(instance) is int
 
 
-_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _integer)
-_ContractValidator: Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    jsonschema.Draft202012Validator, type_checker=_TYPES
-)
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with the contract's integers; jsonschema loads on first use (a fault to
+    word, a schema held whole), not at start-up: ``instantcert evaluate`` never needs it."""
+    import jsonschema
+
+    types = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _integer)
+    return jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator, type_checker=types
+    )
 
 
 @cache
@@ -102,6 +108,9 @@ def _shape_only(node: Any) -> Any:
 
 @cache
 def _registry(shape: bool) -> referencing.Registry[Any]:
+    import referencing
+    from referencing.jsonschema import DRAFT202012
+
     resources_ = [
         (BASE + f"{name}.schema.json", _shape_only(schema(name)) if shape else schema(name))
         for name in SCHEMAS
@@ -115,7 +124,7 @@ def _registry(shape: bool) -> referencing.Registry[Any]:
 def validator(name: str, *, shape: bool = True) -> Validator:
     """The compiled validator of schema ``name``: its shape only, or (``shape=False``) all."""
     body = _shape_only(schema(name)) if shape else schema(name)
-    compiled: Validator = _ContractValidator(body, registry=_registry(shape))
+    compiled: Validator = _validator_class()(body, registry=_registry(shape))
     return compiled
 
 

@@ -50,6 +50,7 @@ from ._events import (
 )
 from ._parallel import Task, run_ordered
 from ._provenance import interpretations, rules_sha256, suite_sha256
+from ._smoke import probe, stand_in
 from ._waivers import Waiver, active
 
 # worst first: a requirement's outcome is the worst of its checks'
@@ -214,6 +215,29 @@ class Runner:
         message = f"{document['name']} {document['version']}: {offered}; {', '.join(capabilities)}"
         return dict(document), SmokeFinished(True, message, capabilities), True
 
+    def _smoke_cases(
+        self,
+        adapter: Adapter,
+        implementation: Mapping[str, Any],
+        selected: list[Check],
+        smoke: SmokeFinished,
+    ) -> tuple[list[Check], SmokeFinished]:
+        """The smoke step's real cases (``harness._smoke``): a capability they show broken
+        has its checks stood in by that error, told in the smoke message too."""
+        games = [g for g in self.games() if g in implementation.get("games", {})]
+        faults, lines = probe(
+            adapter, implementation, games, float(self.plan.settings.check_budget_s)
+        )
+        if not lines:
+            return selected, smoke
+        message = f"{smoke.message}; smoke cases: {'; '.join(lines)}"
+        for capability, fault in faults.items():
+            message += f"; {capability}: {fault}"
+        checks = [
+            stand_in(c, faults[c.capability]) if c.capability in faults else c for c in selected
+        ]
+        return checks, replace(smoke, message=message)
+
     def run(self, adapter: Adapter) -> RunResult:
         plan = self.plan
         adapter = Validated(adapter)  # every answer held to its schema, once, here
@@ -222,6 +246,9 @@ class Runner:
         implementation, smoke, reachable = self._smoke(adapter)
         scope = self.requirements(implementation)
         selected = self.selected_checks(implementation) if implementation is not None else []
+        if implementation is not None:
+            selected, smoke = self._smoke_cases(adapter, implementation, selected, smoke)
+            self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         smoke = replace(smoke, checks=len(selected))
         self.emit(
             RunStarted(
