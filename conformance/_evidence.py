@@ -12,9 +12,9 @@ the evidence that has no type of its own yet.
 
 Kinds here: ``EvaluationEvidence`` (``evaluate``) and ``PlayEvidence`` (``play``); the block
 kinds are in ``checks/_block_evidence.py`` (``block_unit``, ``block``), ``MetamorphicEvidence``
-in ``checks/metamorphic.py``. The batch, stake and breach kinds (``evaluate_order``,
-``evaluate_mixed``, ``evaluate_refusal``, ``evaluate_batch``, ``evaluate_stake``, ``stakes``,
-``contract_breach``) are still the untyped ``Evidence``.
+in ``checks/metamorphic.py``, ``BreachEvidence`` (``contract_breach``) here. The batch and
+stake kinds (``evaluate_order``, ``evaluate_mixed``, ``evaluate_refusal``, ``evaluate_batch``,
+``evaluate_stake``, ``stakes``) are still the untyped ``Evidence``.
 """
 
 from __future__ import annotations
@@ -172,3 +172,81 @@ class PlayEvidence(Evidence):
             raise ReplayError(
                 f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
             ) from None
+
+
+@dataclass(frozen=True)
+class BreachEvidence:
+    """A contract breach a check met (a refusal sent with a 2xx status, a 4xx whose body is
+    not the error document, ...): the answer seen, and the requirement the breach names."""
+
+    KIND: ClassVar[str] = "contract_breach"
+
+    check: str  # the id of the check that met it
+    requirement: str
+    expected: Any
+    got: Any  # the answer's status and body
+    operation: Any  # the adapter operation that got the answer
+    note: str = ""
+
+    @classmethod
+    def of(cls, check_id: str, breach: Any) -> BreachEvidence:
+        """The evidence of ``breach`` (a ``contract.ContractBreach``) met by ``check_id``."""
+        answer = dict(breach.answer)
+        return cls(
+            check=check_id,
+            requirement=breach.requirement,
+            expected=answer.pop("expected", None),
+            got={k: answer[k] for k in ("status", "body") if k in answer},
+            operation=answer.get("operation"),
+            note=str(breach),
+        )
+
+    @property
+    def input(self) -> dict[str, Any]:
+        return {"kind": self.KIND, "check": self.check, "requirement": self.requirement}
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return {"operation": self.operation}
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        return (self.requirement,)
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
+        """Every refusal provoked again (at the first stake of each game the target offers):
+        the first breach, or refusal fault, is the evidence."""
+        from contract import ContractBreach
+
+        from .checks import _scenarios as sc
+        from .checks.refusals import scenario_refusals
+
+        require(case, "check", "requirement")
+        described = adapter.describe()
+        session = sc.Session.of(adapter, described)
+        for game, offer in described.get("games", {}).items():
+            stakes = offer.get("stakes_cents", [])
+            if not stakes:
+                continue
+            try:
+                found = scenario_refusals(
+                    session, sc.case_of("refusals", game=game, stake_cents=stakes[0])
+                )
+            except ContractBreach as breach:
+                answer = dict(breach.answer)
+                expected = answer.pop("expected", None)
+                return cls(
+                    str(case["check"]),
+                    str(case["requirement"]),
+                    expected,
+                    answer,
+                    answer.get("operation"),
+                    str(breach),
+                )
+            if found is not None:
+                return found
+        return None

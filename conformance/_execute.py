@@ -17,7 +17,8 @@ from typing import Any
 
 from contract import ContractBreach, TargetError
 
-from ._registry import Check, CheckContext, CheckFailure, Evidence, NotSupported
+from ._evidence import BreachEvidence
+from ._registry import Check, CheckContext, CheckFailure, NotSupported
 
 
 @dataclass(frozen=True)
@@ -60,17 +61,10 @@ def _narrowed(check: Check, failure: CheckFailure) -> tuple[str, ...]:
     return kept or tuple(failure.requirements)
 
 
-def breach_evidence(check: Check, breach: ContractBreach) -> Evidence:
+def breach_evidence(check: Check, breach: ContractBreach) -> BreachEvidence:
     """A contract breach met by ``check`` as evidence: the answer seen, replayed by the
     ``contract_breach`` replayer (which provokes every refusal again)."""
-    answer = dict(breach.answer)
-    return Evidence(
-        input={"kind": "contract_breach", "check": check.id, "requirement": breach.requirement},
-        expected=answer.pop("expected", None),
-        got={k: answer[k] for k in ("status", "body") if k in answer},
-        request={"operation": answer.get("operation")},
-        note=str(breach),
-    )
+    return BreachEvidence.of(check.id, breach)
 
 
 def execute(check: Check, ctx: CheckContext) -> CheckOutcome:

@@ -4,9 +4,9 @@ Each evidence input carries a ``"kind"``; each kind has one replayer that sends 
 to a target and returns fresh evidence when the target still breaks the rule, or ``None`` when
 it now agrees. ``instantcert replay`` and vendors fixing a fault use it. A typed kind
 (``conformance._evidence``) owns its replayer, registered with ``register_kind(cls)``; the
-others register a function with ``@replayer(kind)``. Kinds: ``evaluate`` (``_evidence``),
-``play`` (``_evidence``), ``metamorphic`` (checks/metamorphic), ``block`` / ``block_unit``
-(checks/_block_evidence), and those of the other check modules.
+others register a function with ``@replayer(kind)``. Kinds: ``evaluate``, ``play`` and
+``contract_breach`` (``_evidence``), ``metamorphic`` (checks/metamorphic), ``block`` and
+``block_unit`` (checks/_block_evidence), and those of the other check modules.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
 from ._evidence import (
+    BreachEvidence,
     Counterexample,
     EvaluationEvidence,
     PlayEvidence,
@@ -81,6 +82,7 @@ def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
 
 register_kind(EvaluationEvidence)
 register_kind(PlayEvidence)
+register_kind(BreachEvidence)
 replay_evaluate = EvaluationEvidence.replay
 
 __all__ = [

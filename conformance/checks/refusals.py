@@ -15,8 +15,8 @@ judge, except a malformed request, whose acceptance no other requirement sees.
 
 Over HTTP, a refusal sent with a 2xx status, a success with another 2xx than the contract's
 (201 for a created account or play) and a 4xx whose JSON body is not the error document are
-``ContractBreach``es wherever they are met, *fails* of these two requirements: the
-``contract_breach`` replayer below provokes every refusal again.
+``ContractBreach``es wherever they are met, *fails* of these two requirements: their evidence
+(``BreachEvidence``, kind ``contract_breach``) replays by provoking every refusal again.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from contract import ContractBreach, ErrorReply
+from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
-from .._replay import replayer
 from ..games import kit
 from . import _scenarios as sc
 
@@ -201,32 +200,3 @@ def refusals(ctx: CheckContext) -> None:
             )
     if not tried:
         raise NotSupported("no game and stake in this run's scope")
-
-
-@replayer("contract_breach")
-def replay_breach(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """A contract breach met by any check: every refusal is provoked again (at the first
-    stake of each game the target offers); the first breach or refusal fault is the
-    evidence."""
-    described = adapter.describe()
-    session = sc.Session.of(adapter, described)
-    for game, offer in described.get("games", {}).items():
-        stakes = offer.get("stakes_cents", [])
-        if not stakes:
-            continue
-        try:
-            found = scenario_refusals(
-                session, sc.case_of("refusals", game=game, stake_cents=stakes[0])
-            )
-        except ContractBreach as breach:
-            answer = dict(breach.answer)
-            return Evidence(
-                input=dict(case),
-                expected=answer.pop("expected", None),
-                got=answer,
-                request={"operation": answer.get("operation")},
-                note=str(breach),
-            )
-        if found is not None:
-            return found
-    return None

@@ -9,10 +9,16 @@ import random
 import pytest
 
 from conformance import CheckFailure, ConformanceError, Evidence, ReplayError, replay, replayers
-from conformance._evidence import EvaluationEvidence, PlayEvidence, evaluate_request
+from conformance._evidence import (
+    BreachEvidence,
+    EvaluationEvidence,
+    PlayEvidence,
+    evaluate_request,
+)
 from conformance._replay import evaluate_case
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
 from conformance.checks.metamorphic import MetamorphicEvidence, metamorphic_case
+from contract import ContractBreach
 from harness._reference_adapter import ReferenceAdapter
 from reference import generate_ticket
 
@@ -113,3 +119,28 @@ def test_metamorphic_evidence_writes_what_the_untyped_evidence_wrote() -> None:
     assert _bytes(found) == _bytes(untyped)
     assert found.requirements == ("robots.4.4.button_order",)
     assert replayers()["metamorphic"] == MetamorphicEvidence.replay
+
+
+def test_breach_evidence_writes_what_the_untyped_evidence_wrote() -> None:
+    answer = {
+        "operation": "play",
+        "status": 200,
+        "body": {"error": {}},
+        "expected": {"status": 402},
+    }
+    breach = ContractBreach("protocol.refusals.status", "a refusal sent with 200", answer)
+    found = BreachEvidence.of("play.money_exact", breach)
+    untyped = Evidence(
+        {
+            "kind": "contract_breach",
+            "check": "play.money_exact",
+            "requirement": "protocol.refusals.status",
+        },
+        {"status": 402},
+        {"status": 200, "body": {"error": {}}},
+        {"operation": "play"},
+        str(breach),
+    )
+    assert _bytes(found) == _bytes(untyped)
+    assert found.requirements == ("protocol.refusals.status",)
+    assert replayers()["contract_breach"] == BreachEvidence.replay
