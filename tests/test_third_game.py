@@ -76,6 +76,14 @@ def test_the_kit_brings_the_game_its_checks_requirements_and_clauses() -> None:
     assert {c.game for c in load_clauses().values() if c.id.startswith("coins.")} == {"coins"}
 
 
+def test_the_kit_s_sweep_is_every_ticket_once_each_valid() -> None:
+    tickets = coins_kit.make_kit().sweeps["every_ticket"]()
+    assert len(tickets) == len(set(tickets)) == 3**6
+    assert (
+        sum(reference.prize_cents("coins", 100, t) > 0 for t in tickets) == 27**2 - 24**2
+    )  # a purse wins in 3 of 27
+
+
 def assert_reports_name_the_game(out: Path) -> str:
     for name in REPORT_FILES:
         if name in ("attestation.json", "report.sig"):

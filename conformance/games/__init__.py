@@ -39,6 +39,19 @@ raises ``reference.GameError`` (or KeyError/AssertionError) for a ticket it cann
 ``escape`` is the report's HTML escaper: every string from outside goes through it."""
 
 
+def sweep(module: str, function: str) -> Callable[[], list[str]]:
+    """A sweep of a game's own check module, imported when the sweep is first built (a kit
+    module must not import the check modules: they register checks as they load)."""
+
+    def build() -> list[str]:
+        import importlib
+
+        tickets: list[str] = getattr(importlib.import_module(module), function)()
+        return tickets
+
+    return build
+
+
 class UnknownGame(ConformanceError, KeyError):
     """A game no kit is registered for; the message names it and the known games."""
 
@@ -74,6 +87,9 @@ class GameKit:
     """(kind, ticket) pairs, one of the given kinds each, made by breaking a valid ticket."""
     invalid_examples: tuple[tuple[str, str], ...]
     """A fixed catalogue of (kind, ticket): at least one invalid ticket of every kind."""
+    sweeps: Mapping[str, Callable[[], list[str]]]
+    """The exhaustive ticket lists the game's own checks send whole (robots' gauge fills,
+    eldorado's 6^5 rows), by name: each one valid tickets only (a test holds every kit to it)."""
     diagnosis: Callable[[], Diagnosis]
     """A fresh fault classifier (it may cache probe answers for one check's run)."""
     general_requirement: str
@@ -294,5 +310,6 @@ __all__ = [
     "kits",
     "register_kit",
     "registered",
+    "sweep",
     "unregister_kit",
 ]

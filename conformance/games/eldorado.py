@@ -16,7 +16,7 @@ import reference
 
 from .. import strategies as S
 from ..checks._classify import ELDORADO_GENERAL, EldoradoDiagnosis
-from . import Escape, GameKit, register_kit
+from . import Escape, GameKit, register_kit, sweep
 from ._eldorado_kernel import eldorado_prizes, eldorado_tables
 
 _DATA = resources.files("conformance")
@@ -104,6 +104,10 @@ KIT = register_kit(
         invalid_kinds=S.ELDORADO_INVALID_KINDS,
         invalid_tickets=_invalid,
         invalid_examples=S.INVALID_EXAMPLES["eldorado"],
+        sweeps={
+            "all_rows": sweep("conformance.checks.eldorado_rules", "all_row_tickets"),
+            "extra_stages": sweep("conformance.checks.eldorado_rules", "extra_stage_tickets"),
+        },
         diagnosis=EldoradoDiagnosis,
         general_requirement=ELDORADO_GENERAL,
         stakes_article="eldorado 2 (0,5 €, 1 € or 2 €)",

@@ -16,7 +16,7 @@ import reference
 
 from .. import strategies as S
 from ..checks._classify import ROBOTS_GENERAL, RobotsDiagnosis
-from . import Escape, GameKit, register_kit
+from . import Escape, GameKit, register_kit, sweep
 from ._boards import euros, shape_svg
 from ._robots_kernel import robots_prizes, robots_tables
 
@@ -117,6 +117,7 @@ KIT = register_kit(
         invalid_kinds=S.ROBOTS_INVALID_KINDS,
         invalid_tickets=_invalid,
         invalid_examples=S.INVALID_EXAMPLES["robots"],
+        sweeps={"gauge_fills": sweep("conformance.checks.robots_rules", "gauge_fill_tickets")},
         diagnosis=RobotsDiagnosis,
         general_requirement=ROBOTS_GENERAL,
         stakes_article="robots 2 (1 €)",

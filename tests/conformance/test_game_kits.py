@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import conformance.games as games
+import reference
 from conformance import _evaluation, _kernels, check_settings, registered_checks
 from conformance import strategies as S
 from conformance.games import UnknownGame, kit, kit_names, kits
@@ -78,6 +79,18 @@ def test_the_kernels_are_views_of_the_kits() -> None:
     assert dict(_kernels.KERNELS) == {"robots": robots_prizes, "eldorado": eldorado_prizes}
     assert list(_kernels.PREPARE) == list(SHIPPED)
     assert "keno" not in _kernels.KERNELS and len(_kernels.PREPARE) == 2
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_sweep_of_a_kit_is_valid_tickets_only(name: str) -> None:
+    found = kit(name)
+    assert found.sweeps
+    stake = reference.load_rules(name).stakes_cents[0]
+    for sweep, tickets in found.sweeps.items():
+        listed = tickets()
+        assert len(listed) > 100, sweep
+        for ticket in listed[:: max(1, len(listed) // 500)]:
+            reference.prize_cents(name, stake, ticket)  # TicketError if not valid
 
 
 def test_a_kit_without_a_reference_engine_is_refused_and_changes_nothing() -> None:

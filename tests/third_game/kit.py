@@ -226,6 +226,7 @@ def make_kit() -> GameKit:
         invalid_kinds=INVALID_KINDS,
         invalid_tickets=invalid_tickets,
         invalid_examples=INVALID_EXAMPLES,
+        sweeps={"every_ticket": every_ticket},
         diagnosis=CoinsDiagnosis,
         general_requirement=GENERAL,
         stakes_article="coins 2 (1 € or 2 €)",
