@@ -12,9 +12,10 @@ the evidence that has no type of its own yet.
 
 Kinds here: ``EvaluationEvidence`` (``evaluate``) and ``PlayEvidence`` (``play``); the block
 kinds are in ``checks/_block_evidence.py`` (``block_unit``, ``block``), ``MetamorphicEvidence``
-in ``checks/metamorphic.py``, ``BreachEvidence`` (``contract_breach``) here. The batch and
-stake kinds (``evaluate_order``, ``evaluate_mixed``, ``evaluate_refusal``, ``evaluate_batch``,
-``evaluate_stake``, ``stakes``) are still the untyped ``Evidence``.
+in ``checks/metamorphic.py``, ``BreachEvidence`` (``contract_breach``) here, and the batch
+kinds on ``BatchEvidence`` (``evaluate_order``, ``evaluate_mixed`` in ``checks/evaluate_batch.py``,
+``evaluate_batch`` in ``checks/invalid_tickets.py``). The request and stake kinds
+(``evaluate_refusal``, ``evaluate_stake``, ``stakes``) are still the untyped ``Evidence``.
 """
 
 from __future__ import annotations
@@ -115,6 +116,39 @@ class EvaluationEvidence:
         if fault is None:
             return None
         return cls(game, stake, ticket, expected, got, fault)
+
+
+@dataclass(frozen=True)
+class BatchEvidence:
+    """A batch of tickets at one stake whose answers, taken together, break a rule (results
+    at other tickets' places, an invalid ticket spoiling its neighbours, ...). Each kind is a
+    subclass that sets ``KIND`` and ``replay``; ``requirements``: the rule it breaks."""
+
+    KIND: ClassVar[str]
+
+    game: str
+    stake_cents: int
+    tickets: tuple[str, ...]
+    expected: Any
+    got: Any
+    note: str = ""
+    requirements: tuple[str, ...] = ()
+
+    @property
+    def input(self) -> dict[str, Any]:
+        return {
+            "kind": self.KIND,
+            "game": self.game,
+            "stake_cents": self.stake_cents,
+            "tickets": list(self.tickets),
+        }
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return evaluate_request(self.game, self.stake_cents, list(self.tickets))
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
 
 
 @dataclass(frozen=True)

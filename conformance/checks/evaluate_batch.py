@@ -13,15 +13,16 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import reference
 from contract import ErrorReply
 
 from .._evaluation import check_shape, expected_result, is_error, result_key
-from .._evidence import Counterexample
+from .._evidence import BatchEvidence, Counterexample, require
 from .._registry import CheckContext, CheckFailure, Evidence, check
-from .._replay import evaluate_request, replayer
+from .._replay import register_kind, replayer
 from ..games import kit
 from .refusals import error_document_fault
 
@@ -61,15 +62,17 @@ def order_failure(
     first = moved[0][0]
     low = max(0, first - 2)
     shown = list(tickets[low : low + SHOWN])
-    evidence = Evidence(
-        input={"kind": "evaluate_order", "game": game, "stake_cents": stake, "tickets": shown},
+    evidence = OrderEvidence(
+        game=game,
+        stake_cents=stake,
+        tickets=tuple(shown),
         expected="result i is ticket i's",
         got={"result_of_ticket": mapping[low : low + SHOWN], "first_moved": first - low},
-        request=evaluate_request(game, stake, shown),
         note=(
             f"{len(moved)} of {len(tickets)} results are right but at another ticket's place: "
             f"result {first} is ticket {mapping[first]}'s"
         ),
+        requirements=(ORDER,),
     )
     return CheckFailure(
         f"the batch's results are not in request order: {evidence.note}",
@@ -89,13 +92,23 @@ def raise_if_reordered(
         raise order_failure(game, stake, tickets, mapping)
 
 
-@replayer("evaluate_order")
-def replay_order(adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
-    """The tickets again, in one batch: each result in its ticket's place."""
-    game, stake, tickets = case["game"], case["stake_cents"], list(case["tickets"])
-    got = check_shape(adapter.evaluate(game, stake, tickets), tickets)
-    mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
-    return None if mapping is None else order_failure(game, stake, tickets, mapping).evidence[0]
+@dataclass(frozen=True)
+class OrderEvidence(BatchEvidence):
+    """Right results at other tickets' places (kind ``evaluate_order``)."""
+
+    KIND: ClassVar[str] = "evaluate_order"
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
+        """The tickets again, in one batch: each result in its ticket's place."""
+        require(case, "game", "stake_cents", "tickets")
+        game, stake, tickets = case["game"], case["stake_cents"], list(case["tickets"])
+        got = check_shape(adapter.evaluate(game, stake, tickets), tickets)
+        mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
+        return None if mapping is None else order_failure(game, stake, tickets, mapping).evidence[0]
+
+
+register_kind(OrderEvidence)
 
 
 def distinct_tickets(game: str, stake: int, seed: int) -> list[str]:
@@ -135,22 +148,40 @@ def _mixed(game: str, valid: list[str]) -> list[str]:
     return [*batch, invalid[0]]
 
 
-def mixed_batch_fault(adapter: Any, game: str, stake: int, batch: list[str]) -> Evidence | None:
+@dataclass(frozen=True)
+class MixedBatchEvidence(BatchEvidence):
+    """Valid and invalid tickets in one batch answered against the contract: refused whole,
+    or an invalid ticket's error object malformed (kind ``evaluate_mixed``)."""
+
+    KIND: ClassVar[str] = "evaluate_mixed"
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
+        """The mixed batch again."""
+        require(case, "game", "stake_cents", "tickets")
+        return mixed_batch_fault(adapter, case["game"], case["stake_cents"], list(case["tickets"]))
+
+
+register_kind(MixedBatchEvidence)
+
+
+def mixed_batch_fault(
+    adapter: Any, game: str, stake: int, batch: list[str]
+) -> MixedBatchEvidence | None:
     """``batch`` (valid and invalid tickets): Evidence if it is refused whole, or an invalid
     ticket's error object is not ``{"error": {"code": <snake_case>, "message": <str>}}``.
     A prize for an invalid ticket, or a refusal of a valid one, are the invalid-ticket and
     rules requirements' to judge."""
-    case = {"kind": "evaluate_mixed", "game": game, "stake_cents": stake, "tickets": batch}
-    request = evaluate_request(game, stake, batch)
     expected = "an error object per invalid ticket, a result per valid one, the batch answered"
+
+    def found(got: Any, note: str) -> MixedBatchEvidence:
+        return MixedBatchEvidence(game, stake, tuple(batch), expected, got, note, (ERRORS,))
+
     try:
         got = check_shape(adapter.evaluate(game, stake, batch), batch)
     except ErrorReply as exc:
-        return Evidence(
-            case,
-            expected,
+        return found(
             {"status": exc.status, "error": {"code": exc.code, "message": exc.message}},
-            request,
             f"a batch with invalid tickets among valid ones was refused whole "
             f"({exc.status} {exc.code})",
         )
@@ -160,20 +191,10 @@ def mixed_batch_fault(adapter: Any, game: str, stake: int, batch: list[str]) -> 
         error = answer["error"]
         fault = error_document_fault(ErrorReply(400, error.get("code"), error.get("message")))
         if fault is not None:
-            return Evidence(
-                case,
-                expected,
-                answer,
-                request,
-                f"the error object in place of invalid ticket {n} ({ticket!r}): {fault}",
+            return found(
+                answer, f"the error object in place of invalid ticket {n} ({ticket!r}): {fault}"
             )
     return None
-
-
-@replayer("evaluate_mixed")
-def replay_mixed(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """The mixed batch again."""
-    return mixed_batch_fault(adapter, case["game"], case["stake_cents"], list(case["tickets"]))
 
 
 @check("evaluate.batch_errors", covers=[ERRORS], capability="evaluate")

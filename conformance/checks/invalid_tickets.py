@@ -10,16 +10,16 @@ ticket fails ``robots.4.3.invalid_buttons`` and nothing else.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import reference
 from contract import ErrorReply
 
 from .._evaluation import check_shape, difference
-from .._evidence import Counterexample
+from .._evidence import BatchEvidence, Counterexample, require
 from .._registry import CheckContext, CheckFailure, Evidence, check
-from .._replay import evaluate_request, replayer
+from .._replay import evaluate_request, register_kind, replayer
 from ..games import GameKit, each_kit, kit
 from ._differential import Disagreement, compare, search
 from .evaluate_batch import raise_if_reordered
@@ -27,28 +27,44 @@ from .evaluate_batch import raise_if_reordered
 NOT_STAKES = (0, -100, 1, 75, 150, 300, 100000)
 
 
-def batch_case(game: str, stake_cents: int, tickets: list[str]) -> dict[str, Any]:
-    return {"kind": "evaluate_batch", "game": game, "stake_cents": stake_cents, "tickets": tickets}
-
-
 def stake_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
     return {"kind": "evaluate_stake", "game": game, "stake_cents": stake_cents, "ticket": ticket}
 
 
-def spoiled(adapter: Any, game: str, stake: int, batch: list[str]) -> Evidence | None:
+@dataclass(frozen=True)
+class NeighbourEvidence(BatchEvidence):
+    """A [valid, invalid, valid] batch refused whole, or its valid tickets answered unlike
+    alone (kind ``evaluate_batch``)."""
+
+    KIND: ClassVar[str] = "evaluate_batch"
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
+        """The [valid, invalid, valid] batch again."""
+        require(case, "game", "stake_cents", "tickets")
+        return spoiled(adapter, case["game"], case["stake_cents"], list(case["tickets"]))
+
+
+register_kind(NeighbourEvidence)
+
+
+def spoiled(adapter: Any, game: str, stake: int, batch: list[str]) -> NeighbourEvidence | None:
     """``batch`` is [valid, invalid, valid]: Evidence if the batch is refused whole or a valid
     ticket's answer differs from the target's own answer for it without the invalid one (its
     correctness is the rules checks' business; here only the invalid neighbour matters)."""
-    request = evaluate_request(game, stake, batch)
     alone = [batch[0], batch[2]]
     baseline = check_shape(adapter.evaluate(game, stake, alone), alone)
     expected = [baseline[0], {"error": {"code": "invalid_ticket"}}, baseline[1]]
-    case = batch_case(game, stake, batch)
+
+    def found(got: Any, note: str) -> NeighbourEvidence:
+        breaks = (f"{game}.contract.invalid_per_ticket",)
+        return NeighbourEvidence(game, stake, tuple(batch), expected, got, note, breaks)
+
     try:
         got = check_shape(adapter.evaluate(game, stake, batch), batch)
     except ErrorReply as exc:
         refused = [{"refused": f"{exc.status} {exc.code}: {exc.message}"}]
-        return Evidence(case, expected, refused, request, "the whole batch was refused")
+        return found(refused, "the whole batch was refused")
     raise_if_reordered(game, stake, batch, got)
     raise_if_reordered(game, stake, alone, baseline)
     faults = [
@@ -62,13 +78,7 @@ def spoiled(adapter: Any, game: str, stake: int, batch: list[str]) -> Evidence |
     if not faults:
         return None
     note = "valid tickets answered differently beside an invalid one: " + "; ".join(faults)
-    return Evidence(case, expected, got, request, note)
-
-
-@replayer("evaluate_batch")
-def replay_batch(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """The [valid, invalid, valid] batch again."""
-    return spoiled(adapter, case["game"], case["stake_cents"], list(case["tickets"]))
+    return found(got, note)
 
 
 @replayer("evaluate_stake")

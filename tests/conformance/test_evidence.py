@@ -17,6 +17,8 @@ from conformance._evidence import (
 )
 from conformance._replay import evaluate_case
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
+from conformance.checks.evaluate_batch import MixedBatchEvidence, OrderEvidence
+from conformance.checks.invalid_tickets import NeighbourEvidence
 from conformance.checks.metamorphic import MetamorphicEvidence, metamorphic_case
 from contract import ContractBreach
 from harness._reference_adapter import ReferenceAdapter
@@ -144,3 +146,21 @@ def test_breach_evidence_writes_what_the_untyped_evidence_wrote() -> None:
     assert _bytes(found) == _bytes(untyped)
     assert found.requirements == ("protocol.refusals.status",)
     assert replayers()["contract_breach"] == BreachEvidence.replay
+
+
+def test_batch_evidence_writes_what_the_untyped_evidence_wrote() -> None:
+    for kind, cls in (
+        ("evaluate_order", OrderEvidence),
+        ("evaluate_mixed", MixedBatchEvidence),
+        ("evaluate_batch", NeighbourEvidence),
+    ):
+        found = cls("robots", 100, ("A", "B"), "e", [1], "n", ("r",))
+        untyped = Evidence(
+            {"kind": kind, "game": "robots", "stake_cents": 100, "tickets": ["A", "B"]},
+            "e",
+            [1],
+            evaluate_request("robots", 100, ["A", "B"]),
+            "n",
+        )
+        assert _bytes(found) == _bytes(untyped) and found.requirements == ("r",)
+        assert replayers()[kind] == cls.replay
