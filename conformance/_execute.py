@@ -15,7 +15,7 @@ import traceback as tb
 from dataclasses import dataclass, field
 from typing import Any
 
-from contract import ContractBreach, TargetError
+from contract import ContractBreach, TargetError, Validated
 
 from ._evidence import BreachEvidence
 from ._registry import Check, CheckContext, CheckFailure, NotSupported
@@ -67,6 +67,14 @@ def breach_evidence(check: Check, breach: ContractBreach) -> BreachEvidence:
     return BreachEvidence.of(check.id, breach)
 
 
+def _validated(adapter: object) -> bool:
+    """The adapter checks its answers already: ``contract.Validated``, or the harness's guard
+    around one (``harness._budget.GuardedAdapter.underlying``)."""
+    return isinstance(adapter, Validated) or isinstance(
+        getattr(adapter, "underlying", None), Validated
+    )
+
+
 def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
     """Run ``check`` with ``ctx`` and classify the result; never raises for a check's fault."""
     problem = scope_problem(check, ctx)
@@ -75,6 +83,8 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
     start = time.perf_counter()
     outcome, message, evidence, trace = "pass", "", [], None
     requirements = check.requirements
+    if not _validated(ctx.adapter):
+        ctx.adapter = Validated(ctx.adapter)  # every answer checked at the seam, once
     try:
         check.function(ctx)
     except CheckFailure as failure:

@@ -112,6 +112,12 @@ class Validated:
         self.name = str(getattr(adapter, "name", "target"))
         return self
 
+    @property
+    def underlying(self) -> object:
+        """The run's adapter, what a cache shared by checks keys on: the wrapped adapter's own
+        ``underlying`` if it has one (the harness's guard), else the wrapped adapter."""
+        return getattr(self.unchecked, "underlying", self.unchecked)
+
     def describe(self) -> Document:
         value = self.unchecked.describe()
         check("describe", "implementation", value, shape=False)

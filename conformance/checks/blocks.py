@@ -163,20 +163,22 @@ def _listed(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
     return value
 
 
-def _entry_faults(entry: object, game: str, stake: int) -> tuple[dict[str, Any] | None, list[str]]:
-    """The list entry if usable, and what is wrong with it (contract 4: GET /v1/blocks)."""
-    if not isinstance(entry, dict):
-        return None, [f"a block list entry must be an object, got {entry!r}"]
+def _entry_faults(
+    entry: dict[str, Any], game: str, stake: int
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The list entry if usable, and what is wrong with its values (contract 4: GET
+    /v1/blocks). Its shape (an object, ``units`` an integer, ``block_id`` a string) passed
+    block-list.schema.json at the seam (``contract.Validated``) before it came here."""
     faults = []
-    block_id, units = entry.get("block_id"), entry.get("units")
-    if entry.get("game") != game or entry.get("stake_cents") != stake:
+    block_id, units = entry["block_id"], entry["units"]
+    if entry["game"] != game or entry["stake_cents"] != stake:
         faults.append(
-            f"the block list for {game} at {stake} holds {entry.get('game')!r} at "
-            f"{entry.get('stake_cents')!r}: {entry!r}"
+            f"the block list for {game} at {stake} holds {entry['game']!r} at "
+            f"{entry['stake_cents']!r}: {entry!r}"
         )
-    if type(units) is not int or units < 0:
+    if units < 0:
         faults.append(f"block list entry 'units' must be an integer >= 0, got {units!r}")
-    if not isinstance(block_id, str) or not block_id:
+    if not block_id:
         faults.append(f"block list entry 'block_id' must be a non-empty string, got {block_id!r}")
         return None, faults
     return entry, faults

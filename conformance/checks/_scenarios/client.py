@@ -1,7 +1,8 @@
 """The play scenarios' contract client: a ``Session`` on a target (open accounts, play,
 balance, AUTO, history, the served block's units), and the helpers every scenario shares to read
-the target's answers (``need``: the contract's type, or a ProtocolViolation naming it), to ask
-the reference about a ticket and to write evidence.
+the target's answers, to ask the reference about a ticket and to write evidence. Every answer
+is a document of the contract by the time a scenario reads it: the session's adapter is
+``contract.Validated`` (its schema, or a ProtocolViolation naming the fault).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import reference
-from contract import ContractBreach, ErrorReply, ProtocolViolation
+from contract import ContractBreach, ErrorReply, ProtocolViolation, Validated
+from contract._validated import check
 from reference import GameError
 from reference import _strict_json as strict_json
 
@@ -37,22 +39,6 @@ LETTERS = _letters()
 
 
 # -- talking to the target ---------------------------------------------------------------------
-
-
-def need(doc: object, key: str, kind: type | tuple[type, ...], what: str) -> Any:
-    """``doc[key]`` if it has the contract's type; a ProtocolViolation naming it otherwise."""
-    if not isinstance(doc, Mapping) or key not in doc:
-        if isinstance(doc, Mapping) and isinstance(doc.get("error"), Mapping):
-            raise ContractBreach(
-                "protocol.refusals.status",
-                f"{what}: a refusal was answered as a success: {_short(doc)}",
-                {"operation": what, "body": dict(doc), "expected": "a refusal (ErrorReply)"},
-            )
-        raise ProtocolViolation(f"{what}: no {key!r} in {_short(doc)}")
-    value = doc[key]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ProtocolViolation(f"{what}: {key!r} is {value!r}, not of the contract's type")
-    return value
 
 
 SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
@@ -93,6 +79,9 @@ class Session:
     capabilities: frozenset[str]
     units: dict[str, int] = field(default_factory=dict)  # block_id -> units, from list_blocks
 
+    def __post_init__(self) -> None:
+        self.adapter = Validated(self.adapter)  # every answer in the contract's shape
+
     @classmethod
     def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
         described = implementation if implementation is not None else adapter.describe()
@@ -100,9 +89,7 @@ class Session:
 
     def open(self, balance_cents: int) -> Account:
         doc = self.adapter.open_account(balance_cents)
-        account = Account(
-            need(doc, "account_id", str, "open_account"), need(doc, "token", str, "open_account")
-        )
+        account = Account(doc["account_id"], doc["token"])
         if not SENDABLE_TOKEN.fullmatch(account.token):
             found = token_fault(balance_cents, doc)
             raise CheckFailure(  # kept where the check covers it
@@ -112,32 +99,20 @@ class Session:
 
     def balance(self, account: Account) -> int:
         doc = self.adapter.balance(account.account_id, account.token)
-        value: int = need(doc, "balance_cents", int, "balance")
+        value: int = doc["balance_cents"]
         return value
 
     def play(self, account: Account, game: str, stake: int) -> Document:
         doc = self.adapter.play(account.account_id, account.token, game, stake)
-        for key, kind in (
-            ("play_id", str),
-            ("game", str),
-            ("stake_cents", int),
-            ("block_id", str),
-            ("index", int),
-            ("balance_cents", int),
-        ):
-            need(doc, key, kind, "play")
         return dict(doc)
 
     def auto(self, account: Account, play_id: str) -> tuple[str, int]:
         doc = self.adapter.auto(play_id, account.token)
-        return need(doc, "ticket", str, "auto"), need(doc, "prize_cents", int, "auto")
+        return doc["ticket"], doc["prize_cents"]
 
     def history(self, account: Account, limit: int) -> list[Document]:
         doc = self.adapter.history(account.account_id, account.token, limit)
-        plays = need(doc, "plays", list, "history")
-        for entry in plays:
-            need(entry, "play_id", str, "history entry")
-        return [dict(p) for p in plays]
+        return [dict(p) for p in doc["plays"]]
 
     def entry(self, account: Account, play_id: str, limit: int = 10) -> Document | None:
         """The history's entry of ``play_id`` among the newest ``limit``, else anywhere in
@@ -146,11 +121,7 @@ class Session:
         found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
         if found is None:
             doc = self.adapter.history(account.account_id, account.token, None)
-            plays = need(doc, "plays", list, "history")
-            found = next(
-                (dict(p) for p in plays if isinstance(p, Mapping) and p.get("play_id") == play_id),
-                None,
-            )
+            found = next((dict(p) for p in doc["plays"] if p["play_id"] == play_id), None)
         return found
 
     def block_units(self, block_id: str, first: int, count: int) -> dict[int, Document]:
@@ -160,7 +131,8 @@ class Session:
             units = {}
             for line in stream.lines():
                 unit = strict_json.loads(line)
-                units[need(unit, "index", int, f"block {block_id} unit")] = unit
+                check(f"block {block_id} unit line", "block-unit", unit)
+                units[unit["index"]] = unit
             return units
         except ValueError as exc:
             raise ProtocolViolation(f"block {block_id}: a unit line is not JSON: {exc}") from None
@@ -171,9 +143,7 @@ class Session:
         """The units of ``block_id`` if the target lists it (blocks capability), else None."""
         if block_id not in self.units and "blocks" in self.capabilities:
             for block in self.adapter.list_blocks(game, stake):
-                self.units[need(block, "block_id", str, "list_blocks")] = need(
-                    block, "units", int, "list_blocks"
-                )
+                self.units[block["block_id"]] = block["units"]
         return self.units.get(block_id)
 
     def truth(self, account: Account, played: Document) -> tuple[str | None, str]:
@@ -229,17 +199,20 @@ def reveal_tuple(doc: object, button: int) -> tuple[str, bool, bool]:
     shape, ContractBreach (a fail of play.reveal.answer) if it names another button or no
     robots symbol."""
     what = f"reveal of button {button}"
-    symbol = need(doc, "symbol", str, what)
-    got_button = need(doc, "button", int, what)
-    x2, plus_one = need(doc, "x2", bool, what), need(doc, "plus_one", bool, what)
+    check(what, "reveal", doc)  # an answer of the session's adapter already passed it
+    assert isinstance(doc, Mapping)
+    symbol, got_button, x2, plus_one = doc["symbol"], doc["button"], doc["x2"], doc["plus_one"]
     fault = None
     if got_button != button:
         fault = f"the answer names button {got_button!r}, not the button clicked"
     elif symbol not in LETTERS:
         fault = f"symbol {symbol!r} is no robots symbol (a name such as 'blue_diamond', or D)"
     if fault is not None:
-        body = dict(doc) if isinstance(doc, Mapping) else doc
-        answer = {"operation": what, "body": body, "expected": {"button": button}}
+        answer: dict[str, object] = {
+            "operation": what,
+            "body": dict(doc),
+            "expected": {"button": button},
+        }
         raise ContractBreach(REVEAL_ANSWER, f"{what}: {fault}", answer)
     return LETTERS[symbol], x2, plus_one
 

@@ -18,7 +18,6 @@ from .client import (
     Session,
     _funded,
     evidence,
-    need,
     refused,
     reply_doc,
     reveal_tuple,
@@ -31,7 +30,7 @@ def scenario_account_token(session: Session, case: Case) -> Evidence | None:
     """An account is opened: its token must be one an Authorization header can carry."""
     balance = case.get("balance_cents", 1000)
     doc = session.adapter.open_account(balance)
-    token = need(doc, "token", str, "open_account")
+    token = doc["token"]
     return None if SENDABLE_TOKEN.fullmatch(token) else token_fault(balance, doc)
 
 
