@@ -17,13 +17,14 @@ from harness._reference_adapter import ReferenceAdapter
 from harness._reports import report_handlers
 from harness._runner import Runner, RunPlan
 from harness._waivers import Waiver
+from tests.faulty._wrapped import BrokenX2Adapter
 
 from . import _support as support
 
 HOSTILE = "no answer <script>alert(1)</script> | @vendor/team `tick` ``x``\nsecond line"
 
 
-class HostileAdapter(support.BrokenX2Adapter):
+class HostileAdapter(BrokenX2Adapter):
     """Breaks robots 4.6 (X2) and times out on eldorado with a message made to break Markdown."""
 
     def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[dict[str, Any]]:

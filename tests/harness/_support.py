@@ -1,4 +1,5 @@
-"""Test doubles for the runner and report tests: a small catalogue and checks, faulty targets.
+"""Test doubles for the runner and report tests: a small catalogue and checks, and the
+faulty targets they run by name (the broken adapters themselves are in tests/faulty/_wrapped.py).
 
 The checks here are real (they talk to the target and compare with the reference), but few and
 fast, so the runner's and the reports' behaviour is tested apart from the whole suite.
@@ -11,8 +12,7 @@ from typing import Any
 
 import reference
 from conformance import Check, CheckContext, CheckFailure, Evidence, NotSupported, Requirement
-from harness._errors import ProtocolViolation, TargetTimeout, TargetUnreachable
-from harness._reference_adapter import ReferenceAdapter
+from tests.faulty._wrapped import BrokenX2Adapter, UnreachableAdapter
 
 X2_TICKET = "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C"  # contract 1: wins 100 (diamond)
 ELDORADO_TICKET = "YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS"  # contract 1: 4 pyramids + 5 suns
@@ -135,40 +135,6 @@ def make_checks() -> dict[str, Check]:
         ),
     ]
     return {c.id: c for c in checks}
-
-
-class BrokenX2Adapter(ReferenceAdapter):
-    """A robots implementation that counts an X2 reveal as one notch (breaks robots 4.6)."""
-
-    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[dict[str, Any]]:
-        if game != "robots":
-            return super().evaluate(game, stake_cents, tickets)
-        plain = [t.replace("2", "") for t in tickets]
-        return super().evaluate(game, stake_cents, plain)
-
-
-class SlowEvaluateAdapter(ReferenceAdapter):
-    """Never answers an evaluation in time: the target misbehaves (error), it is not wrong."""
-
-    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[dict[str, Any]]:
-        raise TargetTimeout("POST /v1/evaluate: no answer within 0.5 s")
-
-
-class GarbageDescribeAdapter(ReferenceAdapter):
-    """Answers describe() outside the contract: the adapter is broken, not the rules."""
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": "x", "version": "1", "games": ["robots"], "capabilities": []}
-
-
-class ViolatingAdapter(ReferenceAdapter):
-    def describe(self) -> dict[str, Any]:
-        raise ProtocolViolation("GET /v1/implementation: 200 with body b'<html>'")
-
-
-class UnreachableAdapter(ReferenceAdapter):
-    def describe(self) -> dict[str, Any]:
-        raise TargetUnreachable("connection refused at http://127.0.0.1:9")
 
 
 def broken_x2() -> BrokenX2Adapter:

@@ -26,6 +26,7 @@ from harness._progress import ProgressHandler
 from harness._reference_adapter import ReferenceAdapter
 from harness._runner import Runner, RunPlan, RunResult, describe_problem, worst
 from harness._waivers import Waiver
+from tests.faulty._wrapped import GarbageDescribeAdapter, SlowEvaluateAdapter, ViolatingAdapter
 
 from . import _support as support
 
@@ -178,7 +179,7 @@ def test_unreachable_target_exits_2() -> None:
     assert set(outcomes(result).values()) == {"not_run"}
 
 
-@pytest.mark.parametrize("adapter", [support.GarbageDescribeAdapter, support.ViolatingAdapter])
+@pytest.mark.parametrize("adapter", [GarbageDescribeAdapter, ViolatingAdapter])
 def test_a_broken_adapter_is_told_apart(adapter: type[ReferenceAdapter]) -> None:
     result, events = run(adapter())
     assert (result.verdict, result.exit_code) == ("INCOMPLETE", 2)  # the run could not start
@@ -271,7 +272,7 @@ def test_progress_bar_on_a_terminal() -> None:
 
 
 def test_a_misbehaving_target_errors_not_fails() -> None:
-    result, events = run(support.SlowEvaluateAdapter())
+    result, events = run(SlowEvaluateAdapter())
     got = outcomes(result)
     assert got["robots.4.6.x2"] == got["robots.4.8.gauge"] == got["eldorado.4.4.rows"] == "error"
     assert (result.verdict, result.exit_code) == ("INCOMPLETE", 1)
