@@ -1,8 +1,9 @@
 """Building blocks of the variants: an adapter that forwards to the reference, an adapter over
-the independent evaluator, and the reference adapter over a ``GameService`` subclass.
+the independent evaluator, an evaluate-only target over one evaluator, and the reference
+adapter over a ``GameService`` subclass.
 
 Each variant changes exactly one behaviour, so everything else must stay the reference's:
-these three shapes let a variant replace one method and keep the rest untouched.
+these shapes let a variant replace one method and keep the rest untouched.
 """
 
 from __future__ import annotations
@@ -12,11 +13,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import reference
 from harness._errors import ErrorReply
 from harness._reference_adapter import ReferenceAdapter, ReferenceBlockStream
 from reference._service import GameService
 
-from ._evaluator import EldoradoEvaluator, Evaluator, RobotsEvaluator, evaluate_batch
+from ._evaluator import (
+    EldoradoEvaluator,
+    Evaluator,
+    InvalidTicket,
+    RobotsEvaluator,
+    evaluate_batch,
+)
 
 Document = dict[str, Any]
 
@@ -86,6 +94,55 @@ class EvaluatorAdapter(Delegating):
         return results
 
 
+class EvaluateOnlyAdapter:
+    """An evaluate-only target: the reference, except for ``evaluator``'s game, which that
+    evaluator (one of the faulty kit's, usually) evaluates. Every other operation is refused
+    with 404: the rules checks need nothing else."""
+
+    def __init__(self, name: str, evaluator: Evaluator) -> None:
+        self.name = name
+        self.game = evaluator.game
+        self.evaluator = evaluator
+
+    def describe(self) -> Document:
+        return {
+            "name": self.name,
+            "version": "0",
+            "games": {
+                "robots": {"stakes_cents": [100]},
+                "eldorado": {"stakes_cents": [50, 100, 200]},
+            },
+            "capabilities": ["evaluate"],
+        }
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        try:
+            reference.check_stake(game, stake_cents)
+        except reference.GameError as exc:
+            raise ErrorReply(422, exc.code, str(exc)) from None
+        results: list[Document] = []
+        for ticket in tickets:
+            try:
+                if game == self.game:
+                    results.append(self.evaluator.evaluate(stake_cents, ticket))
+                else:
+                    results.append(reference.evaluate(game, stake_cents, ticket))
+            except reference.TicketError as exc:
+                results.append({"error": {"code": exc.code, "message": str(exc)}})
+            except InvalidTicket as exc:
+                results.append({"error": {"code": "invalid_ticket", "message": str(exc)}})
+        return results
+
+    def _lacks(self, *_: Any, **__: Any) -> Any:
+        raise ErrorReply(404, "not_found", "this target has only the evaluate capability")
+
+    list_blocks = read_block = open_account = balance = _lacks
+    play = reveal = auto = history = _lacks
+
+    def close(self) -> None:
+        pass
+
+
 def reference_adapter(service_class: type[GameService] = GameService, name: str = "") -> Any:
     """A ``ReferenceAdapter`` (fresh temporary database) whose service is ``service_class``;
     its master seed is derived from ``name``, so a variant serves the same blocks every run."""
@@ -122,6 +179,7 @@ def service_variant(name: str, service_class: type[GameService]) -> Callable[[],
 
 __all__ = [
     "Delegating",
+    "EvaluateOnlyAdapter",
     "EvaluatorAdapter",
     "ReferenceBlockStream",
     "evaluator_variant",

@@ -108,6 +108,15 @@ class HexagonAmountTypo(RobotsEvaluator):
         self.symbols["H"] = type(h)(h.letter, h.name, h.notches, h.amount_cents // 10)
 
 
+class CircleAmountTypo(RobotsEvaluator):
+    """4.8 table: the orange circle pays 6 € instead of 5 €."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        c = self.symbols["C"]
+        self.symbols["C"] = type(c)(c.letter, c.name, c.notches, 600)
+
+
 class RobotIndexCanonical(RobotsEvaluator):
     """R-I1: a win names the robot by its symbol's place in the rules (D Q T C S P H O), not
     by where it stands on this unit's screen."""
@@ -138,6 +147,49 @@ class RobotTwiceAccepted(RobotsEvaluator):
             for letter, s in self.symbols.items()
             if letter in robots and self.full(s, gauge[letter])
         ]
+
+
+class X2DoublesWholeButton(RobotsEvaluator):
+    """4.6: an X2 on one reveal of a button doubles every reveal of that button."""
+
+    def clicks(self, buttons: list[list[Click]]) -> list[Click]:
+        return [
+            Click(c.letter, True) if any(k.x2 for k in button) else c
+            for button in buttons
+            for c in button
+        ]
+
+
+class LastButtonIgnored(RobotsEvaluator):
+    """4.3: the loop over the buttons stops one short: the 18th button never counts."""
+
+    def clicks(self, buttons: list[list[Click]]) -> list[Click]:
+        return super().clicks(buttons[:-1])
+
+
+class PrizeIsHighestGain(RobotsEvaluator):
+    """4.10: the wins are all listed, but the unit's prize is the highest of them, not their
+    sum."""
+
+    def evaluate(self, stake_cents: int, ticket: object) -> dict[str, Any]:
+        result = super().evaluate(stake_cents, ticket)
+        wins = result["wins"]
+        return {**result, "prize_cents": max(w["amount_cents"] for w in wins) if wins else 0}
+
+
+class NineteenButtonsAccepted(RobotsEvaluator):
+    """4.3 / contract 1: the notation is checked 18 buttons at a time, so a ticket with a
+    19th button is evaluated (all 19 of them) instead of refused."""
+
+    def parse(self, ticket: object) -> tuple[str, list[list[Click]]]:
+        if isinstance(ticket, str) and ticket.count("|") == 1:
+            robots, body = ticket.split("|")
+            buttons = body.split(" ")
+            if len(buttons) == self.buttons + 1:
+                _, first = super().parse(robots + "|" + " ".join(buttons[:-1]))
+                _, last = super().parse(robots + "|" + " ".join(buttons[1:]))
+                return robots, first + last[-1:]
+        return super().parse(ticket)
 
 
 # == eldorado rules (article 4) =================================================================
@@ -211,6 +263,14 @@ class SevenFiftyRounded(EldoradoEvaluator):
         return round(euros) * 100
 
 
+class SevenFiftyRoundedUp(EldoradoEvaluator):
+    """4.4 table: the 7,50 € amount is written as 8 € (every other amount right)."""
+
+    def amount(self, letter: str, count: int, stake_cents: int) -> int:
+        amount = super().amount(letter, count, stake_cents)
+        return 800 if amount == 750 else amount
+
+
 class LastRowIgnored(EldoradoEvaluator):
     """4.1/4.4: the loop over rows stops one short: the third row never pays."""
 
@@ -228,6 +288,37 @@ class UngrantedGridAccepted(EldoradoEvaluator):
         if isinstance(ticket, str) and all(self._grid.fullmatch(t) for t in ticket.split("|")):
             return [text.split("/") for text in ticket.split("|")]
         return super().parse(ticket)
+
+
+class SurplusGridAccepted(EldoradoEvaluator):
+    """E-I4 / contract 1: a ticket with one grid more than its EXTRA symbols grant is checked
+    without that grid, and that grid alone, then evaluated whole instead of refused."""
+
+    def parse(self, ticket: object) -> list[list[str]]:
+        if isinstance(ticket, str):
+            grids = ticket.split("|")
+            if ticket.count(self.extra) + 2 == len(grids):
+                super().parse("|".join(grids[:-1]))
+                super().parse(grids[-1].replace(self.extra, "Y"))
+                return [grid.split("/") for grid in grids]
+        return super().parse(ticket)
+
+
+class EldoradoOnlyHighestGain(EldoradoEvaluator):
+    """4.4: with several winning rows, only the highest amount is paid (combinations do not
+    add up)."""
+
+    def evaluate(self, stake_cents: int, ticket: object) -> dict[str, Any]:
+        result = super().evaluate(stake_cents, ticket)
+        wins = [max(result["wins"], key=lambda w: w["amount_cents"])] if result["wins"] else []
+        return {"prize_cents": sum(w["amount_cents"] for w in wins), "wins": wins}
+
+
+class LastCellIgnored(EldoradoEvaluator):
+    """4.3: the loop over a row's cells stops one short: the fifth cell never counts."""
+
+    def row_wins(self, row: str) -> list[tuple[str, int]]:
+        return super().row_wins(row[:-1])
 
 
 # == blocks (articles 2 and 3) ==================================================================
