@@ -9,6 +9,7 @@ these shapes let a variant replace one method and keep the rest untouched.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import reference
 from harness._errors import ErrorReply
 from harness._reference_adapter import ReferenceAdapter, ReferenceBlockStream
-from reference._service import GameService
+from reference._service import GameService, not_found
 
 from ._evaluator import (
     EldoradoEvaluator,
@@ -27,6 +28,17 @@ from ._evaluator import (
 )
 
 Document = dict[str, Any]
+
+
+def stored_balance(db: sqlite3.Connection, account_id: object) -> int:
+    """The balance a ``GameService``'s database holds for ``account_id``, read without any
+    token check (the faults that bypass the service's own accounting read it this way)."""
+    row = db.execute(
+        "SELECT balance_cents FROM accounts WHERE account_id = ?", (account_id,)
+    ).fetchone()
+    if row is None:
+        raise not_found(f"no account {account_id!r}")
+    return int(row["balance_cents"])
 
 
 class Delegating:
@@ -185,4 +197,5 @@ __all__ = [
     "evaluator_variant",
     "reference_adapter",
     "service_variant",
+    "stored_balance",
 ]

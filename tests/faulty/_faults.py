@@ -30,6 +30,7 @@ from reference._service import (
     require_int,
 )
 
+from ._base import stored_balance
 from ._evaluator import Click, EldoradoEvaluator, RobotsEvaluator, RobotSymbol
 
 # == robots rules (article 4) ===================================================================
@@ -732,12 +733,8 @@ class BalanceWithoutToken(GameService):
     def balance(self, account_id: object, token: object) -> Document:
         if token is None:
             with self._connection() as db:
-                row = db.execute(
-                    "SELECT balance_cents FROM accounts WHERE account_id = ?", (account_id,)
-                ).fetchone()
-            if row is None:
-                raise not_found(f"no account {account_id!r}")
-            return {"account_id": account_id, "balance_cents": int(row["balance_cents"])}
+                balance = stored_balance(db, account_id)
+            return {"account_id": account_id, "balance_cents": balance}
         return super().balance(account_id, token)
 
 
@@ -770,11 +767,9 @@ class OverdraftAllowed(GameService):
         _add_balance(self, owner, stake)  # lend the missing stake ...
         result = super().play(account_id, token, game, stake_cents)
         with self._connection() as db:
-            balance = db.execute(
-                "SELECT balance_cents FROM accounts WHERE account_id = ?", (owner,)
-            ).fetchone()["balance_cents"]
+            balance = stored_balance(db, owner)
         _add_balance(self, owner, -stake)  # ... and take it back, down to 0 at most
-        return {**result, "balance_cents": max(0, int(balance) - stake)}
+        return {**result, "balance_cents": max(0, balance - stake)}
 
 
 class RefusalConsumesUnit(GameService):
@@ -880,11 +875,7 @@ class RacySales(GameService):
         unit = block.unit(index)
         play_id = "play_" + secrets.token_hex(12)
         with self._transaction() as db:
-            balance = int(
-                db.execute(
-                    "SELECT balance_cents FROM accounts WHERE account_id = ?", (owner,)
-                ).fetchone()["balance_cents"]
-            )
+            balance = stored_balance(db, owner)
             if balance < stake:
                 raise ServiceError(402, "insufficient_funds", f"balance {balance} < stake {stake}")
             db.execute(

@@ -25,6 +25,8 @@ from reference._service import (
     require_int,
 )
 
+from ._base import stored_balance
+
 # == one account's money =========================================================================
 
 
@@ -39,11 +41,7 @@ class BalanceReadThenWritten(GameService):
         owner = self.authorize_account(account_id, token)
         name, stake = game_and_stake(game, stake_cents)
         with self._connection() as db:
-            balance = int(
-                db.execute(
-                    "SELECT balance_cents FROM accounts WHERE account_id = ?", (owner,)
-                ).fetchone()["balance_cents"]
-            )
+            balance = stored_balance(db, owner)
         if balance < stake:
             raise ServiceError(402, "insufficient_funds", f"balance {balance} < stake {stake}")
         time.sleep(0.004)  # the vendor's work between the check and the write
