@@ -7,15 +7,16 @@ sent, with its ``"kind"``: the key of its replayer), ``expected`` (what the rule
 reports and case files write, the same five keys for every kind. A typed kind keeps its parts
 as fields (a ticket and its stake, a block and a unit index, ...) and builds ``input`` from them,
 so a check cannot misspell a key of a case file; its classmethod ``replay(adapter, input)``
-runs a case file's input again. ``conformance._registry.Evidence`` is the untyped kind for
-the evidence that has no type of its own yet.
+runs a case file's input again. ``conformance._registry.Evidence`` is the untyped base
+(``PlayEvidence`` builds on it; a check of one's own may use it with ``@replayer(kind)``).
 
 Kinds here: ``EvaluationEvidence`` (``evaluate``) and ``PlayEvidence`` (``play``); the block
 kinds are in ``checks/_block_evidence.py`` (``block_unit``, ``block``), ``MetamorphicEvidence``
-in ``checks/metamorphic.py``, ``BreachEvidence`` (``contract_breach``) here, and the batch
-kinds on ``BatchEvidence`` (``evaluate_order``, ``evaluate_mixed`` in ``checks/evaluate_batch.py``,
-``evaluate_batch`` in ``checks/invalid_tickets.py``). The request and stake kinds
-(``evaluate_refusal``, ``evaluate_stake``, ``stakes``) are still the untyped ``Evidence``.
+in ``checks/metamorphic.py``, ``BreachEvidence`` (``contract_breach``) here, the batch kinds
+on ``BatchEvidence`` (``evaluate_order``, ``evaluate_mixed`` in ``checks/evaluate_batch.py``,
+``evaluate_batch`` in ``checks/invalid_tickets.py``), ``RefusalEvidence``
+(``evaluate_refusal``), ``StakeEvidence`` (``evaluate_stake``) and ``StakesEvidence``
+(``stakes``) beside their checks.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ import reference
 from contract import ErrorReply
 
 from .._evaluation import check_shape, expected_result, is_error, result_key
-from .._evidence import BatchEvidence, Counterexample, require
-from .._registry import CheckContext, CheckFailure, Evidence, check
-from .._replay import register_kind, replayer
+from .._evidence import BatchEvidence, Counterexample, require, serialise
+from .._registry import CheckContext, CheckFailure, check
+from .._replay import register_kind
 from ..games import kit
 from .refusals import error_document_fault
 
@@ -224,7 +224,73 @@ def _refusal_requests(game: str, stake: int) -> list[tuple[str, Any, Any, int | 
     ]
 
 
-def refusal_fault(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+@dataclass(frozen=True)
+class RefusalEvidence:
+    """An evaluate request the contract does not allow, not refused as it fixes (kind
+    ``evaluate_refusal``): ``sent_game`` and ``sent_stake_cents`` as sent, not as valid."""
+
+    KIND: ClassVar[str] = "evaluate_refusal"
+
+    what: str
+    sent_game: Any
+    sent_stake_cents: Any
+    ticket: str
+    count: int | None  # tickets sent; None: the ticket as a string, not a list
+    once: bool  # sent as one request, as it is (``evaluate_once``)
+    got: Any
+    note: str = ""
+
+    @classmethod
+    def of(cls, case: Mapping[str, Any], got: Any, note: str) -> RefusalEvidence:
+        require(case, "what", "sent_game", "sent_stake_cents", "ticket", "count", "once")
+        return cls(
+            case["what"],
+            case["sent_game"],
+            case["sent_stake_cents"],
+            case["ticket"],
+            case["count"],
+            case["once"],
+            got,
+            note,
+        )
+
+    @property
+    def input(self) -> dict[str, Any]:
+        return {
+            "kind": self.KIND,
+            "what": self.what,
+            "sent_game": self.sent_game,
+            "sent_stake_cents": self.sent_stake_cents,
+            "ticket": self.ticket,
+            "count": self.count,
+            "once": self.once,
+        }
+
+    @property
+    def expected(self) -> Any:
+        return {"status": [400, 422], "error": {"code": "<snake_case>", "message": "<str>"}}
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return {"operation": "evaluate", "what": self.what}
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        return (REFUSALS,)
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> RefusalEvidence | None:
+        """The refused request again."""
+        return refusal_fault(adapter, case)
+
+
+register_kind(RefusalEvidence)
+
+
+def refusal_fault(adapter: Any, case: Mapping[str, Any]) -> RefusalEvidence | None:
     """The request of ``case`` must be refused whole with 400 or 422 and the error document."""
     ticket, count = case["ticket"], case["count"]
     tickets: Any = ticket if count is None else [ticket] * count
@@ -240,19 +306,7 @@ def refusal_fault(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
         got: Any = {"status": reply.status, "error": {"code": reply.code, "message": reply.message}}
     else:
         fault, got = "evaluated instead of refused", {"results": answer[:3]}
-    return Evidence(
-        dict(case),
-        {"status": [400, 422], "error": {"code": "<snake_case>", "message": "<str>"}},
-        got,
-        {"operation": "evaluate", "what": case["what"]},
-        f"{case['what']}: {fault}",
-    )
-
-
-@replayer("evaluate_refusal")
-def replay_refusal(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """The refused request again."""
-    return refusal_fault(adapter, case)
+    return RefusalEvidence.of(case, got, f"{case['what']}: {fault}")
 
 
 @check("evaluate.refusals", covers=[REFUSALS], capability="evaluate")

@@ -17,9 +17,9 @@ import reference
 from contract import ErrorReply
 
 from .._evaluation import check_shape, difference
-from .._evidence import BatchEvidence, Counterexample, require
-from .._registry import CheckContext, CheckFailure, Evidence, check
-from .._replay import evaluate_request, register_kind, replayer
+from .._evidence import BatchEvidence, Counterexample, require, serialise
+from .._registry import CheckContext, CheckFailure, check
+from .._replay import evaluate_request, register_kind
 from ..games import GameKit, each_kit, kit
 from ._differential import Disagreement, compare, search
 from .evaluate_batch import raise_if_reordered
@@ -29,6 +29,58 @@ NOT_STAKES = (0, -100, 1, 75, 150, 300, 100000)
 
 def stake_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
     return {"kind": "evaluate_stake", "game": game, "stake_cents": stake_cents, "ticket": ticket}
+
+
+INVALID_STAKE = {"error": {"code": "invalid_stake"}}
+
+
+@dataclass(frozen=True)
+class StakeEvidence:
+    """A stake the game does not sell, evaluated instead of refused (kind ``evaluate_stake``):
+    it breaks ``<game>.contract.invalid_stake``."""
+
+    KIND: ClassVar[str] = "evaluate_stake"
+
+    game: str
+    stake_cents: int
+    ticket: str
+    got: Any
+    note: str = ""
+
+    @property
+    def input(self) -> dict[str, Any]:
+        return stake_case(self.game, self.stake_cents, self.ticket)
+
+    @property
+    def expected(self) -> Any:
+        return INVALID_STAKE
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return evaluate_request(self.game, self.stake_cents, [self.ticket])
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        return (f"{self.game}.contract.invalid_stake",)
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> StakeEvidence | None:
+        """The stake again: it must be refused with a 4xx error."""
+        require(case, "game", "stake_cents", "ticket")
+        game, stake, ticket = case["game"], case["stake_cents"], case["ticket"]
+        try:
+            got: Any = adapter.evaluate(game, stake, [ticket])
+        except ErrorReply as exc:
+            if 400 <= exc.status < 500:
+                return None
+            got = {"status": exc.status, "code": exc.code}
+        return cls(game, stake, ticket, got, f"stake {stake} was not refused")
+
+
+register_kind(StakeEvidence)
 
 
 @dataclass(frozen=True)
@@ -79,25 +131,6 @@ def spoiled(adapter: Any, game: str, stake: int, batch: list[str]) -> NeighbourE
         return None
     note = "valid tickets answered differently beside an invalid one: " + "; ".join(faults)
     return found(got, note)
-
-
-@replayer("evaluate_stake")
-def replay_stake(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """The stake again: it must be refused with a 4xx error."""
-    game, stake, ticket = case["game"], case["stake_cents"], case["ticket"]
-    try:
-        got: Any = adapter.evaluate(game, stake, [ticket])
-    except ErrorReply as exc:
-        if 400 <= exc.status < 500:
-            return None
-        got = {"status": exc.status, "code": exc.code}
-    return Evidence(
-        dict(case),
-        {"error": {"code": "invalid_stake"}},
-        got,
-        evaluate_request(game, stake, [ticket]),
-        f"stake {stake} was not refused",
-    )
 
 
 def _fail(message: str, evidence: list[Counterexample], requirements: list[str]) -> None:
@@ -208,11 +241,11 @@ def invalid_stakes(ctx: CheckContext) -> None:
                     continue
                 got = {"status": exc.status, "code": exc.code}
             evidence.append(
-                Evidence(
-                    stake_case(game, stake, ticket),
-                    {"error": {"code": "invalid_stake"}},
+                StakeEvidence(
+                    game,
+                    stake,
+                    ticket,
                     got,
-                    evaluate_request(game, stake, [ticket]),
                     f"{game} sells {list(sold)} cents; {stake} was not refused",
                 )
             )

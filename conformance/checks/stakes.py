@@ -10,13 +10,15 @@ the article that fixes it, rather than as the other checks' errors.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import reference
 from contract import ErrorReply
 
-from .._registry import CheckContext, CheckFailure, Evidence, check
-from .._replay import ReplayError, evaluate_request, replayer
+from .._evidence import ReplayError, evaluate_request, serialise
+from .._registry import CheckContext, CheckFailure, check
+from .._replay import register_kind
 from ..games import GameKit, UnknownGame, each_kit, kit
 
 # what is evaluated at each stake: the first of the kit's examples (contract 1's example)
@@ -26,7 +28,48 @@ def stakes_case(game: str) -> dict[str, Any]:
     return {"kind": "stakes", "game": game}
 
 
-def stake_problem(adapter: Any, implementation: Mapping[str, Any], game: str) -> Evidence | None:
+@dataclass(frozen=True)
+class StakesEvidence:
+    """A game declared or evaluated at other stakes than its article 2's (kind ``stakes``):
+    it breaks ``<game>.2.stakes``."""
+
+    KIND: ClassVar[str] = "stakes"
+
+    game: str
+    expected: Any
+    got: Any
+    request: Mapping[str, Any]
+    note: str = ""
+
+    @property
+    def input(self) -> dict[str, Any]:
+        return stakes_case(self.game)
+
+    @property
+    def requirements(self) -> tuple[str, ...]:
+        return (f"{self.game}.2.stakes",)
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(self)
+
+    @classmethod
+    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> StakesEvidence | None:
+        """Describe the target again and evaluate at each of the rules' stakes."""
+        try:
+            kit(case.get("game"))
+        except UnknownGame as exc:
+            raise ReplayError(
+                f"'stakes' evidence input needs a known 'game' ({exc}): {dict(case)!r}"
+            ) from None
+        return stake_problem(adapter, adapter.describe(), str(case["game"]))
+
+
+register_kind(StakesEvidence)
+
+
+def stake_problem(
+    adapter: Any, implementation: Mapping[str, Any], game: str
+) -> StakesEvidence | None:
     """Evidence when ``implementation`` declares other stakes than the rules' for ``game``, or
     ``adapter`` refuses to evaluate a valid ticket at one of the rules' stakes."""
     game_kit = kit(game)
@@ -44,16 +87,16 @@ def stake_problem(adapter: Any, implementation: Mapping[str, Any], game: str) ->
         note = f"{game_kit.stakes_article}: the target declares {declared!r}"
         note += f"; not sold: {missing}" if missing else ""
         note += f"; not in the rules: {extra}" if extra else ""
-        return Evidence(
-            stakes_case(game), {"stakes_cents": rules}, {"stakes_cents": declared}, request, note
+        return StakesEvidence(
+            game, {"stakes_cents": rules}, {"stakes_cents": declared}, request, note
         )
     for stake in rules:
         ticket = game_kit.examples[0]
         try:
             adapter.evaluate(game, stake, [ticket])
         except ErrorReply as exc:
-            return Evidence(
-                stakes_case(game),
+            return StakesEvidence(
+                game,
                 {"stakes_cents": rules, "evaluated_at": stake},
                 {"status": exc.status, "code": exc.code, "message": exc.message},
                 evaluate_request(game, stake, [ticket]),
@@ -89,15 +132,3 @@ def _register(game_kit: GameKit) -> None:
     check(f"stakes.{game}", covers=[f"{game}.2.stakes"], capability="evaluate", games=(game,))(
         judge
     )
-
-
-@replayer("stakes")
-def replay_stakes(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
-    """Describe the target again and evaluate at each of the rules' stakes."""
-    try:
-        kit(case.get("game"))
-    except UnknownGame as exc:
-        raise ReplayError(
-            f"'stakes' evidence input needs a known 'game' ({exc}): {dict(case)!r}"
-        ) from None
-    return stake_problem(adapter, adapter.describe(), str(case["game"]))

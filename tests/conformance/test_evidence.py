@@ -17,9 +17,10 @@ from conformance._evidence import (
 )
 from conformance._replay import evaluate_case
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
-from conformance.checks.evaluate_batch import MixedBatchEvidence, OrderEvidence
-from conformance.checks.invalid_tickets import NeighbourEvidence
+from conformance.checks.evaluate_batch import MixedBatchEvidence, OrderEvidence, RefusalEvidence
+from conformance.checks.invalid_tickets import NeighbourEvidence, StakeEvidence, stake_case
 from conformance.checks.metamorphic import MetamorphicEvidence, metamorphic_case
+from conformance.checks.stakes import StakesEvidence
 from contract import ContractBreach
 from harness._reference_adapter import ReferenceAdapter
 from reference import generate_ticket
@@ -163,4 +164,50 @@ def test_batch_evidence_writes_what_the_untyped_evidence_wrote() -> None:
             "n",
         )
         assert _bytes(found) == _bytes(untyped) and found.requirements == ("r",)
+        assert replayers()[kind] == cls.replay
+
+
+def test_stake_and_refusal_evidence_write_what_the_untyped_evidence_wrote() -> None:
+    stake = StakeEvidence("robots", 75, "T", {"prize_cents": 0}, "n")
+    untyped = Evidence(
+        stake_case("robots", 75, "T"),
+        {"error": {"code": "invalid_stake"}},
+        {"prize_cents": 0},
+        evaluate_request("robots", 75, ["T"]),
+        "n",
+    )
+    assert _bytes(stake) == _bytes(untyped)
+    assert stake.requirements == ("robots.contract.invalid_stake",)
+    case = {
+        "kind": "evaluate_refusal",
+        "what": "1001 tickets",
+        "sent_game": "robots",
+        "sent_stake_cents": 100,
+        "ticket": "T",
+        "count": 1001,
+        "once": True,
+    }
+    refusal = RefusalEvidence.of(case, {"results": []}, "n")
+    untyped = Evidence(
+        case,
+        {"status": [400, 422], "error": {"code": "<snake_case>", "message": "<str>"}},
+        {"results": []},
+        {"operation": "evaluate", "what": "1001 tickets"},
+        "n",
+    )
+    assert _bytes(refusal) == _bytes(untyped)
+    stakes = StakesEvidence("robots", {"stakes_cents": [100]}, {}, {"operation": "describe"}, "n")
+    untyped = Evidence(
+        {"kind": "stakes", "game": "robots"},
+        {"stakes_cents": [100]},
+        {},
+        {"operation": "describe"},
+        "n",
+    )
+    assert _bytes(stakes) == _bytes(untyped) and stakes.requirements == ("robots.2.stakes",)
+    for kind, cls in (
+        ("evaluate_stake", StakeEvidence),
+        ("evaluate_refusal", RefusalEvidence),
+        ("stakes", StakesEvidence),
+    ):
         assert replayers()[kind] == cls.replay
