@@ -10,6 +10,7 @@ memory stays bounded whatever the file's size.
 from __future__ import annotations
 
 import bisect
+import itertools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,28 +38,6 @@ def _nth_line_end(chunk: bytes, begin: int, lines: int) -> int:
     for _ in range(lines):
         begin = chunk.index(b"\n", begin) + 1
     return begin
-
-
-def _slice_chunks(chunks: Iterator[bytes], skip: int, take: int) -> Iterator[bytes]:
-    """The lines ``skip`` to ``skip + take - 1`` of a stream of whole-line chunks."""
-    for chunk in chunks:
-        if take <= 0:
-            return
-        lines = chunk.count(b"\n")
-        if skip >= lines:
-            skip -= lines
-            continue
-        begin = _nth_line_end(chunk, 0, skip)
-        left = lines - skip
-        skip = 0
-        if left <= take:
-            take -= left
-            yield chunk[begin:]
-            if take == 0:
-                return  # reading on could only meet a damaged file's end: not asked for
-        else:
-            yield chunk[begin : _nth_line_end(chunk, begin, take)]
-            return
 
 
 class FileBlockStream:
@@ -116,10 +95,15 @@ class FileTarget:
         self.count = count if type(count) is int else self.units
         self._chunk_starts: list[tuple[int, int]] = []  # (unit line number, document offset)
         self._checkpoints: list[Checkpoint] = []
+        self._cursor: tuple[int, Iterator[bytes]] | None = None  # (unit lines before, chunks)
 
     def _whole(self) -> FileBlockStream:
-        reader = open_document(self.path, record=True)
+        reader = open_document(self.path, record=True, fast=True)
         header, line, chunks = read_header(reader)
+        self._cursor = None
+        if not reader.record:  # isal: no checkpoints to index; slices read from a cursor
+            self._chunk_starts, self._checkpoints = [], []
+            return FileBlockStream(header, line, chunks, reader.close)
         starts: list[tuple[int, int]] = []
         self._chunk_starts, self._checkpoints = starts, reader.checkpoints
 
@@ -134,18 +118,52 @@ class FileTarget:
         return FileBlockStream(header, line, indexed(), reader.close)
 
     def _part(self, skip: int, take: int) -> Iterator[bytes]:
-        """Unit lines ``skip`` to ``skip + take - 1`` of the file, from the nearest checkpoint."""
+        """Unit lines ``skip`` to ``skip + take - 1`` of the file: on from where the last
+        slice read stopped if that is not past ``skip`` (the slice check reads its slices in
+        order), else from the nearest checkpoint, else from the top."""
+        cursor, self._cursor = self._cursor, None
+        if cursor is not None and cursor[0] <= skip:
+            base, chunks = cursor
+        else:
+            base, chunks = self._resume(skip)
+        yield from self._take(chunks, skip - base, take, base)
+
+    def _resume(self, skip: int) -> tuple[int, Iterator[bytes]]:
+        """(unit lines before, chunks from there) from the checkpoint nearest ``skip``."""
         at = bisect.bisect_right(self._chunk_starts, (skip, 1 << 62)) - 1
         if at < 0 or not self._checkpoints:
-            reader = open_document(self.path)
-            _, _, chunks = read_header(reader)
-            yield from _slice_chunks(chunks, skip, take)
-            return
+            _, _, chunks = read_header(open_document(self.path))
+            return 0, chunks
         first, offset = self._chunk_starts[at]
         marks = [c.position for c in self._checkpoints]
         mark = self._checkpoints[bisect.bisect_right(marks, offset) - 1]
-        chunks = chunks_from_reader(resume_document(self.path, mark, offset))
-        yield from _slice_chunks(chunks, skip - first, take)
+        return first, chunks_from_reader(resume_document(self.path, mark, offset))
+
+    def _take(self, chunks: Iterator[bytes], skip: int, take: int, base: int) -> Iterator[bytes]:
+        """The lines ``skip`` to ``skip + take - 1`` of a stream of whole-line chunks, leaving a
+        cursor just after them (``base``: the unit lines before ``chunks``)."""
+        for chunk in chunks:
+            if take <= 0:
+                return
+            lines = chunk.count(b"\n")
+            if skip >= lines:
+                skip -= lines
+                base += lines
+                continue
+            begin = _nth_line_end(chunk, 0, skip)
+            left = lines - skip
+            if left < take:
+                take -= left
+                skip = 0
+                base += lines
+                yield chunk[begin:]
+                continue
+            end = _nth_line_end(chunk, begin, take)
+            rest = chunk[end:]
+            after = base + skip + take
+            self._cursor = (after, itertools.chain([rest], chunks) if rest else chunks)
+            yield chunk[begin:end]
+            return  # reading on could only meet a damaged file's end: not asked for
 
     def describe(self) -> Document:
         document: Document = {

@@ -148,6 +148,77 @@ def test_a_truncated_gzip_stream_ends_the_document(tmp_path: Path) -> None:
     assert any("truncated" in f.message for f in result.faults_of("sequence"))
 
 
+def _damaged_gzip_files() -> dict[str, bytes]:
+    """Sound and damaged ``.gz`` block files, several members, the damage in each place."""
+    document = kit.document(kit.header(), correct("robots", 100))
+    whole = gzip.compress(document)
+    half = len(document) // 2
+    members = gzip.compress(document[:half]) + gzip.compress(document[half:])
+
+    def flipped(data: bytes, at: int) -> bytes:
+        return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :]
+
+    return {
+        "sound": whole,
+        "two members": members,
+        "truncated": whole[: len(whole) // 2],
+        "cut in its trailer": whole[:-3],
+        "body byte flipped": flipped(whole, len(whole) // 3),
+        "early body byte flipped": flipped(whole, 40),
+        "crc flipped": flipped(whole, len(whole) - 8),
+        "length flipped": flipped(whole, len(whole) - 2),
+        "second member damaged": flipped(members, len(members) - 200),
+        "garbage after the member": whole + b"not gzip at all",
+    }
+
+
+@pytest.mark.parametrize("name", list(_damaged_gzip_files()))
+def test_isal_and_zlib_read_any_gzip_file_alike(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """isal stops silently on some corrupt data where zlib raises: the reader falls back to
+    zlib for the member, so the bytes handed on, the damage found and its message are zlib's."""
+    from conformance._audit import reader
+
+    if reader._isal is None:  # pragma: no cover - isal is a dependency
+        pytest.skip("python-isal is not installed")
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(_damaged_gzip_files()[name])
+
+    def read_all(fast: bool) -> tuple[bytes, str | None]:
+        with monkeypatch.context() as m:
+            m.setattr(reader, "RAW_READ", 4096)  # many reads: damage found mid-stream
+            document = reader.open_document(path, fast=fast)
+            assert document.fast is fast
+            parts: list[bytes] = []
+            try:
+                while data := document(1 << 16):
+                    parts.append(data)
+            except EOFError as exc:
+                return b"".join(parts), str(exc)
+            return b"".join(parts), None
+
+    assert read_all(True) == read_all(False)
+    audits = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(reader, "_isal", None)
+            try:
+                found = audit_file(path, kit.expectation(block_id=None), workers=1)
+            except _audit.AuditError as exc:  # damaged before its header line ends
+                audits.append(str(exc))
+                continue
+            audits.append((found.audited_units, found.sha256, found.faults, found.fault_counts))
+    assert audits[0] == audits[1]
+    if name in ("sound", "two members"):
+        assert not audits[0][3]
+    elif name == "early body byte flipped":
+        assert "line 1" in audits[0] or "before its header" in audits[0]
+    else:
+        assert audits[0][3]["sequence"] >= 1
+
+
 @pytest.mark.parametrize(
     ("line", "aspect"),
     [
