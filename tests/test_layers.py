@@ -1,9 +1,11 @@
-"""The layers point one way, read from the code: contract ← reference ← conformance ← harness.
+"""The layers point one way, read from the code: contract ← reference ← conformance ← harness
+← cli.
 
 ``contract`` imports no project package; ``reference`` imports only ``contract``;
-``conformance`` imports ``contract`` and ``reference``; ``harness`` (and its CLI) may import
-all three. Every import counts, at module level or inside a function, absolute or relative,
-``import x`` or ``from x import y``: a lazy import is still a dependency.
+``conformance`` imports ``contract`` and ``reference``; ``harness`` may import all three, and
+no harness module outside ``harness/_cli`` imports the CLI. Every import counts, at module
+level or inside a function, absolute or relative, ``import x`` or ``from x import y``: a lazy
+import is still a dependency.
 """
 
 from __future__ import annotations
@@ -96,4 +98,35 @@ def test_a_forbidden_import_is_found_wherever_it_hides(tmp_path: Path) -> None:
         "reference/r.py:2: reference imports conformance.checks",
         "conformance/checks/c.py:1: conformance imports harness._errors",
         "conformance/p.py:1: conformance imports harness",
+    ]
+
+
+def cli_violations(root: Path) -> list[str]:
+    """One line per harness module outside ``harness/_cli`` that imports the CLI: the
+    commands sit on top of the harness, which never reaches back up to them."""
+    found: list[str] = []
+    for path in sorted((root / "harness").rglob("*.py")):
+        if "_cli" in path.relative_to(root / "harness").parts:
+            continue
+        module = module_name(root, path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for line, name in imported(tree, module, path.name == "__init__.py"):
+            if name == "harness._cli" or name.startswith("harness._cli."):
+                found.append(f"{path.relative_to(root).as_posix()}:{line}: imports {name}")
+    return found
+
+
+def test_the_cli_sits_on_top_of_the_harness(tmp_path: Path) -> None:
+    assert cli_violations(ROOT) == []
+    root = _tree(
+        tmp_path,
+        {
+            "harness/_cli/certify.py": "from .. import _runner\n",  # the CLI uses the harness
+            "harness/_runner.py": "def f():\n    from ._cli import certify\n",
+            "harness/_reports/x.py": "import harness._cli.replay\n",
+        },
+    )
+    assert cli_violations(root) == [
+        "harness/_reports/x.py:1: imports harness._cli.replay",
+        "harness/_runner.py:2: imports harness._cli",
     ]
