@@ -1,10 +1,12 @@
 """The play and security checks: the reference passes them, and each deliberately broken
-adapter (the reference wrapped, with one fault) fails on the requirement that fault breaks."""
+implementation of the faulty kit (the reference adapter wrapped, or the reference service with
+one method overridden) fails on exactly the requirements that fault breaks."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,17 +20,20 @@ from conformance._profiles import DEFAULTS
 from conformance._registry import CheckContext, registered_checks
 from conformance._replay import replay
 from harness._reference_adapter import ReferenceAdapter
+from reference._service import GameService
+from tests.faulty._faults import (
+    HistoryHidesUnrevealed,
+    OtherHistoryReadable,
+    PlusOneTwoClicks,
+    PrizeNotCredited,
+    RacySales,
+    StakeDebitedTwice,
+)
 from tests.faulty._wrapped import (
     BlockShifted,
-    DoubleDebit,
-    DoubleSale,
-    HistoryHidesUnrevealed,
-    HistoryOpenToAll,
     HouseCoversStake,
     PairsSwapped,
     PlusOneRefused,
-    PlusOneTwice,
-    PrizeNotCredited,
     RefusalCharges,
     RevealInClickOrder,
     Wrapper,
@@ -44,24 +49,52 @@ SMALL = {
 }
 
 
+SEED = bytes(range(32))
+Fault = type[Wrapper] | type[GameService]
+
+
 def _db(tmp: Path) -> Path:
-    """A database on /dev/shm when there is one: fsync on tmpfs costs nothing (speed only)."""
+    """A database of its own, on /dev/shm when there is one: fsync on tmpfs costs nothing
+    (speed only)."""
     shm = Path("/dev/shm")
-    folder = Path(shm / f"instantcert-test-{time.time_ns()}") if shm.is_dir() else tmp
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = (shm if shm.is_dir() else tmp) / f"instantcert-test-{time.time_ns()}"
+    folder.mkdir(parents=True)
     return folder / "reference.sqlite3"
+
+
+@contextmanager
+def _reference(tmp: Path, service: type[GameService] = GameService) -> Iterator[ReferenceAdapter]:
+    """The reference adapter over a fresh database, its service ``service`` (the reference's
+    own, or one of the faulty kit's ``GameService`` subclasses)."""
+    path = _db(tmp)
+    adapter = ReferenceAdapter(path, seed=SEED)
+    if service is not GameService:
+        adapter.service.close()
+        adapter.service = service(path)
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+        for file in path.parent.glob("reference.sqlite3*"):
+            file.unlink()
+        path.parent.rmdir()
 
 
 @pytest.fixture
 def reference_adapter(tmp_path: Path) -> Iterator[ReferenceAdapter]:
-    path = _db(tmp_path)
-    adapter = ReferenceAdapter(path, seed=bytes(range(32)))
-    yield adapter
-    adapter.close()
-    for file in path.parent.glob("reference.sqlite3*"):
-        file.unlink()
-    if path.parent != tmp_path:
-        path.parent.rmdir()
+    with _reference(tmp_path) as adapter:
+        yield adapter
+
+
+@contextmanager
+def faulty(fault: Fault, reference_adapter: ReferenceAdapter, tmp: Path) -> Iterator[Any]:
+    """The fault as a target: a ``Wrapper`` wraps the test's reference adapter; a faulty
+    ``GameService`` serves a reference adapter of its own (fresh database, same seed)."""
+    if issubclass(fault, Wrapper):
+        yield fault(reference_adapter)
+    else:
+        with _reference(tmp, fault) as adapter:
+            yield adapter
 
 
 def run_ours(adapter: Any, settings: dict[str, Any], seed: int = 7) -> dict[str, CheckOutcome]:
@@ -78,10 +111,14 @@ def failed_requirements(outcomes: dict[str, CheckOutcome]) -> set[str]:
     return {r for o in outcomes.values() if o.outcome != "pass" for r in o.requirements}
 
 
-# -- the broken adapters (tests/faulty/_wrapped.py) -------------------------------------------
+# -- the faults (the faulty kit: tests/faulty/_faults.py, tests/faulty/_wrapped.py) -----------
 
-FAULTS = {
-    DoubleDebit: {"robots.4.1.stake_debited", "eldorado.4.2.stake_debited", "play.money.exact"},
+FAULTS: dict[Fault, set[str]] = {
+    StakeDebitedTwice: {
+        "robots.4.1.stake_debited",
+        "eldorado.4.2.stake_debited",
+        "play.money.exact",
+    },
     PrizeNotCredited: {
         "robots.4.10.prize_credited",
         "eldorado.4.6.prize_credited",
@@ -89,10 +126,10 @@ FAULTS = {
     },
     HistoryHidesUnrevealed: {"robots.4.1.history_unrevealed", "eldorado.4.2.history_unrevealed"},
     RevealInClickOrder: {"robots.4.4.reveal_order"},
-    PlusOneTwice: {"robots.4.7.reveal_plus_one"},
+    PlusOneTwoClicks: {"robots.4.7.reveal_plus_one"},
     PlusOneRefused: {"robots.4.7.reveal_plus_one"},
-    DoubleSale: {"play.sales.no_double_sale"},
-    HistoryOpenToAll: {"security.tokens.isolation"},
+    RacySales: {"play.sales.no_double_sale"},
+    OtherHistoryReadable: {"security.tokens.isolation"},
     HouseCoversStake: {"play.refusal.insufficient_funds"},
     RefusalCharges: {"play.refusal.insufficient_funds", "play.refusal.invalid"},
     PairsSwapped: {"play.sales.block_order"},
@@ -116,9 +153,10 @@ def test_reference_passes_every_play_and_security_check(
 
 @pytest.mark.parametrize("fault", list(FAULTS), ids=lambda f: f.__name__)
 def test_each_fault_fails_exactly_its_requirements(
-    fault: type[Wrapper], reference_adapter: ReferenceAdapter
+    fault: Fault, reference_adapter: ReferenceAdapter, tmp_path: Path
 ) -> None:
-    outcomes = run_ours(fault(reference_adapter), SMALL)
+    with faulty(fault, reference_adapter, tmp_path) as adapter:
+        outcomes = run_ours(adapter, SMALL)
     errors = {k: o.message for k, o in outcomes.items() if o.outcome == "error"}
     assert errors == {}
     assert failed_requirements(outcomes) == FAULTS[fault]
@@ -129,16 +167,20 @@ def test_each_fault_fails_exactly_its_requirements(
 
 @pytest.mark.parametrize(
     "fault",
-    [DoubleDebit, RevealInClickOrder, PlusOneRefused, BlockShifted, HistoryOpenToAll],
+    [StakeDebitedTwice, RevealInClickOrder, PlusOneRefused, BlockShifted, OtherHistoryReadable],
     ids=lambda f: f.__name__,
 )
 def test_evidence_replays_on_the_faulty_target_and_not_on_the_reference(
-    fault: type[Wrapper], reference_adapter: ReferenceAdapter
+    fault: Fault, reference_adapter: ReferenceAdapter, tmp_path: Path
 ) -> None:
-    outcomes = run_ours(fault(reference_adapter), SMALL)
+    with faulty(fault, reference_adapter, tmp_path) as adapter:
+        outcomes = run_ours(adapter, SMALL)
     failing = [o for o in outcomes.values() if o.outcome == "fail"]
     case = failing[0].evidence[0]["input"]
-    again = [replay(fault(reference_adapter), case) for _ in range(3)]
+    again = []
+    for _ in range(3):
+        with faulty(fault, reference_adapter, tmp_path) as adapter:
+            again.append(replay(adapter, case))
     assert any(e is not None for e in again)
     assert replay(reference_adapter, case) is None
 

@@ -2,16 +2,15 @@
 one fault each, named in its docstring.
 
 The play checks' tests (tests/conformance/test_play_checks.py) run the ``Wrapper`` faults,
-each failing exactly the requirements it breaks; the runner and report tests
-(tests/harness/) run the ``ReferenceAdapter`` subclasses at the end, a broken rule
-(``BrokenX2Adapter``) and targets that misbehave rather than being wrong.
+and the ``GameService`` faults of ``_faults.py`` where a wrapper would break the same thing
+(one fault, one class), each failing exactly the requirements it breaks; the runner and
+report tests (tests/harness/) run the ``ReferenceAdapter`` subclasses at the end, a broken
+rule (``BrokenX2Adapter``) and targets that misbehave rather than being wrong.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -61,43 +60,6 @@ class Wrapper(Delegating):
         return int(next(p["prize_cents"] for p in plays if p["play_id"] == play_id))
 
 
-class DoubleDebit(Wrapper):
-    """Contract 4: every play debits the stake twice (the answered and read balances)."""
-
-    def after_play(self, account_id: str, doc: Document) -> None:
-        self.offset[account_id] = self.offset.get(account_id, 0) - doc["stake_cents"]
-
-
-class PrizeNotCredited(Wrapper):
-    """Robots 4.10 / eldorado 4.6: a winning play's prize is never credited to the balance."""
-
-    def after_play(self, account_id: str, doc: Document) -> None:
-        prize = self.prize(account_id, doc["play_id"])
-        self.offset[account_id] = self.offset.get(account_id, 0) - prize
-
-
-class HistoryHidesUnrevealed(Wrapper):
-    """Robots 4.1 / eldorado 4.2: the history lists a play only once it was revealed or AUTO."""
-
-    def __init__(self, inner: ReferenceAdapter) -> None:
-        super().__init__(inner)
-        self.shown: set[str] = set()
-
-    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
-        doc = self.inner.reveal(play_id, token, button)
-        self.shown.add(play_id)
-        return doc
-
-    def auto(self, play_id: str, token: str | None) -> Document:
-        doc = self.inner.auto(play_id, token)
-        self.shown.add(play_id)
-        return doc
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
-        plays = self.inner.history(account_id, token, limit)["plays"]
-        return {"plays": [p for p in plays if p["play_id"] in self.shown]}
-
-
 class RevealInClickOrder(Wrapper):
     """Each button keeps its number of clicks and its +1s, but the symbols come from the
     ticket read button after button, in the order of the clicks."""
@@ -127,27 +89,6 @@ class RevealInClickOrder(Wrapper):
         return {"button": button, "symbol": name, "x2": shown.x2, "plus_one": plus_one}
 
 
-class PlusOneTwice(Wrapper):
-    """A button with nothing left reveals its last symbol once more."""
-
-    def __init__(self, inner: ReferenceAdapter) -> None:
-        super().__init__(inner)
-        self.last: dict[tuple[str, int], Document] = {}
-        self.extra: set[tuple[str, int]] = set()
-
-    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
-        key = (play_id, button)
-        try:
-            doc = self.inner.reveal(play_id, token, button)
-        except ErrorReply as reply:
-            if reply.status != 409 or key not in self.last or key in self.extra:
-                raise
-            self.extra.add(key)
-            return self.last[key]
-        self.last[key] = doc
-        return doc
-
-
 class PlusOneRefused(Wrapper):
     """The click a +1 allows is refused."""
 
@@ -162,51 +103,6 @@ class PlusOneRefused(Wrapper):
         if doc["plus_one"]:
             self.plus.add((play_id, button))
         return doc
-
-
-class DoubleSale(Wrapper):
-    """A race: a play that starts while another is being sold reports the previous sale's unit."""
-
-    def __init__(self, inner: ReferenceAdapter) -> None:
-        super().__init__(inner)
-        self.lock = threading.Lock()
-        self.busy = 0
-        self.last: dict[tuple[str, int], tuple[str, int]] = {}
-        self.moved: dict[str, tuple[str, int]] = {}
-
-    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
-        with self.lock:
-            raced = self.busy > 0
-            self.busy += 1
-        try:
-            time.sleep(0.002)
-            doc = self.inner.play(account_id, token, game, stake_cents)
-        finally:
-            with self.lock:
-                self.busy -= 1
-        with self.lock:
-            pair = (game, stake_cents)
-            if raced and pair in self.last:
-                self.moved[doc["play_id"]] = self.last[pair]
-                doc = {**doc, "block_id": self.last[pair][0], "index": self.last[pair][1]}
-            self.last[pair] = (doc["block_id"], doc["index"])
-        return doc
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
-        plays = self.inner.history(account_id, token, limit)["plays"]
-        for p in plays:
-            if p["play_id"] in self.moved:
-                p["block_id"], p["index"] = self.moved[p["play_id"]]
-        return {"plays": plays}
-
-
-class HistoryOpenToAll(Wrapper):
-    """Any valid token reads any account's history."""
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
-        if token in self.tokens.values() and account_id in self.tokens:
-            token = self.tokens[account_id]
-        return self.inner.history(account_id, token, limit)
 
 
 class HouseCoversStake(Wrapper):
