@@ -9,7 +9,7 @@ first input (in input order) whose scenario raised one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -20,21 +20,34 @@ R = TypeVar("R")
 
 
 def workers_of(settings: Settings | Mapping[str, Any]) -> int:
-    """How many scenarios a check may run at once: the run's ``check_concurrency`` (a plain
-    mapping, not validated, counts a missing or unusable value as 1)."""
+    """How many scenarios a check may run at once: the run's ``scenario_workers`` (a plain
+    mapping, not validated, falls back on its ``check_concurrency``, and counts a missing or
+    unusable value as 1)."""
     if isinstance(settings, Settings):
-        return settings.check_concurrency
-    value = settings.get("check_concurrency")
+        return settings.scenario_workers
+    value = settings.get("scenario_workers", settings.get("check_concurrency"))
     return value if type(value) is int and value > 0 else 1
+
+
+def iter_in_order(function: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
+    """``function(item) for item in items``, up to ``workers`` at once, each result yielded
+    (in the caller's thread) as soon as it and every one before it are done. A caller that
+    stops early (its first failure) leaves the items not yet started unplayed."""
+    if workers <= 1 or len(items) <= 1:
+        yield from (function(item) for item in items)
+        return
+    pool = ThreadPoolExecutor(min(workers, len(items)), thread_name_prefix="scenario")
+    try:
+        futures = [pool.submit(function, item) for item in items]
+        for future in futures:
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def map_in_order(function: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
     """``[function(item) for item in items]``, up to ``workers`` at once."""
-    if workers <= 1 or len(items) <= 1:
-        return [function(item) for item in items]
-    with ThreadPoolExecutor(min(workers, len(items)), thread_name_prefix="scenario") as pool:
-        futures = [pool.submit(function, item) for item in items]
-        return [future.result() for future in futures]
+    return list(iter_in_order(function, items, workers))
 
 
 def split(total: int, parts: int) -> list[int]:

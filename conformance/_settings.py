@@ -48,6 +48,7 @@ class Settings:
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
+    scenario_workers: int = 8  # scenarios one check plays at once, each on its own account
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], where: str) -> Settings:
@@ -134,6 +135,7 @@ _POSITIVE_INT = (
     "one_account_rounds",
     "token_sample",
     "check_concurrency",
+    "scenario_workers",
 )
 _POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
 # keys whose value is a number of seconds in (0, one week]

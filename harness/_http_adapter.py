@@ -44,6 +44,10 @@ BLOCK_CHUNK = 1 << 22  # ``HttpBlockStream.chunks()`` hands on about 4 MiB of wh
 MAX_JSON_BYTES = 256 * 1024 * 1024  # a JSON answer bigger than this is not one of the contract's
 MAX_LINE_BYTES = 1024 * 1024  # a block line (header or unit) is a few hundred bytes
 BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called again
+# kept-alive connections: at least the requests a run sends at once (check_concurrency checks
+# times scenario_workers scenarios each: 4 x 8), so none is closed on return to a full pool
+# and opened again for the next request
+POOL_SIZE = 64
 _DEADLINE = "instantcert_deadline"  # the response's attribute holding its Deadline
 _ENDPOINT = "instantcert_endpoint"  # ... and its endpoint, for the breaker
 JSON_TYPE = "application/json"
@@ -488,7 +492,7 @@ class HttpAdapter:
         retries: int = 2,
         backoff: float = 0.25,
         min_rate: int = 16 * 1024,
-        pool_size: int = 16,
+        pool_size: int = POOL_SIZE,
         verify: bool | str = True,
         breaker_after: int = BREAKER_AFTER,
     ) -> None:

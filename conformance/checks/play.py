@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 
-from .._pool import map_in_order, split, workers_of
+from .._pool import iter_in_order, map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
@@ -58,19 +58,47 @@ def failure(message: str, found: list[Evidence], *requirements: str) -> CheckFai
     )
 
 
+#: scenarios that split their plays over ``case["accounts"]`` accounts played side by side
+SPLIT_OVER_ACCOUNTS = frozenset(
+    {"stake_debited", "prize_credited", "money_exact", "history_unrevealed"}
+)
+
+
 def run_per_stake(
-    ctx: CheckContext, games: tuple[str, ...] | None, scenario: str, message: str, **params: Any
+    ctx: CheckContext,
+    games: tuple[str, ...] | None,
+    scenario: str,
+    message: str,
+    *,
+    side_by_side: bool = True,
+    **params: Any,
 ) -> None:
-    """Run ``scenario`` at every (game, stake) in scope; fail with the first evidence."""
-    target = session(ctx)
-    done = 0
-    for game, stake in pairs(ctx, games):
+    """Run ``scenario`` at every (game, stake) in scope; fail with the first evidence in pair
+    order (the one a run of the pairs one after another reports).
+
+    ``side_by_side``: the pairs are played at once, up to ``scenario_workers``, each on
+    accounts of its own, and a scenario of ``SPLIT_OVER_ACCOUNTS`` spreads its plays over the
+    workers each pair gets (``accounts`` in its case, so a replay plays the same way). Plays
+    made side by side race one another: a check whose plays must not (its verdict would also
+    catch a race, which ``play.concurrent_sales`` judges) passes False and plays the pairs one
+    after another, one account each."""
+    found = pairs(ctx, games)
+    workers = workers_of(ctx.settings) if side_by_side else 1
+    split_over = {"accounts": max(1, workers // len(found))} if side_by_side else {}
+
+    def case(pair: tuple[str, int]) -> dict[str, Any]:
+        game, stake = pair
+        extra = split_over if scenario in SPLIT_OVER_ACCOUNTS else {}
         plays = plays_per_stake(ctx, game)
-        case = case_of(scenario, game=game, stake_cents=stake, plays=plays, **params)
-        found = SCENARIOS[scenario](target, case)
-        if found is not None:
-            raise failure(f"{message} ({game} at {stake} cents)", [found])
-        done += plays
+        return case_of(scenario, game=game, stake_cents=stake, plays=plays, **extra, **params)
+
+    cases = [case(pair) for pair in found]
+    done = 0
+    played = iter_in_order(partial(SCENARIOS[scenario], session(ctx)), cases, workers)
+    for (game, stake), one, evidence in zip(found, cases, played, strict=True):
+        if evidence is not None:
+            raise failure(f"{message} ({game} at {stake} cents)", [evidence])
+        done += one["plays"]
         ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
     ctx.details["plays"] = done
 
@@ -138,7 +166,7 @@ def money_exact(ctx: CheckContext) -> None:
 )
 def block_order(ctx: CheckContext) -> None:
     """Plays in a row get one unit each, the next unit of the block on sale every time."""
-    run_per_stake(ctx, None, "block_order", "plays were not in block order")
+    run_per_stake(ctx, None, "block_order", "plays were not in block order", side_by_side=False)
 
 
 @check("play.block_unit", covers=["play.sales.block_unit"], capability="play", cost="long")
@@ -147,7 +175,11 @@ def block_unit(ctx: CheckContext) -> None:
     live play is tied to the audited block."""
     if not ctx.supports("blocks"):
         raise NotSupported("the target serves no blocks: a play cannot be tied to its unit")
-    run_per_stake(ctx, None, "block_unit", "a play was not the served block's unit")
+    # one play at a time: a unit reported for a play raced by another is a double sale
+    # (play.concurrent_sales'), not a play tied to another unit than its own
+    run_per_stake(
+        ctx, None, "block_unit", "a play was not the served block's unit", side_by_side=False
+    )
 
 
 @check(
@@ -217,7 +249,7 @@ def explore(
     ``ctx.seed``: ``choices`` pick the open button of each click (0 = the first open one, so
     the simplest are buttons in turn), ``stop`` a number of clicks. The examples are drawn
     first, all of them, as the target's answers may not steer hypothesis; then they are played,
-    up to ``check_concurrency`` at once (each buys its own unit on its own account). Returns
+    up to ``scenario_workers`` at once (each buys its own unit on its own account). Returns
     the evidence of the failing examples, in the order they were drawn (the target sells a new
     unit each time, so shrinking a failing example would replay it on another unit: the
     simplest failing example is chosen instead, by ``_simplest``)."""
@@ -270,8 +302,11 @@ def reveal_order(ctx: CheckContext) -> None:
     """Buttons clicked in turn, then in click orders hypothesis picks: each button reveals the
     ticket's symbols under it, in order, and AUTO ends on the ticket bought (R-I5)."""
     target, stake = session(ctx), robots_stake(ctx)
-    for _ in range(3):  # buttons in turn: a fault here breaks 4.3 whatever the order
-        found = sc.scenario_reveal_order(target, case_of("reveal_order", stake_cents=stake))
+    in_turn = [case_of("reveal_order", stake_cents=stake) for _ in range(3)]
+    # buttons in turn (three plays side by side): a fault here breaks 4.3 whatever the order
+    for found in map_in_order(
+        partial(sc.scenario_reveal_order, target), in_turn, workers_of(ctx.settings)
+    ):
         if found is not None:
             raise failure("clicked button by button", [found], "robots.4.3.reveal_symbols")
 

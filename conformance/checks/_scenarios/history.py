@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._pool import map_in_order, split
 from ..._registry import Evidence
 from .client import (
     Case,
@@ -14,8 +15,17 @@ from .client import (
 
 def scenario_history_unrevealed(session: Session, case: Case) -> Evidence | None:
     """A play is in the history at once, unrevealed, with a valid ticket and its prize; AUTO
-    later shows that same ticket and prize, and the history still does."""
-    game, stake, plays = case["game"], case["stake_cents"], case["plays"]
+    later shows that same ticket and prize, and the history still does. The plays are split
+    over ``case["accounts"]`` accounts (default 1) played side by side; the first evidence,
+    in account order, is the scenario's."""
+    parts = split(case["plays"], max(1, int(case.get("accounts", 1))))
+    found = map_in_order(lambda plays: _history_of(session, case, plays), parts, len(parts))
+    return next((e for e in found if e is not None), None)
+
+
+def _history_of(session: Session, case: Case, plays: int) -> Evidence | None:
+    """``plays`` plays of one new account, each judged as ``scenario_history_unrevealed`` says."""
+    game, stake = case["game"], case["stake_cents"]
     account = _funded(session, stake, plays)
     keys = ("game", "stake_cents", "block_id", "index")
     for _ in range(plays):

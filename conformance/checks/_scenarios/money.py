@@ -3,12 +3,15 @@ eldorado 4.2/4.6, contract 4)."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Set
+from dataclasses import dataclass, field
 from typing import Any
 
 import reference
 
+from ..._pool import map_in_order
 from ..._registry import Evidence
 from .client import (
     Case,
@@ -41,24 +44,73 @@ class Observed:
 EVERY_KIND_CAP = 400
 
 
+@dataclass
+class Quota:
+    """The plays still to make, shared by the accounts of one scenario played side by side:
+    ``plays`` at least, split evenly over the accounts (``shares``), then on (up to ``cap`` in
+    all) while a kind of win in ``wanted`` is unseen, by whichever account is free first."""
+
+    plays: int
+    cap: int
+    wanted: set[str]
+    shares: list[int] = field(default_factory=lambda: [0])
+    made: list[int] = field(default_factory=lambda: [0])
+    stopped: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def take(self, account: int = 0) -> bool:
+        """Whether account number ``account`` makes one more play (counted at once)."""
+        with self.lock:
+            if self.stopped or sum(self.made) >= self.cap:
+                return False
+            if self.made[account] >= self.shares[account] and not self.wanted:
+                return False
+            self.made[account] += 1
+            return True
+
+    def saw(self, kinds: Set[str]) -> None:
+        with self.lock:
+            self.wanted -= kinds
+
+    def stop(self) -> None:
+        """An account met a fault: the others make no more plays."""
+        with self.lock:
+            self.stopped = True
+
+
+def _quota(case: Case, until_every_kind: bool, accounts: int = 1) -> Quota:
+    game, plays = case["game"], case["plays"]
+    cap = max(plays, EVERY_KIND_CAP) if until_every_kind else plays
+    wanted = set(reference.game_win_kinds(game)) | {"loss"} if until_every_kind else set()
+    shares = [plays // accounts + (1 if k < plays % accounts else 0) for k in range(accounts)]
+    return Quota(plays, cap, wanted, shares, [0] * accounts)
+
+
 def observe_plays(
-    session: Session, case: Case, *, until_every_kind: bool = False
+    session: Session,
+    case: Case,
+    *,
+    until_every_kind: bool = False,
+    quota: Quota | None = None,
+    number: int = 0,
 ) -> list[Observed] | Evidence:
     """``case["plays"]`` plays of one account, each revealed with AUTO; with
     ``until_every_kind`` it goes on (up to ``EVERY_KIND_CAP`` plays) until it has seen a losing
     unit and a winning unit of every kind the game has (``reference.game_win_kinds``), so a
-    fault in one way of winning is met whichever units the block happens to sell."""
-    game, stake, plays = case["game"], case["stake_cents"], case["plays"]
-    cap = max(plays, EVERY_KIND_CAP) if until_every_kind else plays
-    wanted = set(reference.game_win_kinds(game)) | {"loss"} if until_every_kind else set()
-    account = _funded(session, stake, cap)
+    fault in one way of winning is met whichever units the block happens to sell. With a
+    ``quota`` shared by several accounts (``observe_accounts``; this one is account
+    ``number``), those counts are theirs together."""
+    game, stake = case["game"], case["stake_cents"]
+    quota = quota if quota is not None else _quota(case, until_every_kind)
+    account = _funded(session, stake, quota.cap)
     before = session.balance(account)
     seen: list[Observed] = []
-    while len(seen) < cap and (len(seen) < plays or wanted):
+    while quota.take(number):
         played = session.play(account, game, stake)
         ticket, _ = session.auto(account, played["play_id"])
         prize = ref_prize(game, stake, ticket)
         if prize is None:
+            quota.stop()
             return evidence(
                 case,
                 "a valid ticket",
@@ -67,12 +119,49 @@ def observe_plays(
                 "ticket that is not valid: its lot is unknown",
                 {"operation": "auto"},
             )
-        if wanted:
-            wanted -= reference.win_kinds(game, stake, ticket) if prize else {"loss"}
+        quota.saw(reference.win_kinds(game, stake, ticket) if prize else {"loss"})
         after = session.balance(account)
         seen.append(Observed(played, before, played["balance_cents"], after, ticket, prize))
         before = after
     return seen
+
+
+def observe_accounts(
+    session: Session, case: Case, *, until_every_kind: bool = False
+) -> list[list[Observed]] | Evidence:
+    """``observe_plays`` on ``case["accounts"]`` accounts (default 1) played side by side, the
+    plays (and ``until_every_kind``) counted over all of them; each account's plays are made
+    one after another, so its balances are judged exactly. Returns each account's plays, in
+    account order, or the evidence of the first account (in that order) that met a fault."""
+    accounts = max(1, int(case.get("accounts", 1)))
+    quota = _quota(case, until_every_kind, accounts)
+
+    def one(number: int) -> list[Observed] | Evidence:
+        try:
+            return observe_plays(
+                session, case, until_every_kind=until_every_kind, quota=quota, number=number
+            )
+        except BaseException:
+            quota.stop()
+            raise
+
+    chains: list[list[Observed]] = []
+    for found in map_in_order(one, range(accounts), accounts):
+        if isinstance(found, Evidence):
+            return found
+        chains.append(found)
+    return chains
+
+
+def _said_exact(case: Case, seen: list[Observed]) -> bool:
+    """Whether the plays' own ``balance_cents`` follow one another exactly from the first
+    balance read."""
+    balance = seen[0].before if seen else 0
+    for o in seen:
+        if o.said != balance - case["stake_cents"] + o.prize:
+            return False
+        balance = o.said
+    return True
 
 
 def read_lag(case: Case, seen: list[Observed]) -> Evidence | None:
@@ -80,14 +169,15 @@ def read_lag(case: Case, seen: list[Observed]) -> Evidence | None:
     one after another (from the first balance read) but a balance read after one differs:
     the reads are wrong, not the debits and credits, so the money requirements are not
     blamed. None otherwise."""
-    if not seen:
+    return read_lag_of(case, [seen])
+
+
+def read_lag_of(case: Case, chains: list[list[Observed]]) -> Evidence | None:
+    """``read_lag`` over several accounts' plays: every account's answered balances exact,
+    and a balance read differing (the first, in account order)."""
+    if not any(chains) or not all(_said_exact(case, seen) for seen in chains):
         return None
-    balance = seen[0].before
-    for o in seen:
-        if o.said != balance - case["stake_cents"] + o.prize:
-            return None
-        balance = o.said
-    bad = next((o for o in seen if o.after != o.said), None)
+    bad = next((o for seen in chains for o in seen if o.after != o.said), None)
     if bad is None:
         return None
     return _money_evidence(
@@ -109,12 +199,13 @@ def _money_evidence(case: Case, o: Observed, expected: Any, got: Any, note: str)
 def scenario_stake_debited(session: Session, case: Case) -> Evidence | None:
     """robots 4.1 / eldorado 4.2: a losing play changes the balance by exactly -stake."""
     stake = case["stake_cents"]
-    seen = observe_plays(session, case)
-    if isinstance(seen, Evidence):
-        return seen
-    lag = read_lag(case, seen)
+    chains = observe_accounts(session, case)
+    if isinstance(chains, Evidence):
+        return chains
+    lag = read_lag_of(case, chains)
     if lag is not None:
         return lag
+    seen = [o for chain in chains for o in chain]
     for o in seen:
         if o.prize == 0 and (o.delta != -stake or o.said != o.before - stake):
             return _money_evidence(
@@ -136,12 +227,13 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
     """robots 4.10 / eldorado 4.6: a winning play's balance moves by its lot more than a losing
     play's does (so a wrong debit, judged by stake_debited, does not count twice)."""
     stake = case["stake_cents"]
-    seen = observe_plays(session, case, until_every_kind=True)
-    if isinstance(seen, Evidence):
-        return seen
-    lag = read_lag(case, seen)
+    chains = observe_accounts(session, case, until_every_kind=True)
+    if isinstance(chains, Evidence):
+        return chains
+    lag = read_lag_of(case, chains)
     if lag is not None:
         return lag
+    seen = [o for chain in chains for o in chain]
     losses = Counter(o.delta for o in seen if o.prize == 0)
     loss_delta = losses.most_common(1)[0][0] if losses else -stake
     for o in seen:
@@ -171,12 +263,13 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
 def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
     """contract 4: every play's balance (as answered, and as read after) is before-stake+prize."""
     stake = case["stake_cents"]
-    seen = observe_plays(session, case, until_every_kind=True)
-    if isinstance(seen, Evidence):
-        return seen
-    lag = read_lag(case, seen)
+    chains = observe_accounts(session, case, until_every_kind=True)
+    if isinstance(chains, Evidence):
+        return chains
+    lag = read_lag_of(case, chains)
     if lag is not None:
         return lag
+    seen = [o for chain in chains for o in chain]
     for o in seen:
         exact = o.before - stake + o.prize
         if o.said != exact or o.after != exact:
