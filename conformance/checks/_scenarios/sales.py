@@ -7,8 +7,10 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
+from ..._pool import map_in_order
 from ..._registry import Evidence
 from .client import (
+    Account,
     Case,
     Document,
     Session,
@@ -186,11 +188,19 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
                 "time are not the consecutive units of the block between two probe plays",
                 request,
             )
+    # the sales are over: each account's AUTOs and balance are read side by side (they sell
+    # nothing), then judged in account order, each as if read in its turn
+    tallies = map_in_order(
+        lambda t: _tally(session, accounts[t], results[t]), range(threads), threads
+    )
     for t, account in enumerate(accounts):
+        tally = tallies[t]
+        if isinstance(tally, BaseException):
+            raise tally
+        tickets, balance = tally
         spent = sum(p["stake_cents"] for p in results[t])
         won = 0
-        for played in results[t]:
-            ticket, _ = session.auto(account, played["play_id"])
+        for played, ticket in zip(results[t], tickets, strict=False):
             lot = ref_prize(played["game"], played["stake_cents"], ticket)
             if lot is None:
                 return "play.money.exact", evidence(
@@ -201,7 +211,6 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
                     {"operation": "auto", "play_id": played["play_id"]},
                 )
             won += lot
-        balance = session.balance(account)
         if balance != funding - spent + won:
             said = results[t][-1]["balance_cents"] if results[t] else funding
             which = "play.money.balance_read" if said == funding - spent + won else None
@@ -214,6 +223,24 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
                 request,
             )
     return None
+
+
+def _tally(
+    session: Session, account: Account, plays: list[Document]
+) -> tuple[list[str], int] | BaseException:
+    """The tickets AUTO shows for ``plays`` of ``account`` and its balance read after, up to
+    the first invalid ticket (its balance then 0: not read); or the exception the target's
+    answers raised (handed on by the caller in this account's turn)."""
+    tickets: list[str] = []
+    try:
+        for played in plays:
+            ticket, _ = session.auto(account, played["play_id"])
+            tickets.append(ticket)
+            if ref_prize(played["game"], played["stake_cents"], ticket) is None:
+                return tickets, 0
+        return tickets, session.balance(account)
+    except Exception as exc:  # raised again in this account's turn
+        return exc
 
 
 def _between(
