@@ -172,7 +172,7 @@ def _reason(error: jsonschema.ValidationError) -> str:
     keyword, wanted = error.validator, error.validator_value
     if keyword == "required" and isinstance(wanted, list) and isinstance(error.instance, dict):
         missing = [k for k in wanted if k not in error.instance]
-        return f"lacks {', '.join(map(repr, missing))}"
+        return f"has no {', '.join(map(repr, missing))}"
     if keyword == "type":
         return f"must be of JSON type {wanted}"
     if keyword == "enum":

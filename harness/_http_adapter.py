@@ -6,21 +6,25 @@ transfer rate of a block stream's body, so a target that trickles bytes forever 
 too; an endpoint that timed out twice in a row is not waited on again (``Breaker``). Only calls
 that are safe to repeat (GET, and ``POST /v1/evaluate``, which changes nothing) are retried,
 with backoff, and only when no answer came at all: a play is never sent twice. Every fault is
-classified (``harness._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
+classified (``contract._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
 ``TargetTimeout``; an answer outside the contract → ``ProtocolViolation`` quoting the offending
-bytes; a contract error document → ``ErrorReply``.
+bytes; a contract error document → ``ErrorReply``. An answer's shape is its schema's
+(``contract/schemas/``, as ``contract.Validated`` checks it): the status a document of the
+contract's shape came with decides between a breach (*fail*) and a violation (*error*).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 import requests
 import urllib3.exceptions
 
+from contract._schemas import first_fault
+from contract._validated import is_error_document
 from reference._strict_json import JsonError
 from reference._strict_json import loads as strict_loads
 
@@ -64,74 +68,32 @@ def _media_type(response: requests.Response) -> str:
     return response.headers.get("Content-Type", "").split(";")[0].strip().lower()
 
 
-# -- response shapes ----------------------------------------------------------------------
+# -- response shapes: the contract's schemas (contract/schemas/), as the seam checks them ----
 
-_INT = "int"
-_STR = "str"
-_BOOL = "bool"
-_LIST = "list"
-_OBJECT = "object"
-
-_CHECKS: dict[str, Callable[[object], bool]] = {
-    _INT: lambda v: type(v) is int,
-    _STR: lambda v: type(v) is str,
-    _BOOL: lambda v: type(v) is bool,
-    _LIST: lambda v: type(v) is list,
-    _OBJECT: lambda v: type(v) is dict,
-}
-
-IMPLEMENTATION = {"name": _STR, "version": _STR, "games": _OBJECT, "capabilities": _LIST}
-BLOCK_ENTRY = {"block_id": _STR, "game": _STR, "stake_cents": _INT, "units": _INT}
-ACCOUNT = {"account_id": _STR, "token": _STR, "balance_cents": _INT}
-BALANCE = {"account_id": _STR, "balance_cents": _INT}
-PLAY = {
-    "play_id": _STR,
-    "game": _STR,
-    "stake_cents": _INT,
-    "block_id": _STR,
-    "index": _INT,
-    "balance_cents": _INT,
-}
-REVEAL = {"button": _INT, "symbol": _STR, "x2": _BOOL, "plus_one": _BOOL}
-AUTO = {"play_id": _STR, "ticket": _STR, "prize_cents": _INT, "wins": _LIST}
-HISTORY_ENTRY = {
-    "play_id": _STR,
-    "game": _STR,
-    "stake_cents": _INT,
-    "block_id": _STR,
-    "index": _INT,
-    "ticket": _STR,
-    "prize_cents": _INT,
-    "created_at": _STR,
-}
-RESULT = {"prize_cents": _INT, "wins": _LIST}
-ERROR = {"code": _STR, "message": _STR}
-HEADER = {"format": _STR, "game": _STR, "stake_cents": _INT, "block_id": _STR, "units": _INT}
+ERROR = {"code": "str", "message": "str"}  # what a per-ticket error must be, for evidence
 
 
-def shape_fault(value: object, shape: Mapping[str, str], where: str) -> str | None:
-    """What is wrong with ``value`` as an object of ``shape`` (field -> kind), or None."""
+def shape_fault(value: object, schema: str | None, where: str) -> str | None:
+    """What is wrong with ``value`` as a document of the contract's schema ``schema`` (its
+    shape: ``contract._schemas``; None: any JSON object), or None."""
     if type(value) is not dict:
         return f"{where} must be a JSON object, got {type(value).__name__}"
-    for field, kind in shape.items():
-        if field not in value:
-            return f"{where} has no {field!r}"
-        if not _CHECKS[kind](value[field]):
-            return f"{where}.{field} must be of type {kind}, got {value[field]!r}"
-    return None
+    fault = first_fault(schema, value) if schema is not None else None
+    if fault is None:
+        return None
+    path, offending, reason = fault
+    at = "" if path == "$" else f" at {path}"
+    return f"{where}{at} {reason}" + ("" if path == "$" else f", got {offending!r:.200}")
 
 
-def _is_error_document(value: object) -> bool:
-    return type(value) is dict and shape_fault(value.get("error"), ERROR, "error") is None
+_is_error_document = is_error_document
 
 
 REFUSAL_STATUS = "protocol.refusals.status"
 REFUSAL_DOCUMENT = "protocol.refusals.error_document"
 
 
-def _breach(
-    what: str, got: int, want: int, value: object, raw: bytes, shape: Mapping[str, str]
-) -> None:
+def _breach(what: str, got: int, want: int, value: object, raw: bytes, shape: str | None) -> None:
     """Raise ``ContractBreach`` when a JSON answer is in the contract's shape but its status or
     error document is wrong: a refusal with a 2xx status, a success with another 2xx than the
     contract's, a 4xx whose JSON body is not the error document. Anything else returns (the
@@ -154,7 +116,7 @@ def _breach(
             {**answer, "expected": {"status": want}},
         )
     if 400 <= got < 500:
-        fault = shape_fault(value.get("error") if type(value) is dict else None, ERROR, "error")
+        fault = shape_fault(value, "error", "the answer")
         raise ContractBreach(
             REFUSAL_DOCUMENT,
             f"{what}: expected status {want}, got {got}, and this refusal is not the error "
@@ -286,7 +248,7 @@ class HttpBlockStream:
             self.close()
             raise ProtocolViolation(f"{self._what}: the stream holds no header line")
         header = self._parse(header_line, "the header line")
-        fault = shape_fault(header, HEADER, "the header")
+        fault = shape_fault(header, "block-header", "the header")
         count = header.get("count") if isinstance(header, dict) else None
         if fault is None and expected is None:
             if type(count) is not int or count < 0:
@@ -614,7 +576,7 @@ class HttpAdapter:
         )
 
     def _json(
-        self, response: requests.Response, what: str, status: int, shape: Mapping[str, str]
+        self, response: requests.Response, what: str, status: int, shape: str | None
     ) -> Document:
         """The answer as a document of ``shape`` with ``status``, or the classified fault."""
         try:
@@ -653,23 +615,11 @@ class HttpAdapter:
         assert isinstance(value, dict)
         return value
 
-    def _items(
-        self, document: Document, key: str, shape: Mapping[str, str], what: str
-    ) -> list[Document]:
-        items = document.get(key)
-        if type(items) is not list:
-            raise ProtocolViolation(f"{what}: {key!r} must be a list, got {items!r}"[:400])
-        for number, item in enumerate(items):
-            fault = shape_fault(item, shape, f"{key}[{number}]")
-            if fault is not None:
-                raise ProtocolViolation(f"{what}: {fault}"[:400])
-        return items
-
     def _call(
         self,
         method: str,
         path: str,
-        shape: Mapping[str, str],
+        shape: str | None,
         *,
         status: int = 200,
         **kwargs: Any,
@@ -680,7 +630,7 @@ class HttpAdapter:
     # -- the contract's operations --------------------------------------------------------
 
     def describe(self) -> Document:
-        return self._call("GET", "/v1/implementation", IMPLEMENTATION, safe=True)
+        return self._call("GET", "/v1/implementation", "implementation", safe=True)
 
     def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
         results: list[Document] = []
@@ -700,7 +650,7 @@ class HttpAdapter:
 
     def _evaluate_request(self, what: str, body: Document, size: int) -> list[Document]:
         response = self._send("POST", "/v1/evaluate", body=body, safe=True)
-        document = self._json(response, what, 200, {"results": _LIST})
+        document = self._json(response, what, 200, "evaluate-response")
         answers: list[Document] = document["results"]
         if len(answers) != size:
             raise ContractBreach(
@@ -718,7 +668,7 @@ class HttpAdapter:
                     f'{{"error": {{"code", "message"}}}}: {answer!r}'[:400],
                     {"operation": what, "status": 200, "body": answer, "expected": ERROR},
                 )
-            fault = shape_fault(answer, RESULT, f"results[{number}]")
+            fault = shape_fault(answer, "evaluation-result", f"results[{number}]")
             if fault is not None:
                 raise ProtocolViolation(f"{what}: {fault}"[:400])
         return answers
@@ -726,8 +676,9 @@ class HttpAdapter:
     def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
         path = "/v1/blocks"
         params = {"game": game, "stake_cents": stake_cents}
-        document = self._call("GET", path, {"blocks": _LIST}, params=params, safe=True)
-        return self._items(document, "blocks", BLOCK_ENTRY, f"GET {path}")
+        document = self._call("GET", path, "block-list", params=params, safe=True)
+        blocks: list[Document] = document["blocks"]
+        return blocks
 
     def read_block(
         self, block_id: str, start: int | None = None, count: int | None = None
@@ -745,7 +696,7 @@ class HttpAdapter:
                     f"{what}: Content-Type {_media_type(response) or 'missing'!r}, "
                     f"expected {NDJSON_TYPE!r}: {quote_bytes(head)}"
                 )
-            self._json(response, what, 200, {})
+            self._json(response, what, 200, None)
         deadline = getattr(response, _DEADLINE, None)
         if isinstance(deadline, Deadline):  # the headers came in time: the floor takes over
             deadline.finish()
@@ -753,33 +704,28 @@ class HttpAdapter:
 
     def open_account(self, balance_cents: int) -> Document:
         body = {"balance_cents": balance_cents}
-        return self._call("POST", "/v1/accounts", ACCOUNT, status=201, body=body)
+        return self._call("POST", "/v1/accounts", "account", status=201, body=body)
 
     def balance(self, account_id: str, token: str | None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}"
-        return self._call("GET", path, BALANCE, token=token, safe=True)
+        return self._call("GET", path, "balance", token=token, safe=True)
 
     def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}/plays"
         body = {"game": game, "stake_cents": stake_cents}
-        return self._call("POST", path, PLAY, status=201, body=body, token=token)
+        return self._call("POST", path, "play", status=201, body=body, token=token)
 
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/reveal"
-        return self._call("POST", path, REVEAL, body={"button": button}, token=token)
+        return self._call("POST", path, "reveal", body={"button": button}, token=token)
 
     def auto(self, play_id: str, token: str | None) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/auto"
-        return self._call("POST", path, AUTO, body={}, token=token)
+        return self._call("POST", path, "auto", body={}, token=token)
 
     def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}/history"
-        what = f"GET {path}"
-        document = self._call(
-            "GET", path, {"plays": _LIST}, params={"limit": limit}, token=token, safe=True
-        )
-        self._items(document, "plays", HISTORY_ENTRY, what)
-        return document
+        return self._call("GET", path, "history", params={"limit": limit}, token=token, safe=True)
 
     def close(self) -> None:
         self.session.close()

@@ -89,7 +89,7 @@ def test_the_reference_answers_follow_the_schemas_whole() -> None:
     ("name", "document", "fault"),
     [
         ("play", {"play_id": "p", "game": "robots", "stake_cents": 100, "block_id": "b"},
-         ("$", "lacks 'index', 'balance_cents'")),
+         ("$", "has no 'index', 'balance_cents'")),
         ("play", {"play_id": "p", "game": "robots", "stake_cents": True, "block_id": "b",
                   "index": 0, "balance_cents": 0},
          ("$.stake_cents", "must be of JSON type integer")),

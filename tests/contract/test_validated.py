@@ -99,7 +99,7 @@ def test_a_malformed_answer_names_operation_path_and_value() -> None:
     [
         ("open_account", lambda a: a.open_account(5), {"account_id": "a", "token": 7,
                                                       "balance_cents": 5}, "$.token"),
-        ("balance", lambda a: a.balance("a", "t"), {"account_id": "a"}, "lacks 'balance_cents'"),
+        ("balance", lambda a: a.balance("a", "t"), {"account_id": "a"}, "has no 'balance_cents'"),
         ("reveal", lambda a: a.reveal("p", "t", 0), {"button": 0, "symbol": "S", "x2": 0,
                                                     "plus_one": False}, "$.x2"),
         ("auto", lambda a: a.auto("p", "t"), [], "must be of JSON type object"),

@@ -56,7 +56,7 @@ def test_a_broken_evaluate_is_the_adapter_s_error_with_the_smoke_s_evidence() ->
         assert outcomes[rid].outcome == "error", rid
         message = outcomes[rid].message
         assert "the adapter is broken (smoke step, before any check): evaluate('robots'" in message
-        assert "results[0] breaks evaluation-result.schema.json at $: lacks 'prize_cents'" in (
+        assert "results[0] breaks evaluation-result.schema.json at $: has no 'prize_cents'" in (
             message
         )
     assert outcomes["robots.3.lot_table"].outcome == "pass"  # blocks still judged
