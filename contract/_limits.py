@@ -54,8 +54,13 @@ ERROR_CODES: Final[dict[str, int]] = {
     "invalid_game": 422,
     "invalid_stake": 422,
     "invalid_ticket": 422,
+    "invalid_rules_data": 422,
+    "method_not_allowed": 405,
     "request_too_large": 413,
+    "internal_error": 500,
+    "unavailable": 503,
 }
-"""The codes the reference sends, with their status. The contract fixes the statuses, not the
+"""The codes the reference sends, with their status (``tests/contract/test_limits.py`` reads
+the reference's source for every one). The contract fixes the statuses, not the
 codes: a target may send codes of its own (any snake_case word) and the checks judge the
 status; these are the names the reference, its CLI and the reports use for the same faults."""
