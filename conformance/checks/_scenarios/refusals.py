@@ -109,7 +109,8 @@ def invalid_requests(games: Mapping[str, list[int]]) -> list[tuple[str, int]]:
     for game, stakes in games.items():
         wrong = {0, -100, 1, min(stakes) - 1, max(stakes) + 1, 10**6} | (every - set(stakes))
         bad.extend((game, s) for s in sorted(wrong - set(stakes)))
-    bad.extend([("poker", 100), ("Robots", 100), ("", 100), ("eldorado ", 100)])
+    names = list(games)  # near misses of the games in scope: capitalised, a trailing space
+    bad.extend([("poker", 100), (names[0].capitalize(), 100), ("", 100), (names[-1] + " ", 100)])
     return bad
 
 
