@@ -5,6 +5,7 @@ the file target and the CLI call (``audit``, ``audit_file``, ``expectation_for``
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import multiprocessing
@@ -44,10 +45,35 @@ def default_workers() -> int:
 
 _WORKER_PARAMS: _Params | None = None
 
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
+WORKER_HEAP_BYTES = 256 << 20
+"""Allocations below this are served from a worker's heap, and freed memory up to it stays
+there (glibc; elsewhere nothing changes)."""
+
+
+def _keep_heap() -> bool:
+    """Keep a worker's freed memory for its next chunk instead of giving it back at once.
+
+    Each chunk's numpy temporaries are tens of MB; glibc maps every allocation that large
+    afresh and unmaps it when freed, so each chunk paid a page fault per 4 KiB page, in the
+    kernel: about a quarter of a worker's CPU on a robots block (0.24-0.32 s of system time
+    per 9 chunks measured, 0.00-0.05 s with this). Memory stays bounded by one chunk's
+    temporaries, now reused instead of mapped again. True if the C library took it.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (macOS, ...): the default allocator's way
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return bool(mallopt(_M_MMAP_THRESHOLD, WORKER_HEAP_BYTES)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, WORKER_HEAP_BYTES)
+    )
+
 
 def _init_worker(params: _Params) -> None:
     global _WORKER_PARAMS
     _WORKER_PARAMS = params
+    _keep_heap()
     _kernels.prepare(params.game, params.stake)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from harness._cli import build_parser
+from harness._cli import build_parser, main
 
 PROBE = """
 import contextlib, io, json, sys
@@ -60,3 +61,35 @@ def test_the_check_registry_loads_no_statistics_library() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) -> None:
+    """``audit-block`` of a ``.jsonl.gz`` pays for its own command and the report writers,
+    not for the HTTP client or server; its block file is inflated by python-isal (issue 12),
+    the ``.gz`` read with zlib only where isal meets damage."""
+    path = tmp_path / "b.jsonl.gz"
+    args = ["generate-block", "--game", "eldorado", "--stake-cents", "100", "--seed", "ab" * 32]
+    args += ["--start", "0", "--count", "3000", "-o", str(path)]
+    assert main(args) == 0
+    probe = PROBE.replace(
+        "print(json.dumps(",
+        "from conformance._audit import reader\n"
+        f"assert reader.open_document({str(path)!r}).fast\n"
+        "print(json.dumps(",
+    ).replace('"cryptography")', '"cryptography", "uvicorn", "httpx", "isal")')
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "audit-block", str(path), "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["code"] == 0
+    loaded = set(seen["loaded"])
+    assert not loaded & {"requests", "starlette", "uvicorn", "httpx"}
+    assert "isal" in loaded
+    assert {m for m in loaded if m.startswith("harness._cli.")} == {
+        "harness._cli.audit_block",
+        "harness._cli.certify",  # execute_run, the shared run-and-report path
+    }
