@@ -9,7 +9,7 @@ first input (in input order) whose scenario raised one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -29,7 +29,9 @@ def workers_of(settings: Settings | Mapping[str, Any]) -> int:
     return value if type(value) is int and value > 0 else 1
 
 
-def iter_in_order(function: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
+def iter_in_order(
+    function: Callable[[T], R], items: Sequence[T], workers: int
+) -> Generator[R, None, None]:
     """``function(item) for item in items``, up to ``workers`` at once, each result yielded
     (in the caller's thread) as soon as it and every one before it are done. A caller that
     stops early (its first failure) leaves the items not yet started unplayed."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import closing
 from functools import partial
 from typing import Any
 
@@ -94,12 +95,13 @@ def run_per_stake(
 
     cases = [case(pair) for pair in found]
     done = 0
-    played = iter_in_order(partial(SCENARIOS[scenario], session(ctx)), cases, workers)
-    for (game, stake), one, evidence in zip(found, cases, played, strict=True):
-        if evidence is not None:
-            raise failure(f"{message} ({game} at {stake} cents)", [evidence])
-        done += one["plays"]
-        ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
+    # closed on the first failure: the pairs not yet started are not played
+    with closing(iter_in_order(partial(SCENARIOS[scenario], session(ctx)), cases, workers)) as ran:
+        for (game, stake), one, evidence in zip(found, cases, ran, strict=True):
+            if evidence is not None:
+                raise failure(f"{message} ({game} at {stake} cents)", [evidence])
+            done += one["plays"]
+            ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
     ctx.details["plays"] = done
 
 

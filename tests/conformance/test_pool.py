@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import closing
 
 import pytest
 
-from conformance._pool import map_in_order, split, workers_of
+from conformance._pool import iter_in_order, map_in_order, split, workers_of
 
 
 def test_results_keep_the_input_order_and_calls_overlap() -> None:
@@ -46,3 +47,17 @@ def test_split_and_workers() -> None:
     assert sum(split(7, 3)) == 7
     assert workers_of({"check_concurrency": 3}) == 3
     assert workers_of({}) == 1 and workers_of({"check_concurrency": True}) == 1
+
+
+def test_a_caller_stopping_early_leaves_the_items_not_started_unplayed() -> None:
+    started: list[int] = []
+
+    def slow(n: int) -> int:
+        started.append(n)
+        time.sleep(0.05)
+        return n
+
+    with closing(iter_in_order(slow, list(range(8)), 2)) as results:
+        assert next(results) == 0  # yielded as soon as the first is done
+    assert len(started) < 8
+    assert list(iter_in_order(slow, [3, 1, 2], 3)) == [3, 1, 2]

@@ -45,6 +45,7 @@ def test_games_and_stakes_print_as_lists_and_narrow_the_stakes() -> None:
         ({"alpah": 0.1}, "here: unknown setting(s) ['alpah']; known: alpha,"),
         ({"alpha": 2}, "here: alpha must be a number in (0, 1), got 2 (int)"),
         ({"play_count": "5"}, "here: play_count must be a positive integer, got '5' (str)"),
+        ({"scenario_workers": 0}, "here: scenario_workers must be a positive integer, got 0"),
         ({"exhaustive": 1}, "here: exhaustive must be true or false, got 1 (int)"),
         ({"block_mode": "all"}, "block_mode must be 'sample' or 'whole', got 'all' (str)"),
         ({"blocks_per_stake": 0}, "blocks_per_stake must be a positive integer or null, got 0"),
