@@ -51,18 +51,19 @@ def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) 
         data = read(target)
         if not data:
             break
-        data = rest + data
         cut = data.rfind(b"\n") + 1
         if cut == 0:
-            rest = data
+            rest += data
             if len(rest) > MAX_FILE_LINE_BYTES:  # no line of block/1 is near this long
                 raise EOFError(
                     f"a line longer than {MAX_FILE_LINE_BYTES} bytes from document byte {done}"
                 )
             continue
-        done += cut
+        # one copy per chunk: the line carried over, then this read up to its last newline
+        chunk = rest + memoryview(data)[:cut] if rest else data[:cut]
+        done += len(chunk)
         rest = data[cut:]
-        yield data[:cut]
+        yield chunk
     if rest:
         yield rest + b"\n"
 
