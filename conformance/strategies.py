@@ -18,6 +18,7 @@ import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hypothesis import strategies as st
 
@@ -42,6 +43,8 @@ STAKES: dict[str, tuple[int, ...]] = {
 
 # gauge levels, relative to a gauge's size n (the edges of articles 4.8 and R-I3)
 LEVELS: tuple[str, ...] = ("below", "short", "full", "past1", "past2")
+
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,17 +135,36 @@ def robot_orders() -> st.SearchStrategy[str]:
     return _ORDER_STRATEGY
 
 
-@st.composite
-def _gauge(draw: st.DrawFn, letter: str, levels: Sequence[str], x2: bool) -> list[str]:
+@functools.cache
+def _integers(low: int, high: int) -> st.SearchStrategy[int]:
+    """``st.integers(low, high)``, one object per range: a strategy is validated the first
+    time it is drawn from, so strategies made per draw pay that per draw."""
+    return st.integers(low, high)
+
+
+def _pick(draw: st.DrawFn, options: Sequence[T]) -> T:
+    """One of ``options`` (a list built per example), drawn as ``st.sampled_from`` draws it
+    (one index, shrinking towards the first) without building a strategy per draw."""
+    return options[draw(_integers(0, len(options) - 1))]
+
+
+@functools.cache
+def _levels_of(letter: str, levels: tuple[str, ...]) -> st.SearchStrategy[str] | None:
+    """The levels a gauge of ``letter`` can be drawn at (below needs a gauge of 2 or more)."""
+    allowed = [lv for lv in levels if not (lv == "below" and NOTCHES[letter] < 2)]
+    return st.sampled_from(allowed) if allowed else None
+
+
+def _draw_gauge(draw: st.DrawFn, letter: str, levels: tuple[str, ...], x2: bool) -> list[str]:
     """The reveals of one symbol: a level (edge) of its gauge, then how X2s make it up."""
     n = NOTCHES[letter]
-    allowed = [lv for lv in levels if not (lv == "below" and n < 2)]
-    level = draw(st.sampled_from(allowed)) if allowed else "short"
+    allowed = _levels_of(letter, levels)
+    level = draw(allowed) if allowed is not None else "short"
     if level == "below":
-        gauge = draw(st.integers(0, n - 2))
+        gauge = draw(_integers(0, n - 2))
     else:
         gauge = {"short": n - 1, "full": n, "past1": n + 1, "past2": n + 2}[level]
-    doubles = draw(st.integers(0, gauge // 2)) if x2 and gauge >= 2 else 0
+    doubles = draw(_integers(0, gauge // 2)) if x2 and gauge >= 2 else 0
     return [letter + "2"] * doubles + [letter] * (gauge - 2 * doubles)
 
 
@@ -187,11 +209,12 @@ def robots_tickets(
     Without ``plus_one``, gauges are trimmed so that the reveals fit the 18 buttons.
     """
     order = draw(robots if robots is not None else robot_orders())
+    levels = tuple(levels)
     reveals: dict[str, list[str]] = {}
     for letter in ROBOT_LETTERS:
-        reveals[letter] = draw(_gauge(letter, levels, x2))
+        reveals[letter] = _draw_gauge(draw, letter, levels, x2)
     if min_full:
-        forced = draw(st.sampled_from(_FULL_SETS[min_full]))
+        forced = draw(_full_sets(min_full))
         for letter in forced:
             if _gauge_of(reveals[letter]) < NOTCHES[letter]:
                 reveals[letter] = [letter] * NOTCHES[letter]
@@ -204,7 +227,7 @@ def robots_tickets(
     flat = [r for letter in ROBOT_LETTERS for r in reveals[letter]]
     if not plus_one and len(flat) > BUTTONS:
         flat = _trim(reveals, len(flat) - BUTTONS)
-    seed = draw(st.integers(0, 2**32 - 1))
+    seed = draw(_integers(0, 2**32 - 1))
     return robots_ticket(order, layout_buttons(flat, seed))
 
 
@@ -212,6 +235,11 @@ _FULL_SETS: dict[int, list[str]] = {
     k: ["".join(c) for c in itertools.combinations(ROBOT_LETTERS, k)]
     for k in range(1, len(ROBOT_LETTERS) + 1)
 }
+
+
+@functools.cache
+def _full_sets(k: int) -> st.SearchStrategy[str]:
+    return st.sampled_from(_FULL_SETS[k])
 
 
 def _gauge_of(reveals: Sequence[str]) -> int:
@@ -329,6 +357,7 @@ ROW_KINDS: tuple[str, ...] = (
 )
 
 
+@functools.cache
 def _rows_by_kind() -> dict[tuple[str, int], tuple[str, ...]]:
     """Every row of each kind with at most ``k`` EXTRA; losing, X-free rows first, so that
     hypothesis shrinks towards them."""
@@ -344,10 +373,31 @@ def _rows_by_kind() -> dict[tuple[str, int], tuple[str, ...]]:
 
 
 @functools.cache
-def _row_strategies() -> dict[tuple[str, int], st.SearchStrategy[str]]:
-    """Built on first use (all 6^5 rows sorted by kind): a command that runs no eldorado
-    rules check, such as ``audit-block``, does not pay for it at start-up."""
-    return {key: st.sampled_from(rows) for key, rows in _rows_by_kind().items() if rows}
+def _row_table(max_extra: int, kinds: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """The rows of each of ``kinds`` with at most ``max_extra`` EXTRA (kinds with none
+    dropped), and the width of the widest: built on first use (all 6^5 rows sorted by kind),
+    so a command that runs no eldorado rules check, such as ``audit-block``, does not pay."""
+    table = _rows_by_kind()
+    usable = tuple(table[k, max_extra] for k in kinds if table[k, max_extra])
+    return usable, max(len(rows) for rows in usable)
+
+
+@functools.cache
+def _row_index(max_extra: int, kinds: tuple[str, ...]) -> st.SearchStrategy[int]:
+    usable, width = _row_table(max_extra, kinds)
+    return st.integers(0, len(usable) * width - 1)
+
+
+def _draw_row(draw: st.DrawFn, max_extra: int, kinds: tuple[str, ...]) -> str:
+    """A kind, then a row of that kind, as one draw of an index into the table of rows by kind:
+    each kind takes ``width`` consecutive indices (kinds equally likely, the rows of a kind as
+    good as equally likely), so the index shrinks as (kind, row) would, towards the first kind
+    and its first row (a losing row). One draw from a strategy built once: hypothesis spends
+    far more per draw, and on a strategy made per draw, than on the rest of a ticket."""
+    usable, width = _row_table(max_extra, kinds)
+    i = draw(_row_index(max_extra, kinds))
+    rows = usable[i // width]
+    return rows[(i % width) * len(rows) // width]
 
 
 @st.composite
@@ -355,9 +405,7 @@ def eldorado_rows(draw: st.DrawFn, max_extra: int = CELLS, kinds: Sequence[str] 
     """A row of 5 cells aimed at article 4.4 and E-I1..E-I3: 3, 4 or 5 of a kind placed
     adjacent or apart, EXTRA beside a winning combination, rows of 3 to 5 EXTRA. ``max_extra``
     bounds the EXTRA in the row (the ticket's grid budget). Shrinks towards a losing row."""
-    usable = [k for k in kinds if (k, max_extra) in _row_strategies()]
-    kind = draw(st.sampled_from(usable))
-    return draw(_row_strategies()[kind, max_extra])
+    return _draw_row(draw, max_extra, tuple(kinds))
 
 
 @st.composite
@@ -365,6 +413,7 @@ def eldorado_tickets(draw: st.DrawFn, max_grids: int = 6, kinds: Sequence[str] =
     """Valid eldorado tickets: rows from ``eldorado_rows``; every EXTRA grants an Extra grid,
     itself drawn the same way, so Extra grids hold EXTRA of their own (E-I4), up to
     ``max_grids`` grids in all."""
+    kinds = tuple(kinds)
     grids: list[list[str]] = []
     pending = 1
     extras = 0
@@ -372,7 +421,7 @@ def eldorado_tickets(draw: st.DrawFn, max_grids: int = 6, kinds: Sequence[str] =
         rows = []
         for _ in range(ROWS):
             budget = min(CELLS, max_grids - 1 - extras)
-            row = draw(eldorado_rows(max_extra=budget, kinds=kinds))
+            row = _draw_row(draw, budget, kinds)
             extras += row.count(EXTRA)
             pending += row.count(EXTRA)
             rows.append(row)
@@ -462,6 +511,28 @@ INVALID_EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
 _NOT_ROBOT = "ABEFGIJKLMNRUVWXYZdqtcsphox0"
 _NOT_ELDORADO = "ACDEFGHIJKLMNOQRTUWZysvbpx0"
 
+# built once, not per draw (see ``_integers``)
+_NOT_ROBOT_STRATEGY = st.sampled_from(_NOT_ROBOT)
+_NOT_ELDORADO_STRATEGY = st.sampled_from(_NOT_ELDORADO)
+_TWO_ROBOTS = st.lists(st.integers(0, 7), min_size=2, max_size=2, unique=True)
+_SURPLUS_BUTTONS = st.lists(st.sampled_from(ROBOT_LETTERS), min_size=1, max_size=3)
+_BOOLEANS = st.booleans()
+
+
+@functools.cache
+def _plain_robots_tickets() -> st.SearchStrategy[str]:
+    return robots_tickets()
+
+
+@functools.cache
+def _small_eldorado_tickets() -> st.SearchStrategy[str]:
+    return eldorado_tickets(max_grids=4)
+
+
+@functools.cache
+def _kinds_of(kinds: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(kinds)
+
 
 @st.composite
 def robots_invalid_tickets(
@@ -469,68 +540,62 @@ def robots_invalid_tickets(
 ) -> tuple[str, str]:
     """An invalid robots ticket and its kind (a key of ``ROBOTS_INVALID_KINDS``), made by
     breaking one rule of a valid ticket."""
-    kind = draw(st.sampled_from(kinds))
-    ticket = draw(robots_tickets())
+    kind = draw(_kinds_of(tuple(kinds)))
+    ticket = draw(_plain_robots_tickets())
     robots, body = ticket.split("|", 1)
     buttons = body.split(" ")
     if kind == "robots_count":
-        robots = draw(st.sampled_from([robots[:-1], robots + robots[0], robots[:4], ""]))
+        robots = _pick(draw, [robots[:-1], robots + robots[0], robots[:4], ""])
     elif kind == "robot_twice":
-        i, j = draw(st.lists(st.integers(0, 7), min_size=2, max_size=2, unique=True))
+        i, j = draw(_TWO_ROBOTS)
         robots = robots[:j] + robots[i] + robots[j + 1 :]
     elif kind == "robot_symbol":
-        i = draw(st.integers(0, 7))
-        robots = robots[:i] + draw(st.sampled_from(_NOT_ROBOT)) + robots[i + 1 :]
+        i = draw(_integers(0, 7))
+        robots = robots[:i] + draw(_NOT_ROBOT_STRATEGY) + robots[i + 1 :]
     elif kind == "button_count":
-        if draw(st.booleans()):
-            buttons = buttons[: draw(st.integers(1, BUTTONS - 1))]
+        if draw(_BOOLEANS):
+            buttons = buttons[: draw(_integers(1, BUTTONS - 1))]
         else:
-            buttons = buttons + draw(
-                st.lists(st.sampled_from(ROBOT_LETTERS), min_size=1, max_size=3)
-            )
+            buttons = buttons + draw(_SURPLUS_BUTTONS)
     elif kind == "empty_button":
-        i = draw(st.integers(0, BUTTONS - 1))
+        i = draw(_integers(0, BUTTONS - 1))
         buttons[i] = ""
     elif kind == "reveal_symbol":
-        i = draw(st.integers(0, BUTTONS - 1))
-        buttons[i] = draw(st.sampled_from(_NOT_ROBOT)) + buttons[i][1:]
+        i = draw(_integers(0, BUTTONS - 1))
+        buttons[i] = draw(_NOT_ROBOT_STRATEGY) + buttons[i][1:]
     elif kind == "mark":
-        i = draw(st.integers(0, BUTTONS - 1))
+        i = draw(_integers(0, BUTTONS - 1))
         buttons[i] = (
             buttons[i][0]
-            + draw(st.sampled_from(["3", "22", "x2", "X2", "1", "2X"]))
+            + _pick(draw, ["3", "22", "x2", "X2", "1", "2X"])
             + (buttons[i][2:] if buttons[i][1:2] == "2" else buttons[i][1:])
         )
     elif kind == "dangling_plus":
-        i = draw(st.integers(0, BUTTONS - 1))
-        buttons[i] = draw(st.sampled_from(["{}+", "+{}", "{}++" + ROBOT_LETTERS[0]])).format(
-            buttons[i]
-        )
+        i = draw(_integers(0, BUTTONS - 1))
+        buttons[i] = _pick(draw, ["{}+", "+{}", "{}++" + ROBOT_LETTERS[0]]).format(buttons[i])
     elif kind == "separator":
-        return kind, draw(
-            st.sampled_from(
-                [
-                    robots + body,  # no '|'
-                    robots + "||" + body,
-                    robots + "|" + body.replace(" ", ",", 1),
-                    robots + "|" + body.replace(" ", "  ", 1),
-                    robots + "|" + body + " ",
-                    " " + robots + "|" + body,
-                    robots + " |" + body,
-                ]
-            )
+        return kind, _pick(
+            draw,
+            [
+                robots + body,  # no '|'
+                robots + "||" + body,
+                robots + "|" + body.replace(" ", ",", 1),
+                robots + "|" + body.replace(" ", "  ", 1),
+                robots + "|" + body + " ",
+                " " + robots + "|" + body,
+                robots + " |" + body,
+            ],
         )
     else:  # characters
-        return kind, draw(
-            st.sampled_from(
-                [
-                    "",
-                    ticket.lower(),
-                    ticket + "\n",
-                    ticket.replace(ticket[0], "É", 1),
-                    ticket[:12] + "\x00" + ticket[12:],
-                ]
-            )
+        return kind, _pick(
+            draw,
+            [
+                "",
+                ticket.lower(),
+                ticket + "\n",
+                ticket.replace(ticket[0], "É", 1),
+                ticket[:12] + "\x00" + ticket[12:],
+            ],
         )
     return kind, robots + "|" + " ".join(buttons)
 
@@ -540,20 +605,20 @@ def eldorado_invalid_tickets(
     draw: st.DrawFn, kinds: Sequence[str] = tuple(ELDORADO_INVALID_KINDS)
 ) -> tuple[str, str]:
     """An invalid eldorado ticket and its kind (a key of ``ELDORADO_INVALID_KINDS``)."""
-    kind = draw(st.sampled_from(kinds))
-    ticket = draw(eldorado_tickets(max_grids=4))
+    kind = draw(_kinds_of(tuple(kinds)))
+    ticket = draw(_small_eldorado_tickets())
     grids = [g.split("/") for g in ticket.split("|")]
-    g = draw(st.integers(0, len(grids) - 1))
-    r = draw(st.integers(0, ROWS - 1))
+    g = draw(_integers(0, len(grids) - 1))
+    r = draw(_integers(0, ROWS - 1))
     if kind == "row_cells":
         row = grids[g][r]
-        grids[g][r] = draw(st.sampled_from([row[:-1], row + row[0], row[:1], ""]))
+        grids[g][r] = _pick(draw, [row[:-1], row + row[0], row[:1], ""])
     elif kind == "grid_rows":
-        grids[g] = draw(st.sampled_from([grids[g][:-1], [*grids[g], LOSING_ROWS[0]]]))
+        grids[g] = _pick(draw, [grids[g][:-1], [*grids[g], LOSING_ROWS[0]]])
     elif kind == "symbol":
-        c = draw(st.integers(0, CELLS - 1))
+        c = draw(_integers(0, CELLS - 1))
         row = grids[g][r]
-        grids[g][r] = row[:c] + draw(st.sampled_from(_NOT_ELDORADO)) + row[c + 1 :]
+        grids[g][r] = row[:c] + draw(_NOT_ELDORADO_STRATEGY) + row[c + 1 :]
     elif kind == "missing_extra_grid":  # an EXTRA whose grid is not there
         if ticket.count(EXTRA):
             grids = grids[:-1]
@@ -565,23 +630,20 @@ def eldorado_invalid_tickets(
         grids = [list(LOSING_ROWS), [EXTRA + LOSING_ROWS[0][1:], *LOSING_ROWS[1:]]]
     elif kind == "separator":
         text = eldorado_ticket(grids)
-        return kind, draw(
-            st.sampled_from(
-                [
-                    text.replace("/", "", 1),
-                    text.replace("/", "|", 1),
-                    text + "|",
-                    "|" + text,
-                    text.replace("/", "//", 1),
-                    text.replace("/", " ", 1),
-                    text + " ",
-                ]
-            )
+        return kind, _pick(
+            draw,
+            [
+                text.replace("/", "", 1),
+                text.replace("/", "|", 1),
+                text + "|",
+                "|" + text,
+                text.replace("/", "//", 1),
+                text.replace("/", " ", 1),
+                text + " ",
+            ],
         )
     else:  # characters
-        return kind, draw(
-            st.sampled_from(["", ticket.lower(), ticket + "\n", "\u00c9" + ticket[1:]])
-        )
+        return kind, _pick(draw, ["", ticket.lower(), ticket + "\n", "\u00c9" + ticket[1:]])
     return kind, eldorado_ticket(grids)
 
 
