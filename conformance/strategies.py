@@ -242,6 +242,13 @@ def _full_sets(k: int) -> st.SearchStrategy[str]:
     return st.sampled_from(_FULL_SETS[k])
 
 
+@functools.cache
+def robots_tickets_min_full(k: int) -> st.SearchStrategy[str]:
+    """``robots_tickets(min_full=k)``, built once per ``k`` (for ``st.integers().flatmap``,
+    which would otherwise build, and validate, a new strategy per draw)."""
+    return robots_tickets(min_full=k)
+
+
 def _gauge_of(reveals: Sequence[str]) -> int:
     return sum(2 if r.endswith("2") else 1 for r in reveals)
 

@@ -114,7 +114,7 @@ def several_gauges(ctx: CheckContext) -> None:
     """Hypothesis: tickets with 2 to 8 full gauges at once, their gains adding up to one lot
     (articles 4.9, 4.10)."""
     examples = ctx.settings.hypothesis_max_examples
-    tickets = st.integers(2, len(S.ROBOT_LETTERS)).flatmap(lambda k: S.robots_tickets(min_full=k))
+    tickets = st.integers(2, len(S.ROBOT_LETTERS)).flatmap(S.robots_tickets_min_full)
     found = search(ctx, "robots", tickets, examples=examples)
     ctx.details["examples"] = examples
     if found:
