@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 
 import reference
 
+from . import _hypothesis  # noqa: F401  (draws depend on the seed alone: see the module)
+
 _ROBOTS = reference.robots_rules()
 _ELDORADO = reference.eldorado_rules()
 
