@@ -133,7 +133,7 @@ class Counting:
         return call
 
 
-SOME = (  # checks that make one call at a time themselves (no threads of their own)
+SOME = (  # checks that make one call at a time themselves at scenario_workers 1
     "robots.4.1.stake_debited",
     "eldorado.4.2.stake_debited",
     "robots.4.10.prize_credited",
@@ -158,7 +158,12 @@ def certify_some(concurrency: int) -> tuple[list[tuple[str, str]], dict[str, str
         def close(self) -> None:
             pass
 
-    settings = {**load_profile("quick"), "play_count": 10, "check_concurrency": concurrency}
+    settings = {
+        **load_profile("quick"),
+        "play_count": 10,
+        "check_concurrency": concurrency,
+        "scenario_workers": 1,  # each check plays its scenarios one by one: only checks overlap
+    }
     plan = RunPlan(
         target="python:reference",
         profile="quick",
