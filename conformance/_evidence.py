@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 from ._registry import ConformanceError, Evidence
 
@@ -62,6 +62,15 @@ def serialise(evidence: Counterexample) -> dict[str, Any]:
     }
 
 
+class Serialised:
+    """The ``to_dict`` of every evidence kind: the five keys of ``serialise``, in order."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return serialise(cast(Counterexample, self))
+
+
 def require(case: Mapping[str, Any], *keys: str) -> None:
     """ReplayError naming the keys of a case input that are missing."""
     missing = [k for k in keys if k not in case]
@@ -75,7 +84,7 @@ def evaluate_request(game: str, stake_cents: int, tickets: list[str]) -> dict[st
 
 
 @dataclass(frozen=True)
-class EvaluationEvidence:
+class EvaluationEvidence(Serialised):
     """One ticket at one stake that the target evaluates unlike the reference."""
 
     KIND: ClassVar[str] = "evaluate"
@@ -101,9 +110,6 @@ class EvaluationEvidence:
     def request(self) -> dict[str, Any]:
         return evaluate_request(self.game, self.stake_cents, [self.ticket])
 
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
-
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> EvaluationEvidence | None:
         """Evaluate the ticket alone and compare with the reference (prize and wins as a set)."""
@@ -120,7 +126,7 @@ class EvaluationEvidence:
 
 
 @dataclass(frozen=True)
-class BatchEvidence:
+class BatchEvidence(Serialised):
     """A batch of tickets at one stake whose answers, taken together, break a rule (results
     at other tickets' places, an invalid ticket spoiling its neighbours, ...). Each kind is a
     subclass that sets ``KIND`` and ``replay``; ``requirements``: the rule it breaks."""
@@ -147,9 +153,6 @@ class BatchEvidence:
     @property
     def request(self) -> dict[str, Any]:
         return evaluate_request(self.game, self.stake_cents, list(self.tickets))
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
 
 @dataclass(frozen=True)
@@ -210,7 +213,7 @@ class PlayEvidence(Evidence):
 
 
 @dataclass(frozen=True)
-class BreachEvidence:
+class BreachEvidence(Serialised):
     """A contract breach a check met (a refusal sent with a 2xx status, a 4xx whose body is
     not the error document, ...): the answer seen, and the requirement the breach names."""
 
@@ -247,9 +250,6 @@ class BreachEvidence:
     @property
     def requirements(self) -> tuple[str, ...]:
         return (self.requirement,)
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:

@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from .._evidence import require, serialise
+from .._evidence import Serialised, require
 from .._replay import register_kind
 
 
 @dataclass(frozen=True)
-class BlockLineEvidence:
+class BlockLineEvidence(Serialised):
     """One unit line of a block that breaks a rule (an ``aspect`` of the audit)."""
 
     KIND: ClassVar[str] = "block_unit"
@@ -45,9 +45,6 @@ class BlockLineEvidence:
             "aspect": self.aspect,
             "index": self.index,
         }
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> BlockLineEvidence | None:
@@ -86,7 +83,7 @@ class BlockLineEvidence:
 
 
 @dataclass(frozen=True)
-class BlockEvidence:
+class BlockEvidence(Serialised):
     """A finding on a block as a whole: its listing, a slice, its statistics (randomness,
     unrelated blocks, top tiers) or an aspect of the document (lot table, payout, ...).
 
@@ -128,9 +125,6 @@ class BlockEvidence:
         if self.blocks is not None:
             shown["blocks"] = [dict(b) for b in self.blocks]
         return shown
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> BlockEvidence | None:

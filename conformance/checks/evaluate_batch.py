@@ -20,7 +20,7 @@ import reference
 from contract import ErrorReply
 
 from .._evaluation import check_shape, expected_result, is_error, result_key
-from .._evidence import BatchEvidence, Counterexample, require, serialise
+from .._evidence import BatchEvidence, Counterexample, Serialised, require
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ..games import kit
@@ -225,7 +225,7 @@ def _refusal_requests(game: str, stake: int) -> list[tuple[str, Any, Any, int | 
 
 
 @dataclass(frozen=True)
-class RefusalEvidence:
+class RefusalEvidence(Serialised):
     """An evaluate request the contract does not allow, not refused as it fixes (kind
     ``evaluate_refusal``): ``sent_game`` and ``sent_stake_cents`` as sent, not as valid."""
 
@@ -277,9 +277,6 @@ class RefusalEvidence:
     @property
     def requirements(self) -> tuple[str, ...]:
         return (REFUSALS,)
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> RefusalEvidence | None:

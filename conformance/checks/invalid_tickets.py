@@ -17,7 +17,7 @@ import reference
 from contract import ErrorReply
 
 from .._evaluation import check_shape, difference
-from .._evidence import BatchEvidence, Counterexample, require, serialise
+from .._evidence import BatchEvidence, Counterexample, Serialised, require
 from .._pool import map_in_order, workers_of
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import evaluate_request, register_kind
@@ -36,7 +36,7 @@ INVALID_STAKE = {"error": {"code": "invalid_stake"}}
 
 
 @dataclass(frozen=True)
-class StakeEvidence:
+class StakeEvidence(Serialised):
     """A stake the game does not sell, evaluated instead of refused (kind ``evaluate_stake``):
     it breaks ``<game>.contract.invalid_stake``."""
 
@@ -63,9 +63,6 @@ class StakeEvidence:
     @property
     def requirements(self) -> tuple[str, ...]:
         return (f"{self.game}.contract.invalid_stake",)
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> StakeEvidence | None:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from .. import strategies as S
 from .._evaluation import check_shape, is_error
-from .._evidence import evaluate_request, require, serialise
+from .._evidence import Serialised, evaluate_request, require
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ._differential import hunt
@@ -181,7 +181,7 @@ RELATIONS: dict[str, Relation] = {
 
 
 @dataclass(frozen=True)
-class MetamorphicEvidence:
+class MetamorphicEvidence(Serialised):
     """A ticket and its transform (a change the rules ignore) that the target answers
     differently: evidence of kind ``metamorphic``, breaking the relation's requirement."""
 
@@ -222,9 +222,6 @@ class MetamorphicEvidence:
     @property
     def requirements(self) -> tuple[str, ...]:
         return (self.relation,)
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> MetamorphicEvidence | None:

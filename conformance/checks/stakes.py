@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import reference
 from contract import ErrorReply
 
-from .._evidence import ReplayError, evaluate_request, serialise
+from .._evidence import ReplayError, Serialised, evaluate_request
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ..games import GameKit, UnknownGame, each_kit, kit
@@ -29,7 +29,7 @@ def stakes_case(game: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class StakesEvidence:
+class StakesEvidence(Serialised):
     """A game declared or evaluated at other stakes than its article 2's (kind ``stakes``):
     it breaks ``<game>.2.stakes``."""
 
@@ -48,9 +48,6 @@ class StakesEvidence:
     @property
     def requirements(self) -> tuple[str, ...]:
         return (f"{self.game}.2.stakes",)
-
-    def to_dict(self) -> dict[str, Any]:
-        return serialise(self)
 
     @classmethod
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> StakesEvidence | None:

@@ -164,17 +164,11 @@ def _said_exact(case: Case, seen: list[Observed]) -> bool:
     return True
 
 
-def read_lag(case: Case, seen: list[Observed]) -> Evidence | None:
-    """Evidence for play.money.balance_read when the plays' own ``balance_cents`` are exact
-    one after another (from the first balance read) but a balance read after one differs:
-    the reads are wrong, not the debits and credits, so the money requirements are not
-    blamed. None otherwise."""
-    return read_lag_of(case, [seen])
-
-
 def read_lag_of(case: Case, chains: list[list[Observed]]) -> Evidence | None:
-    """``read_lag`` over several accounts' plays: every account's answered balances exact,
-    and a balance read differing (the first, in account order)."""
+    """Evidence for play.money.balance_read when every account's own ``balance_cents`` are
+    exact one after another (from its first balance read) but a balance read after a play
+    differs (the first, in account order): the reads are wrong, not the debits and credits,
+    so the money requirements are not blamed. None otherwise."""
     if not any(chains) or not all(_said_exact(case, seen) for seen in chains):
         return None
     bad = next((o for seen in chains for o in seen if o.after != o.said), None)
@@ -196,16 +190,27 @@ def _money_evidence(case: Case, o: Observed, expected: Any, got: Any, note: str)
     return evidence(case, expected, got, note, request)
 
 
-def scenario_stake_debited(session: Session, case: Case) -> Evidence | None:
-    """robots 4.1 / eldorado 4.2: a losing play changes the balance by exactly -stake."""
-    stake = case["stake_cents"]
-    chains = observe_accounts(session, case)
+def observed_money(
+    session: Session, case: Case, *, until_every_kind: bool = False
+) -> list[Observed] | Evidence:
+    """What the money scenarios judge: every account's plays (``observe_accounts``), in account
+    order, or the evidence met on the way, a balance read that lags the plays' own balances
+    (``read_lag_of``) included, so that no money requirement is blamed for a wrong read."""
+    chains = observe_accounts(session, case, until_every_kind=until_every_kind)
     if isinstance(chains, Evidence):
         return chains
     lag = read_lag_of(case, chains)
     if lag is not None:
         return lag
-    seen = [o for chain in chains for o in chain]
+    return [o for chain in chains for o in chain]
+
+
+def scenario_stake_debited(session: Session, case: Case) -> Evidence | None:
+    """robots 4.1 / eldorado 4.2: a losing play changes the balance by exactly -stake."""
+    stake = case["stake_cents"]
+    seen = observed_money(session, case)
+    if isinstance(seen, Evidence):
+        return seen
     for o in seen:
         if o.prize == 0 and (o.delta != -stake or o.said != o.before - stake):
             return _money_evidence(
@@ -227,13 +232,9 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
     """robots 4.10 / eldorado 4.6: a winning play's balance moves by its lot more than a losing
     play's does (so a wrong debit, judged by stake_debited, does not count twice)."""
     stake = case["stake_cents"]
-    chains = observe_accounts(session, case, until_every_kind=True)
-    if isinstance(chains, Evidence):
-        return chains
-    lag = read_lag_of(case, chains)
-    if lag is not None:
-        return lag
-    seen = [o for chain in chains for o in chain]
+    seen = observed_money(session, case, until_every_kind=True)
+    if isinstance(seen, Evidence):
+        return seen
     losses = Counter(o.delta for o in seen if o.prize == 0)
     loss_delta = losses.most_common(1)[0][0] if losses else -stake
     for o in seen:
@@ -263,13 +264,9 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
 def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
     """contract 4: every play's balance (as answered, and as read after) is before-stake+prize."""
     stake = case["stake_cents"]
-    chains = observe_accounts(session, case, until_every_kind=True)
-    if isinstance(chains, Evidence):
-        return chains
-    lag = read_lag_of(case, chains)
-    if lag is not None:
-        return lag
-    seen = [o for chain in chains for o in chain]
+    seen = observed_money(session, case, until_every_kind=True)
+    if isinstance(seen, Evidence):
+        return seen
     for o in seen:
         exact = o.before - stake + o.prize
         if o.said != exact or o.after != exact:
