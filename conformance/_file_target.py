@@ -165,6 +165,11 @@ class FileTarget:
             yield chunk[begin:end]
             return  # reading on could only meet a damaged file's end: not asked for
 
+    @property
+    def document_slice(self) -> tuple[int, int] | None:
+        """(start, count) of the units the file holds, if it holds a slice, not a whole block."""
+        return None if (self.start, self.count) == (0, self.units) else (self.start, self.count)
+
     def describe(self) -> Document:
         document: Document = {
             "name": f"block file {self.path.name}",
@@ -264,6 +269,11 @@ class FileTargets:
                 "whole block, or all the same slice"
             )
 
+    @property
+    def document_slice(self) -> tuple[int, int] | None:
+        """The slice every file holds (they hold the same one, or none)."""
+        return self.files[0].document_slice
+
     def describe(self) -> Document:
         games: dict[str, set[int]] = {}
         for target in self.files:
@@ -292,6 +302,25 @@ class FileTargets:
     def close(self) -> None:
         for target in self.files:
             target.close()
+
+
+def block_file_of(adapter: object) -> FileTarget | FileTargets | None:
+    """The harness's own block-file target behind ``adapter`` (through the seam's wrappers,
+    ``underlying``), or None for any other target.
+
+    What a file holds (a slice, not a whole block) is the file's to say, and only the file's:
+    a target's ``describe()`` is the implementation's own word, so a key like
+    ``document_slice`` there could otherwise turn a whole-block audit into a slice audit that
+    judges no lot table. Checks ask this instead.
+    """
+    for _ in range(8):  # a guard around a validator around the run's adapter, at most
+        if isinstance(adapter, (FileTarget, FileTargets)):
+            return adapter
+        inner = getattr(adapter, "underlying", None)
+        if inner is None or inner is adapter:
+            return None
+        adapter = inner
+    return None
 
 
 def open_file_targets(paths: Sequence[str | Path]) -> FileTarget | FileTargets:
@@ -372,6 +401,7 @@ __all__ = [
     "FileTarget",
     "FileTargets",
     "audit_block_file",
+    "block_file_of",
     "chunks_from_reader",
     "open_file_target",
     "open_file_targets",

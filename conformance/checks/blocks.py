@@ -15,7 +15,6 @@ whole document, slice or pair of blocks: replay audits it again), both typed and
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import weakref
 import zlib
@@ -30,6 +29,7 @@ from reference import _strict_json as strict_json
 
 from .. import _stats
 from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
+from .._file_target import block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
@@ -139,7 +139,7 @@ def _session(ctx: CheckContext) -> _Session:
         ctx.settings.block_sample_units,
         check_alpha(ctx),
         ctx.settings.randomness_segments,
-        json.dumps(ctx.implementation.get("document_slice"), sort_keys=True),
+        _file_slice(ctx),
     )
     try:
         # a check sees the run's adapter through a guard of its own (harness._budget): share
@@ -186,14 +186,21 @@ def _entry_faults(
 
 def _span(ctx: CheckContext, game: str, stake: int, units: int) -> tuple[int | None, int | None]:
     """The slice to audit: the file's own slice, the whole block, or a seeded sample."""
-    document = ctx.implementation.get("document_slice")
-    if isinstance(document, Mapping):
-        return int(document["start"]), int(document["count"])
+    document = _file_slice(ctx)
+    if document is not None:
+        return document
     sample = ctx.settings.block_sample_units
     if ctx.settings.block_mode == "whole" or sample is None or sample >= units:
         return None, None
     start = random.Random(f"{ctx.seed}:{game}:{stake}").randrange(units - sample + 1)
     return start, int(sample)
+
+
+def _file_slice(ctx: CheckContext) -> tuple[int, int] | None:
+    """(start, count) of the slice a block *file* holds; None for a whole block or any other
+    target (a target's own ``describe()`` cannot ask for a slice audit: ``block_file_of``)."""
+    target = block_file_of(ctx.adapter)
+    return None if target is None else target.document_slice
 
 
 def _keep_ranges(start: int, count: int, seed: str) -> tuple[tuple[int, int], ...]:
@@ -613,7 +620,17 @@ def _chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
 
 @check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
 def slices(ctx: CheckContext) -> None:
-    """Small slices read alone (first, last, inner) equal the same units of the larger read."""
+    """Small slices read alone (first, last, inner) equal the same units of the larger read.
+
+    Not for a block file: its slices would be read by the harness's own file reader from the
+    same bytes as the whole, so the check could not fail for anything the file's maker did
+    (contract 3's ``?start=&count=`` is a server's); it would also read the file twice.
+    """
+    if block_file_of(ctx.adapter) is not None:
+        raise NotSupported(
+            "a block file has no slice reads of its own to test: contract 3's ?start=&count= "
+            "is a server's (the harness would read the same file's bytes twice)"
+        )
     problems: list[tuple[AuditedBlock, int, int, str]] = []
     checked = 0
     for _game, _stake, _faults, block in _scope(ctx):

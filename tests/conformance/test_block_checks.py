@@ -209,6 +209,40 @@ def test_each_broken_block_fails_the_requirement_it_breaks(change: Any, expected
     assert got == expected, {c: o.message for c, o in outcomes.items() if o.outcome != "pass"}
 
 
+class _ClaimsASlice:
+    """A target whose ``describe()`` claims to hold a slice of its blocks (the key a block
+    file's target sets): the implementation's word, which must not shrink the audit."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.inner.describe(), "document_slice": {"start": 0, "count": 40}}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@pytest.mark.usefixtures("small_rules")
+def test_a_target_claiming_a_document_slice_is_still_audited_whole() -> None:
+    outcomes = run_all(_ClaimsASlice(broken(swap_lot, blocks=2)), WHOLE)
+    assert failed(outcomes) == {"robots.3.lot_table"}
+    assert outcomes["blocks.slices"].outcome == "pass"  # a server's slices are tested
+
+
+@pytest.mark.usefixtures("small_rules")
+def test_a_block_file_has_no_slice_reads_to_test(tmp_path: Path) -> None:
+    head, lines = kit.small_target("robots", 100).blocks["robots-100-0001"]
+    path = tmp_path / "whole.jsonl"
+    path.write_bytes(kit.document(head, lines))
+    result = audit_block_file(path)
+    assert result.outcomes["blocks.slices"].outcome == "not_supported"
+    assert "server" in result.outcomes["blocks.slices"].message
+    assert result.requirements["blocks.contract3.slice"] == "not_supported"
+    assert result.passed
+
+
 @pytest.mark.usefixtures("small_rules")
 def test_two_blocks_with_identical_orders_fail_unrelated_blocks() -> None:
     target = kit.small_target("robots", 100, blocks=2)
