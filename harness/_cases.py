@@ -15,8 +15,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from reference import _strict_json as strict_json
 
 from . import __version__
@@ -121,6 +119,8 @@ def _case_schema(games: tuple[str, ...]) -> dict[str, Any]:
 
 def _schema_fault(data: object) -> str | None:
     """The first fault of ``data`` against the case schema, as one line, or None."""
+    import jsonschema  # here: about 30 ms to import, and most runs load no case file
+
     validator = jsonschema.Draft202012Validator(case_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is None:

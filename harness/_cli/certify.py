@@ -11,9 +11,7 @@ import contextlib
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from typing import TYPE_CHECKING, Any
 
 import reference
 
@@ -26,10 +24,12 @@ from .._errors import ConfigError, TargetError, TargetUnreachable
 from .._escape import terminal
 from .._progress import ProgressHandler
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
-from .._signing import SigningError, folder_entries, load_private_key
 from .._targets import DEFAULT_TIMEOUT_S
 from .._waivers import load_waivers
 from . import UsageError
+
+if TYPE_CHECKING:  # cryptography loads only when a run is signed
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 NAME = "certify"
 HELP = "run the conformance suite against an implementation and write the reports"
@@ -186,6 +186,8 @@ def load_sign_key(path: str | None) -> Ed25519PrivateKey | None:
     """``--sign-key``, loaded before anything runs: a bad key is exit 2, not a lost run."""
     if path is None:
         return None
+    from .._signing import SigningError, load_private_key
+
     try:
         return load_private_key(Path(path))
     except SigningError as exc:
@@ -194,6 +196,8 @@ def load_sign_key(path: str | None) -> Ed25519PrivateKey | None:
 
 def check_signable(out: Path) -> None:
     """A signed folder holds the report and nothing else (verify refuses any other file)."""
+    from .._signing import folder_entries
+
     foreign = sorted(folder_entries(out))
     if foreign:
         raise UsageError(

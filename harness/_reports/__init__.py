@@ -6,13 +6,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TextIO
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from typing import TYPE_CHECKING, TextIO
 
 from .._events import EventHandler
 from . import manifest
-from .attestation import AttestationReport
 from .badge import BadgeReport
 from .console import ConsoleReport
 from .ctrf import CtrfReport
@@ -22,6 +19,9 @@ from .junit import JunitReport
 from .manifest import ManifestReport
 from .markdown import MarkdownReport
 from .summary import SummaryReport
+
+if TYPE_CHECKING:  # cryptography loads only when a run is signed
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 REPORT_FILES = (*manifest.REPORT_FILES, manifest.FILE)  # the manifest lists the others
 SIGNED_FILES = ("attestation.intoto.jsonl",)  # written only with a signing key
@@ -36,7 +36,11 @@ def report_handlers(
 ) -> list[EventHandler]:
     """Every report of a run written to ``out_dir``, plus the summary table on ``stdout``;
     with ``sign_key``, the signed attestation over all of them (closed after the manifest)."""
-    signed: list[EventHandler] = [] if sign_key is None else [AttestationReport(out_dir, sign_key)]
+    signed: list[EventHandler] = []
+    if sign_key is not None:
+        from .attestation import AttestationReport
+
+        signed.append(AttestationReport(out_dir, sign_key))
     return [
         JsonReport(out_dir),
         JunitReport(out_dir),
@@ -66,3 +70,12 @@ __all__ = [
     "SummaryReport",
     "report_handlers",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``AttestationReport`` on first use: it loads cryptography, which unsigned runs skip."""
+    if name == "AttestationReport":
+        from .attestation import AttestationReport
+
+        return AttestationReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
