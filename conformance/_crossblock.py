@@ -45,8 +45,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from ._scipy import fft as scipy_fft
-from ._scipy import stats
+from . import _laws
 from ._stats import FamilyVerdict, RandomnessTest, holm, tier_codes, two_sided
 
 WHOLE_MULTIPLIERS: tuple[int, ...] = (1, -1, 2, -2, 3, -3, 5, -5, 7, -7)
@@ -61,7 +60,7 @@ IntArray = npt.NDArray[np.int64]
 @lru_cache(maxsize=4096)
 def _at_least(n: int, good: int, draws: int, hits: int) -> float:
     """P(H >= hits), H hypergeometric: ``draws`` from ``n`` units of which ``good`` are good."""
-    return float(stats.hypergeom.sf(hits - 1, n, good, draws))
+    return _laws.hypergeom_sf(hits - 1, n, good, draws)
 
 
 def remap(x: BoolArray, c: int) -> BoolArray:
@@ -92,8 +91,8 @@ def circular_overlaps(
 
 
 def _fft_size(n: int) -> int:
-    fast = int(scipy_fft.next_fast_len(n, real=True))
-    return n if fast == n else int(scipy_fft.next_fast_len(2 * n - 1, real=True))
+    fast = _laws.next_fast_len(n)
+    return n if fast == n else _laws.next_fast_len(2 * n - 1)
 
 
 def spectrum(y: BoolArray) -> npt.NDArray[np.complex128]:
@@ -149,7 +148,7 @@ def lagged_overlap(
         hi, lo = int(overlaps.argmax()), int(overlaps.argmin())
         for side, lag, tail in (
             ("high", hi, _at_least(m, good, draws, int(overlaps[hi]))),
-            ("low", lo, float(stats.hypergeom.cdf(overlaps[lo], m, good, draws))),
+            ("low", lo, _laws.hypergeom_cdf(int(overlaps[lo]), m, good, draws)),
         ):
             if tail < best[0]:
                 signed = lag - m if lag > m // 2 else lag  # fixed[i + lag] against moved[i]
@@ -234,8 +233,8 @@ def unrelated(
     wa, wb = a > 0, b > 0
     n1, n2 = int(wa.sum()), int(wb.sum())
     overlap = int(np.count_nonzero(wa & wb))
-    law = stats.hypergeom(size, n1, n2)
-    p = two_sided(float(law.sf(overlap - 1)), float(law.cdf(overlap)))
+    upper = _laws.hypergeom_sf(overlap - 1, size, n1, n2)
+    p = two_sided(upper, _laws.hypergeom_cdf(overlap, size, n1, n2))
     results = [
         RandomnessTest("overlap", p, float(overlap), f"expected {n1 * n2 / max(size, 1):.1f}")
     ]
@@ -244,8 +243,8 @@ def unrelated(
     cb = np.maximum(tier_codes(b, tiers_prizes), 0)
     fa, fb = ca.astype(float), cb.astype(float)
     if size >= 10 and fa.std() > 0 and fb.std() > 0:
-        r = stats.pearsonr(fa, fb)
-        results.append(RandomnessTest("correlation", float(r.pvalue), float(r.statistic), "tiers"))
+        r, p_r = _laws.pearsonr(fa, fb)
+        results.append(RandomnessTest("correlation", p_r, r, "tiers"))
     whole = size == sum(lots.values()) and len(first) == len(second)
     multipliers = WHOLE_MULTIPLIERS if whole else SLICE_MULTIPLIERS
     for test in (

@@ -1,10 +1,11 @@
 """Randomness of winner positions in a block (lab practice: AGCO 19.3.2-19.3.5, 21.1.2).
 
 Every test takes the per-position prizes of one audited block (or slice) and returns a p-value
-from ``scipy.stats``; the family is judged by Holm-Bonferroni at ``alpha`` (default 0.01), so
-the chance that a truly random block fails at all stays below ``alpha``.
+from the null laws of ``conformance._laws`` (scipy's numbers, without importing ``scipy.stats``);
+the family is judged by Holm-Bonferroni at ``alpha`` (default 0.01), so the chance that a truly
+random block fails at all stays below ``alpha``.
 
-- ``chi2.<tier>``: each prize tier's count in equal segments of the block (scipy ``chisquare``),
+- ``chi2.<tier>``: each prize tier's count in equal segments of the block (Pearson's chi-square),
   two-sided (from 20 segments of 10 expected units): too large a statistic is clustering, too
   small a layout more even than chance (stratified). Segments shrink so every expected
   count is at least 5; tiers too sparse even for two segments are pooled into
@@ -37,7 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._scipy import special, stats
+from . import _laws
+from ._scipy import special
 
 MIN_EXPECTED = 5.0
 MIN_GAPS = 20  # fewer gaps than this: the gap test has no power, it is skipped
@@ -110,15 +112,15 @@ def segment_chi2(positions: npt.NDArray[np.int64], size: int, parts: int) -> tup
     bounds = _segments(size, parts)
     observed = np.diff(np.searchsorted(np.sort(positions), bounds)).astype(float)
     expected = len(positions) * np.diff(bounds) / size
-    pearson = float(stats.chisquare(observed, expected).statistic)
+    pearson = _laws.chisquare(observed, expected)[0]
     n = len(positions)
     if n >= size or n == 0:
         return 0.0, 1.0  # every unit (or none) is of the kind: nothing can be placed
     corrected = pearson * (size - 1) / (size - n)
-    law = stats.chi2(parts - 1)
+    upper = _laws.chi2_sf(corrected, parts - 1)
     if parts < LOWER_TAIL_PARTS or n / parts < LOWER_TAIL_EXPECTED:
-        return corrected, float(law.sf(corrected))
-    return corrected, two_sided(float(law.sf(corrected)), float(law.cdf(corrected)))
+        return corrected, upper
+    return corrected, two_sided(upper, _laws.chi2_cdf(corrected, parts - 1))
 
 
 def tier_tests(
@@ -244,8 +246,7 @@ def spectral_test(wins: npt.NDArray[np.bool_]) -> RandomnessTest | None:
 def ks_uniform(values: npt.NDArray[np.float64]) -> tuple[float, float]:
     """(D, p) of the two-sided Kolmogorov-Smirnov test of ``values`` in [0, 1) against uniform
     (scipy's exact distribution up to 10 000 values, its asymptotic one beyond)."""
-    result = stats.kstest(values, "uniform", method="exact" if len(values) <= 10_000 else "asymp")
-    return float(result.statistic), float(result.pvalue)
+    return _laws.ks_uniform(values, exact=len(values) <= 10_000)
 
 
 def serial_test(tiers: npt.NDArray[np.int64]) -> RandomnessTest | None:
@@ -255,8 +256,8 @@ def serial_test(tiers: npt.NDArray[np.int64]) -> RandomnessTest | None:
     x, y = tiers[:-1].astype(float), tiers[1:].astype(float)
     if x.std() == 0 or y.std() == 0:
         return None
-    result = stats.pearsonr(x, y)
-    return RandomnessTest("serial", float(result.pvalue), float(result.statistic), "lag 1")
+    r, p = _laws.pearsonr(x, y)
+    return RandomnessTest("serial", p, r, "lag 1")
 
 
 def gap_test(positions: npt.NDArray[np.int64], size: int, name: str) -> RandomnessTest | None:
@@ -267,13 +268,12 @@ def gap_test(positions: npt.NDArray[np.int64], size: int, name: str) -> Randomne
     p = len(positions) / size
     if p >= 1:
         return None
-    law = stats.geom(p)
     classes = max(2, min(20, int(len(gaps) // MIN_EXPECTED)))
-    edges = np.unique(law.ppf(np.linspace(0, 1, classes + 1)[1:-1]).astype(np.int64))
+    edges = np.unique(_laws.geom_ppf(np.linspace(0, 1, classes + 1)[1:-1], p).astype(np.int64))
     if len(edges) == 0:
         return None
     bounds = np.concatenate(([0], edges, [np.iinfo(np.int64).max]))
-    probability = np.diff(np.concatenate(([0.0], law.cdf(edges), [1.0])))
+    probability = np.diff(np.concatenate(([0.0], _laws.geom_cdf(edges, p), [1.0])))
     # class j holds the gaps g with bounds[j] < g <= bounds[j + 1]
     observed = np.bincount(
         np.searchsorted(bounds, gaps, side="left") - 1, minlength=len(bounds) - 1
@@ -282,10 +282,8 @@ def gap_test(positions: npt.NDArray[np.int64], size: int, name: str) -> Randomne
     if keep.sum() < 2:
         return None
     expected = probability[keep] / probability[keep].sum() * len(gaps)
-    result = stats.chisquare(observed[keep], expected)
-    return RandomnessTest(
-        f"gap.{name}", float(result.pvalue), float(result.statistic), f"{len(gaps)} gaps"
-    )
+    statistic, p_value = _laws.chisquare(observed[keep], expected)
+    return RandomnessTest(f"gap.{name}", p_value, statistic, f"{len(gaps)} gaps")
 
 
 def tier_codes(
@@ -371,8 +369,6 @@ def top_tiers(places: npt.NDArray[np.float64], alpha: float) -> FamilyVerdict | 
     d, p = ks_uniform(places)
     results = [RandomnessTest("ks", p, d, f"{len(places)} top-tier units pooled")]
     if len(places) >= 2:
-        cvm = stats.cramervonmises(places, "uniform")
-        results.append(
-            RandomnessTest("cvm", float(cvm.pvalue), float(cvm.statistic), f"{len(places)} units")
-        )
+        t, p = _laws.cramervonmises_uniform(places)
+        results.append(RandomnessTest("cvm", p, t, f"{len(places)} units"))
     return holm(results, alpha)
