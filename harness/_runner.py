@@ -294,8 +294,9 @@ class Runner:
         outcomes: dict[str, list[tuple[str, str, str]]],
     ) -> None:
         """Every selected check, up to ``check_concurrency`` at once (``harness._parallel``):
-        block checks and ``exclusive`` ones alone, events and outcomes taken in check order,
-        so the reports are those of a run of one check at a time."""
+        block checks and ``exclusive`` ones alone (and first), the long ones early, events and
+        outcomes taken in check order, so the reports are those of a run of one check at a
+        time."""
 
         def task(check: Check) -> Task[Event]:
             mine: dict[str, list[tuple[str, str, str]]] = {rid: [] for rid in outcomes}
@@ -308,6 +309,7 @@ class Runner:
                 run=lambda emit: self._run_check(adapter, check, implementation, mine, emit),
                 finish=finish,
                 solo=check.cost == "block" or check.exclusive,
+                early=check.cost == "long",
             )
 
         workers = self.plan.settings.check_concurrency

@@ -66,10 +66,50 @@ def test_a_solo_task_runs_alone_between_the_others() -> None:
     got: list[str] = []
     run_ordered(tasks, got.append, workers=4)
     assert not recorder.solo_crowded
-    assert recorder.most == 2
+    assert recorder.most == 4  # the solo task ran first: the four others then side by side
     assert [e.split(":")[0] for e in got] == ["a"] * 3 + ["b"] * 3 + ["solo"] * 3 + ["c"] * 3 + [
         "d"
     ] * 3
+
+
+def test_solo_tasks_start_first_and_early_ones_before_the_rest() -> None:
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def task(name: str, *, solo: bool = False, early: bool = False) -> Task[str]:
+        def run(emit: Any) -> None:
+            with lock:
+                started.append(name)
+            time.sleep(0.01)
+            emit(name)
+
+        return Task(run=run, solo=solo, early=early)
+
+    tasks = [
+        task("a"),
+        task("s1", solo=True),
+        task("b"),
+        task("long", early=True),
+        task("s2", solo=True),
+        task("c"),
+    ]
+    got: list[str] = []
+    run_ordered(tasks, got.append, workers=2)
+    assert got == ["a", "s1", "b", "long", "s2", "c"]  # delivered in task order
+    assert started[:3] == ["s1", "s2", "long"]  # solos alone and first, then the long one
+    assert set(started[3:]) == {"a", "b", "c"}
+
+
+def test_a_failing_task_stops_the_tasks_not_started() -> None:
+    ran: list[str] = []
+
+    def boom(emit: Any) -> None:
+        raise ValueError("broken solo task")
+
+    tasks = [Task(run=boom, solo=True), Task(run=lambda emit: ran.append("after"))]
+    with pytest.raises(ValueError, match="broken solo task"):
+        run_ordered(tasks, lambda e: None, workers=2)
+    assert ran == []
 
 
 def test_finish_runs_in_task_order_in_the_calling_thread() -> None:
