@@ -8,8 +8,8 @@ with the same special functions in the same order where scipy has a closed form 
 p-values in the reports stay scipy's), the exact Kolmogorov-Smirnov and Cramer-von Mises laws
 vendored from scipy (``conformance._laws_scipy``), and the hypergeometric law by Loader's
 saddle-point method (the one R's ``dhyper``/``phyper`` use; scipy's is Boost's, private to
-scipy). ``tests/conformance/test_laws.py`` holds each one against ``scipy.stats`` over the
-ranges the audit uses.
+scipy), in exact integers up to ``EXACT_POPULATION`` units. ``tests/conformance/test_laws.py``
+holds each one against ``scipy.stats`` over the ranges the audit uses.
 """
 
 from __future__ import annotations
