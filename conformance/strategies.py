@@ -25,6 +25,9 @@ from hypothesis import strategies as st
 import reference
 
 from . import _hypothesis  # noqa: F401  (draws depend on the seed alone: see the module)
+from ._invalid_catalogue import ELDORADO_INVALID_KINDS as ELDORADO_INVALID_KINDS
+from ._invalid_catalogue import INVALID_EXAMPLES as INVALID_EXAMPLES
+from ._invalid_catalogue import ROBOTS_INVALID_KINDS as ROBOTS_INVALID_KINDS
 
 _ROBOTS = reference.robots_rules()
 _ELDORADO = reference.eldorado_rules()
@@ -442,80 +445,6 @@ def eldorado_tickets(draw: st.DrawFn, max_grids: int = 6, kinds: Sequence[str] =
 # --------------------------------------------------------------------------------------------
 # invalid tickets: (kind, ticket), every kind a rule of the notation (contract 1) breaks
 # --------------------------------------------------------------------------------------------
-
-# kind -> requirement id the kind belongs to
-ROBOTS_INVALID_KINDS: dict[str, str] = {
-    "robots_count": "robots.4.2.invalid_board",
-    "robot_twice": "robots.4.2.invalid_board",
-    "robot_symbol": "robots.4.2.invalid_board",
-    "button_count": "robots.4.3.invalid_buttons",
-    "empty_button": "robots.4.3.invalid_buttons",
-    "reveal_symbol": "robots.4.3.invalid_symbol",
-    "mark": "robots.contract.invalid_notation",
-    "dangling_plus": "robots.contract.invalid_notation",
-    "separator": "robots.contract.invalid_notation",
-    "characters": "robots.contract.invalid_notation",
-}
-
-ELDORADO_INVALID_KINDS: dict[str, str] = {
-    "row_cells": "eldorado.4.1.invalid_grid",
-    "grid_rows": "eldorado.4.1.invalid_grid",
-    "symbol": "eldorado.4.4.invalid_symbol",
-    "missing_extra_grid": "eldorado.4.5.invalid_extra_grids",
-    "surplus_grid": "eldorado.4.5.invalid_extra_grids",
-    "ungranted_grid": "eldorado.4.5.invalid_extra_grids",
-    "separator": "eldorado.contract.invalid_notation",
-    "characters": "eldorado.contract.invalid_notation",
-}
-
-_ROBOTS_BASE = "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C"  # contract 1's example
-_ELDORADO_BASE = "YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS"  # contract 1's example
-
-# a fixed, readable catalogue: at least one invalid ticket of every kind, made from the
-# contract's examples (the strategies below add many more)
-INVALID_EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
-    "robots": (
-        ("robots_count", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQ")),
-        ("robots_count", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQDO")),
-        ("robot_twice", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQO")),
-        ("robot_symbol", _ROBOTS_BASE.replace("OHPSCTQD", "OHPSCTQX")),
-        ("button_count", _ROBOTS_BASE[: _ROBOTS_BASE.rindex(" ")]),  # 17 buttons
-        ("button_count", _ROBOTS_BASE + " C"),  # 19 buttons
-        ("empty_button", _ROBOTS_BASE.replace(" S S ", " S  S ", 1)),
-        ("reveal_symbol", _ROBOTS_BASE.replace("|C ", "|X ", 1)),
-        ("reveal_symbol", _ROBOTS_BASE.replace(" H O ", " H G ", 1)),
-        ("mark", _ROBOTS_BASE.replace("D2+P", "D3+P")),
-        ("mark", _ROBOTS_BASE.replace("D2+P", "D22+P")),
-        ("mark", _ROBOTS_BASE.replace("D2+P", "2D+P")),
-        ("dangling_plus", _ROBOTS_BASE.replace("D2+P", "D2+")),
-        ("dangling_plus", _ROBOTS_BASE.replace("D2+P", "D2++P")),
-        ("dangling_plus", _ROBOTS_BASE.replace("D2+P", "+D2")),
-        ("separator", _ROBOTS_BASE.replace("|", "")),
-        ("separator", _ROBOTS_BASE.replace("|", "||")),
-        ("separator", _ROBOTS_BASE + " "),
-        ("separator", _ROBOTS_BASE.replace(" ", ",", 1)),
-        ("characters", ""),
-        ("characters", _ROBOTS_BASE.lower()),
-        ("characters", _ROBOTS_BASE + "\n"),
-        ("characters", _ROBOTS_BASE.replace("C", "\u00c7", 1)),
-    ),
-    "eldorado": (
-        ("row_cells", _ELDORADO_BASE.replace("YYSYY", "YYSY")),
-        ("row_cells", _ELDORADO_BASE.replace("YYSYY", "YYSYYY")),
-        ("grid_rows", _ELDORADO_BASE.replace("/BBPPS", "")),
-        ("grid_rows", _ELDORADO_BASE.replace("/BBPPS", "/BBPPS/YSVBP")),
-        ("symbol", _ELDORADO_BASE.replace("YYSYY", "YYAYY")),
-        ("symbol", _ELDORADO_BASE.replace("YYSYY", "YYsYY")),
-        ("missing_extra_grid", _ELDORADO_BASE.split("|")[0]),
-        ("surplus_grid", _ELDORADO_BASE + "|YSVBP/SVBPY/VBPYS"),
-        ("ungranted_grid", "YSVBP/SVBPY/VBPYS|XSVBP/SVBPY/VBPYS"),
-        ("separator", _ELDORADO_BASE + "|"),
-        ("separator", _ELDORADO_BASE.replace("/", "//", 1)),
-        ("separator", _ELDORADO_BASE.replace("/", " ", 1)),
-        ("characters", ""),
-        ("characters", _ELDORADO_BASE + "\n"),
-    ),
-}
 
 _NOT_ROBOT = "ABEFGIJKLMNRUVWXYZdqtcsphox0"
 _NOT_ELDORADO = "ACDEFGHIJKLMNOQRTUWZysvbpx0"

@@ -15,13 +15,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import reference
 
-from .. import strategies as S
 from .._evaluation import check_shape, difference, expected_result, is_error
+from .._lazy import suite_strategies
 from ._differential import Disagreement
+
+if TYPE_CHECKING:
+    from .. import strategies as S
+else:  # imported on first use (conformance._lazy): it imports hypothesis
+    S = suite_strategies()
 
 _ROBOTS = reference.robots_rules()
 _ELDORADO = reference.eldorado_rules()
@@ -29,7 +34,7 @@ LETTER_OF = {s.name: s.letter for s in _ROBOTS.symbols}
 NAME_OF = {s.letter: s.name for s in _ROBOTS.symbols}
 
 ROBOTS_GENERAL = "robots.4.evaluation"
-ROBOTS_STAKE = S.STAKES["robots"][0]
+ROBOTS_STAKE = _ROBOTS.stakes_cents[0]
 ELDORADO_GENERAL = "eldorado.4.evaluation"
 
 

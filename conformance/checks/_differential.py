@@ -18,17 +18,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-from hypothesis.errors import Flaky
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from contract import TargetError
 
 from .._evaluation import check_shape, difference, expected_result
 from .._evidence import EvaluationEvidence
+from .._lazy import strategies_module
 from .._registry import CheckContext, CheckFailure
+
+if TYPE_CHECKING:
+    from hypothesis import Phase, settings
+    from hypothesis import strategies as st
+else:  # imported on first use (conformance._lazy): a run of block checks never needs it
+    st = strategies_module()
 
 CHUNK = 2000  # tickets per adapter call in exhaustive comparisons (progress granularity)
 MAX_EVIDENCE = 5
@@ -106,6 +109,8 @@ class _Disagrees(Exception):
 
 
 def _settings(examples: int, phases: Sequence[Phase]) -> settings:
+    from hypothesis import HealthCheck, settings
+
     return settings(
         max_examples=examples,
         database=None,
@@ -135,6 +140,11 @@ def hunt(
     failing cases with what was found); if one fails, replay the same seeded generation with
     single cases, only examining those known to fail until one comes up, and let hypothesis
     shrink it. Returns [minimal, first found], or [] when every case passes."""
+    from hypothesis import Phase, given, seed
+    from hypothesis.errors import Flaky
+
+    from .. import _hypothesis  # noqa: F401  (draws depend on the seed alone)
+
     drawn: list[Case] = []
 
     @seed(ctx.seed)

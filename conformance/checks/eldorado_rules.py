@@ -10,11 +10,17 @@ disagreement shown is diagnosed (``_classify.EldoradoDiagnosis``) down to the ru
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
-from .. import strategies as S
+from .._lazy import suite_strategies
 from .._registry import CheckContext, check
 from ._classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from ._differential import compare_all, fail_with, search
+
+if TYPE_CHECKING:
+    from .. import strategies as S
+else:  # imported on first use (conformance._lazy): it imports hypothesis
+    S = suite_strategies()
 
 ELDORADO_RULES: tuple[str, ...] = (
     ELDORADO_GENERAL,

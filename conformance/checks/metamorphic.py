@@ -15,16 +15,22 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from hypothesis import strategies as st
-
-from .. import strategies as S
 from .._evaluation import check_shape, is_error
 from .._evidence import Serialised, evaluate_request, require
+from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ._differential import hunt
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+
+    from .. import strategies as S
+else:  # imported on first use (conformance._lazy): a run of block checks never needs them
+    st = strategies_module()
+    S = suite_strategies()
 
 Result = Mapping[str, Any]
 
@@ -172,10 +178,12 @@ class Relation:
 RELATIONS: dict[str, Relation] = {
     r.name: r
     for r in (
-        Relation("robots.4.4.button_order", "robots", shuffle_buttons, S.robots_tickets),
-        Relation("robots.4.2.robot_order", "robots", shuffle_robots, S.robots_tickets),
-        Relation("eldorado.4.1.row_order", "eldorado", shuffle_rows, S.eldorado_tickets),
-        Relation("eldorado.4.4.cell_order", "eldorado", shuffle_cells, S.eldorado_tickets),
+        Relation("robots.4.4.button_order", "robots", shuffle_buttons, lambda: S.robots_tickets()),
+        Relation("robots.4.2.robot_order", "robots", shuffle_robots, lambda: S.robots_tickets()),
+        Relation("eldorado.4.1.row_order", "eldorado", shuffle_rows, lambda: S.eldorado_tickets()),
+        Relation(
+            "eldorado.4.4.cell_order", "eldorado", shuffle_cells, lambda: S.eldorado_tickets()
+        ),
     )
 }
 

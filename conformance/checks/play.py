@@ -13,16 +13,19 @@ import math
 from collections.abc import Callable
 from contextlib import closing
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hypothesis import HealthCheck, Verbosity, given, seed, settings
-from hypothesis import strategies as st
-
+from .._lazy import strategies_module
 from .._pool import iter_in_order, map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._scenarios import SCENARIOS, Session, case_of
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+else:  # imported on first use (conformance._lazy): a run of block checks never needs it
+    st = strategies_module()
 
 ROBOTS = "robots"  # the reveal protocol below is robots' own (robots 4.3, 4.4, 4.7)
 MAX_STOP = 30  # AUTO after 0..30 clicks: a robots unit has 18 buttons plus its +1 reveals
@@ -255,6 +258,10 @@ def explore(
     the evidence of the failing examples, in the order they were drawn (the target sells a new
     unit each time, so shrinking a failing example would replay it on another unit: the
     simplest failing example is chosen instead, by ``_simplest``)."""
+    from hypothesis import HealthCheck, Verbosity, given, seed, settings
+
+    from .. import _hypothesis  # noqa: F401  (draws depend on the seed alone)
+
     drawn: list[tuple[list[int], int]] = []
 
     @seed(ctx.seed)

@@ -11,13 +11,20 @@ the rule it breaks: ``robots.4.6.x2`` for an X2 counted once, not the whole arti
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
-from hypothesis import strategies as st
-
-from .. import strategies as S
+from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, check
 from ._classify import ROBOTS_GENERAL, RobotsDiagnosis
 from ._differential import compare_all, fail_with, search
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+
+    from .. import strategies as S
+else:  # imported on first use (conformance._lazy): a run of block checks never needs them
+    st = strategies_module()
+    S = suite_strategies()
 
 ROBOTS_RULES: tuple[str, ...] = (
     ROBOTS_GENERAL,

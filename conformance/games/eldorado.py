@@ -9,15 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib import resources
-
-from hypothesis import strategies as st
+from typing import TYPE_CHECKING
 
 import reference
 
-from .. import strategies as S
+from .._invalid_catalogue import ELDORADO_INVALID_KINDS, INVALID_EXAMPLES
+from .._lazy import strategies_module, suite_strategies
 from ..checks._classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from . import Escape, GameKit, register_kit, sweep
 from ._eldorado_kernel import eldorado_prizes, eldorado_tables
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+
+    from .. import strategies as S
+else:  # imported on first use (conformance._lazy): a run of block checks never needs them
+    st = strategies_module()
+    S = suite_strategies()
 
 _DATA = resources.files("conformance")
 
@@ -100,10 +108,10 @@ KIT = register_kit(
         name="eldorado",
         win_keys=("grid", "row", "symbol", "count", "amount_cents"),
         examples=("YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS", "VVVVB/PPPPP/YSVBP"),
-        valid_tickets=S.eldorado_tickets,
-        invalid_kinds=S.ELDORADO_INVALID_KINDS,
+        valid_tickets=lambda: S.eldorado_tickets(),
+        invalid_kinds=ELDORADO_INVALID_KINDS,
         invalid_tickets=_invalid,
-        invalid_examples=S.INVALID_EXAMPLES["eldorado"],
+        invalid_examples=INVALID_EXAMPLES["eldorado"],
         sweeps={
             "all_rows": sweep("conformance.checks.eldorado_rules", "all_row_tickets"),
             "extra_stages": sweep("conformance.checks.eldorado_rules", "extra_stage_tickets"),

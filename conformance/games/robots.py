@@ -9,16 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib import resources
-
-from hypothesis import strategies as st
+from typing import TYPE_CHECKING
 
 import reference
 
-from .. import strategies as S
+from .._invalid_catalogue import INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
+from .._lazy import strategies_module, suite_strategies
 from ..checks._classify import ROBOTS_GENERAL, RobotsDiagnosis
 from . import Escape, GameKit, register_kit, sweep
 from ._boards import euros, shape_svg
 from ._robots_kernel import robots_prizes, robots_tables
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+
+    from .. import strategies as S
+else:  # imported on first use (conformance._lazy): a run of block checks never needs them
+    st = strategies_module()
+    S = suite_strategies()
 
 _DATA = resources.files("conformance")
 
@@ -113,10 +121,10 @@ KIT = register_kit(
             "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C",  # contract 1's example
             "DQTCSPHO|Q O O2 H H T2 S S S S S S S D D D C C",
         ),
-        valid_tickets=S.robots_tickets,
-        invalid_kinds=S.ROBOTS_INVALID_KINDS,
+        valid_tickets=lambda: S.robots_tickets(),
+        invalid_kinds=ROBOTS_INVALID_KINDS,
         invalid_tickets=_invalid,
-        invalid_examples=S.INVALID_EXAMPLES["robots"],
+        invalid_examples=INVALID_EXAMPLES["robots"],
         sweeps={"gauge_fills": sweep("conformance.checks.robots_rules", "gauge_fill_tickets")},
         diagnosis=RobotsDiagnosis,
         general_requirement=ROBOTS_GENERAL,

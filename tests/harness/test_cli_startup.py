@@ -63,6 +63,24 @@ def test_the_check_registry_loads_no_statistics_library() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_strategies_load_on_first_use_with_hypothesis_pinned() -> None:
+    """The check registry and the game kits load without hypothesis; the first strategy a
+    check reads imports it, ``conformance._hypothesis`` (the seed-only draws) first."""
+    probe = (
+        "import sys; from conformance import registered_checks; registered_checks(); "
+        "from conformance.games import kits; ks = kits(); "
+        "before = 'hypothesis' in sys.modules; "
+        "ks[0].valid_tickets(); "
+        "print(before, 'conformance._hypothesis' in sys.modules, "
+        "'conformance.strategies' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
 def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) -> None:
     """``audit-block`` of a ``.jsonl.gz`` pays for its own command and the report writers,
     not for the HTTP client or server; its block file is inflated by python-isal (issue 12),
@@ -88,6 +106,9 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
     assert seen["code"] == 0
     loaded = set(seen["loaded"])
     assert not loaded & {"requests", "starlette", "uvicorn", "httpx"}
+    # no property-based check runs: hypothesis and the strategies load on first use only
+    # (conformance._lazy), and an unsigned run never loads cryptography
+    assert not loaded & {"hypothesis", "cryptography"}
     assert "isal" in loaded
     assert {m for m in loaded if m.startswith("harness._cli.")} == {
         "harness._cli.audit_block",

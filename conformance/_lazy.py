@@ -1,0 +1,54 @@
+"""Modules imported on first use: hypothesis and the suite's strategies cost about 0.1 s to
+import, and the commands that run no property-based check (``audit-block``, a run filtered to
+block checks) never need them. A check module names ``st`` or ``S`` as usual; the import
+happens the first time one of their attributes is read, typically inside a check.
+
+``HYPOTHESIS`` and ``STRATEGIES`` are the two every check module shares; either one loads
+``conformance._hypothesis`` first, which pins hypothesis's draws to the seed alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+
+class LazyModule:
+    """Stands for the module ``name``: any attribute read imports it (once) and reads its."""
+
+    def __init__(self, name: str, *, before: str | None = None) -> None:
+        self._name = name
+        self._before = before
+        self._module: ModuleType | None = None
+
+    def _load(self) -> ModuleType:
+        if self._module is None:
+            if self._before is not None:  # e.g. hypothesis pinned before any strategy is built
+                importlib.import_module(self._before)
+            self._module = importlib.import_module(self._name)
+        return self._module
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)  # copy, pickle, inspect: no import for a probe
+        return getattr(self._load(), attribute)
+
+    def __repr__(self) -> str:
+        state = "imported" if self._module is not None else "not imported yet"
+        return f"<lazy module {self._name!r}, {state}>"
+
+
+HYPOTHESIS = "hypothesis.strategies"
+STRATEGIES = "conformance.strategies"
+PIN = "conformance._hypothesis"
+
+
+def strategies_module() -> LazyModule:
+    """``hypothesis.strategies``, imported on first use (after ``conformance._hypothesis``)."""
+    return LazyModule(HYPOTHESIS, before=PIN)
+
+
+def suite_strategies() -> LazyModule:
+    """``conformance.strategies``, imported on first use (it imports hypothesis)."""
+    return LazyModule(STRATEGIES, before=PIN)
