@@ -181,6 +181,7 @@ class GameService:
         self._pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._writing = threading.Lock()  # one write transaction at a time in this process
         self._closed = False
         with self._connection() as db:
             db.executescript(_SCHEMA)
@@ -222,8 +223,15 @@ class GameService:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; ``IMMEDIATE`` takes the write lock first, so no deadlock."""
-        with self._connection() as db:
+        """One write transaction; ``IMMEDIATE`` takes the write lock first, so no deadlock.
+
+        SQLite has one writer at a time anyway; its busy handler retries with sleeps and no
+        queue, so under many concurrent plays (a certify runs up to 32 at once) one waiter
+        could lose the race for the whole 30 s ``timeout`` and fail its play with "database is
+        locked". The threads of this process therefore queue on a lock first, and SQLite's
+        timeout only arbitrates between processes sharing the file.
+        """
+        with self._writing, self._connection() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
