@@ -4,6 +4,7 @@ exact slow path, which alone writes faults), on the header, and on the index seq
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -124,13 +125,42 @@ class _ChunkResult:
     edges: dict[int, bytes]  # document position -> line, where the indices may break
 
 
-def _templates(spaced: bool) -> tuple[bytes, bytes, bytes]:
-    sp = b" " if spaced else b""
-    return (
-        b'{"index":' + sp,
-        b"," + sp + b'"prize_cents":' + sp,
-        b"," + sp + b'"ticket":' + sp + b'"',
-    )
+@dataclass(frozen=True)
+class _Layout:
+    """How a generator writes its unit lines: the order of the three keys and the bytes around
+    the values (``{``, ``:`` or ``: ``, ``,`` or ``, ``, ``}``), read off one line. The fast
+    path accepts exactly the lines written this way; any other line, valid or not, goes to the
+    exact slow path, so a layout can only make the audit faster, never change a verdict."""
+
+    order: tuple[str, str, str]
+    colon: bytes
+    comma: bytes
+    open: bytes
+    close: bytes
+
+    def key_literal(self, key: str) -> bytes:
+        return b'"' + key.encode() + b'"' + self.colon
+
+
+CANONICAL = _Layout(UNIT_KEYS, b":", b",", b"{", b"}")
+_LAYOUT = re.compile(
+    rb'(\{ ?)"(index|prize_cents|ticket)"( ?: ?)(?:\d+|"[^"\\]*")( ?, ?)'
+    rb'"(index|prize_cents|ticket)"\3(?:\d+|"[^"\\]*")\4'
+    rb'"(index|prize_cents|ticket)"\3(?:\d+|"[^"\\]*")( ?\})'
+)
+
+
+def _layout_of(buf: bytes) -> _Layout:
+    """The layout of the first line of ``buf`` if it is one the fast path knows (the three
+    keys once each, one colon and one comma spelling throughout), else the canonical one."""
+    first = buf[: buf.find(b"\n") + 1 or len(buf)].rstrip(b"\n")
+    found = _LAYOUT.fullmatch(first)
+    if found is None:
+        return CANONICAL
+    order = (found[2].decode(), found[5].decode(), found[6].decode())
+    if sorted(order) != sorted(UNIT_KEYS):
+        return CANONICAL
+    return _Layout(order, found[3], found[4], found[1], found[7])
 
 
 def _words(buf: bytes) -> npt.NDArray[np.uint64]:
@@ -169,6 +199,46 @@ def _digits(
     return value
 
 
+def _match_layout(
+    a: npt.NDArray[np.uint8],
+    words: npt.NDArray[np.uint64],
+    q: IntArray,
+    s: IntArray,
+    e: IntArray,
+    layout: _Layout,
+) -> tuple[npt.NDArray[np.bool_], dict[str, IntArray], tuple[IntArray, IntArray]]:
+    """Which lines [s, e) with quotes ``q`` (8 a line) are written exactly in ``layout``: their
+    two integers parsed (canonical JSON) and the bounds of their ticket's text."""
+    n = len(s)
+    good = (e - s >= 30) & _match_at(words, s, layout.open)
+    good &= _match_at(words, np.maximum(e - len(layout.close), 0), layout.close)
+    slot = 0
+    at = s + len(layout.open)  # where the next key's opening quote must stand
+    values: dict[str, IntArray] = {}
+    t0 = t1 = np.zeros(n, np.int64)
+    for k, key in enumerate(layout.order):
+        literal = layout.key_literal(key)
+        good &= (q[:, slot] == at) & (q[:, slot + 1] == at + len(key) + 1)
+        good &= _match_at(words, np.where(good, at, s), literal)
+        begin = at + len(literal)
+        slot += 2
+        last = k == len(layout.order) - 1
+        if key == "ticket":
+            good &= q[:, slot] == begin
+            t0, t1 = q[:, slot] + 1, q[:, slot + 1]
+            end = q[:, slot + 1] + 1
+            slot += 2
+        else:  # an integer runs to the comma before the next key's quote, or to the close
+            end = e - len(layout.close) if last else q[:, slot] - len(layout.comma)
+            values[key] = _digits(a, begin, end, good)
+        if last:
+            good &= end == e - len(layout.close)
+        else:
+            good &= _match_at(words, np.where(good, end, s), layout.comma)
+            at = end + len(layout.comma)
+    return good, values, (t0, t1)
+
+
 def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
     """Audit the unit lines in ``buf`` (each ending in a newline), the first at ``first``.
 
@@ -198,19 +268,9 @@ def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
         q = quotes[np.repeat(per_line == 8, per_line[:n])].reshape(-1, 8)
     if len(candidates):
         s, e = starts[candidates], ends[candidates]
-        spaced = bool(len(buf) > 10 and buf[9:10] == b" ")
-        p0, p1, p2 = _templates(spaced)
-        w = len(p1) - len(p1.lstrip(b", "))  # bytes before the key's opening quote
-        good = (e - s >= len(p0) + len(p1) + len(p2) + 4) & (a[e - 1] == ord("}"))
-        good &= (q[:, 7] == e - 2) & (q[:, 0] == s + 1) & (q[:, 1] == s + 7)
-        p1_at = q[:, 2] - w
-        p2_at = q[:, 4] - w
-        good &= (p1_at > s) & (p2_at > p1_at)
-        good &= _match_at(words, s, p0) & _match_at(words, np.where(good, p1_at, s), p1)
-        good &= _match_at(words, np.where(good, p2_at, s), p2)
-        index = _digits(a, s + len(p0), p1_at, good)
-        prize = _digits(a, p1_at + len(p1), p2_at, good)
-        t0, t1 = p2_at + len(p2), q[:, 7]
+        layout = _layout_of(buf)
+        good, values, (t0, t1) = _match_layout(a, words, q, s, e, layout)
+        index, prize = values["index"], values["prize_cents"]
         good &= np.isin(prize, np.fromiter(params.table, np.int64))
         truth = _kernels.ticket_prizes(buf, a, words, params.game, params.stake, t0, t1, good)
         good &= truth == prize

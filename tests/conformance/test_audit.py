@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -463,6 +465,63 @@ def test_canonical_lines_never_need_the_slow_path(
     monkeypatch.setattr(audit_judge, "judge_line", lambda line, *a: calls.append(line))
     result = run(game, stake, correct(game, stake))
     assert calls == [] and result.faults == ()
+
+
+def written_as(line: bytes, order: tuple[str, ...], colon: str, comma: str, pad: str) -> bytes:
+    """``line`` rewritten by another generator: its keys in ``order``, those separators."""
+    value = json.loads(line)
+    body = comma.join(f'"{k}"{colon}{json.dumps(value[k])}' for k in order)
+    return ("{" + pad + body + pad + "}").encode()
+
+
+LAYOUTS = [
+    (order, colon, comma, pad)
+    for order in itertools.permutations(_audit.UNIT_KEYS)
+    for colon, comma, pad in (
+        (":", ",", ""),
+        (": ", ", ", ""),
+        (":", ", ", " "),
+        (" : ", " , ", ""),
+    )
+]
+
+
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda v: "-".join(map(repr, v)))
+def test_any_fixed_layout_of_unit_lines_takes_the_fast_path(
+    game: str, stake: int, layout: tuple[Any, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generator that writes its keys in another order, or other separators, the same on
+    every line, is judged at full speed: its layout is read off the chunk's first line."""
+    lines = [written_as(line, *layout) for line in correct(game, stake)]
+    calls: list[bytes] = []
+    monkeypatch.setattr(audit_judge, "judge_line", lambda line, *a: calls.append(line))
+    result = run(game, stake, lines)
+    assert calls == [] and result.faults == ()
+    assert result.prizes.tolist() == kit.prizes_of(correct(game, stake)).tolist()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS[::3], ids=lambda v: "-".join(map(repr, v)))
+def test_faults_in_another_layout_are_judged_as_in_the_canonical_one(
+    layout: tuple[Any, ...],
+) -> None:
+    """The layout only chooses the fast path: every line it does not vouch for (a wrong prize,
+    a key spelled otherwise, a key twice, a line in yet another layout) is judged exactly."""
+    lines = correct("robots", 100)
+    changed = list(lines)
+    winner = next(i for i, x in enumerate(lines) if json.loads(x)["prize_cents"] > 0)
+    changed[winner] = changed[winner].replace(b'"prize_cents":', b'"prize_cents":1', 1)
+    changed[7] = changed[7].replace(b'"ticket"', b'"tickets"')
+    changed[9] = changed[9].replace(b'"index":9', b'"index":9,"index":9')
+    rewritten = [written_as(x, *layout) if n not in (7, 9) else x for n, x in enumerate(changed)]
+    rewritten[11] = lines[11]  # the canonical layout in the middle of another one: still fine
+    canonical = run("robots", 100, changed)
+    other = run("robots", 100, rewritten)
+    assert other.fault_counts == canonical.fault_counts
+    assert {"unit_prize", "unit_lines"} <= aspects(other)
+    assert [(f.aspect, f.position) for f in other.faults] == [
+        (f.aspect, f.position) for f in canonical.faults
+    ]
 
 
 @pytest.mark.parametrize(("game", "stake"), GAMES)
