@@ -128,7 +128,8 @@ class _ChunkResult:
 @dataclass(frozen=True)
 class _Layout:
     """How a generator writes its unit lines: the order of the three keys and the bytes around
-    the values (``{``, ``:`` or ``: ``, ``,`` or ``, ``, ``}``), read off one line. The fast
+    the values (``{``, ``:`` or ``: ``, ``,`` or ``, ``, ``}``, a CR before the newline or not),
+    read off one line. The fast
     path accepts exactly the lines written this way; any other line, valid or not, goes to the
     exact slow path, so a layout can only make the audit faster, never change a verdict."""
 
@@ -146,7 +147,7 @@ CANONICAL = _Layout(UNIT_KEYS, b":", b",", b"{", b"}")
 _LAYOUT = re.compile(
     rb'(\{ ?)"(index|prize_cents|ticket)"( ?: ?)(?:\d+|"[^"\\]*")( ?, ?)'
     rb'"(index|prize_cents|ticket)"\3(?:\d+|"[^"\\]*")\4'
-    rb'"(index|prize_cents|ticket)"\3(?:\d+|"[^"\\]*")( ?\})'
+    rb'"(index|prize_cents|ticket)"\3(?:\d+|"[^"\\]*")( ?\}\r?)'
 )
 
 

@@ -467,11 +467,14 @@ def test_canonical_lines_never_need_the_slow_path(
     assert calls == [] and result.faults == ()
 
 
-def written_as(line: bytes, order: tuple[str, ...], colon: str, comma: str, pad: str) -> bytes:
-    """``line`` rewritten by another generator: its keys in ``order``, those separators."""
+def written_as(
+    line: bytes, order: tuple[str, ...], colon: str, comma: str, pad: str, end: str = ""
+) -> bytes:
+    """``line`` rewritten by another generator: its keys in ``order``, those separators,
+    ``end`` before the newline (a CR: JSON Lines written on Windows)."""
     value = json.loads(line)
     body = comma.join(f'"{k}"{colon}{json.dumps(value[k])}' for k in order)
-    return ("{" + pad + body + pad + "}").encode()
+    return ("{" + pad + body + pad + "}" + end).encode()
 
 
 LAYOUTS = [
@@ -483,6 +486,9 @@ LAYOUTS = [
         (":", ", ", " "),
         (" : ", " , ", ""),
     )
+] + [
+    (("ticket", "index", "prize_cents"), ": ", ", ", "", "\r"),
+    (_audit.UNIT_KEYS, ":", ",", "", "\r"),
 ]
 
 
