@@ -151,17 +151,26 @@ _LAYOUT = re.compile(
 )
 
 
+LAYOUT_PROBES = 16  # lines of a chunk tried, in order, for its layout
+
+
 def _layout_of(buf: bytes) -> _Layout:
-    """The layout of the first line of ``buf`` if it is one the fast path knows (the three
-    keys once each, one colon and one comma spelling throughout), else the canonical one."""
-    first = buf[: buf.find(b"\n") + 1 or len(buf)].rstrip(b"\n")
-    found = _LAYOUT.fullmatch(first)
-    if found is None:
-        return CANONICAL
-    order = (found[2].decode(), found[5].decode(), found[6].decode())
-    if sorted(order) != sorted(UNIT_KEYS):
-        return CANONICAL
-    return _Layout(order, found[3], found[4], found[1], found[7])
+    """The layout of the first of the chunk's first ``LAYOUT_PROBES`` lines written in one the
+    fast path knows (the three keys once each, one colon and one comma spelling throughout),
+    else the canonical one: a faulty first line does not send the whole chunk to the slow path."""
+    at = 0
+    for _ in range(LAYOUT_PROBES):
+        end = buf.find(b"\n", at)
+        line = buf[at : len(buf) if end < 0 else end]
+        found = _LAYOUT.fullmatch(line)
+        if found is not None:
+            order = (found[2].decode(), found[5].decode(), found[6].decode())
+            if sorted(order) == sorted(UNIT_KEYS):
+                return _Layout(order, found[3], found[4], found[1], found[7])
+        if end < 0:
+            break
+        at = end + 1
+    return CANONICAL
 
 
 def _words(buf: bytes) -> npt.NDArray[np.uint64]:

@@ -507,20 +507,42 @@ def test_any_fixed_layout_of_unit_lines_takes_the_fast_path(
     assert result.prizes.tolist() == kit.prizes_of(correct(game, stake)).tolist()
 
 
+def test_a_first_line_in_no_layout_leaves_the_rest_of_its_chunk_fast(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layout = (("ticket", "prize_cents", "index"), ": ", ", ", "")
+    lines = [written_as(line, *layout) for line in correct("robots", 100)]
+    lines[0] = b"not json"
+    calls: list[bytes] = []
+    real = audit_judge.judge_line
+
+    def judged(line: bytes, *args: Any) -> Any:
+        calls.append(line)
+        return real(line, *args)
+
+    monkeypatch.setattr(audit_judge, "judge_line", judged)
+    result = run("robots", 100, lines)
+    assert calls == [b"not json"]  # the chunk's layout came from its second line
+    assert aspects(result) >= {"unit_lines"}
+
+
 @pytest.mark.parametrize("layout", LAYOUTS[::3], ids=lambda v: "-".join(map(repr, v)))
 def test_faults_in_another_layout_are_judged_as_in_the_canonical_one(
     layout: tuple[Any, ...],
 ) -> None:
     """The layout only chooses the fast path: every line it does not vouch for (a wrong prize,
-    a key spelled otherwise, a key twice, a line in yet another layout) is judged exactly."""
+    a key spelled otherwise, a key twice, a line in yet another layout) is judged exactly; a
+    first line in no layout at all does not take the fast path from the lines after it."""
     lines = correct("robots", 100)
     changed = list(lines)
-    winner = next(i for i, x in enumerate(lines) if json.loads(x)["prize_cents"] > 0)
+    winner = next(i for i, x in enumerate(lines) if i > 11 and json.loads(x)["prize_cents"] > 0)
     changed[winner] = changed[winner].replace(b'"prize_cents":', b'"prize_cents":1', 1)
     changed[7] = changed[7].replace(b'"ticket"', b'"tickets"')
     changed[9] = changed[9].replace(b'"index":9', b'"index":9,"index":9')
     rewritten = [written_as(x, *layout) if n not in (7, 9) else x for n, x in enumerate(changed)]
     rewritten[11] = lines[11]  # the canonical layout in the middle of another one: still fine
+    rewritten[0] = b'{"index":0}'  # a first line in no layout: the next one gives the layout
+    changed[0] = rewritten[0]
     canonical = run("robots", 100, changed)
     other = run("robots", 100, rewritten)
     assert other.fault_counts == canonical.fault_counts
