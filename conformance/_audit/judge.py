@@ -129,9 +129,9 @@ class _ChunkResult:
 class _Layout:
     """How a generator writes its unit lines: the order of the three keys and the bytes around
     the values (``{``, ``:`` or ``: ``, ``,`` or ``, ``, ``}``, a CR before the newline or not),
-    read off one line. The fast
-    path accepts exactly the lines written this way; any other line, valid or not, goes to the
-    exact slow path, so a layout can only make the audit faster, never change a verdict."""
+    read off one line. The fast path accepts exactly the lines written this way; any other
+    line, valid or not, goes to the exact slow path, so a layout can only make the audit
+    faster, never change a verdict."""
 
     order: tuple[str, str, str]
     colon: bytes
