@@ -3,8 +3,10 @@ import, and the commands that run no property-based check (``audit-block``, a ru
 block checks) never need them. A check module names ``st`` or ``S`` as usual; the import
 happens the first time one of their attributes is read, typically inside a check.
 
-``HYPOTHESIS`` and ``STRATEGIES`` are the two every check module shares; either one loads
-``conformance._hypothesis`` first, which pins hypothesis's draws to the seed alone.
+``strategies_module()`` (hypothesis's ``st``) and ``suite_strategies()`` (the suite's ``S``) are
+the two the check modules and kits use; either one loads ``conformance._hypothesis`` first,
+which pins hypothesis's draws to the seed alone. Concurrent first uses are safe: the import
+system serialises them.
 """
 
 from __future__ import annotations
