@@ -5,8 +5,8 @@ against a target 20 ms away, a run that makes one request at a time is all laten
 therefore runs independent checks concurrently on a bounded pool of threads (every check opens
 its own accounts, so none sees another's plays). A *solo* task (a block check, which keeps both
 cores busy with audit processes of its own, forked; a check that watches the units on sale)
-runs alone: no other task is running while it runs, so no other thread is busy when it forks
-and no other check buys a unit under its eyes.
+runs alone, in the calling thread: no other task is running while it runs, so no other thread
+is busy when it forks and no other check buys a unit under its eyes.
 
 The order tasks *start* in is free, and chosen for the wall time: the solo tasks first, one by
 one, then every other task side by side, those marked ``early`` (the long ones) first. Solo
@@ -85,10 +85,10 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
 
         return emit
 
-    def body(task: Task[E]) -> None:
+    def body(task: Task[E], emit: Emit[E] | None = None) -> None:
         nonlocal running, solo_running, failed_at
         try:
-            task.run(emitter(task))
+            task.run(emitter(task) if emit is None else emit)
         except BaseException as exc:  # handed on in its turn, in the caller's thread
             task.error = exc
         finally:
@@ -101,8 +101,9 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
                     solo_running = False
                 changed.notify_all()
 
-    def start_what_may(pool: ThreadPoolExecutor) -> None:
-        """Start waiting tasks while the rules allow (called with ``changed`` held)."""
+    def start_what_may(pool: ThreadPoolExecutor) -> Task[E] | None:
+        """Start waiting tasks while the rules allow (called with ``changed`` held); a solo
+        task whose turn to start has come is returned instead, for this thread to run."""
         nonlocal running, solo_running
         while waiting and not solo_running and running < workers:
             task = waiting[0]
@@ -110,11 +111,14 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
                 waiting.popleft()
                 continue
             if task.solo and running:
-                return  # it waits for every running task to end
+                return None  # it waits for every running task to end
             waiting.popleft()
             running += 1
             solo_running = task.solo
+            if task.solo:
+                return task
             pool.submit(body, task)
+        return None
 
     pool = ThreadPoolExecutor(min(workers, len(tasks)), thread_name_prefix="instantcert-check")
     try:
@@ -122,15 +126,21 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
             handed = 0
             while True:
                 with changed:
-                    start_what_may(pool)
-                    while handed == len(task.events) and not task.done:
+                    solo = start_what_may(pool)
+                    while solo is None and handed == len(task.events) and not task.done:
                         changed.wait()
-                        start_what_may(pool)
+                        solo = start_what_may(pool)
                     fresh = task.events[handed:]
                     finished = task.done and handed + len(fresh) == len(task.events)
                 for event in fresh:
                     deliver(event)
                 handed += len(fresh)
+                if solo is not None:
+                    # alone, in this thread (no other thread is busy when it forks); its events
+                    # go straight out when it is the task whose turn it is, else to its buffer
+                    current = solo is task and handed == len(task.events)
+                    body(solo, deliver if current else None)
+                    continue
                 if finished:
                     break
             task.events.clear()

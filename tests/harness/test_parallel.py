@@ -100,6 +100,27 @@ def test_solo_tasks_start_first_and_early_ones_before_the_rest() -> None:
     assert set(started[3:]) == {"a", "b", "c"}
 
 
+def test_solo_tasks_run_in_the_calling_thread_with_live_events_in_their_turn() -> None:
+    caller = threading.current_thread()
+    seen: list[tuple[str, bool]] = []
+    got: list[str] = []
+
+    def task(name: str, *, solo: bool = False) -> Task[str]:
+        def run(emit: Any) -> None:
+            seen.append((name, threading.current_thread() is caller))
+            emit(f"{name}:0")
+            if name == "first":  # its own turn: its events reach the reports as they come
+                assert got == ["first:0"]
+            emit(f"{name}:1")
+
+        return Task(run=run, solo=solo)
+
+    tasks = [task("first", solo=True), task("a"), task("later", solo=True), task("b")]
+    run_ordered(tasks, got.append, workers=3)
+    assert dict(seen) == {"first": True, "later": True, "a": False, "b": False}
+    assert got == ["first:0", "first:1", "a:0", "a:1", "later:0", "later:1", "b:0", "b:1"]
+
+
 def test_a_failing_task_stops_the_tasks_not_started() -> None:
     ran: list[str] = []
 
