@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from contract import ErrorReply
 
 from ._audit import (
+    MAX_INDEX,
     AuditError,
     Checkpoint,
     chunks_from_reader,
@@ -31,6 +32,12 @@ from ._audit import (
 from ._execute import CheckOutcome
 
 Document = dict[str, Any]
+
+
+def _sound(value: object) -> int | None:
+    """A header integer the file target can use; None for anything else (the block checks
+    report it as a header fault)."""
+    return value if type(value) is int and 0 <= value <= MAX_INDEX else None
 
 
 def _nth_line_end(chunk: bytes, begin: int, lines: int) -> int:
@@ -89,10 +96,10 @@ class FileTarget:
         self.stake_cents: int = header["stake_cents"]
         block_id = header.get("block_id")
         self.block_id = block_id if isinstance(block_id, str) else ""
-        units, start, count = (header.get(k) for k in ("units", "start", "count"))
-        self.units = units if type(units) is int else 0
-        self.start = start if type(start) is int else 0
-        self.count = count if type(count) is int else self.units
+        units, start, count = (_sound(header.get(k)) for k in ("units", "start", "count"))
+        self.units = 0 if units is None else units
+        self.start = 0 if start is None else start
+        self.count = self.units if count is None else count
         self._chunk_starts: list[tuple[int, int]] = []  # (unit line number, document offset)
         self._checkpoints: list[Checkpoint] = []
         self._cursor: tuple[int, Iterator[bytes]] | None = None  # (unit lines before, chunks)
@@ -200,7 +207,9 @@ class FileTarget:
     ) -> FileBlockStream:
         if block_id != self.block_id:
             raise ErrorReply(404, "unknown_block", f"the file holds block {self.block_id!r} only")
-        if start is None and count is None:
+        if (start is None and count is None) or (
+            self.document_slice is not None and (start, count) == self.document_slice
+        ):  # the whole document as stored: its own header line, and its bytes for the SHA-256
             return self._whole()
         first = self.start if start is None else start
         size = self.start + self.count - first if count is None else count

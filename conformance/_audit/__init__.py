@@ -37,6 +37,7 @@ from .driver import (
 )
 from .judge import (
     EVIDENCE_BYTES,
+    MAX_INDEX,
     PADDING,
     UNIT_KEYS,
     _check_header,
@@ -68,6 +69,7 @@ __all__ = [
     "EVIDENCE_BYTES",
     "FORMAT",
     "MAX_FILE_LINE_BYTES",
+    "MAX_INDEX",
     "PADDING",
     "PARALLEL_MIN_UNITS",
     "RAW_READ",

@@ -34,6 +34,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 UNIT_KEYS = ("index", "prize_cents", "ticket")
+MAX_INDEX = 2**62  # an index past this is no block's (and would not fit the audit's arrays)
+MAX_PRIZE_CENTS = 2**31 - 1  # a declared prize past this is no lot's (tallies are int32)
 
 
 @dataclass
@@ -66,14 +68,21 @@ def judge_line(
             ("unit_lines", f"a unit has exactly the fields {list(UNIT_KEYS)}, this one has {keys}")
         )
     got_index = value.get("index")
-    declared = got_index if type(got_index) is int and got_index >= 0 else -1
+    declared = got_index if type(got_index) is int and 0 <= got_index <= MAX_INDEX else -1
     if type(got_index) is not int:
         faults.append(("unit_lines", f"'index' must be an integer, got {got_index!r}"))
+    elif got_index > MAX_INDEX:
+        faults.append(("unit_lines", f"'index' {got_index} is out of range (at most 2**62)"))
     elif index is not None and got_index != index:
         faults.append(("sequence", f"expected index {index}, got {got_index}"))
     prize = value.get("prize_cents")
     if type(prize) is not int or prize < 0:
         faults.append(("unit_lines", f"'prize_cents' must be an integer >= 0, got {prize!r}"))
+        prize = -1
+    elif prize > MAX_PRIZE_CENTS:
+        faults.append(
+            ("unit_lines", f"'prize_cents' {prize} is out of range (at most {MAX_PRIZE_CENTS})")
+        )
         prize = -1
     elif prize not in table:
         faults.append(("lot_table", f"prize_cents {prize} is not a prize of the lot table"))
@@ -389,6 +398,8 @@ def _check_header(header: Mapping[str, Any], expect: Expectation) -> list[Fault]
         value = header.get(key)
         if type(value) is not int or value < 0:
             fault(f"{key!r} must be an integer >= 0, got {value!r}")
+        elif value > MAX_INDEX:
+            fault(f"{key!r} is out of range (at most 2**62), got {value!r}")
     units, start, count = header.get("units"), header.get("start"), header.get("count")
     if type(units) is int and units != expect.block_units:
         fault(

@@ -7,6 +7,7 @@ import hashlib
 import itertools
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +254,26 @@ def test_each_malformed_line_is_named_by_its_aspect(line: bytes, aspect: str) ->
     found = {f.aspect for f in result.faults if f.position == 3}
     assert aspect in found
     assert all(f.line == line for f in result.faults if f.position == 3)
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        b'"index":99999999999999999999',
+        b'"prize_cents":99999999999999999999',
+        b'"prize_cents":4294967396',
+    ],
+)
+def test_integers_past_any_block_are_faults_not_overflows(field: bytes) -> None:
+    """JSON integers have no bound: one past what the audit's arrays hold is a unit_lines
+    fault of its line (it crashed the audit with OverflowError, or wrapped round to a lot)."""
+    lines = correct("robots", 100)
+    key = field.split(b":")[0]
+    lines[3] = re.sub(key + rb":\d+", field, lines[3])
+    result = run("robots", 100, lines)
+    assert {f.aspect for f in result.faults if f.position == 3} >= {"unit_lines"}
+    if key == b'"prize_cents"':
+        assert result.prizes[3] == -1  # not tallied as some other lot
 
 
 def test_header_faults() -> None:

@@ -458,6 +458,26 @@ def test_a_file_holding_a_slice_is_audited_as_a_slice(tmp_path: Path) -> None:
     assert np.isclose(block["face_value_cents"], 800 * 100)
 
 
+@pytest.mark.parametrize("field", ["start", "count", "units"])
+def test_header_integers_past_any_block_are_header_faults(tmp_path: Path, field: str) -> None:
+    """A header's start, count or units of 10**30 (JSON integers have no bound) is a header
+    fault of the file, never an OverflowError ending the checks in error."""
+    target = kit.small_target("robots", 100)
+    head, lines = target.blocks["robots-100-0001"]
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(
+        kit.document({**head, "start": 1000, "count": 800, field: 10**30}, lines[1000:1800])
+    )
+    result = audit_block_file(path)
+    assert not [c for c, o in result.outcomes.items() if o.outcome == "error"], {
+        c: o.message[-300:] for c, o in result.outcomes.items() if o.outcome == "error"
+    }
+    assert result.requirements["blocks.contract3.header"] == "fail"
+    assert "out of range" in result.outcomes["blocks.header"].message + "".join(
+        str(e) for e in result.outcomes["blocks.header"].evidence
+    )
+
+
 @pytest.mark.slow
 def test_a_whole_reference_robots_block_file_passes(tmp_path: Path) -> None:
     from reference._blockfile import write_block_file
