@@ -68,3 +68,22 @@ def test_two_files_holding_one_block_are_refused(
     out = tmp_path / "report"
     assert main(["audit-block", str(files[0]), str(files[0]), "--out", str(out)]) == 2
     assert "both hold block 'eldorado-100-0001'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "change", [{"count": "3000"}, {"generator": [1, 2]}, {"format": {"v": 1}}, {"start": -1}]
+)
+def test_a_bad_header_field_of_a_file_fails_its_header_not_an_error(
+    files: tuple[Path, Path], tmp_path: Path, change: dict[str, object]
+) -> None:
+    """A file's header line is the file's content, judged by the block checks: a field of the
+    wrong type fails ``blocks.contract3.header``; it is not the target misbehaving (the seam's
+    schema would have ended every block check in error)."""
+    header, *units = files[0].read_text().splitlines()
+    path = tmp_path / "bad-header.jsonl"
+    path.write_text("\n".join([json.dumps({**json.loads(header), **change}), *units]) + "\n")
+    out = tmp_path / "report"
+    assert main(["audit-block", str(path), "--out", str(out)]) == 1
+    outcomes = _outcomes(out)
+    assert outcomes["blocks.contract3.header"] == "fail"
+    assert "error" not in outcomes.values(), outcomes
