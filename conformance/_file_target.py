@@ -325,7 +325,10 @@ def block_file_of(adapter: object) -> FileTarget | FileTargets | None:
     for _ in range(8):  # a guard around a validator around the run's adapter, at most
         if isinstance(adapter, (FileTarget, FileTargets)):
             return adapter
-        inner = getattr(adapter, "underlying", None)
+        try:
+            inner = getattr(adapter, "underlying", None)
+        except Exception:  # a vendor adapter's attribute that raises: not a block file
+            return None
         if inner is None or inner is adapter:
             return None
         adapter = inner

@@ -578,3 +578,26 @@ def test_a_file_target_serves_slices_before_and_after_a_whole_read(
     for start, count in sorted(probes):
         assert read(start, count) == lines[start : start + count]
         assert served._cursor is not None and served._cursor[0] == start + count
+
+
+def test_block_file_of_sees_through_the_seams_wrappers_and_nothing_else(tmp_path: Path) -> None:
+    from conformance._file_target import block_file_of, open_file_target
+    from contract import Validated
+
+    head, lines = kit.small_target("robots", 100).blocks["robots-100-0001"]
+    path = tmp_path / "whole.jsonl"
+    path.write_bytes(kit.document(head, lines))
+    target = open_file_target(path)
+
+    class Guard:  # as harness._budget.GuardedAdapter keeps the run's adapter
+        def __init__(self, underlying: object) -> None:
+            self.underlying = underlying
+
+    class Raising:  # a vendor adapter whose attribute raises: simply not a block file
+        @property
+        def underlying(self) -> object:
+            raise ValueError("no such thing")
+
+    assert block_file_of(Validated(Guard(Validated(target)))) is target  # type: ignore[arg-type]
+    assert block_file_of(Raising()) is None
+    assert block_file_of(kit.small_target("robots", 100)) is None
