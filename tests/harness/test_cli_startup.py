@@ -22,12 +22,17 @@ print(json.dumps({"code": code, "loaded": loaded}))
 """
 
 
-def loaded_by(*argv: str) -> dict[str, object]:
+def python(code: str, *argv: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter (a module loaded before cannot hide)."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return done.stdout
+
+
+def loaded_by(*argv: str, probe: str = PROBE) -> dict[str, object]:
+    result: dict[str, object] = json.loads(python(probe, *argv).strip().splitlines()[-1])
     return result
 
 
@@ -56,11 +61,7 @@ def test_the_check_registry_loads_no_statistics_library() -> None:
         "from conformance import _stats; _stats.holm; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert python(probe).strip() == "[]"
 
 
 def test_strategies_load_on_first_use_with_hypothesis_pinned() -> None:
@@ -74,11 +75,7 @@ def test_strategies_load_on_first_use_with_hypothesis_pinned() -> None:
         "print(before, 'conformance._hypothesis' in sys.modules, "
         "'conformance.strategies' in sys.modules)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True", "True"]
+    assert python(probe).split() == ["False", "True", "True"]
 
 
 def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) -> None:
@@ -95,14 +92,7 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
         f"assert reader.open_document({str(path)!r}).fast\n"
         "print(json.dumps(",
     ).replace('"cryptography")', '"cryptography", "uvicorn", "httpx", "isal")')
-    done = subprocess.run(
-        [sys.executable, "-c", probe, "audit-block", str(path), "--out", str(tmp_path / "r")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = loaded_by("audit-block", str(path), "--out", str(tmp_path / "r"), probe=probe)
     assert seen["code"] == 0
     loaded = set(seen["loaded"])
     assert not loaded & {"requests", "starlette", "uvicorn", "httpx"}
