@@ -20,11 +20,11 @@ from typing import Any, NoReturn
 from contract import ErrorReply
 
 from ._audit import (
-    MAX_INDEX,
     AuditError,
     Checkpoint,
     chunks_from_reader,
     expectation_for,
+    header_count,
     open_document,
     read_header,
     resume_document,
@@ -32,12 +32,6 @@ from ._audit import (
 from ._execute import CheckOutcome
 
 Document = dict[str, Any]
-
-
-def _sound(value: object) -> int | None:
-    """A header integer the file target can use; None for anything else (the block checks
-    report it as a header fault)."""
-    return value if type(value) is int and 0 <= value <= MAX_INDEX else None
 
 
 def _nth_line_end(chunk: bytes, begin: int, lines: int) -> int:
@@ -96,7 +90,7 @@ class FileTarget:
         self.stake_cents: int = header["stake_cents"]
         block_id = header.get("block_id")
         self.block_id = block_id if isinstance(block_id, str) else ""
-        units, start, count = (_sound(header.get(k)) for k in ("units", "start", "count"))
+        units, start, count = (header_count(header, k) for k in ("units", "start", "count"))
         self.units = 0 if units is None else units
         self.start = 0 if start is None else start
         self.count = self.units if count is None else count

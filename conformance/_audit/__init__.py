@@ -45,6 +45,7 @@ from .judge import (
     _LineVerdict,
     _Params,
     audit_chunk,
+    header_count,
     judge_line,
     sequence_faults,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "chunks_from_reader",
     "default_workers",
     "expectation_for",
+    "header_count",
     "judge_line",
     "open_document",
     "read_header",

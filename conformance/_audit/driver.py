@@ -23,7 +23,14 @@ import numpy.typing as npt
 import reference
 
 from .. import _kernels, _scipy
-from .judge import MAX_INDEX, _check_header, _ChunkResult, _Params, audit_chunk, sequence_faults
+from .judge import (
+    _check_header,
+    _ChunkResult,
+    _Params,
+    audit_chunk,
+    header_count,
+    sequence_faults,
+)
 from .model import ASPECTS, AuditError, BlockAudit, Expectation, Fault
 from .reader import open_document, read_header
 
@@ -108,19 +115,11 @@ def audit(
     """
     header = dict(header)
     faults = _check_header(header, expect)
-
-    def sound(key: str) -> int | None:  # a header integer the audit can use (else: a fault)
-        value = header.get(key)
-        return value if type(value) is int and 0 <= value <= MAX_INDEX else None
-
-    units = sound("units")
+    units = header_count(header, "units")
     units = expect.block_units if units is None else units
-    start = expect.start if expect.start is not None else 0
-    count = expect.count if expect.count is not None else units
-    if expect.start is None and sound("start") is not None:
-        start = header["start"]
-    if expect.count is None and sound("count") is not None:
-        count = header["count"]
+    start = expect.start if expect.start is not None else header_count(header, "start") or 0
+    count = expect.count if expect.count is not None else header_count(header, "count")
+    count = units if count is None else count
     params = _Params(
         expect.game,
         expect.stake_cents,

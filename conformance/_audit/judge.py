@@ -38,6 +38,13 @@ MAX_INDEX = 2**62  # an index past this is no block's (and would not fit the aud
 MAX_PRIZE_CENTS = 2**31 - 1  # a declared prize past this is no lot's (tallies are int32)
 
 
+def header_count(header: Mapping[str, Any], key: str) -> int | None:
+    """A header's ``units``, ``start`` or ``count`` when it is one the audit can use (an
+    integer in [0, MAX_INDEX]); None for anything else, which ``_check_header`` reports."""
+    value = header.get(key)
+    return value if type(value) is int and 0 <= value <= MAX_INDEX else None
+
+
 @dataclass
 class _LineVerdict:
     prize: int  # declared prize, -1 when the line gives none
