@@ -114,11 +114,39 @@ def pearsonr(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[float, float]:
     norm_a = amax * np.linalg.norm(am / amax, ord=2, axis=-1, keepdims=True)
     norm_b = bmax * np.linalg.norm(bm / bmax, ord=2, axis=-1, keepdims=True)
     r = float(np.clip(np.dot(am / norm_a, bm / norm_b), -1.0, 1.0))
-    n = float(len(a))
+    return _pearson_p(r, len(a))
+
+
+def _pearson_p(r: float, n: int) -> tuple[float, float]:
     if n == 2:
         return float(np.round(r)), 1.0
     ab = n / 2 - 1
     return r, float(2 * special.betaincc(ab, ab, (abs(r) - -1) / 2))
+
+
+def pearsonr_integers(x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]) -> tuple[float, float]:
+    """``pearsonr`` of two samples of small integers (prize tiers), r from exact integer sums:
+    n sum(xy) - sum(x) sum(y) over the square roots of the same for x and y, rounded once.
+
+    scipy's float algorithm takes a dozen passes over the samples (a fifth of a second on a
+    robots block); this takes five, and its r differs from scipy's only in the last bits
+    (``tests/conformance/test_laws.py``). Samples whose sums could overflow 64 bits, or that
+    are not integers, go to ``pearsonr``."""
+    n = len(x)
+    if len(y) != n or n < 2 or x.dtype.kind not in "iu" or y.dtype.kind not in "iu":
+        return pearsonr(x, y)
+    top = max(int(np.abs(x).max()), int(np.abs(y).max()), 1)
+    if top * top * n >= 2**62:
+        return pearsonr(x, y)
+    a, b = x.astype(np.int64, copy=False), y.astype(np.int64, copy=False)
+    sx, sy = int(a.sum()), int(b.sum())
+    vx = n * int(np.dot(a, a)) - sx * sx
+    vy = n * int(np.dot(b, b)) - sy * sy
+    if vx == 0 or vy == 0:
+        return math.nan, math.nan
+    cov = n * int(np.dot(a, b)) - sx * sy
+    r = min(1.0, max(-1.0, cov / (math.sqrt(vx) * math.sqrt(vy))))
+    return _pearson_p(r, n)
 
 
 def geom_cdf(k: npt.ArrayLike, p: float) -> FloatArray:

@@ -272,10 +272,16 @@ def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
     returned (``indices``) and the sequence is judged over the whole document by
     ``sequence_faults``, so a missing or repeated line is one finding, not a cascade.
     """
-    padded = buf + bytes(PADDING)
+    return audit_padded(buf + bytes(PADDING), len(buf), first, params)
+
+
+def audit_padded(padded: bytes, size: int, first: int, params: _Params) -> _ChunkResult:
+    """``audit_chunk`` of ``padded[:size]``, which ``PADDING`` zero bytes follow in ``padded``
+    (a worker copies its chunk and the padding out of shared memory in one go)."""
+    buf = padded  # lines are sliced out of it by their offsets, all below ``size``
     words = _words(padded)
     a = np.frombuffer(padded, np.uint8)
-    ends = np.flatnonzero(a[: len(buf)] == 10).astype(np.int64)
+    ends = np.flatnonzero(a[:size] == 10).astype(np.int64)
     n = len(ends)
     starts = np.empty(n, np.int64)
     if n:
@@ -284,7 +290,7 @@ def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
     prizes = np.full(n, -1, np.int64)
     indices = np.full(n, -1, np.int64)
     ok = np.zeros(n, bool)
-    quotes = np.flatnonzero(a[: len(buf)] == 34).astype(np.int64)
+    quotes = np.flatnonzero(a[:size] == 34).astype(np.int64)
     q = quotes.reshape(-1, 8) if len(quotes) == 8 * n else np.zeros((0, 8), np.int64)
     if n and len(q) == n and bool(((q[:, 0] >= starts) & (q[:, 7] < ends)).all()):
         candidates = np.arange(n)  # the common case: 8 quotes on every line
@@ -347,7 +353,7 @@ def sequence_faults(
     if n == 0:
         return [], 0
     last_wanted = start + count - 1
-    filled = indices.copy()
+    filled = indices
     unknown = filled < 0
     if unknown.any():  # stands where it should: one past the line before it
         known = np.where(unknown, -1, np.arange(n))
@@ -355,13 +361,14 @@ def sequence_faults(
         base = np.where(last_known >= 0, filled[np.maximum(last_known, 0)], start - 1)
         gap = np.arange(n) - np.where(last_known >= 0, last_known, -1)
         filled = np.where(unknown, base + gap, filled)
-    previous = np.empty(n, np.int64)
-    previous[0] = start - 1
-    previous[1:] = filled[:-1]
-    breaks = np.flatnonzero(filled != previous + 1)
+    steps = np.diff(filled)
+    steps -= 1  # in place: zero where a line follows the one before it
+    breaks = np.flatnonzero(steps) + 1
+    if filled[0] != start:
+        breaks = np.concatenate(([0], breaks))
     faults: list[Fault] = []
     for at in breaks[:limit].tolist():
-        before, got = int(previous[at]), int(filled[at])
+        before, got = (int(filled[at - 1]) if at else start - 1), int(filled[at])
         if got > before + 1:
             missing = got - before - 1
             span = f"{before + 1}" if missing == 1 else f"{before + 1}..{got - 1}"

@@ -551,6 +551,7 @@ def test_a_file_target_serves_slices_before_and_after_a_whole_read(
         pytest.skip("python-isal is not installed")
     monkeypatch.setattr(reader, "CHUNK_BYTES", 5000)  # many chunks ...
     monkeypatch.setattr(reader, "RAW_READ", 700)  # ... and many checkpoints
+    monkeypatch.setattr(reader, "CHECKPOINT_BYTES", 700)
     target = kit.small_target("robots", 100)
     head, lines = target.blocks["robots-100-0001"]
     data = kit.document(head, lines)

@@ -133,7 +133,20 @@ def test_pearsonr_matches_scipy_over_the_range_of_r(n: int) -> None:
         r, p = _laws.pearsonr(x, y.astype(float))
         theirs = stats.pearsonr(x, y.astype(float))
         cases += [((mix, "r"), r, float(theirs.statistic)), ((mix, "p"), p, float(theirs.pvalue))]
+        # the serial test's exact-sum form, on the integer tiers themselves
+        r, p = _laws.pearsonr_integers(x.astype(np.int64), y.astype(np.int64))
+        cases += [((mix, "int r"), r, float(theirs.statistic)), ((mix, "int p"), p, theirs.pvalue)]
     check(cases)
+
+
+def test_pearsonr_integers_falls_back_or_gives_nan_where_it_must() -> None:
+    constant = np.full(10, 3, np.int64)
+    assert all(math.isnan(v) for v in _laws.pearsonr_integers(constant, np.arange(10)))
+    huge = np.array([2**40, 0, 2**40, 1, 0, 2**40], np.int64)  # n * max^2 past 2**62
+    ramp = np.arange(6, dtype=np.int64)
+    assert _laws.pearsonr_integers(huge, ramp) == _laws.pearsonr(huge, ramp)
+    floats = np.array([0.5, 1.5, 0.25, 3.0])
+    assert _laws.pearsonr_integers(floats, floats[::-1]) == _laws.pearsonr(floats, floats[::-1])
 
 
 def test_pearsonr_of_a_constant_input_is_nan_like_scipy() -> None:
