@@ -281,7 +281,7 @@ def audit_padded(padded: bytes, size: int, first: int, params: _Params) -> _Chun
     buf = padded  # lines are sliced out of it by their offsets, all below ``size``
     words = _words(padded)
     a = np.frombuffer(padded, np.uint8)
-    ends = np.flatnonzero(a[:size] == 10).astype(np.int64)
+    ends = np.flatnonzero(a[:size] == 10).astype(np.int64, copy=False)
     n = len(ends)
     starts = np.empty(n, np.int64)
     if n:
@@ -290,7 +290,7 @@ def audit_padded(padded: bytes, size: int, first: int, params: _Params) -> _Chun
     prizes = np.full(n, -1, np.int64)
     indices = np.full(n, -1, np.int64)
     ok = np.zeros(n, bool)
-    quotes = np.flatnonzero(a[:size] == 34).astype(np.int64)
+    quotes = np.flatnonzero(a[:size] == 34).astype(np.int64, copy=False)
     q = quotes.reshape(-1, 8) if len(quotes) == 8 * n else np.zeros((0, 8), np.int64)
     if n and len(q) == n and bool(((q[:, 0] >= starts) & (q[:, 7] < ends)).all()):
         candidates = np.arange(n)  # the common case: 8 quotes on every line

@@ -23,6 +23,8 @@ class EldoradoTables:
     kernel and the slow path share one source of truth: the rules YAML.
     """
 
+    OTHER = 255  # the role of a byte that is neither a letter, '/' nor '|'
+
     def __init__(self) -> None:
         rules = reference.eldorado_rules()
         self.rows = rules.rows
@@ -36,6 +38,24 @@ class EldoradoTables:
             digit[ord(letter)] = k
         self.digit = digit
         self.weights = len(self.letters) ** np.arange(self.cells, dtype=np.int64)
+        # every byte as its role: a letter's digit, SLASH, BAR, or OTHER (bytes.translate)
+        self.base = len(self.letters)
+        assert self.base + 2 < self.OTHER
+        self.slash, self.bar = self.base, self.base + 1
+        roles = bytearray([self.OTHER]) * 256
+        for k, letter in enumerate(self.letters):
+            roles[ord(letter)] = k
+        roles[ord("/")], roles[ord("|")] = self.slash, self.bar
+        self.roles = bytes(roles)
+        # what each offset of a grid (rows of ``cells`` letters, each closed by '/', the last
+        # by '|') must hold: a letter where ``letter_at``, else the separator ``closer``
+        # must hold, as the one test (role - shift) mod 256 < bound: shift 0 and bound ``base``
+        # (a letter) or shift the separator and bound 1 (exactly it)
+        offsets = np.arange(self.grid_width)
+        letter_at = offsets % self.row_width < self.cells
+        closer = np.where(offsets == self.grid_width - 1, self.bar, self.slash)
+        self.shift = np.where(letter_at, 0, closer).astype(np.uint8)
+        self.bound = np.where(letter_at, self.base, 1).astype(np.uint8)
         self.stakes = tuple(rules.stakes_cents)
         self._prizes: dict[int, IntArray] = {}
 
@@ -91,29 +111,42 @@ def eldorado_prizes(
         ok[:] = False
         return prize
     row_prizes = tables.row_prizes(stake)
-    width, gw = tables.row_width, tables.grid_width
+    width, gw, rows, cells = tables.row_width, tables.grid_width, tables.rows, tables.cells
     length = t1 - t0
     grids = (length + 1) // gw
     ok &= ((length + 1) % gw == 0) & (grids >= 1) & (grids <= MAX_ELDORADO_GRIDS)
+    if not ok.any():
+        return prize
     for g in np.unique(grids[ok]).tolist():
         idx = np.flatnonzero(ok & (grids == g))
         size = g * gw - 1
-        # (n, g*gw) bytes: the ticket, then one virtual '|' closing its last grid
-        cells = np.empty((len(idx), g * gw), np.uint8)
-        cells[:, :size] = a[t0[idx, None] + np.arange(size)]
-        cells[:, size] = ord("|")
-        shaped = cells.reshape(len(idx), g, tables.rows, width)
-        good = (shaped[:, :, :, width - 1] == np.uint8(ord("/"))).sum(axis=2) == tables.rows - 1
-        good &= shaped[:, :, tables.rows - 1, width - 1] == np.uint8(ord("|"))
-        digits = tables.digit[shaped[:, :, :, : tables.cells]]  # (n, g, rows, cells)
-        good &= (digits >= 0).all(axis=(2, 3))
-        good_all = good.all(axis=1)
-        extra = (digits == tables.extra).sum(axis=(2, 3))  # EXTRA per grid, (n, g)
-        granted = np.cumsum(extra, axis=1)  # EXTRA in grids 0..k
+        spans = (size + 7) // 8  # words that cover the ticket (the chunk's padding the rest)
+        if t0[idx].max() + 8 * (spans - 1) >= len(words):  # past the padding: slow path
+            ok[idx] = False
+            continue
+        read = words[t0[idx, None] + 8 * np.arange(spans)].view(np.uint8)
+        # (n, g*gw) bytes: the ticket, then one virtual '|' closing its last grid ...
+        raw = np.empty((len(idx), g * gw), np.uint8)
+        raw[:, :size] = read[:, :size]
+        raw[:, size] = ord("|")
+        # ... each as its role (a letter's digit, '/', '|', other), in one C pass
+        shaped = np.frombuffer(raw.tobytes().translate(tables.roles), np.uint8)
+        grid = shaped.reshape(len(idx), g, gw)
+        # (row sums as products with a vector of ones, numpy's fastest; the ones' type holds
+        # the largest sum: up to 64 * 18 misfits in uint16, up to 18 EXTRA a grid in uint8)
+        misfits = ((grid - tables.shift) >= tables.bound).view(np.uint8).reshape(len(idx), -1)
+        good_all = misfits @ np.ones(g * gw, np.uint16) == 0
+        extra = (grid == tables.extra).view(np.uint8) @ np.ones(gw, np.uint8)  # EXTRA per grid
+        granted = np.cumsum(extra, axis=1, dtype=np.int64)  # EXTRA in grids 0..k
         good_all &= granted[:, -1] == g - 1
         if g > 1:  # grid k needs k EXTRA among grids 0..k-1
             good_all &= (granted[:, :-1] >= np.arange(1, g)).all(axis=1)
-        codes = (np.maximum(digits, 0).astype(np.int64) * tables.weights).sum(axis=3)
+        digits = grid.reshape(len(idx), g, rows, width)  # a row's letters, then its closer
+        codes = digits[..., cells - 1].astype(np.intp)
+        for k in range(cells - 2, -1, -1):  # Horner: letter k weighs base ** k
+            codes *= tables.base
+            codes += digits[..., k]
+        np.minimum(codes, len(row_prizes) - 1, out=codes)  # a bad ticket's: any row's code
         prize[idx] = row_prizes[codes].sum(axis=(1, 2))
         ok[idx] = good_all
     return prize

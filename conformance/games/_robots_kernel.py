@@ -51,7 +51,8 @@ class RobotsTables:
         for k, c in enumerate(letters):
             pack[xs == c] += np.where(ys[xs == c] == ord("2"), 2, 1) << (self.FIELD * k)
         pack[xs == ord(" ")] += 1 << self.SPACES
-        self.pack = pack
+        # indexed by x + 256 y: the little-endian uint16 that starts at x's byte
+        self.pack = pack.reshape(256, 256).T.copy().ravel()
         bit = np.full(256, 1 << 9, np.int64)
         for k, c in enumerate(letters):
             bit[c] = 1 << k
@@ -83,17 +84,17 @@ def robots_prizes(
     idx = np.flatnonzero(ok)
     b0, b1 = t0[idx], t1[idx]
     robots = words[b0].view(np.uint8).reshape(-1, 8)[:, : tables.robots]
-    head = tables.bit[robots].sum(axis=1)
+    # (numpy indexes far faster by intp than by small integers: cast first, then take)
+    head = np.take(tables.bit, robots.astype(np.intp)).sum(axis=1)
     good = (head == tables.all_bits) & (a[b0 + tables.robots] == ord("|"))
     lo, hi = int(b0[0]), int(b1[-1]) + 1
-    window = a[lo : hi + 1]
-    pairs = window[:-1].astype(np.uint16)
-    pairs <<= 8
-    pairs |= window[1:]
+    # every byte pair (x, y) of the window as the little-endian uint16 x + 256 y: a strided
+    # view of the chunk itself, no copy (the chunk's padding holds the last pair's y)
+    pairs = np.ndarray(shape=(hi - lo,), dtype="<u2", buffer=a, offset=lo, strides=(1,))
     cut = np.empty(2 * len(idx), np.int64)
     cut[0::2] = b0 + tables.robots - lo  # from the '|' ...
     cut[1::2] = b1 - lo  # ... to the pair ending on the closing quote
-    packed = np.add.reduceat(tables.pack[pairs], cut)[0::2]
+    packed = np.add.reduceat(np.take(tables.pack, pairs.astype(np.intp)), cut)[0::2]
     field = (1 << tables.FIELD) - 1
     good &= (packed >> tables.SPACES) == tables.spaces  # 17 spaces and no forbidden pair
     total = np.zeros(len(idx), np.int64)
