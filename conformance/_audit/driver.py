@@ -80,9 +80,9 @@ def _keep_heap() -> bool:
     )
 
 
-def _init_worker(params: _Params) -> None:
-    global _WORKER_PARAMS
-    _WORKER_PARAMS = params
+def _init_worker(params: _Params, ring: _Ring | None = None) -> None:
+    global _WORKER_PARAMS, _WORKER_RING
+    _WORKER_PARAMS, _WORKER_RING = params, ring
     _keep_heap()
     _kernels.prepare(params.game, params.stake)
 
@@ -125,13 +125,13 @@ class _Ring:
         return self.memory[at : at + size + PADDING]
 
 
-_RING: _Ring | None = None  # set before the workers are forked: they inherit the mapping
+_WORKER_RING: _Ring | None = None  # a worker's: its pool's ring, inherited when forked
 RING_SLOT_BYTES = 4 * CHUNK_BYTES
 
 
 def _work_in_slot(slot: int, size: int, first: int) -> _ChunkResult:
-    assert _WORKER_PARAMS is not None and _RING is not None
-    return audit_padded(_RING.padded(slot, size), size, first, _WORKER_PARAMS)
+    assert _WORKER_PARAMS is not None and _WORKER_RING is not None
+    return audit_padded(_WORKER_RING.padded(slot, size), size, first, _WORKER_PARAMS)
 
 
 def audit(
@@ -203,12 +203,13 @@ def audit(
         _scipy.prefetch()
         results = [audit_chunk(buf, first, params) for buf, first in pieces()]
     else:
-        global _RING
         context = multiprocessing.get_context("fork")
         _keep_heap()  # the chunks this process reads are as large as the workers'
-        _RING = ring = _Ring(2 * workers, RING_SLOT_BYTES)
+        # the ring reaches the workers as an initializer argument, inherited by the fork (never
+        # pickled): audits running side by side each have their own
+        ring = _Ring(2 * workers, RING_SLOT_BYTES)
         try:
-            with ProcessPoolExecutor(workers, context, _init_worker, (params,)) as pool:
+            with ProcessPoolExecutor(workers, context, _init_worker, (params, ring)) as pool:
                 flight: deque[tuple[Future[_ChunkResult], int | None]] = deque()
 
                 def collect() -> None:
@@ -230,7 +231,6 @@ def audit(
                 while flight:
                     collect()
         finally:
-            _RING = None
             ring.memory.close()
     prizes = np.concatenate([r.prizes for r in results]) if results else np.zeros(0, np.int32)
     counts: dict[str, int] = {}

@@ -8,6 +8,7 @@ import itertools
 import json
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,68 @@ def test_the_two_workers_path_gives_the_same_audit() -> None:
         two.sha256,
         two.faults,
     )
+
+
+def faulty(lines: list[bytes]) -> list[bytes]:
+    """A wrong prize, a bad ticket and a missing line, spread over the block."""
+    bad = list(lines)
+    unit = json.loads(bad[10])
+    bad[10] = json.dumps({**unit, "prize_cents": unit["prize_cents"] + 1}).encode()
+    bad[2500] = bad[2500][:-3] + b'x"}'
+    del bad[3000]
+    return bad
+
+
+def uneven(lines: list[bytes]) -> Iterator[bytes]:
+    """Whole-line chunks of 40 and 97 lines in turn (about 3 700 and 9 000 bytes)."""
+    at = 0
+    for size in itertools.cycle([40, 97]):
+        if at >= len(lines):
+            return
+        yield b"".join(line + b"\n" for line in lines[at : at + size])
+        at += size
+
+
+@pytest.mark.parametrize("slot_bytes", [1 << 21, 6000])
+def test_chunks_reach_the_workers_through_shared_slots_or_the_pipe_alike(
+    slot_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks go to the workers through the ring's slots, reused as results come back, and a
+    chunk too large for a slot through the pool's pipe: the audit is the same either way."""
+    from conformance._audit import driver
+
+    monkeypatch.setattr(driver, "RING_SLOT_BYTES", slot_bytes)  # 6 000: some fit, some not
+    lines = faulty(correct("robots", 100))
+    head = kit.header()
+    sizes = [len(chunk) for chunk in uneven(lines)]
+    assert len(sizes) > 4 * 2  # more chunks than slots: slots are reused
+    if slot_bytes < (1 << 21):
+        assert min(sizes) < slot_bytes - 32 < max(sizes)
+    one = audit(head, kit.chunked(lines, 50), kit.expectation(), workers=1)
+    two = audit(head, uneven(lines), kit.expectation(), workers=2)
+    assert two.prizes.tolist() == one.prizes.tolist()
+    assert (two.faults, two.fault_counts, two.sha256) == (one.faults, one.fault_counts, one.sha256)
+    assert {f.aspect for f in two.faults} >= {"unit_prize", "tickets", "sequence"}
+
+
+def test_audits_side_by_side_keep_their_own_chunks() -> None:
+    """Two multi-worker audits at once (threads of one process) each judge their own block."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    clean, bad = correct("robots", 100), faulty(correct("robots", 100, seed=9))
+    alone = [
+        audit(kit.header(), kit.chunked(lines), kit.expectation(), workers=1)
+        for lines in (clean, bad)
+    ]
+
+    def both(lines: list[bytes]) -> _audit.BlockAudit:
+        return audit(kit.header(), kit.chunked(lines, 40), kit.expectation(), workers=2)
+
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(both, [clean, bad, clean, bad]))
+    for got, want in zip(together, alone * 2, strict=True):
+        assert got.prizes.tolist() == want.prizes.tolist()
+        assert (got.faults, got.sha256) == (want.faults, want.sha256)
 
 
 def test_sha256_is_that_of_the_document_bytes(tmp_path: Path) -> None:
