@@ -43,8 +43,9 @@ from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
-BLOCK_READ = 1 << 20  # a block body is read a mebibyte at a time
-BLOCK_CHUNK = 1 << 22  # ``HttpBlockStream.chunks()`` hands on about 4 MiB of whole lines at once
+BLOCK_READ = 1 << 18  # a block body is read 256 KiB at a time
+BLOCK_CHUNK = 1 << 19  # ``HttpBlockStream.chunks()`` hands on about 512 KiB of whole lines at once
+# (the block audit's chunk size: its numpy work stays in the core's cache; docs/block-audit.md)
 MAX_JSON_BYTES = 256 * 1024 * 1024  # a JSON answer bigger than this is not one of the contract's
 MAX_LINE_BYTES = 1024 * 1024  # a block line (header or unit) is a few hundred bytes
 BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called again

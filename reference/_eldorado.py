@@ -13,6 +13,7 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ._eldorado_make import EldoradoMaker, EldoradoPools, EldoradoSums
@@ -111,6 +112,12 @@ class EldoradoEngine(GameEngine):
         elif len(ticket) > self._grid_width:
             raise self._diagnose(ticket)
         return ticket
+
+    def row_prizes(self, stake_cents: int) -> Mapping[str, int]:
+        """Every row that wins (its letters) and what it pays at that stake (4.4); every other
+        row pays nothing. ``prize_cents`` adds these up over a ticket's rows and grids; the
+        block audit's vectorised kernel reads the same table."""
+        return MappingProxyType(self._check_stake(stake_cents))
 
     def prize_cents(self, stake_cents: int, ticket: str) -> int:
         """The ticket's prize at that stake (E-I6: one paytable for all its grids)."""

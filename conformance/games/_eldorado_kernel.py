@@ -3,8 +3,6 @@ of a grid as a number, its prize looked up in a table the reference evaluator fi
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 import reference
@@ -18,9 +16,9 @@ class EldoradoTables:
     A ticket is ``grid('|'grid)*`` with ``grid = row'/'row'/'row`` and rows of ``cells``
     letters, so row r of grid g starts at ``18 g + 6 r`` (for 3 rows of 5): a ticket of G grids
     is ``18 G - 1`` bytes and every byte's role (letter, '/', '|') follows from its offset.
-    The prize of each of the ``symbols ** cells`` rows at each stake is asked of the reference
-    evaluator once (each row in a ticket whose other rows and grids pay nothing), so the
-    kernel and the slow path share one source of truth: the rules YAML.
+    The prize of each of the ``symbols ** cells`` rows at each stake is the reference
+    evaluator's own row paytable, so the kernel and the slow path share one source of truth:
+    the rules YAML.
     """
 
     OTHER = 255  # the role of a byte that is neither a letter, '/' nor '|'
@@ -33,11 +31,6 @@ class EldoradoTables:
         self.grid_width = self.row_width * rules.rows
         self.letters = "".join(s.letter for s in rules.symbols)
         self.extra = self.letters.index(rules.extra_letter)
-        digit = np.full(256, -1, np.int16)
-        for k, letter in enumerate(self.letters):
-            digit[ord(letter)] = k
-        self.digit = digit
-        self.weights = len(self.letters) ** np.arange(self.cells, dtype=np.int64)
         # every byte as its role: a letter's digit, SLASH, BAR, or OTHER (bytes.translate)
         self.base = len(self.letters)
         assert self.base + 2 < self.OTHER
@@ -59,26 +52,20 @@ class EldoradoTables:
         self.stakes = tuple(rules.stakes_cents)
         self._prizes: dict[int, IntArray] = {}
 
-    def _losing_row(self) -> str:
-        """A row of paying letters, none more than twice: it pays nothing, grants nothing."""
-        paying = [c for c in self.letters if c != self.letters[self.extra]]
-        return "".join(itertools.islice(itertools.cycle(paying), self.cells))
-
     def row_prizes(self, stake: int) -> IntArray:
-        """Prize of every row (indexed by its base-``symbols`` code) at ``stake``."""
+        """Prize of every row (indexed by its base-``symbols`` code) at ``stake``: the
+        reference evaluator's own paytable of rows (``EldoradoEngine.row_prizes``, 4.4), the
+        table its ``prize_cents`` adds up over a ticket's rows, so kernel and slow path share
+        one source of truth, the rules YAML."""
         table = self._prizes.get(stake)
         if table is not None:
             return table
-        base = len(self.letters)
-        plain = self._losing_row()
-        quiet_grid = "/".join([plain] * self.rows)
-        table = np.zeros(base**self.cells, np.int64)
-        for code in range(base**self.cells):
-            row = "".join(self.letters[(code // base**k) % base] for k in range(self.cells))
-            grid = "/".join([row, *([plain] * (self.rows - 1))])
-            extras = row.count(self.letters[self.extra])
-            ticket = "|".join([grid, *([quiet_grid] * extras)])
-            table[code] = reference.prize_cents("eldorado", stake, ticket)
+        engine = reference.game_engine("eldorado")
+        assert isinstance(engine, reference.EldoradoEngine)
+        digit = {letter: k for k, letter in enumerate(self.letters)}
+        table = np.zeros(self.base**self.cells, np.int64)
+        for row, amount in engine.row_prizes(stake).items():
+            table[sum(digit[letter] * self.base**k for k, letter in enumerate(row))] = amount
         self._prizes[stake] = table
         return table
 

@@ -187,3 +187,29 @@ def test_win_kinds_name_where_a_unit_wins(ticket: str, kinds: set[str]) -> None:
     # about 1 unit of 23, so a short run may sell none)
     assert reference.win_kinds("eldorado", 100, ticket) == kinds
     assert kinds <= reference.game_win_kinds("eldorado")
+
+
+@pytest.mark.parametrize("stake", [50, 100, 200])
+def test_the_row_paytable_is_what_a_ticket_of_that_one_row_pays(stake: int) -> None:
+    """``EldoradoEngine.row_prizes`` (what the block audit's kernel reads) against the
+    evaluator itself: every one of the 6^5 rows, in a ticket whose other rows pay nothing
+    (and with an Extra grid, all quiet, for each EXTRA the row holds)."""
+    import itertools
+
+    engine = reference.game_engine("eldorado")
+    assert isinstance(engine, reference.EldoradoEngine)
+    table = engine.row_prizes(stake)
+    rules = reference.eldorado_rules()
+    letters = "".join(s.letter for s in rules.symbols)
+    quiet_row = "YSVBP"  # five paying symbols once each: no combination (E-I1)
+    quiet = "/".join([quiet_row] * rules.rows)
+    winning = 0
+    for cells in itertools.product(letters, repeat=rules.cells):
+        row = "".join(cells)
+        grid = "/".join([row, *[quiet_row] * (rules.rows - 1)])
+        ticket = "|".join([grid, *[quiet] * row.count(rules.extra_letter)])
+        assert table.get(row, 0) == reference.prize_cents("eldorado", stake, ticket), row
+        winning += row in table
+    assert 0 < winning < len(letters) ** rules.cells
+    with pytest.raises(TypeError):
+        table["YYYYY"] = 1  # type: ignore[index]  # read-only: the evaluator's own table
