@@ -36,6 +36,7 @@ __all__ = [
     "kstwobign_sf",
     "next_fast_len",
     "pearsonr",
+    "previous_fast_len",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -343,6 +344,23 @@ def next_fast_len(n: int) -> int:
             quotient = -(-n // p35)
             candidate = p35 * (1 << (quotient - 1).bit_length())
             best = min(best, candidate)
+            p35 *= 3
+        p5 *= 5
+    return best
+
+
+def previous_fast_len(n: int) -> int:
+    """The greatest 2^a 3^b 5^c at or below ``n`` (``n`` >= 1): a length ``next_fast_len``
+    gives back unchanged."""
+    if n < 1:
+        raise ValueError(f"previous_fast_len needs n >= 1, got {n!r}")
+    best = 1
+    p5 = 1
+    while p5 <= n:
+        p35 = p5
+        while p35 <= n:
+            # the greatest power-of-two multiple of p35 at or below n
+            best = max(best, p35 << ((n // p35).bit_length() - 1))
             p35 *= 3
         p5 *= 5
     return best

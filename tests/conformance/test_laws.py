@@ -297,6 +297,17 @@ def test_next_fast_len_matches_scipy() -> None:
     assert ours == [fft.next_fast_len(n, real=True) for n in sizes]
 
 
+def test_previous_fast_len_is_the_greatest_fast_length_at_or_below() -> None:
+    fast = [m for m in range(1, 5001) if _laws.next_fast_len(m) == m]
+    for n in range(1, 5001):
+        assert _laws.previous_fast_len(n) == max(m for m in fast if m <= n), n
+    for n in (65_537, 1_999_999, 899_999, 10**7 + 1):
+        m = _laws.previous_fast_len(n)
+        assert m <= n < _laws.next_fast_len(m + 1) and _laws.next_fast_len(m) == m
+    with pytest.raises(ValueError, match="n >= 1"):
+        _laws.previous_fast_len(0)
+
+
 # --- the block audit's path --------------------------------------------------------------
 
 PROBE = """

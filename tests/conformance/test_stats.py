@@ -290,6 +290,26 @@ def test_spectral_by_hand() -> None:
     assert test.p_value == pytest.approx(min(1.0, 7 * (1 - g) ** 6))
 
 
+def test_spectral_reads_a_fast_prefix_of_a_long_layout_of_awkward_length() -> None:
+    """1 999 999 = 17 x 71 x 1657 units (a block with a line deleted): the test reads the
+    first 1 990 656 = 2^13 x 3^5 and says so; a rhythm in them is still caught."""
+    rng = np.random.default_rng(5)
+    n = 1_999_999
+    wins = rng.random(n) < 0.3
+    test = _stats.spectral_test(wins)
+    assert test is not None and "the first 1990656 of 1999999 units" in test.note
+    prefix = _stats.spectral_test(wins[:1_990_656])
+    assert prefix is not None and (prefix.p_value, prefix.statistic) == (
+        test.p_value,
+        test.statistic,
+    )
+    wins[::7] = True  # a winner on every 7th unit
+    caught = _stats.spectral_test(wins)
+    assert caught is not None and caught.p_value < 1e-12  # (its strongest harmonic: 7 / 2)
+    short = _stats.spectral_test(wins[: _stats.SPECTRAL_PREFIX_FROM - 1])
+    assert short is not None and "the first" not in short.note  # below it: every unit
+
+
 def test_spectral_catches_a_rhythm_and_holds_its_level() -> None:
     rng = np.random.default_rng(13)
     n = 50_000
