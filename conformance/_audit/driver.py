@@ -56,19 +56,20 @@ def default_workers() -> int:
 _WORKER_PARAMS: _Params | None = None
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
-WORKER_HEAP_BYTES = 256 << 20
-"""Allocations below this are served from a worker's heap, and freed memory up to it stays
-there (glibc; elsewhere nothing changes)."""
+WORKER_HEAP_BYTES = 32 << 20
+"""Allocations below this are served from the heap, and freed memory up to it stays there
+(glibc; elsewhere nothing changes): a few chunks' temporaries, and the whole block's arrays of
+prizes and indices in the parent; what a process keeps is bounded by it."""
 
 
 def _keep_heap() -> bool:
-    """Keep a worker's freed memory for its next chunk instead of giving it back at once.
+    """Keep freed memory for the next chunk instead of giving it back at once.
 
-    Each chunk's numpy temporaries are tens of MB; glibc maps every allocation that large
-    afresh and unmaps it when freed, so each chunk paid a page fault per 4 KiB page, in the
-    kernel: about a quarter of a worker's CPU on a robots block (0.24-0.32 s of system time
-    per 9 chunks measured, 0.00-0.05 s with this). Memory stays bounded by one chunk's
-    temporaries, now reused instead of mapped again. True if the C library took it.
+    glibc maps every allocation of 128 KiB or more afresh and unmaps it when freed, so each
+    chunk's buffers paid a page fault per 4 KiB page, in the kernel: about a quarter of a
+    worker's CPU on a robots block (0.24-0.32 s of system time per 9 chunks measured, 0.00-0.05
+    s with this). Memory stays bounded by a chunk's temporaries, now reused instead of mapped
+    again. True if the C library took it.
     """
     try:
         mallopt = ctypes.CDLL(None).mallopt
