@@ -204,7 +204,10 @@ class Runner:
         except Exception as exc:  # a vendor adapter that crashes: broken, not wrong
             message = f"the adapter is broken: describe() raised {type(exc).__name__}: {exc}"
             return None, SmokeFinished(False, message), True
-        problem = describe_problem(document)  # Validated checked it: an unwrapped adapter
+        # Validated checked it, for an unwrapped adapter; the harness's own block-file target
+        # writes its answer from a header the audit has already read (the rules' game and
+        # stake), so holding it to the schema would only cost the jsonschema import (0.09 s)
+        problem = None if seamless(adapter) else describe_problem(document)
         if problem is not None:
             return None, SmokeFinished(False, f"the adapter is broken: {problem}"), True
         assert isinstance(document, dict)
