@@ -41,9 +41,8 @@ class EldoradoTables:
         roles[ord("/")], roles[ord("|")] = self.slash, self.bar
         self.roles = bytes(roles)
         # what each offset of a grid (rows of ``cells`` letters, each closed by '/', the last
-        # by '|') must hold: a letter where ``letter_at``, else the separator ``closer``
-        # must hold, as the one test (role - shift) mod 256 < bound: shift 0 and bound ``base``
-        # (a letter) or shift the separator and bound 1 (exactly it)
+        # by '|') must hold, as one test, (role - shift) mod 256 < bound: shift 0 and bound
+        # ``base`` where a letter stands, the separator and 1 (exactly it) where it closes a row
         offsets = np.arange(self.grid_width)
         letter_at = offsets % self.row_width < self.cells
         closer = np.where(offsets == self.grid_width - 1, self.bar, self.slash)
