@@ -137,8 +137,17 @@ class _ChunkResult:
     faults: list[Fault]
     fault_counts: dict[str, int]
     kept: dict[int, bytes]
-    indices: IntArray  # the index each line declares, -1 where it gives none
+    indices: IntArray  # the index each line declares, -1 where it gives none ...
     edges: dict[int, bytes]  # document position -> line, where the indices may break
+    # ... or, when they are ``first, first + 1, ...`` (the common case), empty, with ``first``
+    # here: a chunk in order sends two integers back, not 8 bytes a line
+    consecutive_from: int | None = None
+
+    def declared(self) -> IntArray:
+        """The index each line declares (-1 where it gives none)."""
+        if self.consecutive_from is None:
+            return self.indices
+        return np.arange(self.consecutive_from, self.consecutive_from + len(self.prizes))
 
 
 @dataclass(frozen=True)
@@ -328,11 +337,16 @@ def audit_padded(padded: bytes, size: int, first: int, params: _Params) -> _Chun
         for i in range(b, f):
             kept[params.start + first + i] = buf[starts[i] : ends[i]]
     edges: dict[int, bytes] = {}  # lines where the declared indices may break: evidence
+    consecutive_from: int | None = None
     if n:
         jumps = np.flatnonzero(indices[1:] != indices[:-1] + 1) + 1
         for i in [0, *jumps[: params.max_faults].tolist()]:
             edges[first + i] = buf[starts[i] : ends[i]][:EVIDENCE_BYTES]
-    return _ChunkResult(prizes.astype(np.int32), faults, counts, kept, indices, edges)
+        if len(jumps) == 0 and indices[0] >= 0:
+            consecutive_from, indices = int(indices[0]), indices[:0]
+    return _ChunkResult(
+        prizes.astype(np.int32), faults, counts, kept, indices, edges, consecutive_from
+    )
 
 
 def sequence_faults(

@@ -128,6 +128,41 @@ def test_audits_side_by_side_keep_their_own_chunks() -> None:
         assert (got.faults, got.sha256) == (want.faults, want.sha256)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_chunks_each_in_order_but_not_following_each_other_are_sequence_faults(
+    workers: int,
+) -> None:
+    """A chunk whose lines are consecutive sends back only its first index; the breaks
+    between such chunks (a chunk repeated, a chunk missing at a chunk's edge) are still found,
+    each once, as when every index came back."""
+    lines = correct("robots", 100)
+    size = 700
+    head = kit.header()
+
+    def chunks(order: list[int]) -> Iterator[bytes]:
+        for k in order:
+            yield b"".join(line + b"\n" for line in lines[k * size : (k + 1) * size])
+
+    every = len(lines) // size + (len(lines) % size > 0)
+    clean = audit(head, chunks(list(range(every))), kit.expectation(), workers=workers)
+    assert clean.faults == ()
+    repeated = audit(head, chunks([0, 1, 1, *range(2, every)]), kit.expectation(), workers=workers)
+    missing = audit(head, chunks([0, 1, *range(3, every)]), kit.expectation(), workers=workers)
+    swapped = audit(head, chunks([0, 2, 1, *range(3, every)]), kit.expectation(), workers=workers)
+    short = audit(head, chunks(list(range(every - 1))), kit.expectation(), workers=workers)
+    last = (every - 1) * size
+    assert f"unit(s) missing at the end: index {last}..{len(lines) - 1}" in " ".join(
+        f.message for f in short.faults
+    )
+    said = [" ".join(f.message for f in r.faults) for r in (repeated, missing)]
+    assert f"index {size} out of place (it comes back after index {2 * size - 1})" in said[0]
+    assert f"{size} unit(s) missing: index {2 * size}..{3 * size - 1}" in said[1]
+    assert repeated.fault_counts["sequence"] == 2  # the break, and the document's line count
+    assert missing.fault_counts["sequence"] == 2
+    assert swapped.fault_counts["sequence"] == 3  # 2 -> 1 and 1 -> 3: two breaks, in place
+    assert swapped.audited_units == clean.audited_units
+
+
 def test_sha256_is_that_of_the_document_bytes(tmp_path: Path) -> None:
     lines = correct("robots", 100)
     data = kit.document(kit.header(), lines)
