@@ -3,8 +3,9 @@
 Most commands never compute a p-value (evaluate, compare, verify, a run filtered to rules
 checks), and ``scipy.special`` costs about 0.12 s of CPU to import. The randomness statistics
 (``conformance._laws``) use the stand-in below, which imports the real module on first use; a
-block audit calls ``prefetch()`` when it starts, so the import runs while the block is read and
-is done when the tests run. ``scipy.stats`` (about 0.45 s more, with scipy.optimize, sparse,
+block audit calls ``prefetch()`` once its last chunk is handed to the workers, so the import
+runs while they judge the last lines (during the read, the import held the GIL against the
+thread feeding them). ``scipy.stats`` (about 0.45 s more, with scipy.optimize, sparse,
 spatial, linalg) is not used at all any more (issue 12).
 """
 
