@@ -19,8 +19,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from . import _special as special
 from ._laws_scipy import cramervonmises_uniform, kstwo_sf
-from ._scipy import special
 
 __all__ = [
     "chi2_cdf",

@@ -50,7 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from ._scipy import special
+from . import _special as special
+from ._scipy import special as scipy_special
 
 _E128 = 128
 _EP128 = np.ldexp(np.longdouble(1), _E128)
@@ -309,7 +310,7 @@ def _kolmogn_sf(n: int, x: Any) -> Any:
         prob = 2 * (1.0 - x) ** n
         return _select_and_clip_prob(1 - prob, prob, cdf=False)
     if x >= 0.5:  # Exact: 2 * smirnov
-        prob = 2 * special.smirnov(n, x)
+        prob = 2 * scipy_special.smirnov(n, x)
         return _select_and_clip_prob(1.0 - prob, prob, cdf=False)
 
     nxsquared = t * x
@@ -320,13 +321,13 @@ def _kolmogn_sf(n: int, x: Any) -> Any:
         if nxsquared <= 4:
             prob = _kolmogn_pomeranz(n, x)
             return _select_and_clip_prob(prob, 1.0 - prob, cdf=False)
-        prob = 2 * special.smirnov(n, x)  # Miller's approximation, 2 * smirnov
+        prob = 2 * scipy_special.smirnov(n, x)  # Miller's approximation, 2 * smirnov
         return _select_and_clip_prob(1.0 - prob, prob, cdf=False)
 
     if nxsquared >= 370.0:
         return 0.0
     if nxsquared >= 2.2:
-        prob = 2 * special.smirnov(n, x)
+        prob = 2 * scipy_special.smirnov(n, x)
         return _clip_prob(prob)
     # the SF as 1 - CDF
     if nxsquared >= 18.0:

@@ -1,18 +1,16 @@
-"""``scipy.special``, loaded when a statistic first needs it, or ahead of time in a thread.
+"""``scipy.special``, loaded when a statistic first needs it.
 
-Most commands never compute a p-value (evaluate, compare, verify, a run filtered to rules
-checks), and ``scipy.special`` costs about 0.12 s of CPU to import. The randomness statistics
-(``conformance._laws``) use the stand-in below, which imports the real module on first use; a
-block audit calls ``prefetch()`` once its last chunk is handed to the workers, so the import
-runs while they judge the last lines (during the read, the import held the GIL against the
-thread feeding them). ``scipy.stats`` (about 0.45 s more, with scipy.optimize, sparse,
-spatial, linalg) is not used at all any more (issue 12).
+The randomness laws' special functions are computed without scipy (``conformance._special``);
+scipy's ``smirnov`` remains, on the few exact Kolmogorov-Smirnov paths of
+``conformance._laws_scipy`` that need it, and its import (about 0.2 s of CPU, with the
+array-API layer walking numpy's namespace) is paid by the run that reaches one of them only.
+``scipy.stats`` (about 0.45 s more, with scipy.optimize, sparse, spatial, linalg) is not used at
+all (issue 12).
 """
 
 from __future__ import annotations
 
 import importlib
-import threading
 from types import ModuleType
 from typing import Any
 
@@ -31,17 +29,3 @@ class _Lazy:
 
 
 special: Any = _Lazy("scipy.special")
-
-_started = threading.Event()
-
-
-def prefetch() -> None:
-    """Import ``scipy.special`` in a background thread, once (a later use waits for it)."""
-    if _started.is_set():
-        return
-    _started.set()
-
-    def load() -> None:
-        importlib.import_module("scipy.special")
-
-    threading.Thread(target=load, name="instantcert-scipy", daemon=True).start()

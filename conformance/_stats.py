@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _laws
-from ._scipy import special
+from . import _special as special
 
 MIN_EXPECTED = 5.0
 MIN_GAPS = 20  # fewer gaps than this: the gap test has no power, it is skipped

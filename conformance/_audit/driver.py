@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 import reference
 
-from .. import _kernels, _scipy
+from .. import _kernels
 from .judge import (
     PADDING,
     _check_header,
@@ -210,10 +210,7 @@ def audit(
             ended = str(exc) or type(exc).__name__
 
     _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
-    # the randomness tests' scipy loads in a thread: only once every worker process has been
-    # forked, so no fork ever copies an import half done
     if workers <= 1:
-        _scipy.prefetch()
         results = [audit_chunk(buf, first, params) for buf, first in pieces()]
     else:
         context = multiprocessing.get_context("fork")
@@ -239,10 +236,6 @@ def audit(
                         flight.append((pool.submit(_work_in_slot, slot, len(buf), first), slot))
                     else:
                         flight.append((pool.submit(_work, buf, first), None))
-                # scipy loads while the last chunks are judged: loaded during the read, its
-                # import held the GIL against the thread feeding the workers (about 0.1 s of a
-                # robots audit's wall time lost, measured)
-                _scipy.prefetch()
                 while flight:
                     collect()
         finally:

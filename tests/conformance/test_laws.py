@@ -1,5 +1,5 @@
 """``conformance._laws`` against ``scipy.stats`` itself over the ranges the audit uses (issue 12),
-and the block audit's path free of ``scipy.stats``."""
+and the block audit's path free of scipy."""
 
 from __future__ import annotations
 
@@ -22,17 +22,17 @@ RTOL = 1e-9  # relative, where the value is not tiny ...
 ATOL = 1e-15  # ... absolute below that
 
 
-def agree(ours: float, theirs: float) -> bool:
+def agree(ours: float, theirs: float, atol: float = ATOL) -> bool:
     if math.isnan(theirs):
         return math.isnan(ours)
     if ours == theirs:  # infinities too
         return True
-    return abs(ours - theirs) <= max(ATOL, RTOL * abs(theirs))
+    return abs(ours - theirs) <= max(atol, RTOL * abs(theirs))
 
 
-def check(cases: list[tuple[object, float, float]]) -> None:
+def check(cases: list[tuple[object, float, float]], atol: float = ATOL) -> None:
     """Every (arguments, ours, scipy's) agrees; the failure lists the worst few."""
-    bad = [(args, ours, theirs) for args, ours, theirs in cases if not agree(ours, theirs)]
+    bad = [(args, ours, theirs) for args, ours, theirs in cases if not agree(ours, theirs, atol)]
     assert not bad, f"{len(bad)} of {len(cases)} disagree, e.g. {bad[:5]!r}"
 
 
@@ -283,7 +283,10 @@ def test_cramervonmises_matches_scipy(n: int) -> None:
         t, p = _laws.cramervonmises_uniform(values)
         theirs = stats.cramervonmises(values, "uniform")
         cases += [((bend, "T"), t, float(theirs.statistic)), ((bend, "p"), p, float(theirs.pvalue))]
-    check(cases)
+    # p is 1 - cdf, so the error of the cdf's terms is absolute in p: scipy's K_nu is off by up
+    # to 1e-14 relative near z = 1, conformance._special's by about 1e-16 (both measured against
+    # mpmath at 30 digits), which shows as 2e-15 on a p of 1e-8
+    check(cases, atol=1e-14)
     with pytest.raises(ValueError, match="at least two values, got 1"):
         _laws.cramervonmises_uniform([0.5])
 
@@ -320,10 +323,11 @@ print(json.dumps({"code": code, "scipy": sorted(m for m in sys.modules if m.star
 """
 
 
-def test_a_block_audit_never_imports_scipy_stats(tmp_path: Path) -> None:
+def test_a_block_audit_imports_no_scipy_at_all(tmp_path: Path) -> None:
     """The whole audit-block command, every randomness law on its path included (chi-square,
-    geometric gaps, Pearson, exact KS, Cramer-von Mises; ``scipy.special`` is loaded, so they
-    ran), leaves ``scipy.stats`` unimported."""
+    geometric gaps, Pearson, exact KS, Cramer-von Mises, all computed: their p-values are in
+    the report), imports no scipy module: ``conformance._special`` computes their special
+    functions (issue 12)."""
     path = tmp_path / "b.jsonl.gz"
     args = ["generate-block", "--game", "eldorado", "--stake-cents", "100", "--seed", "cd" * 32]
     args += ["--start", "0", "--count", "20000", "-o", str(path)]
@@ -338,8 +342,7 @@ def test_a_block_audit_never_imports_scipy_stats(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["code"] == 0
-    assert "scipy.special" in seen["scipy"]
-    assert not [m for m in seen["scipy"] if m.startswith("scipy.stats")], seen["scipy"]
+    assert seen["scipy"] == []
     names = set(_p_values(json.loads((out / "report.json").read_text())))
     for name in ("chi2.winners", "gap.winners", "serial", "ks.sparse", "ks", "cvm"):
         assert name in names, f"{name} not computed: {sorted(names)}"

@@ -54,8 +54,8 @@ def test_help_and_unknown_commands_still_list_every_command(
 
 
 def test_the_check_registry_loads_no_statistics_library() -> None:
-    """scipy (about a second) loads when a statistic first needs it, or in the background
-    once a block audit has started (conformance._scipy), never with the registry."""
+    """scipy loads only when an exact Kolmogorov-Smirnov path first needs its ``smirnov``
+    (conformance._scipy), never with the registry or the statistics."""
     probe = (
         "import sys; from conformance import registered_checks; registered_checks(); "
         "from conformance import _stats; _stats.holm; "
