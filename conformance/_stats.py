@@ -282,7 +282,8 @@ def gap_test(positions: npt.NDArray[np.int64], size: int, name: str) -> Randomne
     if p >= 1:
         return None
     classes = max(2, min(20, int(len(gaps) // MIN_EXPECTED)))
-    edges = np.unique(_laws.geom_ppf(np.linspace(0, 1, classes + 1)[1:-1], p).astype(np.int64))
+    edges = _laws.geom_ppf(np.linspace(0, 1, classes + 1)[1:-1], p).astype(np.int64)
+    edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]  # rising: each edge once
     if len(edges) == 0:
         return None
     bounds = np.concatenate(([0], edges, [np.iinfo(np.int64).max]))

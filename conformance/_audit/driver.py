@@ -45,7 +45,8 @@ def _curve(prizes: npt.NDArray[np.int32], start: int) -> list[list[int]]:
     if len(prizes) == 0:
         return []
     cumulative = np.cumsum(np.maximum(prizes, 0), dtype=np.int64)
-    at = np.unique(np.linspace(0, len(prizes) - 1, min(CURVE_POINTS, len(prizes))).astype(np.int64))
+    at = np.linspace(0, len(prizes) - 1, min(CURVE_POINTS, len(prizes))).astype(np.int64)
+    at = at[np.concatenate(([True], at[1:] != at[:-1]))]  # rising: each point once
     return [[start + int(i) + 1, int(cumulative[i])] for i in at]
 
 

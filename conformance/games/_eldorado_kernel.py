@@ -56,15 +56,25 @@ class EldoradoTables:
         reference evaluator's own paytable of rows (``EldoradoEngine.row_prizes``, 4.4), the
         table its ``prize_cents`` adds up over a ticket's rows, so kernel and slow path share
         one source of truth, the rules YAML."""
+        return self.row_values(stake) >> EXTRA_BITS
+
+    def row_values(self, stake: int) -> IntArray:
+        """Each row's prize and EXTRA count in one number, ``prize << EXTRA_BITS | extras``: a
+        grid's rows sum to its prize and its EXTRA count at once (at most ``rows * cells``
+        EXTRA a grid, below ``1 << EXTRA_BITS``), with one lookup a row."""
         table = self._prizes.get(stake)
         if table is not None:
             return table
         engine = reference.game_engine("eldorado")
         assert isinstance(engine, reference.EldoradoEngine)
+        assert self.rows * self.cells < 1 << EXTRA_BITS
+        codes = np.arange(self.base**self.cells)
+        digits = (codes[:, None] // self.base ** np.arange(self.cells)) % self.base
+        table = (digits == self.extra).sum(axis=1).astype(np.int64)
         digit = {letter: k for k, letter in enumerate(self.letters)}
-        table = np.zeros(self.base**self.cells, np.int64)
         for row, amount in engine.row_prizes(stake).items():
-            table[sum(digit[letter] * self.base**k for k, letter in enumerate(row))] = amount
+            code = sum(digit[letter] * self.base**k for k, letter in enumerate(row))
+            table[code] += amount << EXTRA_BITS
         self._prizes[stake] = table
         return table
 
@@ -80,6 +90,7 @@ def eldorado_tables() -> EldoradoTables:
 
 
 MAX_ELDORADO_GRIDS = 64  # a longer ticket goes down the slow path (it is judged, not skipped)
+EXTRA_BITS = 6  # a row value's low bits: the EXTRA it shows (``EldoradoTables.row_values``)
 
 
 def eldorado_prizes(
@@ -96,14 +107,14 @@ def eldorado_prizes(
     if stake not in tables.stakes:
         ok[:] = False
         return prize
-    row_prizes = tables.row_prizes(stake)
+    row_values = tables.row_values(stake)
     width, gw, rows, cells = tables.row_width, tables.grid_width, tables.rows, tables.cells
     length = t1 - t0
     grids = (length + 1) // gw
     ok &= ((length + 1) % gw == 0) & (grids >= 1) & (grids <= MAX_ELDORADO_GRIDS)
     if not ok.any():
         return prize
-    for g in np.unique(grids[ok]).tolist():
+    for g in np.flatnonzero(np.bincount(grids[ok])).tolist():  # the grid counts present
         idx = np.flatnonzero(ok & (grids == g))
         size = g * gw - 1
         spans = (size + 7) // 8  # words that cover the ticket (the chunk's padding the rest)
@@ -122,17 +133,17 @@ def eldorado_prizes(
         # the largest sum: up to 64 * 18 misfits in uint16, up to 18 EXTRA a grid in uint8)
         misfits = ((grid - tables.shift) >= tables.bound).view(np.uint8).reshape(len(idx), -1)
         good_all = misfits @ np.ones(g * gw, np.uint16) == 0
-        extra = (grid == tables.extra).view(np.uint8) @ np.ones(gw, np.uint8)  # EXTRA per grid
-        granted = np.cumsum(extra, axis=1, dtype=np.int64)  # EXTRA in grids 0..k
-        good_all &= granted[:, -1] == g - 1
-        if g > 1:  # grid k needs k EXTRA among grids 0..k-1
-            good_all &= (granted[:, :-1] >= np.arange(1, g)).all(axis=1)
         digits = grid.reshape(len(idx), g, rows, width)  # a row's letters, then its closer
         codes = digits[..., cells - 1].astype(np.intp)
         for k in range(cells - 2, -1, -1):  # Horner: letter k weighs base ** k
             codes *= tables.base
             codes += digits[..., k]
-        np.minimum(codes, len(row_prizes) - 1, out=codes)  # a bad ticket's: any row's code
-        prize[idx] = row_prizes[codes].sum(axis=(1, 2))
+        np.minimum(codes, len(row_values) - 1, out=codes)  # a bad ticket's: any row's code
+        values = row_values[codes].sum(axis=2)  # (n, g): each grid's prize and EXTRA count
+        granted = np.cumsum(values & ((1 << EXTRA_BITS) - 1), axis=1)  # EXTRA in grids 0..k
+        good_all &= granted[:, -1] == g - 1
+        if g > 1:  # grid k needs k EXTRA among grids 0..k-1
+            good_all &= (granted[:, :-1] >= np.arange(1, g)).all(axis=1)
+        prize[idx] = (values >> EXTRA_BITS).sum(axis=1)
         ok[idx] = good_all
     return prize

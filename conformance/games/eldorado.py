@@ -124,7 +124,7 @@ KIT = register_kit(
         board=board,
         board_css=CSS,
         kernel=eldorado_prizes,
-        prepare=lambda stake: eldorado_tables().row_prizes(stake),
+        prepare=lambda stake: eldorado_tables().row_values(stake),
         requirement_files=(_DATA / "requirements" / "eldorado.yaml",),
         clause_files=(_DATA / "clauses" / "eldorado.yaml",),
     )

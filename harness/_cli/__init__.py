@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -25,8 +25,13 @@ class UsageError(Exception):
 
 
 def _module_names() -> list[str]:
+    """The subcommand modules: this package's public ``.py`` files (listed directly:
+    ``pkgutil.iter_modules`` imports ``inspect``, 4 ms of every command's start-up)."""
     return sorted(
-        info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")
+        entry.name[:-3]
+        for folder in __path__
+        for entry in os.scandir(folder)
+        if entry.name.endswith(".py") and not entry.name.startswith("_") and entry.is_file()
     )
 
 

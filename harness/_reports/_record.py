@@ -45,9 +45,31 @@ class RunRecord:
         elif isinstance(event, RunFinished):
             self.finished = event
 
+    def events(self) -> tuple[object, ...]:
+        return (self.started, self.smoke, self.finished, *self.checks, None, *self.blocks)
+
+
+_last: list[tuple[tuple[object, ...], dict[str, Any]]] = []  # the last document and its events
+
 
 def document(record: RunRecord) -> dict[str, Any]:
-    """The whole run as one JSON-able document (the schema: harness/schemas/report.schema.json)."""
+    """The whole run as one JSON-able document (the schema: harness/schemas/report.schema.json).
+
+    Every report format renders the same events: the document of the last record is kept with
+    those very events (held, so that no other object can take their identity) and given again
+    to a record of the same events, instead of being built once per format. Writers read it and
+    never change it (``tests/harness/test_reports.py`` checks)."""
+    events = record.events()
+    if _last and len(_last[0][0]) == len(events):
+        seen, doc = _last[0]
+        if all(a is b for a, b in zip(seen, events, strict=True)):
+            return doc
+    doc = _document(record)
+    _last[:] = [(events, doc)]
+    return doc
+
+
+def _document(record: RunRecord) -> dict[str, Any]:
     started, finished, smoke = record.started, record.finished, record.smoke
     if started is None or finished is None or smoke is None:
         raise ValueError("a report needs the RunStarted, SmokeFinished and RunFinished events")

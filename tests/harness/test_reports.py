@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import re
@@ -14,7 +15,8 @@ import jsonschema
 import pytest
 
 from conformance._profiles import load_profile
-from harness._reports import REPORT_FILES, report_handlers
+from harness._reports import REPORT_FILES, _record, report_handlers
+from harness._reports._record import Collector, document
 from harness._reports._render import euros, render_unit
 from harness._reports.manifest import verify
 from harness._runner import Runner, RunPlan
@@ -44,6 +46,34 @@ def faulty_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     for handler in handlers:
         handler.close()
     return out, stdout.getvalue()
+
+
+def test_the_writers_share_one_document_and_none_changes_it(tmp_path: Path) -> None:
+    """``document`` is built once for all the formats of a run; each writer gets the same
+    object, so none may change it: after every report is written it still equals a fresh one."""
+    settings = load_profile("full")
+    handlers = report_handlers(tmp_path, io.StringIO())
+    plan = RunPlan(
+        target="python:tests.harness._support:broken_x2",
+        profile="full",
+        settings=settings,
+        seed=11,
+        config={"effective_settings": settings},
+        out_dir=tmp_path,
+    )
+    adapter = support.broken_x2()
+    Runner(plan, handlers, checks=support.make_checks(), catalogue=support.CATALOGUE).run(adapter)
+    adapter.close()
+    collectors = [h for h in handlers if isinstance(h, Collector)]
+    assert len(collectors) >= 8
+    shared = document(collectors[0].record)
+    fresh = copy.deepcopy(shared)
+    for handler in handlers:
+        handler.close()
+    assert all(document(c.record) is shared for c in collectors)
+    assert shared == fresh == _record._document(collectors[0].record)
+    other = _record.RunRecord(**{**vars(collectors[0].record), "checks": []})
+    assert document(other) is not shared  # other events: another document
 
 
 def test_every_file_is_written(faulty_report: tuple[Path, str]) -> None:
