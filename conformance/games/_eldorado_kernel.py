@@ -62,15 +62,15 @@ class EldoradoTables:
         """Each row's prize and EXTRA count in one number, ``prize << EXTRA_BITS | extras``: a
         grid's rows sum to its prize and its EXTRA count at once (at most ``rows * cells``
         EXTRA a grid, below ``1 << EXTRA_BITS``), with one lookup a row."""
-        table = self._prizes.get(stake)
-        if table is not None:
-            return table
+        found = self._prizes.get(stake)
+        if found is not None:
+            return found
         engine = reference.game_engine("eldorado")
         assert isinstance(engine, reference.EldoradoEngine)
         assert self.rows * self.cells < 1 << EXTRA_BITS
         codes = np.arange(self.base**self.cells)
         digits = (codes[:, None] // self.base ** np.arange(self.cells)) % self.base
-        table = (digits == self.extra).sum(axis=1).astype(np.int64)
+        table: IntArray = (digits == self.extra).sum(axis=1).astype(np.int64)
         digit = {letter: k for k, letter in enumerate(self.letters)}
         for row, amount in engine.row_prizes(stake).items():
             code = sum(digit[letter] * self.base**k for k, letter in enumerate(row))
