@@ -55,12 +55,41 @@ def row_combination(row: str, rules: EldoradoRules) -> tuple[str, int] | None:
     combination (with 5 cells, 4 or more of one symbol leaves room for no other); E-I3 EXTRA
     never pays.
     """
-    paying = {c.symbol for c in rules.combinations}
-    counts = {letter: row.count(letter) for letter in paying}
-    letter, count = max(counts.items(), key=lambda item: item[1])
-    if any(c.symbol == letter and c.count == count for c in rules.combinations):
-        return letter, count
-    return None
+    return _row_judge(rules)(row)
+
+
+class _RowJudge:
+    """``row_combination`` for one rules object, its paying letters and combinations read
+    once (the engine and the generator judge every possible row: 7 776 and more)."""
+
+    def __init__(self, rules: EldoradoRules) -> None:
+        self.rules = rules  # held: the cache is keyed by its identity
+        # of the letters that pay, the one a row holds most of; ties (impossible while every
+        # combination needs more than half the cells) go to the first in the rules' order, not
+        # to a set's order, which changes with the process's hash seed
+        combined = {c.symbol for c in rules.combinations}
+        self.paying = tuple(s.letter for s in rules.symbols if s.letter in combined)
+        self.combinations = frozenset((c.symbol, c.count) for c in rules.combinations)
+
+    def __call__(self, row: str) -> tuple[str, int] | None:
+        best, most = "", -1
+        for letter in self.paying:
+            count = row.count(letter)
+            if count > most:
+                best, most = letter, count
+        return (best, most) if (best, most) in self.combinations else None
+
+
+_JUDGES: dict[int, _RowJudge] = {}
+
+
+def _row_judge(rules: EldoradoRules) -> _RowJudge:
+    judge = _JUDGES.get(id(rules))
+    if judge is None or judge.rules is not rules:
+        if len(_JUDGES) >= 16:
+            _JUDGES.clear()
+        judge = _JUDGES[id(rules)] = _RowJudge(rules)
+    return judge
 
 
 def parse_eldorado_rules(root: RulesNode, common: dict[str, Any]) -> EldoradoRules:

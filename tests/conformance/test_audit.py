@@ -723,3 +723,39 @@ def test_a_worker_keeps_its_freed_memory_on_glibc() -> None:
     assert done.returncode == 0, done.stderr
     expected = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert done.stdout.strip() == str(expected)
+
+
+def test_the_fast_path_reads_integers_as_json_does() -> None:
+    """``_digits`` (a word at a time up to 8 digits, a digit at a time up to 12) against
+    ``json.loads`` on every length, digits and non-digits at every place, leading zeros."""
+    rng = random.Random(5)
+    cases = [b"0", b"7", b"10", b"007", b"00", b"12345678", b"99999999", b"00000000", b"123456789"]
+    cases += [b"123456789012", b"1234567890123", b"", b"1a", b"a1", b"-1", b"1/", b":1", b"12 "]
+    cases += [b"\x80", b"1\xff1", b"9" * 8 + b"\xb9", b"1" * 7 + b"\x00"]
+    for _ in range(4000):
+        alphabet = b"0123456789" if rng.random() < 0.95 else b"0123456789/:a \x80\xba+-.e"
+        cases.append(bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 14))))
+    buf = bytearray()
+    begins, ends = [], []
+    for case in cases:
+        buf += b'"'
+        begins.append(len(buf))
+        buf += case
+        ends.append(len(buf))
+        buf += b'",'
+    padded = bytes(buf) + bytes(32)
+    a = np.frombuffer(padded, np.uint8)
+    ok = np.ones(len(cases), bool)
+    words = audit_judge._words(padded)
+    values = audit_judge._digits(a, words, np.array(begins), np.array(ends), ok)
+    wrong = []
+    for case, value, good in zip(cases, values.tolist(), ok.tolist(), strict=True):
+        try:
+            parsed = json.loads(case)
+        except (ValueError, UnicodeDecodeError):
+            parsed = None
+        canonical = case.isdigit() and len(case) <= 12 and type(parsed) is int
+        if good != canonical or (good and value != parsed):
+            wrong.append((case, value, good))
+    assert not wrong, wrong[:5]
+    assert ok.sum() > 2000 and (~ok).sum() > 500  # both kinds were met
