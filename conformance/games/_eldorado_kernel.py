@@ -21,7 +21,8 @@ class EldoradoTables:
     the rules YAML.
     """
 
-    OTHER = 255  # the role of a byte that is neither a letter, '/' nor '|'
+    OTHER = 0xFF  # the role of a byte that is neither a letter, '/' nor '|'
+    SLASH, BAR = 0x40, 0x41  # the separators' roles: above every letter's digit
 
     def __init__(self) -> None:
         rules = reference.eldorado_rules()
@@ -31,25 +32,42 @@ class EldoradoTables:
         self.grid_width = self.row_width * rules.rows
         self.letters = "".join(s.letter for s in rules.symbols)
         self.extra = self.letters.index(rules.extra_letter)
-        # every byte as its role: a letter's digit, SLASH, BAR, or OTHER (bytes.translate)
+        # every byte as its role: a letter's digit (0 .. base - 1), SLASH, BAR, or OTHER
+        # (bytes.translate); no byte has a role from base to the next power of two, so "a
+        # letter stands here" is "the role's bits above the digits are clear"
         self.base = len(self.letters)
-        assert self.base + 2 < self.OTHER
-        self.slash, self.bar = self.base, self.base + 1
+        assert 1 <= self.base <= self.SLASH
         roles = bytearray([self.OTHER]) * 256
         for k, letter in enumerate(self.letters):
             roles[ord(letter)] = k
-        roles[ord("/")], roles[ord("|")] = self.slash, self.bar
+        roles[ord("/")], roles[ord("|")] = self.SLASH, self.BAR
         self.roles = bytes(roles)
-        # what each offset of a grid (rows of ``cells`` letters, each closed by '/', the last
-        # by '|') must hold, as one test, (role - shift) mod 256 < bound: shift 0 and bound
-        # ``base`` where a letter stands, the separator and 1 (exactly it) where it closes a row
-        offsets = np.arange(self.grid_width)
-        letter_at = offsets % self.row_width < self.cells
-        closer = np.where(offsets == self.grid_width - 1, self.bar, self.slash)
-        self.shift = np.where(letter_at, 0, closer).astype(np.uint8)
-        self.bound = np.where(letter_at, self.base, 1).astype(np.uint8)
+        self.letter_mask = 0xFF & ~((1 << (self.base - 1).bit_length()) - 1)
+        self._masks: dict[int, tuple[Words, Words]] = {}
         self.stakes = tuple(rules.stakes_cents)
         self._prizes: dict[int, IntArray] = {}
+
+    def word_masks(self, grids: int) -> tuple[Words, Words]:
+        """(mask, expected) of a ticket of ``grids`` grids read as 64-bit words of roles: it
+        is well formed when every word ANDed with its mask is the expected word. A letter's
+        byte must have its high bits clear, a separator's must be exactly '/' or '|' (the
+        last grid's closer is the ticket's closing quote, already found: not tested), and
+        the bytes past the ticket are not tested."""
+        found = self._masks.get(grids)
+        if found is not None:
+            return found
+        size = grids * self.grid_width - 1
+        spans = (size + 8) // 8  # the ticket and its closing quote
+        mask = np.zeros(8 * spans, np.uint8)
+        expected = np.zeros(8 * spans, np.uint8)
+        offset = np.arange(size)
+        place = offset % self.grid_width
+        letter = place % self.row_width < self.cells
+        mask[:size] = np.where(letter, self.letter_mask, 0xFF)
+        closer = np.where(place == self.grid_width - 1, self.BAR, self.SLASH)
+        expected[:size] = np.where(letter, 0, closer)
+        found = self._masks[grids] = (mask.view(np.uint64), expected.view(np.uint64))
+        return found
 
     def row_prizes(self, stake: int) -> IntArray:
         """Prize of every row (indexed by its base-``symbols`` code) at ``stake``: the
@@ -91,6 +109,7 @@ def eldorado_tables() -> EldoradoTables:
 
 MAX_ELDORADO_GRIDS = 64  # a longer ticket goes down the slow path (it is judged, not skipped)
 EXTRA_BITS = 6  # a row value's low bits: the EXTRA it shows (``EldoradoTables.row_values``)
+EXTRA_MASK = (1 << EXTRA_BITS) - 1
 
 
 def eldorado_prizes(
@@ -116,34 +135,31 @@ def eldorado_prizes(
         return prize
     for g in np.flatnonzero(np.bincount(grids[ok])).tolist():  # the grid counts present
         idx = np.flatnonzero(ok & (grids == g))
+        n = len(idx)
         size = g * gw - 1
-        spans = (size + 7) // 8  # words that cover the ticket (the chunk's padding the rest)
+        spans = (size + 8) // 8  # words that cover the ticket and its closing quote
         if t0[idx].max() + 8 * (spans - 1) >= len(words):  # past the padding: slow path
             ok[idx] = False
             continue
-        read = words[t0[idx, None] + 8 * np.arange(spans)].view(np.uint8)
-        # (n, g*gw) bytes: the ticket, then one virtual '|' closing its last grid ...
-        raw = np.empty((len(idx), g * gw), np.uint8)
-        raw[:, :size] = read[:, :size]
-        raw[:, size] = ord("|")
-        # ... each as its role (a letter's digit, '/', '|', other), in one C pass
-        shaped = np.frombuffer(raw.tobytes().translate(tables.roles), np.uint8)
-        grid = shaped.reshape(len(idx), g, gw)
-        # (row sums as products with a vector of ones, numpy's fastest; the ones' type holds
-        # the largest sum: up to 64 * 18 misfits in uint16, up to 18 EXTRA a grid in uint8)
-        misfits = ((grid - tables.shift) >= tables.bound).view(np.uint8).reshape(len(idx), -1)
-        good_all = misfits @ np.ones(g * gw, np.uint16) == 0
-        digits = grid.reshape(len(idx), g, rows, width)  # a row's letters, then its closer
-        codes = digits[..., cells - 1].astype(np.intp)
+        # (n, spans) words: each ticket and the bytes after it, as roles in one C pass
+        read = words[t0[idx, None] + 8 * np.arange(spans)]
+        roles = np.frombuffer(read.tobytes().translate(tables.roles), np.uint64).reshape(n, -1)
+        mask, expected = tables.word_masks(g)
+        good_all = ((roles & mask) == expected).all(axis=1)  # every byte what its place says
+        digits = roles.view(np.uint8)[:, : g * gw].reshape(n, g, rows, width)
+        codes = digits[..., cells - 1].astype(np.intp)  # a row's letters, then its closer
         for k in range(cells - 2, -1, -1):  # Horner: letter k weighs base ** k
             codes *= tables.base
             codes += digits[..., k]
         np.minimum(codes, len(row_values) - 1, out=codes)  # a bad ticket's: any row's code
         values = row_values[codes].sum(axis=2)  # (n, g): each grid's prize and EXTRA count
-        granted = np.cumsum(values & ((1 << EXTRA_BITS) - 1), axis=1)  # EXTRA in grids 0..k
-        good_all &= granted[:, -1] == g - 1
-        if g > 1:  # grid k needs k EXTRA among grids 0..k-1
-            good_all &= (granted[:, :-1] >= np.arange(1, g)).all(axis=1)
-        prize[idx] = (values >> EXTRA_BITS).sum(axis=1)
+        if g == 1:  # no EXTRA on a ticket of one grid
+            good_all &= (values[:, 0] & EXTRA_MASK) == 0
+            prize[idx] = values[:, 0] >> EXTRA_BITS
+        else:
+            granted = np.cumsum(values & EXTRA_MASK, axis=1)  # EXTRA in grids 0..k
+            good_all &= granted[:, -1] == g - 1
+            good_all &= (granted[:, :-1] >= np.arange(1, g)).all(axis=1)  # grid k needs k
+            prize[idx] = (values >> EXTRA_BITS).sum(axis=1)
         ok[idx] = good_all
     return prize
