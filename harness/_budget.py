@@ -19,6 +19,8 @@ the first.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import sys
 import threading
@@ -274,13 +276,21 @@ def exit_process(code: int, grace_s: float = EXIT_GRACE_S) -> NoReturn:
     Python joins those threads at exit: one blocked for ever in a hung Python adapter (a
     check that played scenarios side by side on a thread pool, then was cut) would keep a
     finished run's process alive for ever, its reports written. Such threads get ``grace_s``
-    to end; then the process ends without them (``os._exit``), its output flushed.
+    to end; then the process ends without them (``os._exit``), its output flushed. A process
+    without such threads runs its ``atexit`` handlers first, as ``sys.exit`` would.
     """
     ends = time.monotonic() + grace_s
     for thread in _joined_at_exit():
         thread.join(max(0.0, ends - time.monotonic()))
-    if _joined_at_exit():
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    sys.exit(code)
+    if not _joined_at_exit():
+        atexit._run_exitfuncs()  # what sys.exit would run first (logging's flush, ...)
+    _flush_standard_streams()
+    # and not the interpreter's teardown (every module and object freed one by one: 40 ms
+    # of a 0.6 s block audit, measured): every file the command wrote is closed by now
+    os._exit(code)
+
+
+def _flush_standard_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (``| head``) or stream
+            stream.flush()

@@ -355,6 +355,43 @@ def test_the_process_exits_though_a_cut_check_left_pool_threads_hanging(tmp_path
     assert "check_budget_s" in report["checks"][0]["message"]
 
 
+def test_the_process_ends_with_its_code_its_output_and_its_exit_handlers() -> None:
+    """``exit_process`` skips the interpreter's teardown, not what a normal exit does first:
+    the ``atexit`` handlers run, buffered output (a pipe) reaches the reader, the code is kept;
+    a closed pipe is no error."""
+    root = Path(__file__).resolve().parents[2]
+    probe = (
+        "import atexit, sys\n"
+        "from harness._budget import exit_process\n"
+        "atexit.register(lambda: print('handler ran'))\n"
+        "sys.stdout.write('buffered, ')\n"
+        "exit_process(3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (3, "buffered, handler ran\n", "")
+    quiet = "import sys; from harness._budget import exit_process; print('x' * 99); exit_process(0)"
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    closed = subprocess.run(
+        f'{sys.executable} -c "{quiet}" | head -c 0',
+        shell=True,
+        cwd=root,
+        env={**buffered, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert closed.stderr == ""
+
+
 def test_budgets_hold_for_checks_run_side_by_side() -> None:
     adapter = HangingEvaluate()
     result, events, elapsed = run(adapter, make_checks(6), check_budget_s=0.5, check_concurrency=4)
