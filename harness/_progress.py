@@ -11,8 +11,6 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from tqdm import tqdm  # type: ignore[import-untyped]
-
 from ._escape import terminal
 from ._events import (
     CheckFinished,
@@ -66,6 +64,8 @@ class ProgressHandler:
             self.index += 1
             self.last_line = self.clock()
             if self.tty:
+                from tqdm import tqdm  # type: ignore[import-untyped]  # a terminal's only
+
                 self.bar = tqdm(
                     total=None,
                     desc=f"[{self.index}/{self.total}] {event.check_id}",

@@ -29,7 +29,6 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -78,6 +77,8 @@ class Unit:
 
 @cache
 def generator_version() -> str:
+    from importlib import metadata  # 6 ms of imports (email, csv, zipfile): when first asked
+
     try:
         return metadata.version("instantcert")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout

