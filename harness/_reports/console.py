@@ -1,4 +1,4 @@
-"""The summary table on stdout (tabulate): requirements that did not pass, counts, verdict.
+"""The summary table on stdout: requirements that did not pass, counts, verdict.
 
 Passing requirements are counted, not listed, unless ``verbose``: a person at a terminal wants
 to see what is wrong first; report.md and report.html list everything.
@@ -10,11 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from tabulate import tabulate
-
 from .._escape import map_strings, terminal
 from .._runner import OUT_OF_SCOPE
 from ._record import OUTCOMES, Collector
+from ._table import simple_table
 from ._wording import coverage_line
 
 MARK = {
@@ -60,19 +59,11 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
         parts.append(f"smoke step failed: {doc['smoke']['message']}")
     if rows:
         parts.append(
-            tabulate(
-                rows,
-                headers=["requirement", "article", "outcome", "required", "why"],
-                tablefmt="simple",
-            )
+            simple_table(rows, headers=["requirement", "article", "outcome", "required", "why"])
         )
     counts = doc["verdict"]["counts"]
     parts.append(
-        tabulate(
-            [[MARK[o], counts[o]] for o in OUTCOMES],
-            headers=["requirements", "count"],
-            tablefmt="simple",
-        )
+        simple_table([[MARK[o], counts[o]] for o in OUTCOMES], headers=["requirements", "count"])
     )
     if coverage_line(doc):
         parts.append(f"clauses: {coverage_line(doc)}")

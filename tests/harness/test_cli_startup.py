@@ -91,7 +91,10 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
         "from conformance._audit import reader\n"
         f"assert reader.open_document({str(path)!r}).fast\n"
         "print(json.dumps(",
-    ).replace('"cryptography")', '"cryptography", "uvicorn", "httpx", "isal")')
+    ).replace(
+        '"cryptography")',
+        '"cryptography", "uvicorn", "httpx", "isal", "tabulate", "tqdm", "importlib.metadata")',
+    )
     seen = loaded_by("audit-block", str(path), "--out", str(tmp_path / "r"), probe=probe)
     assert seen["code"] == 0
     loaded = set(seen["loaded"])
@@ -101,6 +104,9 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
     assert not loaded & {"hypothesis", "cryptography"}
     # the harness's own file target answers describe() itself: no schema to hold it to
     assert "jsonschema" not in loaded
+    # the randomness laws need no scipy (conformance._special); the summary table no tabulate
+    # (nor the importlib.metadata it loads); a run whose stderr is no terminal no tqdm bar
+    assert not loaded & {"scipy", "tabulate", "importlib.metadata", "tqdm"}
     assert "isal" in loaded
     assert {m for m in loaded if m.startswith("harness._cli.")} == {
         "harness._cli.audit_block",
