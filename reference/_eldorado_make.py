@@ -23,7 +23,7 @@ import numpy as np
 
 from ._eldorado_rules import GRID_SEPARATOR, ROW_SEPARATOR, EldoradoRules, row_combination
 from ._gains import Chooser, Decomposition, Gain, PrizeError, decomposition_key, sample, shuffle
-from ._scenarios import I64, U8, U64, Maker, ScenarioPools, split_tickets, uniform_below
+from ._scenarios import I64, U8, U64, Maker, ScenarioPools, uniform_below
 
 #: eldorado: a unit holds at most this many grids (the main grid and 4 Extra stages) ...
 ELDORADO_MAX_GRIDS = 5
@@ -229,12 +229,12 @@ class EldoradoPools(ScenarioPools):
         self.cell_orders = np.array(list(itertools.permutations(range(self.cells))), np.int64)
 
     def _encode(self, scenarios: Sequence[str]) -> U8:
-        """(scenarios, 5 grids of text): the ticket, a newline where its next '|' would be, then
-        zeros; every row starts at a multiple of 6, as in the ticket."""
-        text = "".join([(t + "\n").ljust(self.width, "\0") for t in scenarios]).encode("ascii")
+        """(scenarios, 5 grids of text): the ticket, then zeros (where its next '|' would be,
+        and on); every row starts at a multiple of 6, as in the ticket."""
+        text = "".join([t.ljust(self.width, "\0") for t in scenarios]).encode("ascii")
         return np.frombuffer(text, dtype=np.uint8).reshape(len(scenarios), self.width)
 
-    def _show(self, pool: U8, choice: I64, words: U64, selected: I64) -> list[bytes]:
+    def _rows(self, pool: U8, choice: I64, words: U64, selected: I64) -> U8:
         """Shown cell (g, r, c) is scenario cell (g, row_order[g][r], cell_order[3 g + r][c]);
         the separators ('/', '|', the end) stay in place."""
         unit_words = words[selected]
@@ -253,4 +253,5 @@ class EldoradoPools(ScenarioPools):
         shown = np.empty_like(moved)
         shown[..., :cells] = np.take_along_axis(moved[..., :cells], cell_order, axis=2)
         shown[..., cells] = by_row[choice, :, cells]
-        return split_tickets(shown)
+        tickets: U8 = shown.reshape(count, -1)
+        return tickets

@@ -29,7 +29,6 @@ from ._scenarios import (
     Maker,
     ScenarioPools,
     shuffled_columns,
-    split_tickets,
     uniform_below,
 )
 
@@ -185,14 +184,18 @@ class RobotsPools(ScenarioPools):
         text = "".join([b.ljust(width, "\0") + " " for b in buttons]).encode("ascii")
         return np.frombuffer(text, dtype=np.uint8).reshape(len(scenarios), self.buttons, width + 1)
 
-    def _show(self, pool: U8, choice: I64, words: U64, selected: I64) -> list[bytes]:
+    def _rows(self, pool: U8, choice: I64, words: U64, selected: I64) -> U8:
+        """The robots' order, '|', then the buttons in their drawn order, each its text, zero
+        padding and a space (the last none): one gather of whole buttons from the pool."""
         unit_words = words[selected]
-        count, robots = len(selected), self.orders.shape[1]
-        perm = shuffled_columns(unit_words[:, 2 : 1 + self.buttons], self.buttons)
-        buttons = pool[choice[:, None], perm]  # (count, buttons, width + 1)
-        buttons[:, -1, -1] = ord("\n")  # the last button ends the ticket
-        rows = np.empty((count, robots + 1 + buttons[0].size), dtype=np.uint8)
+        count, robots, buttons = len(selected), self.orders.shape[1], self.buttons
+        perm = shuffled_columns(unit_words[:, 2 : 1 + buttons], buttons)
+        cell = pool.shape[2]
+        whole = np.ascontiguousarray(pool).reshape(-1, cell).view(np.dtype((np.void, cell)))
+        shown = whole.ravel()[choice[:, None] * buttons + perm].view(np.uint8)  # (count, b*cell)
+        rows = np.empty((count, robots + 1 + buttons * cell), dtype=np.uint8)
         rows[:, :robots] = self.orders[uniform_below(unit_words[:, 1], len(self.orders))]
         rows[:, robots] = ord("|")
-        rows[:, robots + 1 :] = buttons.reshape(count, -1)
-        return split_tickets(rows)
+        rows[:, robots + 1 :] = shown
+        rows[:, -1] = 0  # the last button is followed by no space
+        return rows

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -69,18 +69,23 @@ def uniform_below(words: U64, n: int | U64) -> I64:
 
 def shuffled_columns(words: U64, width: int) -> I64:
     """A uniform permutation of range(width) per row (Fisher-Yates, step k uses column
-    width - 1 - k of ``words``)."""
+    width - 1 - k of ``words``).
+
+    The permutations are kept column by column (``by_column[k]``: entry k of every row), so
+    each step swaps through one flat index per row and copies one contiguous column."""
     rows = words.shape[0]
-    perm = np.broadcast_to(np.arange(width, dtype=np.int64), (rows, width)).copy()
-    at = np.arange(rows)
     bounds = np.arange(width, 1, -1, dtype=np.uint64)  # k + 1 for k = width - 1 .. 1
     draws = uniform_below(words[:, : width - 1], bounds)
+    by_column = np.empty((width, rows), np.int64)
+    by_column[:] = np.arange(width, dtype=np.int64)[:, None]
+    flat = by_column.ravel()
+    swaps = draws.T * rows + np.arange(rows)  # where entry j of each row is, in ``flat``
     for k in range(width - 1, 0, -1):
-        j = draws[:, width - 1 - k]
-        swapped = perm[at, j]
-        perm[at, j] = perm[:, k]
-        perm[:, k] = swapped
-    return perm
+        at = swaps[width - 1 - k]
+        swapped = flat[at]
+        flat[at] = by_column[k]
+        by_column[k] = swapped
+    return np.ascontiguousarray(by_column.T)
 
 
 def split_tickets(rows: U8) -> list[bytes]:
@@ -90,6 +95,22 @@ def split_tickets(rows: U8) -> list[bytes]:
     pieces = data.split(b"\n")
     pieces.pop()  # after the last newline
     return pieces
+
+
+def row_tickets(rows: U8) -> list[bytes]:
+    """Ticket rows (``ScenarioPools._rows``: a ticket's bytes, zero bytes anywhere among them)
+    as ticket bytes."""
+    ended = np.empty((rows.shape[0], rows.shape[1] + 1), np.uint8)
+    ended[:, :-1] = rows
+    ended[:, -1] = ord("\n")
+    return split_tickets(ended)
+
+
+def ticket_rows(tickets: Sequence[bytes]) -> U8:
+    """Ticket bytes as rows, each padded with zero bytes to the longest."""
+    width = max(map(len, tickets), default=0)
+    text = b"".join([t.ljust(width, b"\0") for t in tickets])
+    return np.frombuffer(text, np.uint8).reshape(len(tickets), width).copy()
 
 
 #: a game's slow generator at one stake: a ticket of the prize, drawn from the random source
@@ -146,20 +167,45 @@ class ScenarioPools:
 
     def _show(self, pool: U8, choice: I64, words: U64, selected: I64) -> list[bytes]:
         """The tickets of the ``selected`` units (rows of ``words``), which all have one prize:
-        unit k shows scenario ``choice[k]`` of ``pool``, transformed by its words."""
-        raise NotImplementedError
+        unit k shows scenario ``choice[k]`` of ``pool``, transformed by its words. A subclass
+        gives these, or their rows (``_rows``), or both."""
+        if type(self)._rows is ScenarioPools._rows:
+            raise NotImplementedError(f"{type(self).__name__} defines neither _show nor _rows")
+        return row_tickets(self._rows(pool, choice, words, selected))
+
+    def _rows(self, pool: U8, choice: I64, words: U64, selected: I64) -> U8:
+        """``_show``'s tickets as rows of bytes, zero bytes anywhere among a ticket's (dropped):
+        what a block's lines are assembled from without a Python step per unit."""
+        if type(self)._show is ScenarioPools._show:
+            raise NotImplementedError(f"{type(self).__name__} defines neither _show nor _rows")
+        return ticket_rows(self._show(pool, choice, words, selected))
+
+    def _groups(self, words: U64, prizes: I64) -> Iterator[tuple[I64, U8, I64]]:
+        """(the units of one prize, its pool, the scenario each shows), prize by prize."""
+        for prize in np.unique(prizes).tolist():
+            selected = np.flatnonzero(prizes == prize)
+            pool = self.pool(prize)
+            yield selected, pool, uniform_below(words[selected, 0], len(pool))
 
     def tickets(self, words: U64, prizes: I64) -> list[bytes]:
         """The ticket of each unit, given its keyed words and its prize."""
         out: list[bytes] = [b""] * len(prizes)
-        for prize in np.unique(prizes).tolist():
-            selected = np.flatnonzero(prizes == prize)
-            pool = self.pool(prize)
-            choice = uniform_below(words[selected, 0], len(pool))
+        for selected, pool, choice in self._groups(words, prizes):
             for at, ticket in zip(
                 selected.tolist(), self._show(pool, choice, words, selected), strict=True
             ):
                 out[at] = ticket
+        return out
+
+    def padded_tickets(self, words: U64, prizes: I64) -> U8:
+        """``tickets`` as one array: unit k's ticket in row k, zero bytes anywhere among it."""
+        groups = [
+            (selected, self._rows(pool, choice, words, selected))
+            for selected, pool, choice in self._groups(words, prizes)
+        ]
+        out = np.zeros((len(prizes), max((r.shape[1] for _, r in groups), default=0)), np.uint8)
+        for selected, rows in groups:
+            out[selected, : rows.shape[1]] = rows
         return out
 
 
@@ -168,10 +214,8 @@ class PlainPools(ScenarioPools):
     default of a game that declares no prize-keeping transformation."""
 
     def _encode(self, scenarios: Sequence[str]) -> U8:
-        """(scenarios, width): each ticket, a newline, then zero padding."""
-        width = max(len(t) for t in scenarios) + 1
-        text = "".join([(t + "\n").ljust(width, "\0") for t in scenarios]).encode("ascii")
-        return np.frombuffer(text, dtype=np.uint8).reshape(len(scenarios), width)
+        """(scenarios, width): each ticket, then zero padding."""
+        return ticket_rows([t.encode("ascii") for t in scenarios])
 
-    def _show(self, pool: U8, choice: I64, words: U64, selected: I64) -> list[bytes]:
-        return split_tickets(pool[choice])
+    def _rows(self, pool: U8, choice: I64, words: U64, selected: I64) -> U8:
+        return pool[choice]

@@ -7,6 +7,7 @@ import itertools
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
@@ -344,3 +345,46 @@ def test_full_block_lot_counts_are_exact(game: str, stake: int) -> None:
     b = block(game, stake, seed=new_seed())
     counts = Counter(b.prize_cents(i) for i in range(b.units))
     assert dict(counts) == reference.load_rules(game).lot_table(stake).counts()
+
+
+@pytest.mark.parametrize(("game", "stake"), STAKES)
+def test_render_assembles_the_very_lines_of_the_units(game: str, stake: int) -> None:
+    """``render`` lays whole batches out in numpy (``unit_lines``); every slice is the bytes of
+    its units' ``to_json_line``: across powers of ten of the index, batch edges, the block's
+    end, a single unit, an empty slice, and batches holding only losing units (prize "0")."""
+    b = block(game, stake)
+    cuts = [(0, 0), (0, 1), (7, 1), (9_990, 25), (99_990, 25), (4_090, 10), (0, 5_000)]
+    cuts += [(b.units - 3_000, 3_000), (b.units - 1, 1), (123_457, 2 * 4_096 + 3)]
+    for start, count in cuts:
+        expected = b"".join(u.to_json_line() + b"\n" for u in b.iter_units(start, count))
+        assert b.render(start, count) == expected, (start, count)
+    losing = [i for i in range(2_000) if b.prize_cents(i) == 0][:40]
+    assert all(b.render(i, 1) == b.unit(i).to_json_line() + b"\n" for i in losing[:5])
+
+
+def test_a_game_gives_its_tickets_as_bytes_or_as_rows_or_both() -> None:
+    """``ScenarioPools``: a subclass defines ``_show`` (ticket bytes), ``_rows`` (zero-padded
+    rows) or both, and ``tickets`` and ``padded_tickets`` agree whichever; one defining
+    neither is refused by name."""
+    plain = block("robots")._pools
+    words = reference._scenarios.unit_words(7, 0, 50)
+    prizes = np.array([0, 100, 0, 200, 300] * 10, dtype=np.int64)
+
+    class ShowOnly(reference.ScenarioPools):
+        def _encode(self, scenarios: list[str]) -> np.ndarray:
+            return plain._encode(scenarios)
+
+        def _show(self, pool: Any, choice: Any, words: Any, selected: Any) -> list[bytes]:
+            return plain._show(pool, choice, words, selected)
+
+    class Neither(reference.ScenarioPools):
+        def _encode(self, scenarios: list[str]) -> np.ndarray:
+            return plain._encode(scenarios)
+
+    args = ("robots", 100, plain._maker, plain._pool_key, plain._sizes)
+    shown = ShowOnly(*args)
+    assert shown.tickets(words, prizes) == plain.tickets(words, prizes)
+    rows = shown.padded_tickets(words, prizes)
+    assert [bytes(r[r != 0]) for r in rows] == plain.tickets(words, prizes)
+    with pytest.raises(NotImplementedError, match="Neither defines neither _show nor _rows"):
+        Neither(*args).tickets(words, prizes)
