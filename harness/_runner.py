@@ -64,6 +64,9 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_STARTED = 0, 1, 2
 
 _PROGRESS_INTERVAL_S = 0.25
 OUT_OF_SCOPE = "outside this run's scope (filtered)"
+#: the capabilities whose checks buy units (open accounts and play): an ``exclusive`` check,
+#: which watches the units on sale, never runs beside one of them
+BUYS_UNITS = frozenset({"play", "reveal"})
 
 
 def worst(outcomes: Iterable[str]) -> str:
@@ -298,9 +301,9 @@ class Runner:
         outcomes: dict[str, list[tuple[str, str, str]]],
     ) -> None:
         """Every selected check, up to ``check_concurrency`` at once (``harness._parallel``):
-        block checks and ``exclusive`` ones alone (and first), the long ones early, events and
-        outcomes taken in check order, so the reports are those of a run of one check at a
-        time."""
+        block checks alone (and first), then ``exclusive`` ones one at a time, beside checks
+        that buy no units only, the long ones early, events and outcomes taken in check order,
+        so the reports are those of a run of one check at a time."""
 
         def task(check: Check) -> Task[Event]:
             mine: dict[str, list[tuple[str, str, str]]] = {rid: [] for rid in outcomes}
@@ -312,7 +315,9 @@ class Runner:
             return Task(
                 run=lambda emit: self._run_check(adapter, check, implementation, mine, emit),
                 finish=finish,
-                solo=check.cost == "block" or check.exclusive,
+                solo=check.cost == "block",
+                guarded=check.exclusive,
+                plays=check.capability in BUYS_UNITS,
                 early=check.cost == "long",
             )
 

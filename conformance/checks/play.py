@@ -88,15 +88,18 @@ def run_per_stake(
     after another, one account each."""
     found = pairs(ctx, games)
     workers = workers_of(ctx.settings) if side_by_side else 1
-    split_over = {"accounts": max(1, workers // len(found))} if side_by_side else {}
 
-    def case(pair: tuple[str, int]) -> dict[str, Any]:
+    def case(number: int, pair: tuple[str, int]) -> dict[str, Any]:
         game, stake = pair
-        extra = split_over if scenario in SPLIT_OVER_ACCOUNTS else {}
+        extra = {}
+        if side_by_side and scenario in SPLIT_OVER_ACCOUNTS:
+            # every worker plays: 8 over 3 pairs is 3, 3 and 2 accounts (not 2 each)
+            share = workers // len(found) + (1 if number < workers % len(found) else 0)
+            extra = {"accounts": max(1, share)}
         plays = plays_per_stake(ctx, game)
         return case_of(scenario, game=game, stake_cents=stake, plays=plays, **extra, **params)
 
-    cases = [case(pair) for pair in found]
+    cases = [case(number, pair) for number, pair in enumerate(found)]
     done = 0
     # closed on the first failure: the pairs not yet started are not played
     with closing(iter_in_order(partial(SCENARIOS[scenario], session(ctx)), cases, workers)) as ran:

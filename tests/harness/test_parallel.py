@@ -256,3 +256,39 @@ def test_the_runner_runs_checks_side_by_side_with_the_same_reports() -> None:
     assert four_outcomes == one_outcomes and set(four_outcomes.values()) == {"pass"}
     started = [c for kind, c in four_order if kind == "CheckStarted"]
     assert "blocks.unit_sequence" in started and len(started) >= 6
+
+
+def test_guarded_tasks_run_one_at_a_time_beside_tasks_that_buy_no_units() -> None:
+    """A guarded task (it watches the units on sale) never has a task that plays beside it, nor
+    another guarded one; tasks that play no unit keep the other workers busy meanwhile."""
+    lock = threading.Lock()
+    running: set[str] = set()
+    seen_beside: dict[str, set[str]] = {}
+    order: list[str] = []
+
+    def task(name: str, *, guarded: bool = False, plays: bool = False) -> Task[str]:
+        def run(emit: Any) -> None:
+            with lock:
+                order.append(name)
+                running.add(name)
+            try:
+                for _ in range(4):
+                    time.sleep(0.01)
+                    with lock:
+                        seen_beside.setdefault(name, set()).update(running - {name})
+            finally:
+                with lock:
+                    running.discard(name)
+            emit(name)
+
+        return Task(run=run, guarded=guarded, plays=plays)
+
+    tasks = [task("p1", plays=True), task("g1", guarded=True), task("e1"), task("e2")]
+    tasks += [task("g2", guarded=True), task("p2", plays=True), task("e3"), task("e4")]
+    got: list[str] = []
+    run_ordered(tasks, got.append, workers=3)
+    assert got == ["p1", "g1", "e1", "e2", "g2", "p2", "e3", "e4"]
+    for guarded in ("g1", "g2"):
+        assert not seen_beside[guarded] & {"p1", "p2", "g1", "g2"}, seen_beside[guarded]
+    assert seen_beside["g1"] | seen_beside["g2"]  # evaluation-like tasks ran beside them
+    assert order[0] == "g1" and order.index("g2") < min(order.index("p1"), order.index("p2"))
