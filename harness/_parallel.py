@@ -4,9 +4,8 @@ Most checks spend their time waiting on the target (a play, a reveal, a batch of
 against a target 20 ms away, a run that makes one request at a time is all latency. The runner
 therefore runs independent checks concurrently on a bounded pool of threads (every check opens
 its own accounts, so none sees another's plays). A *solo* task (a block check, which keeps both
-cores busy with audit processes of its own, forked; a check that watches the units on sale)
-runs alone, in the calling thread: no other task is running while it runs, so no other thread
-is busy when it forks and no other check buys a unit under its eyes.
+cores busy with audit processes of its own, forked) runs alone, in the calling thread: no other
+task is running while it runs, so no other thread is busy when it forks.
 
 A *guarded* task (a check that watches the units on sale: plays in a row get consecutive units,
 a refused play takes none) needs only that no other task buys units while it runs: it runs
