@@ -26,10 +26,8 @@ from . import _support as support
 SCHEMA = Path(__file__).parents[2] / "harness" / "schemas" / "report.schema.json"
 
 
-@pytest.fixture(scope="module")
-def faulty_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    out = tmp_path_factory.mktemp("report")
-    stdout = io.StringIO()
+def run_faulty(out: Path, stdout: io.StringIO) -> list[Any]:
+    """One full-profile run of the broken-X2 target into every report handler, not closed."""
     settings = load_profile("full")
     handlers = report_handlers(out, stdout)
     plan = RunPlan(
@@ -43,7 +41,14 @@ def faulty_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     adapter = support.broken_x2()
     Runner(plan, handlers, checks=support.make_checks(), catalogue=support.CATALOGUE).run(adapter)
     adapter.close()
-    for handler in handlers:
+    return handlers
+
+
+@pytest.fixture(scope="module")
+def faulty_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("report")
+    stdout = io.StringIO()
+    for handler in run_faulty(out, stdout):
         handler.close()
     return out, stdout.getvalue()
 
@@ -51,19 +56,7 @@ def faulty_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 def test_the_writers_share_one_document_and_none_changes_it(tmp_path: Path) -> None:
     """``document`` is built once for all the formats of a run; each writer gets the same
     object, so none may change it: after every report is written it still equals a fresh one."""
-    settings = load_profile("full")
-    handlers = report_handlers(tmp_path, io.StringIO())
-    plan = RunPlan(
-        target="python:tests.harness._support:broken_x2",
-        profile="full",
-        settings=settings,
-        seed=11,
-        config={"effective_settings": settings},
-        out_dir=tmp_path,
-    )
-    adapter = support.broken_x2()
-    Runner(plan, handlers, checks=support.make_checks(), catalogue=support.CATALOGUE).run(adapter)
-    adapter.close()
+    handlers = run_faulty(tmp_path, io.StringIO())
     collectors = [h for h in handlers if isinstance(h, Collector)]
     assert len(collectors) >= 8
     shared = document(collectors[0].record)
