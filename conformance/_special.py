@@ -27,6 +27,7 @@ ranges than the audit uses. ``conformance._laws_scipy`` still takes ``smirnov`` 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -107,25 +108,38 @@ def _gamma_series(a: float, x: float) -> float:
     return math.exp(_log_gamma_prefactor(a, x) + math.log(total / a))
 
 
-def _gamma_fraction(a: float, x: float) -> float:
-    """Q(a, x) by its continued fraction (modified Lentz), for x >= a + 1."""
-    b = x + 1.0 - a
-    c = 1.0 / _TINY
-    d = 1.0 / b
-    h = d
-    for i in range(1, _MAX_ITERATIONS):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
+def _continued_fraction(b0: float, terms: Iterator[tuple[float, float]]) -> float:
+    """b0 + a1 / (b1 + a2 / (b2 + ...)), the (a_n, b_n) from ``terms``, by the modified Lentz
+    method (Thompson and Barnett 1986), to double precision: the one evaluator of the gamma
+    and beta fractions below."""
+    f = _TINY if b0 == 0 else b0
+    c, d = f, 0.0
+    for _, (an, bn) in zip(range(_MAX_ITERATIONS), terms, strict=False):
+        d = bn + an * d
         d = _TINY if abs(d) < _TINY else d
-        c = b + an / c
+        c = bn + an / c
         c = _TINY if abs(c) < _TINY else c
         d = 1.0 / d
-        delta = d * c
-        h *= delta
+        delta = c * d
+        f *= delta
         if abs(delta - 1.0) <= _EPS:
             break
-    return math.exp(_log_gamma_prefactor(a, x) + math.log(h))
+    return f
+
+
+def _gamma_fraction(a: float, x: float) -> float:
+    """Q(a, x) by its continued fraction, for x >= a + 1: the prefactor over
+    (x + 1 - a) - 1 (1 - a) / ((x + 3 - a) - 2 (2 - a) / ((x + 5 - a) - ...))."""
+
+    def terms() -> Iterator[tuple[float, float]]:
+        i, b = 1, x + 1.0 - a
+        while True:
+            b += 2.0
+            yield -i * (i - a), b
+            i += 1
+
+    fraction = _continued_fraction(x + 1.0 - a, terms())
+    return math.exp(_log_gamma_prefactor(a, x) - math.log(fraction))
 
 
 def _gamma_tails(a: float, x: float) -> tuple[float, float]:
@@ -206,59 +220,38 @@ def _log_beta_prefactor(a: float, b: float, x: float, y: float) -> float:
 
 
 def _small_beta_fraction(a: float, b: float, x: float) -> float:
-    """I_x(a, b) over its prefactor / a, by its continued fraction (modified Lentz; Numerical
-    Recipes' betacf), for x < (a + 1) / (a + b + 2): the parameters below 1."""
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 - qab * x / qap
-    d = _TINY if abs(d) < _TINY else d
-    d = 1.0 / d
-    h = d
-    for m in range(1, _MAX_ITERATIONS):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = _TINY if abs(d) < _TINY else d
-        c = 1.0 + aa / c
-        c = _TINY if abs(c) < _TINY else c
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = _TINY if abs(d) < _TINY else d
-        c = 1.0 + aa / c
-        c = _TINY if abs(c) < _TINY else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) <= _EPS:
-            break
-    return h
+    """I_x(a, b) over its prefactor / a, for x < (a + 1) / (a + b + 2): one over the
+    continued fraction 1 + d1 / (1 + d2 / (1 + ...)) of Numerical Recipes' betacf, for the
+    parameters below 1."""
+
+    def terms() -> Iterator[tuple[float, float]]:
+        yield -(a + b) * x / (a + 1.0), 1.0
+        m = 1
+        while True:
+            m2 = 2 * m
+            yield m * (b - m) * x / ((a - 1.0 + m2) * (a + m2)), 1.0
+            yield -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2)), 1.0
+            m += 1
+
+    return 1.0 / _continued_fraction(1.0, terms())
 
 
 def _beta_fraction(a: float, b: float, x: float, spread: float) -> float:
     """F of I_x(a, b) = x^a y^b / B(a, b) / F, for a, b >= 1 and x at or left of the mean:
     the continued fraction of Didonato & Morris (TOMS 708, BFRAC) as Boost's ibeta_fraction2
-    writes it, modified Lentz; its a y - b x is - (a + b) (x - x0), so neither x nor y brings
+    writes it; its a y - b x is - (a + b) (x - x0), so neither x nor y brings
     the bits that 1 - x lost."""
     linear = -(a + b) * spread + 1.0  # a y - b x + 1
-    f = a * linear / (a + 1.0)
-    f = _TINY if f == 0 else f
-    c, d = f, 0.0
-    for m in range(1, _MAX_ITERATIONS):
-        left = a + 2 * m - 1
-        an = (a + m - 1) * (a + b + m - 1) * m * (b - m) * x * x / (left * left)
-        bn = m + m * (b - m) * x / left + (a + m) * (linear + m * (2 - x)) / (left + 2)
-        d = bn + an * d
-        d = _TINY if d == 0 else d
-        c = bn + an / c
-        c = _TINY if c == 0 else c
-        d = 1.0 / d
-        delta = c * d
-        f *= delta
-        if abs(delta - 1.0) <= _EPS:
-            break
-    return f
+
+    def terms() -> Iterator[tuple[float, float]]:
+        m = 1
+        while True:
+            left = a + 2 * m - 1
+            an = (a + m - 1) * (a + b + m - 1) * m * (b - m) * x * x / (left * left)
+            yield an, m + m * (b - m) * x / left + (a + m) * (linear + m * (2 - x)) / (left + 2)
+            m += 1
+
+    return _continued_fraction(a * linear / (a + 1.0), terms())
 
 
 def betaincc(a: float, b: float, x: float) -> float:
