@@ -256,11 +256,15 @@ class Block:
         ticket = self._tickets(index, np.array([prize], dtype=np.int64))[0]
         return Unit(index, prize, ticket.decode("ascii"))
 
+    def _slice_prizes(self, first: int, size: int) -> npt.NDArray[np.int64]:
+        """The prizes of a checked slice, vectorised: each unit's slot's lot."""
+        slots = self._slots(first, size)
+        return self._prizes_array[np.searchsorted(self._ends_array, slots, side="right")]
+
     def _units(self, first: int, size: int) -> tuple[list[int], list[bytes]]:
         """The prizes and tickets of a checked slice, computed together, ``BATCH`` units at a
         time (the arrays of a batch stay in the processor's caches)."""
-        slots = self._slots(first, size)
-        prizes = self._prizes_array[np.searchsorted(self._ends_array, slots, side="right")]
+        prizes = self._slice_prizes(first, size)
         tickets: list[bytes] = []
         for at in range(0, size, BATCH):
             tickets += self._tickets(first + at, prizes[at : at + BATCH])
@@ -286,8 +290,7 @@ class Block:
         """Unit lines ``start`` to ``start + count - 1``, each ending in a newline: the bytes
         of ``_lines``, assembled a batch at a time in numpy (``unit_lines``)."""
         first, size = self.check_slice(start, count)
-        slots = self._slots(first, size)
-        prizes = self._prizes_array[np.searchsorted(self._ends_array, slots, side="right")]
+        prizes = self._slice_prizes(first, size)
         parts = []
         for at in range(0, size, BATCH):
             batch = prizes[at : at + BATCH]
