@@ -69,17 +69,14 @@ class EldoradoTables:
         found = self._masks[grids] = (mask.view(np.uint64), expected.view(np.uint64))
         return found
 
-    def row_prizes(self, stake: int) -> IntArray:
-        """Prize of every row (indexed by its base-``symbols`` code) at ``stake``: the
-        reference evaluator's own paytable of rows (``EldoradoEngine.row_prizes``, 4.4), the
-        table its ``prize_cents`` adds up over a ticket's rows, so kernel and slow path share
-        one source of truth, the rules YAML."""
-        return self.row_values(stake) >> EXTRA_BITS
-
     def row_values(self, stake: int) -> IntArray:
-        """Each row's prize and EXTRA count in one number, ``prize << EXTRA_BITS | extras``: a
-        grid's rows sum to its prize and its EXTRA count at once (at most ``rows * cells``
-        EXTRA a grid, below ``1 << EXTRA_BITS``), with one lookup a row."""
+        """Each row (indexed by its base-``symbols`` code) as its prize at ``stake`` and its
+        EXTRA count in one number, ``prize << EXTRA_BITS | extras``: a grid's rows sum to its
+        prize and its EXTRA count at once (at most ``rows * cells`` EXTRA a grid, below
+        ``1 << EXTRA_BITS``), with one lookup a row. The prizes are the reference evaluator's
+        own paytable of rows (``EldoradoEngine.row_prizes``, 4.4), the table its
+        ``prize_cents`` adds up over a ticket's rows, so kernel and slow path share one source
+        of truth, the rules YAML."""
         found = self._prizes.get(stake)
         if found is not None:
             return found
