@@ -94,6 +94,19 @@ REFUSAL_STATUS = "protocol.refusals.status"
 REFUSAL_DOCUMENT = "protocol.refusals.error_document"
 
 
+REQUEST_LABEL_PATH_CHARS = 200
+"""A request is named in messages by its method and path, the path cut to this many characters:
+a path carries ids the target chose (a block id, an account id), and a hostile target's
+4 MiB id must not be quoted whole in every message and report that names the request."""
+
+
+def request_label(method: str, path: str) -> str:
+    """``GET /v1/blocks/robots-100-0001``: how messages name a request (path shortened)."""
+    if len(path) <= REQUEST_LABEL_PATH_CHARS:
+        return f"{method} {path}"
+    return f"{method} {path[:REQUEST_LABEL_PATH_CHARS]}… ({len(path)} characters)"
+
+
 def _breach(what: str, got: int, want: int, value: object, raw: bytes, shape: str | None) -> None:
     """Raise ``ContractBreach`` when a JSON answer is in the contract's shape but its status or
     error document is wrong: a refusal with a 2xx status, a success with another 2xx than the
@@ -502,7 +515,7 @@ class HttpAdapter:
 
         Each attempt has its own total deadline (``self.timeout[1]``), which goes on running
         for the body: the response carries it, and the reader of the body ends it."""
-        what = f"{method} {path}"
+        what = request_label(method, path)
         key = endpoint(method, path)
         self.breaker.check(key)
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
@@ -626,7 +639,7 @@ class HttpAdapter:
         **kwargs: Any,
     ) -> Document:
         response = self._send(method, path, **kwargs)
-        return self._json(response, f"{method} {path}", status, shape)
+        return self._json(response, request_label(method, path), status, shape)
 
     # -- the contract's operations --------------------------------------------------------
 
@@ -685,7 +698,7 @@ class HttpAdapter:
         self, block_id: str, start: int | None = None, count: int | None = None
     ) -> HttpBlockStream:
         path = f"/v1/blocks/{quote(block_id, safe='')}"
-        what = f"GET {path}"
+        what = request_label("GET", path)
         response = self._send("GET", path, params={"start": start, "count": count}, safe=True)
         if response.status_code != 200 or _media_type(response) != NDJSON_TYPE:
             if response.status_code == 200:

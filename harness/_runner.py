@@ -75,6 +75,19 @@ def worst(outcomes: Iterable[str]) -> str:
     return SEVERITY[min(ranked)] if ranked else "not_run"
 
 
+MESSAGE_CHARS = 20_000
+"""A check's message (and a traceback) is cut to this many characters in its event: messages
+quote what a target sent, and whatever a hostile target sends, each report stays readable and
+bounded (a legitimate message, even listing 20 faults with their evidence, is far shorter)."""
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (cut: {len(text):,} characters in all)"
+
+
 @dataclass(frozen=True)
 class RunPlan:
     """Everything a run needs besides the target: built by the CLI from config and flags."""
@@ -365,6 +378,7 @@ class Runner:
             block_sink=block_sink,
         )
         outcome = self._execute_within(check, ctx, guard, token)
+        outcome = replace(outcome, message=bounded(outcome.message, MESSAGE_CHARS))
         blamed = outcome.requirements or check.requirements
         foreign = not set(blamed) & set(check.requirements)
         if foreign and not any(rid in outcomes for rid in blamed):  # out of this run's scope
@@ -384,7 +398,7 @@ class Runner:
             )
         message = outcome.message
         if outcome.traceback:
-            message = f"{message}\n{outcome.traceback}".strip()
+            message = bounded(f"{message}\n{outcome.traceback}".strip(), MESSAGE_CHARS)
         emit(
             CheckFinished(
                 check_id=check.id,

@@ -54,8 +54,8 @@ class _RenamedStream:
 
 
 class HostileAdapter(Delegating):
-    """The reference, but every string the target chooses is hostile: its name and version,
-    its block ids, its error messages; and it breaks robots 4.6 (prize + 1 on every win) and
+    """The reference, but every string the target chooses is hostile: its name and version
+    (within the 256 characters describe allows), its block ids, its error messages (100 kB); and it breaks robots 4.6 (prize + 1 on every win) and
     adds a non-finite number to each result, so failures carry the strings into every report."""
 
     BLOCK_PREFIX = "blk " + HOSTILE + " "
@@ -64,7 +64,7 @@ class HostileAdapter(Delegating):
         super().__init__(reference_adapter(name="hostile"), "python:tests.faulty.hostile:hostile")
 
     def describe(self) -> Document:
-        return {**self.inner.describe(), "name": HOSTILE, "version": LONG}
+        return {**self.inner.describe(), "name": HOSTILE, "version": "2 " + HOSTILE}
 
     def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
         blocks = self.inner.list_blocks(game, stake_cents)

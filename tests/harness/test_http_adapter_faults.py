@@ -429,3 +429,14 @@ def test_chunks_refuse_a_cut_body_and_an_endless_line(
     endless = serve(block(HEADER, UNIT + b"x" * (5 << 20)))
     fault = fault_of(lambda: chunked(adapter_for(endless)), ProtocolViolation)
     assert "a line longer than" in str(fault)
+
+
+def test_a_request_is_named_with_its_path_shortened(
+    serve: Callable[[Behaviour], FakeTarget],
+) -> None:
+    """A block id the target listed (here 1 MB of it) is not quoted whole in the message."""
+    target = serve(lambda handler: answer(handler, 414, b"<h1>URI Too Long</h1>", "text/html"))
+    fault = fault_of(lambda: adapter_for(target).read_block("b" * 1_000_000), ProtocolViolation)
+    message = str(fault)
+    assert message.startswith("GET /v1/blocks/bbbb") and "got 414" in message
+    assert "… (1000011 characters)" in message and len(message) < 2_000

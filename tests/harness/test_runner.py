@@ -5,13 +5,16 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance import Check, CheckContext
 from conformance._profiles import load_profile
 from harness._adapter import Adapter
+from harness._errors import ProtocolViolation
 from harness._events import (
     BlockAudited,
     CheckFinished,
@@ -24,7 +27,15 @@ from harness._events import (
 )
 from harness._progress import ProgressHandler
 from harness._reference_adapter import ReferenceAdapter
-from harness._runner import Runner, RunPlan, RunResult, describe_problem, worst
+from harness._runner import (
+    MESSAGE_CHARS,
+    Runner,
+    RunPlan,
+    RunResult,
+    bounded,
+    describe_problem,
+    worst,
+)
 from harness._waivers import Waiver
 from tests.faulty._wrapped import GarbageDescribeAdapter, SlowEvaluateAdapter, ViolatingAdapter
 
@@ -215,6 +226,10 @@ def test_audit_scope_keeps_block_requirements_of_the_offered_games() -> None:
             "at $.games.robots.stakes_cents[0]: must be of JSON type integer, got '100'",
         ),
         (
+            {"name": "n" * 257, "version": "1", "games": {}, "capabilities": []},
+            "at $.name: breaks 'maxLength' 256",
+        ),
+        (
             {"name": "n", "version": "1", "games": {}, "capabilities": ["fly"]},
             "at $.capabilities[0]: must be one of ['evaluate', 'blocks', 'play', 'reveal'], "
             "got 'fly'",
@@ -269,6 +284,42 @@ def test_progress_bar_on_a_terminal() -> None:
     handler.handle(CheckFinished("blocks.audit", [], "fail", 1.0, "x"))
     assert handler.bar is None
     assert "\r" in stream.getvalue() and "[1/1] blocks.audit: fail (1.0 s)" in stream.getvalue()
+
+
+def read_a_block(ctx: CheckContext) -> None:
+    """Reads the first robots block: the target's refusal ends the check."""
+    ctx.adapter.read_block("robots-100-0001", 0, 1)
+
+
+class HugeRefusalAdapter(ReferenceAdapter):
+    """Refuses every block read with a 1 MB message: what a hostile target makes us quote."""
+
+    def read_block(self, block_id: str, start: int | None = None, count: int | None = None) -> Any:
+        raise ProtocolViolation("GET /v1/blocks/robots-100-0001: " + "x" * 1_000_000)
+
+
+def test_a_check_message_is_bounded_whatever_the_target_sends() -> None:
+    recorder = Recorder()
+    check = Check("blocks.read", ("robots.3.lot_table",), "blocks", ("robots",), read_a_block, "")
+    runner = Runner(
+        RunPlan(target="t", profile="quick", settings=load_profile("quick"), seed=7, config={}),
+        [recorder],
+        checks={check.id: check},
+        catalogue=support.CATALOGUE,
+    )
+    result = runner.run(HugeRefusalAdapter())
+    finished = [e for e in recorder.events if isinstance(e, CheckFinished)]
+    assert [e.outcome for e in finished] == ["error"]
+    assert len(finished[0].message) <= MESSAGE_CHARS + 100
+    assert finished[0].message.startswith("target error (protocol_violation): GET /v1/blocks/")
+    assert re.search(r"… \(cut: 1,0\d\d,\d\d\d characters in all\)$", finished[0].message)
+    verdict = next(r for r in result.requirements if r.id == "robots.3.lot_table")
+    assert verdict.outcome == "error" and len(verdict.message) <= 2 * MESSAGE_CHARS
+
+
+def test_bounded_keeps_short_text_and_says_how_long_a_cut_one_was() -> None:
+    assert bounded("short", 10) == "short"
+    assert bounded("x" * 11, 10) == "x" * 10 + "… (cut: 11 characters in all)"
 
 
 def test_a_misbehaving_target_errors_not_fails() -> None:
