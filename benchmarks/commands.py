@@ -5,7 +5,8 @@ from outside; the floor is the plain shell pipeline that moves the same bytes, r
 session, alternating with the command, so both see the same machine load. Each row reports the
 median of ``--runs`` runs (default 3; ``--quick``: 1), the floor's median, their ratio, the CPU
 time of the command's processes (user + system, median; a background server's is not in it),
-and the peak resident memory of its whole process tree (sampled every 20 ms from /proc).
+and the peak memory of its whole process tree (sampled every 20 ms from /proc: each process's
+proportional set size, so pages a forked worker shares with its parent count once; ``_memory``).
 
     PYTHONPATH=$PWD python benchmarks/commands.py [NAME ...] [--runs N] [--quick]
                                                   [--workdir DIR] [--markdown FILE]
@@ -55,6 +56,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _memory import tree_kib
+
 HERE = Path(__file__).resolve().parent
 SEED = hashlib.sha256(b"instantcert benchmarks/commands.py block seed").hexdigest()
 MASTER_SEED = hashlib.sha256(b"instantcert benchmarks/commands.py master seed").hexdigest()
@@ -86,26 +89,6 @@ def compile_project() -> None:
 # -- measuring one process tree ---------------------------------------------------------------
 
 
-def _rss_kib(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/statm") as handle:
-            return int(handle.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _tree(pid: int) -> list[int]:
-    pids = [pid]
-    for at in pids:
-        try:
-            for task in os.listdir(f"/proc/{at}/task"):
-                with open(f"/proc/{at}/task/{task}/children") as handle:
-                    pids += [int(c) for c in handle.read().split()]
-        except OSError:
-            continue
-    return pids
-
-
 @dataclass
 class Run:
     seconds: float
@@ -126,7 +109,7 @@ def run_shell(command: str, env: dict[str, str], log: Path) -> Run:
         )
         peak = 0
         while process.poll() is None:
-            peak = max(peak, sum(_rss_kib(p) for p in _tree(process.pid)))
+            peak = max(peak, tree_kib(process.pid))
             time.sleep(SAMPLE_SECONDS)
         seconds = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -13,8 +13,9 @@ peak memory under 500 MB. The seed is fixed, so the file (and its SHA-256) is re
 per unit over slices of 65 536 units, after the block's scenario pools are drawn (their one-off
 cost is shown apart), best of 5 slices, for the units/s per core of issue 12.
 
-Memory is the largest sum of resident set sizes of this process and its children, sampled
-every 50 ms from /proc (Linux); elsewhere only this process's own peak is shown.
+Memory is the largest sum of proportional set sizes of this process and its children (pages
+the forked workers share with it count once: ``_memory``), sampled every 50 ms from /proc
+(Linux); elsewhere only this process's own peak is shown.
 """
 
 from __future__ import annotations
@@ -25,36 +26,16 @@ import resource
 import tempfile
 import threading
 import time
-from pathlib import Path
+
+from _memory import tree_kib
 
 import reference
 
 SEED = bytes(range(32))
 
 
-def _rss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def _tree(pid: int) -> list[int]:
-    pids = [pid]
-    for at in pids:
-        try:
-            for task in Path(f"/proc/{at}/task").iterdir():
-                pids += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return pids
-
-
 class TreeMemory:
-    """Samples the resident memory of this process and all its descendants."""
+    """Samples the memory of this process and all its descendants (``_memory.tree_kib``)."""
 
     def __init__(self) -> None:
         self.peak_kib = 0
@@ -64,7 +45,7 @@ class TreeMemory:
     def _run(self) -> None:
         me = os.getpid()
         while not self._stop.wait(0.05):
-            self.peak_kib = max(self.peak_kib, sum(_rss_kib(p) for p in _tree(me)))
+            self.peak_kib = max(self.peak_kib, tree_kib(me))
 
     def __enter__(self) -> TreeMemory:
         self._thread.start()

@@ -55,8 +55,9 @@ class _RenamedStream:
 
 class HostileAdapter(Delegating):
     """The reference, but every string the target chooses is hostile: its name and version
-    (within the 256 characters describe allows), its block ids, its error messages (100 kB); and it breaks robots 4.6 (prize + 1 on every win) and
-    adds a non-finite number to each result, so failures carry the strings into every report."""
+    (within the 256 characters describe allows), its block ids, its error messages (100 kB);
+    and it breaks robots 4.6 (prize + 1 on every win) and adds a non-finite number to each
+    result, so failures carry the strings into every report."""
 
     BLOCK_PREFIX = "blk " + HOSTILE + " "
 
