@@ -15,7 +15,7 @@ from .._config import SEED_LIMIT
 from .._errors import ConfigError
 from .._runner import RunPlan
 from . import UsageError
-from .certify import check_signable, execute_run, load_sign_key, prepare_out_dir
+from .certify import execute_run, load_sign_key, open_out_dir
 
 NAME = "audit-block"
 HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomness"
@@ -93,16 +93,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, OSError) as exc:
         raise UsageError(f"{' '.join(args.file)!r}: {exc}") from None
     out = Path(args.out)
-    try:
-        prepare_out_dir(out)
-        if sign_key is not None:
-            check_signable(out)
-    except OSError as exc:
-        adapter.close()
-        raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
-    except UsageError:
-        adapter.close()
-        raise
+    open_out_dir(out, sign_key is not None, adapter)
     target = "file:" + os.pathsep.join(str(p) for p in paths)
     plan = RunPlan(
         target=target,

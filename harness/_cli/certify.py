@@ -207,6 +207,21 @@ def check_signable(out: Path) -> None:
         )
 
 
+def open_out_dir(out: Path, signed: bool, adapter: Adapter) -> None:
+    """Make ``out`` ready for this run's reports (``prepare_out_dir``; for a signed run, a
+    folder of its own), or close ``adapter`` and exit 2 saying why."""
+    try:
+        prepare_out_dir(out)
+        if signed:
+            check_signable(out)
+    except OSError as exc:
+        adapter.close()
+        raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
+    except UsageError:
+        adapter.close()
+        raise
+
+
 def execute_run(
     adapter: Adapter,
     plan: RunPlan,
@@ -276,16 +291,7 @@ def run(args: argparse.Namespace) -> int:
             run_within(lambda: wait_for_target(adapter, wait), wait + budget, "wait for target")
     assert config.seed is not None
     out = Path(config.out)
-    try:
-        prepare_out_dir(out)
-        if sign_key is not None:
-            check_signable(out)
-    except OSError as exc:
-        adapter.close()
-        raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
-    except UsageError:
-        adapter.close()
-        raise
+    open_out_dir(out, sign_key is not None, adapter)
     plan = RunPlan(
         target=config.target,
         profile=config.profile,
