@@ -626,6 +626,52 @@ def test_any_fixed_layout_of_unit_lines_takes_the_fast_path(
     assert result.prizes.tolist() == kit.prizes_of(correct(game, stake)).tolist()
 
 
+@pytest.mark.parametrize(("game", "stake"), GAMES)
+@pytest.mark.parametrize(("colon", "comma"), [(":", ","), (": ", ", ")])
+def test_keys_in_an_order_of_their_own_on_each_line_take_the_fast_path(
+    game: str, stake: int, colon: str, comma: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A serializer whose key order changes from line to line (each of the six orders in
+    turn) is judged at full speed too, with the same prizes."""
+    orders = list(itertools.permutations(_audit.UNIT_KEYS))
+    lines = [
+        written_as(line, orders[n % len(orders)], colon, comma, "")
+        for n, line in enumerate(correct(game, stake))
+    ]
+    calls: list[bytes] = []
+    monkeypatch.setattr(audit_judge, "judge_line", lambda line, *a: calls.append(line))
+    result = run(game, stake, lines)
+    assert calls == [] and result.faults == ()
+    assert result.prizes.tolist() == kit.prizes_of(correct(game, stake)).tolist()
+
+
+def test_faults_in_lines_of_mixed_key_orders_are_judged_as_in_the_canonical_one() -> None:
+    """Mixed orders only choose the fast path: a wrong prize, an index out of place, a key
+    spelled otherwise or given twice, a leading zero are found exactly as in canonical lines."""
+    orders = list(itertools.permutations(_audit.UNIT_KEYS))
+    lines = correct("robots", 100)
+    changed = list(lines)
+    winners = [i for i, x in enumerate(lines) if json.loads(x)["prize_cents"] > 0][:3]
+    for i in winners:
+        changed[i] = changed[i].replace(b'"prize_cents":', b'"prize_cents":1', 1)
+    changed[40] = changed[40].replace(b'"index":40', b'"index":41', 1)
+    changed[50] = changed[50].replace(b'"ticket"', b'"tickets"')
+    changed[60] = changed[60].replace(b'"index":60', b'"index":60,"index":60')
+    changed[70] = changed[70].replace(b'"index":70', b'"index":070')
+    keep = {50, 60, 70}  # no longer JSON that ``written_as`` can rewrite
+    mixed = [
+        x if n in keep else written_as(x, orders[n % len(orders)], ":", ",", "")
+        for n, x in enumerate(changed)
+    ]
+    canonical = run("robots", 100, changed)
+    other = run("robots", 100, mixed)
+    assert other.fault_counts == canonical.fault_counts
+    assert {"unit_prize", "unit_lines", "sequence"} <= aspects(other)
+    assert [(f.aspect, f.position) for f in other.faults] == [
+        (f.aspect, f.position) for f in canonical.faults
+    ]
+
+
 def test_a_first_line_in_no_layout_leaves_the_rest_of_its_chunk_fast(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
