@@ -672,6 +672,46 @@ def test_faults_in_lines_of_mixed_key_orders_are_judged_as_in_the_canonical_one(
     ]
 
 
+def test_eldorado_tickets_with_escaped_slashes_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``"\\/"`` is ``"/"`` in JSON (PHP and json-simple write every slash so): the same
+    prizes, and every line on the fast path."""
+    lines = [line.replace(b"/", b"\\/") for line in correct("eldorado", 100)]
+    assert all(b"\\/" in line for line in lines)
+    calls: list[bytes] = []
+    monkeypatch.setattr(audit_judge, "judge_line", lambda line, *a: calls.append(line))
+    result = run("eldorado", 100, lines)
+    assert calls == [] and result.faults == ()
+    assert result.prizes.tolist() == kit.prizes_of(correct("eldorado", 100)).tolist()
+
+
+def test_faults_among_escaped_slashes_are_judged_and_quoted_as_stored() -> None:
+    """A wrong prize, a bad symbol, an index out of place among escaped slashes are found as in
+    plain lines, and the evidence quotes each line as it stands in the file. A chunk holding
+    an escaped backslash (``\\\\/``: a backslash, then a slash) is read as it stands, so that
+    ticket's backslash is a fault."""
+    lines = correct("eldorado", 100)
+    changed = list(lines)
+    winner = next(i for i, x in enumerate(lines) if json.loads(x)["prize_cents"] > 0)
+    changed[winner] = changed[winner].replace(b'"prize_cents":', b'"prize_cents":1', 1)
+    changed[30] = changed[30].replace(b'"ticket":"', b'"ticket":"Q', 1)
+    changed[40] = changed[40].replace(b'"index":40', b'"index":41', 1)
+    escaped = [line.replace(b"/", b"\\/") for line in changed]
+    plain, other = run("eldorado", 100, changed), run("eldorado", 100, escaped)
+    assert other.fault_counts == plain.fault_counts
+    assert {"unit_prize", "tickets", "sequence"} <= aspects(other)
+    assert [(f.aspect, f.position) for f in other.faults] == [
+        (f.aspect, f.position) for f in plain.faults
+    ]
+    assert all(f.line == escaped[f.position] for f in other.faults if f.position is not None)
+    backslash = list(escaped)
+    backslash[50] = backslash[50].replace(b"\\/", b"\\\\/", 1)  # the ticket holds a \
+    result = run("eldorado", 100, backslash)
+    bad = [f for f in result.faults if f.aspect == "tickets" and f.position == 50]
+    assert bad and bad[0].line == backslash[50]
+
+
 def test_a_first_line_in_no_layout_leaves_the_rest_of_its_chunk_fast(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
