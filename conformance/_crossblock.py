@@ -30,10 +30,21 @@ count, is uniformly arranged), taken as a circle.
   pairwise differences of positions: the most frequent difference (y - c x) mod n between a
   unit of the tier in B and one in A, against the hypergeometric law of one lag, union bound
   over lags, multipliers and tiers. It catches top prizes placed alike in every block.
+- ``segment_counts.<k>``: the Pearson correlation of the two blocks' winner counts in k equal
+  segments (k in ``SEGMENT_COUNTS``, where a segment holds enough units and winners), two-sided,
+  r's null law that of independent normal samples (t with k - 2 degrees of freedom). Given A,
+  B's counts are exchangeable, so r is centred with variance 1/(k - 1) and near-normal over
+  many segments. It catches a block whose every segment holds the winners another block's
+  holds, however they are moved inside the segment (a layout re-shuffled chunk by chunk),
+  which no position-by-position or lagged overlap sees.
+
+Blocks of two stakes (eldorado) are compared on a common scale (``common_tiers``): each unit's
+rank in its own block's lot table when both tables have the same count at every rank, else
+winning or not.
 
 Memory: a few float64 arrays of n (16 MB each at 2 000 000 units); time: 14 transforms of a
 whole 2 000 000-unit block take 3 to 7 s for a pair on the shared 2-core machine, a 20 000-unit
-slice a few milliseconds.
+slice a few milliseconds; ``segment_counts`` one cumulative sum per block, milliseconds.
 """
 
 from __future__ import annotations
@@ -52,6 +63,9 @@ WHOLE_MULTIPLIERS: tuple[int, ...] = (1, -1, 2, -2, 3, -3, 5, -5, 7, -7)
 SHUFFLE_MULTIPLIERS: tuple[int, ...] = (2, -2)  # modulo n - 1: the perfect shuffles
 SLICE_MULTIPLIERS: tuple[int, ...] = (1, -1)
 SPARSE_UNITS = 300
+SEGMENT_COUNTS: tuple[int, ...] = (100, 1000, 10000)
+MIN_SEGMENT_UNITS = 20  # a segment count k is used when every segment holds this many units
+MIN_SEGMENT_WINNERS = 5.0  # ... and this many winners expected, in both blocks
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -215,6 +229,74 @@ def sparse_overlap(
     return RandomnessTest("lag_overlap.top", min(1.0, tries * n * tail), float(hits), note)
 
 
+def segment_counts(
+    a: BoolArray, b: BoolArray, parts: Sequence[int] = SEGMENT_COUNTS
+) -> list[RandomnessTest]:
+    """``segment_counts.<k>``: the correlation of winners per segment, for each k of ``parts``
+    whose segments hold ``MIN_SEGMENT_UNITS`` units and ``MIN_SEGMENT_WINNERS`` expected winners.
+
+    Each count is taken less its expectation (segment size x the block's winner rate), so
+    segments one unit longer than others (n not a multiple of k) add no correlation of their
+    own. None of the two-sided p-values needs more than one cumulative sum per block."""
+    n = len(a)
+    if n < 3 or len(b) != n:
+        return []
+    sums_a = np.concatenate(([0], np.cumsum(a, dtype=np.int64)))
+    sums_b = np.concatenate(([0], np.cumsum(b, dtype=np.int64)))
+    rate_a, rate_b = int(sums_a[-1]) / n, int(sums_b[-1]) / n
+    out: list[RandomnessTest] = []
+    for k in parts:
+        if k < 3 or n < k * MIN_SEGMENT_UNITS or n * min(rate_a, rate_b) < k * MIN_SEGMENT_WINNERS:
+            continue
+        bounds = np.linspace(0, n, k + 1).round().astype(np.int64)
+        sizes = np.diff(bounds).astype(np.float64)
+        xa = np.diff(sums_a[bounds]) - sizes * rate_a
+        xb = np.diff(sums_b[bounds]) - sizes * rate_b
+        r, p = _laws.pearsonr(xa, xb)
+        if math.isnan(r):
+            continue
+        note = f"winners in {k} segments of {n / k:.0f} units: r = {r:.4f} (t law, {k - 2} df)"
+        out.append(RandomnessTest(f"segment_counts.{k}", p, r, note))
+    return out
+
+
+def rank_codes(prizes: npt.NDArray[np.integer], lots: Mapping[int, int]) -> IntArray:
+    """Each unit's rank in its block's lot table: 0 losing, 1 the lowest prize, ... t the top
+    one (t prizes), t + 1 a prize the table does not hold (still a winner), -1 below zero."""
+    values = prizes.astype(np.int64)
+    table = sorted(p for p in lots if p > 0)
+    codes = np.where(values > 0, len(table) + 1, np.where(values < 0, -1, 0)).astype(np.int64)
+    for rank, prize in enumerate(table, start=1):
+        codes[values == prize] = rank
+    return codes
+
+
+def common_tiers(
+    first: npt.NDArray[np.integer],
+    first_lots: Mapping[int, int],
+    second: npt.NDArray[np.integer],
+    second_lots: Mapping[int, int],
+) -> tuple[IntArray, IntArray, dict[int, int], str]:
+    """Two blocks with lot tables of their own (two stakes) on one scale, for ``unrelated``.
+
+    Tables with the same count at every rank (eldorado's stakes: the prizes scaled, the counts
+    alike) compare tiers by rank (``"rank"``): a layout copied across stakes keeps every tier
+    in place. Otherwise only winning against losing can be compared (``"winners"``). Returns
+    the two code arrays, the lot table they follow (first block's counts) and the scale."""
+
+    def counts(lots: Mapping[int, int]) -> list[int]:
+        return [lots.get(0, 0)] + [lots[p] for p in sorted(p for p in lots if p > 0)]
+
+    if counts(first_lots) == counts(second_lots):
+        table = dict(enumerate(counts(first_lots)))
+        return rank_codes(first, first_lots), rank_codes(second, second_lots), table, "rank"
+    winners = sum(n for p, n in first_lots.items() if p > 0)
+    table = {0: sum(first_lots.values()) - winners, 1: winners}
+    a = (first.astype(np.int64) > 0).astype(np.int64)
+    b = (second.astype(np.int64) > 0).astype(np.int64)
+    return a, b, table, "winners"
+
+
 def unrelated(
     first: npt.NDArray[np.integer],
     second: npt.NDArray[np.integer],
@@ -224,7 +306,8 @@ def unrelated(
     """Two blocks (or the same slice of two blocks) have unrelated layouts.
 
     ``overlap``: winners at the same positions, hypergeometric, two-sided; ``correlation``: the
-    Pearson correlation of prize tiers at the same positions; then the tests of this module.
+    Pearson correlation of prize tiers at the same positions; then the tests of this module
+    (``segment_counts`` on every pair: whole blocks and slices alike).
     Whole blocks (``len == sum(lots)``) are tried through every multiplier, slices through +-1.
     """
     size = min(len(first), len(second))
@@ -254,4 +337,5 @@ def unrelated(
     ):
         if test is not None:
             results.append(test)
+    results.extend(segment_counts(wa, wb))
     return holm(results, alpha)

@@ -27,7 +27,7 @@ import numpy as np
 import reference
 from reference import _strict_json as strict_json
 
-from .. import _stats
+from .. import _crossblock, _stats
 from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
 from .._file_target import block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, check
@@ -678,37 +678,52 @@ def slices(ctx: CheckContext) -> None:
     cost="block",
 )
 def unrelated_blocks(ctx: CheckContext) -> None:
-    """Consecutive listed blocks of a stake have unrelated winner positions."""
+    """Listed blocks have unrelated winner positions: consecutive blocks of a stake, and the
+    first block of each stake of a game against the first of each other stake (the other
+    stakes' blocks are as visible to a player as the blocks before)."""
     compared: dict[str, Any] = {}
     alpha = check_alpha(ctx)
-    pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict]] = []
+    # (game, first, second, verdict, scale: "" for two blocks of a stake, else common_tiers')
+    pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict, str]] = []
+    consecutive = 0
     for game in ctx.games():
+        firsts: list[AuditedBlock] = []
         for stake in ctx.stakes(game):
             entries = _two_or_more(ctx, game, stake)
+            blocks = [_audited(ctx, game, stake, e) for e in entries]
+            firsts.extend(blocks[:1])
             if len(entries) < 2:
                 compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
                 continue
-            blocks = [_audited(ctx, game, stake, e) for e in entries]
             for first, second in itertools.pairwise(blocks):
                 verdict = _stats.unrelated(
                     first.audit.prizes, second.audit.prizes, first.audit.expectation.lots, alpha
                 )
-                pairs.append((game, first, second, verdict))
+                pairs.append((game, first, second, verdict, ""))
+                consecutive += 1
+        for first, second in itertools.combinations(firsts, 2):
+            across, scale = _across_stakes(first, second, alpha)
+            if across is None:
+                compared[f"{first.block_id}~{second.block_id}"] = scale
+            else:
+                pairs.append((game, first, second, across, scale))
     # one family over every pair compared: unrelated blocks fail with chance <= α
     family = _stats.holm(
         [
             _stats.RandomnessTest(f"{a.block_id}~{b.block_id}:{r.name}", r.p_value, r.statistic)
-            for _game, a, b, verdict in pairs
+            for _game, a, b, verdict, _scale in pairs
             for r in verdict.results
         ],
         alpha,
     )
     broken: list[str] = []
     evidence: list[BlockEvidence] = []
-    for game, first, second, verdict in pairs:
+    for game, first, second, verdict, scale in pairs:
         name = f"{first.block_id}~{second.block_id}"
         rejected = [r.name for r in verdict.results if f"{name}:{r.name}" in family.rejected]
         compared[name] = {"p_values": verdict.p_values(), "rejected": rejected}
+        if scale:
+            compared[name]["across_stakes"] = scale
         if rejected:
             broken.append(f"{game}.randomness.unrelated_blocks")
             evidence.append(
@@ -739,8 +754,24 @@ def unrelated_blocks(ctx: CheckContext) -> None:
             evidence,
             requirements=tuple(sorted(set(broken))),
         )
-    if not pairs:
+    if not consecutive:
         raise NotSupported("no (game, stake) in scope lists two blocks to compare")
+
+
+def _across_stakes(
+    first: AuditedBlock, second: AuditedBlock, alpha: float
+) -> tuple[_stats.FamilyVerdict | None, str]:
+    """``unrelated`` on the first blocks of two stakes, tiers on the scale ``common_tiers``
+    finds (returned with the verdict); None and why not when the two were read at different
+    places (the quick profile's slices are seeded per stake): they hold different units, and
+    a comparison of them could see nothing."""
+    a, b = first.audit, second.audit
+    if (a.start, a.count) != (b.start, b.count):
+        return None, "across stakes: slices read at different places, not compared"
+    codes_a, codes_b, lots, scale = _crossblock.common_tiers(
+        a.prizes, a.expectation.lots, b.prizes, b.expectation.lots
+    )
+    return _stats.unrelated(codes_a, codes_b, lots, alpha), scale
 
 
 @check(

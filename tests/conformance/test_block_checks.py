@@ -268,6 +268,140 @@ def test_a_block_shifted_or_rotated_from_another_fails_unrelated_blocks(shift: i
     assert "lag_overlap" in outcomes["blocks.unrelated_blocks"].message
 
 
+# -- unrelated blocks across stakes and chunk by chunk (red team) -----------------------------
+
+
+@pytest.fixture
+def scaled_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``blockkit``'s small eldorado table at 1 €, its prizes scaled by the stake at 0,5 € and
+    2 € (the counts alike, as in eldorado's real tables)."""
+
+    def scaled(
+        game: str,
+        stake: int,
+        block_id: str | None = None,
+        start: int | None = None,
+        count: int | None = None,
+    ) -> Expectation:
+        small = kit.expectation(game, stake, block_id, start, count)
+        lots = {p * stake // 100: n for p, n in small.lots.items()}
+        return Expectation(game, stake, small.block_units, lots, 70, block_id, start, count)
+
+    monkeypatch.setattr(Expectation, "from_rules", staticmethod(scaled))
+
+
+def three_stakes(seed: int, shared: bool) -> kit.MemoryTarget:
+    """Two small eldorado blocks at each of 0,5, 1 and 2 €; ``shared``: blocks n of 0,5 € and
+    2 € take the layout of the 1 € block n (the tier ranks at the same places)."""
+    served = {}
+    for n in (1, 2):
+        base = kit.shuffled_prizes("eldorado", seed + 10 * n)
+        for stake in (50, 100, 200):
+            own = (
+                base
+                if shared or stake == 100
+                else kit.shuffled_prizes("eldorado", seed + stake + n)
+            )
+            prizes = [p * stake // 100 for p in own]
+            block_id = f"eldorado-{stake}-{n:04d}"
+            served[block_id] = (
+                kit.header("eldorado", stake, block_id),
+                kit.unit_lines("eldorado", stake, prizes),
+            )
+    return kit.MemoryTarget(served)
+
+
+@pytest.mark.usefixtures("scaled_rules")
+def test_small_blocks_of_three_stakes_are_compared_across_stakes() -> None:
+    outcomes = run_all(three_stakes(40, shared=False), WHOLE)
+    assert {c: o.outcome for c, o in outcomes.items()} == dict.fromkeys(BLOCK_CHECKS, "pass")
+    compared = outcomes["blocks.unrelated_blocks"].details["compared"]
+    across = {k: v["across_stakes"] for k, v in compared.items() if "across_stakes" in v}
+    assert across == {
+        "eldorado-50-0001~eldorado-100-0001": "rank",
+        "eldorado-50-0001~eldorado-200-0001": "rank",
+        "eldorado-100-0001~eldorado-200-0001": "rank",
+    }
+    assert len(compared) == 6  # and the three consecutive pairs, one per stake
+
+
+@pytest.mark.usefixtures("scaled_rules")
+def test_a_layout_shared_across_stakes_fails_unrelated_blocks() -> None:
+    outcomes = run_all(three_stakes(41, shared=True), WHOLE)
+    assert failed(outcomes) == {"eldorado.randomness.unrelated_blocks"}
+    outcome = outcomes["blocks.unrelated_blocks"]
+    rejected = {k for k, v in outcome.details["compared"].items() if v["rejected"]}
+    assert rejected == {
+        "eldorado-50-0001~eldorado-100-0001",
+        "eldorado-50-0001~eldorado-200-0001",
+        "eldorado-100-0001~eldorado-200-0001",
+    }
+    assert "overlap" in outcome.message
+
+
+@pytest.mark.usefixtures("small_rules")
+def test_a_block_reshuffled_chunk_by_chunk_fails_unrelated_blocks() -> None:
+    # block 2 is block 1 with each run of units / 100 places shuffled on its own: every
+    # segment holds block 1's winners; only segment_counts sees it
+    from tests.faulty._crossblock_faults import reshuffled
+
+    target = kit.small_target("robots", 100, blocks=2)
+    first = kit.prizes_of(target.blocks["robots-100-0001"][1])
+    second = reshuffled(first, kit.ROBOTS_UNITS // 100, b"small chunks")
+    _second_block(target, second.tolist())
+    outcomes = run_all(target, WHOLE)
+    assert failed(outcomes) == {"robots.randomness.unrelated_blocks"}
+    assert "segment_counts.100 p=0" in outcomes["blocks.unrelated_blocks"].message
+
+
+def _unrelated_on_whole_blocks(service: Any, game: str) -> CheckOutcome:
+    """``blocks.unrelated_blocks`` alone on ``game``'s whole listed blocks of the reference
+    over ``service`` (a ``BlockService`` fault, or None for the reference itself)."""
+    from tests.faulty._base import reference_adapter
+
+    adapter = reference_adapter(service, "unrelated") if service else reference_adapter()
+    try:
+        ctx = CheckContext(adapter, adapter.describe(), {**WHOLE, "games": [game]}, 4)
+        return execute(registered_checks()["blocks.unrelated_blocks"], ctx)
+    finally:
+        adapter.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["robots", "eldorado"])
+def test_whole_reference_blocks_pass_unrelated_blocks(game: str) -> None:
+    outcome = _unrelated_on_whole_blocks(None, game)
+    assert outcome.outcome == "pass", outcome.message
+    compared = outcome.details["compared"]
+    assert sum("across_stakes" in v for v in compared.values()) == (3 if game == "eldorado" else 0)
+
+
+@pytest.mark.slow
+def test_whole_eldorado_blocks_sharing_a_layout_across_stakes_fail_unrelated_blocks() -> None:
+    from tests.faulty._crossblock_faults import CrossStakeLayout
+
+    outcome = _unrelated_on_whole_blocks(CrossStakeLayout, "eldorado")
+    assert outcome.outcome == "fail"
+    assert set(outcome.requirements) == {"eldorado.randomness.unrelated_blocks"}
+    rejected = {k for k, v in outcome.details["compared"].items() if v["rejected"]}
+    assert rejected == {
+        "eldorado-50-0001~eldorado-100-0001",
+        "eldorado-50-0001~eldorado-200-0001",
+        "eldorado-100-0001~eldorado-200-0001",
+    }
+
+
+@pytest.mark.slow
+def test_a_whole_robots_block_reshuffled_chunk_by_chunk_fails_unrelated_blocks() -> None:
+    from tests.faulty._crossblock_faults import ChunkReshuffled
+
+    outcome = _unrelated_on_whole_blocks(ChunkReshuffled, "robots")
+    assert outcome.outcome == "fail"
+    assert set(outcome.requirements) == {"robots.randomness.unrelated_blocks"}
+    (pair,) = outcome.details["compared"].values()
+    assert pair["p_values"]["segment_counts.100"] < 1e-6
+
+
 @pytest.mark.usefixtures("small_rules")
 def test_top_prizes_early_fail_top_tiers() -> None:
     # block 1's top prizes swapped into its first tenth; block 2 is correct, so the two blocks

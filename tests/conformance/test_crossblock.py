@@ -191,3 +191,113 @@ def test_tier_correlation_by_hand() -> None:
     test = next(r for r in verdict.results if r.name == "correlation")
     assert test.statistic == pytest.approx(0.0, abs=1e-12)
     assert test.p_value == pytest.approx(1.0)
+
+
+def _counts_layout(counts: list[int], per_segment: int) -> npt.NDArray[np.bool_]:
+    """Segments of ``per_segment`` units, the first ``counts[i]`` units of segment i winning."""
+    out = np.zeros(len(counts) * per_segment, bool)
+    for i, c in enumerate(counts):
+        out[i * per_segment : i * per_segment + c] = True
+    return out
+
+
+def test_segment_counts_by_hand() -> None:
+    # 100 segments of 20 units; A's counts 5, 10, 5, 10, ...; B's the same: r = 1 (p = 0),
+    # their mirror 10, 5, ...: r = -1, and 5, 5, 10, 10, ...: centred products cancel, r = 0
+    a = _counts_layout([5, 10] * 50, 20)
+    (same,) = cb.segment_counts(a, a.copy(), (100,))
+    assert same.name == "segment_counts.100"
+    assert same.statistic == pytest.approx(1.0) and same.p_value == pytest.approx(0.0, abs=1e-300)
+    (mirror,) = cb.segment_counts(a, _counts_layout([10, 5] * 50, 20), (100,))
+    assert mirror.statistic == pytest.approx(-1.0) and mirror.p_value < 1e-100
+    (none,) = cb.segment_counts(a, _counts_layout([5, 5, 10, 10] * 25, 20), (100,))
+    assert none.statistic == pytest.approx(0.0, abs=1e-12)
+    assert none.p_value == pytest.approx(1.0)
+    # 1000 segments would hold 2 units each (< MIN_SEGMENT_UNITS): not tested
+    assert cb.segment_counts(a, a.copy(), (1000,)) == []
+
+
+def test_rank_codes_and_common_tiers_by_hand() -> None:
+    lots_1 = {0: 5, 100: 2, 200: 1}
+    lots_2 = {0: 5, 200: 2, 400: 1}  # the same counts, the prizes doubled: compared by rank
+    codes = cb.rank_codes(np.array([0, 200, 100, 999, -1]), lots_1)
+    assert codes.tolist() == [0, 2, 1, 3, -1]
+    a, b, lots, scale = cb.common_tiers(
+        np.array([0, 100, 200, 0]), lots_1, np.array([400, 200, 0, 0]), lots_2
+    )
+    assert scale == "rank" and lots == {0: 5, 1: 2, 2: 1}
+    assert a.tolist() == [0, 1, 2, 0] and b.tolist() == [2, 1, 0, 0]
+    # different counts at some rank: only winning against losing is comparable
+    a, b, lots, scale = cb.common_tiers(
+        np.array([0, 100, 200, 0]), lots_1, np.array([300, 0, 0, 0]), {0: 6, 300: 2}
+    )
+    assert scale == "winners" and lots == {0: 5, 1: 3}
+    assert a.tolist() == [0, 1, 1, 0] and b.tolist() == [1, 0, 0, 0]
+
+
+def test_a_layout_copied_across_stakes_is_caught_on_the_rank_scale() -> None:
+    # the same layout at a stake whose prizes are all doubled: every tier at the same places
+    rng = np.random.default_rng(25)
+    first = layout(rng)
+    doubled = {2 * p: n for p, n in LOTS.items()}
+    a, b, lots, scale = cb.common_tiers(first, LOTS, 2 * first, doubled)
+    verdict = unrelated(a, b, lots, 0.01)
+    assert scale == "rank"
+    assert {"overlap", "correlation", "lag_overlap", "segment_counts.100"} <= set(verdict.rejected)
+    # and an independent layout at that stake is not
+    a, b, lots, _ = cb.common_tiers(first, LOTS, 2 * layout(rng), doubled)
+    assert unrelated(a, b, lots, 0.01).passed
+
+
+def test_a_block_reshuffled_chunk_by_chunk_is_caught_by_segment_counts() -> None:
+    # block 2 is block 1 with each run of SIZE / 100 units shuffled on its own (the red team's
+    # 20 000-unit chunks of a 2 000 000-unit block): no overlap test sees it
+    from tests.faulty._crossblock_faults import reshuffled
+
+    rng = np.random.default_rng(26)
+    first = layout(rng)
+    second = reshuffled(first, SIZE // 100, b"chunk-reshuffled")
+    assert sorted(second.tolist()) == sorted(first.tolist())
+    verdict = unrelated(first, second, LOTS, 0.01)
+    assert "segment_counts.100" in verdict.rejected
+    assert verdict.p_values()["segment_counts.100"] < 1e-6
+
+
+def _fraction_below(p_values: list[float], level: float) -> float:
+    return sum(p < level for p in p_values) / len(p_values)
+
+
+def test_segment_counts_hold_their_level_within_unrelated() -> None:
+    # independently shuffled small blocks: segment_counts.100's p-values roughly uniform
+    rng = np.random.default_rng(27)
+    trials = 150
+    p_values = [
+        unrelated(layout(rng), layout(rng), LOTS, 0.05).p_values()["segment_counts.100"]
+        for _ in range(trials)
+    ]
+    assert _fraction_below(p_values, 0.05) <= 0.05 + 0.06
+    assert abs(_fraction_below(p_values, 0.5) - 0.5) <= 0.15
+    assert abs(float(np.mean(p_values)) - 0.5) <= 0.08
+
+
+@pytest.mark.parametrize("first_block", ["random", "sorted"])
+def test_segment_counts_hold_their_level_at_every_scale(first_block: str) -> None:
+    # a block ten times the test table (100 000 units), so 100 and 1000 segments are tested,
+    # and 7 units more, so the segments are not all the same size; A is random or not random
+    # at all (its winners first): B alone being random is enough for the level
+    rng = np.random.default_rng(28 if first_block == "random" else 29)
+    values = np.repeat(np.array(list(LOTS), np.int64), [10 * n for n in LOTS.values()])
+    values = np.concatenate([values, np.zeros(7, np.int64)])
+    fixed = np.sort(values)[::-1] > 0
+    trials = 400
+    p_values: dict[str, list[float]] = {}
+    for _ in range(trials):
+        a = rng.permutation(values) > 0 if first_block == "random" else fixed
+        for test in cb.segment_counts(a, rng.permutation(values) > 0):
+            p_values.setdefault(test.name, []).append(test.p_value)
+    assert sorted(p_values) == ["segment_counts.100", "segment_counts.1000"]
+    for name, ps in p_values.items():
+        assert len(ps) == trials
+        assert _fraction_below(ps, 0.05) <= 0.05 + 0.035, name
+        assert _fraction_below(ps, 0.01) <= 0.01 + 0.02, name
+        assert abs(_fraction_below(ps, 0.5) - 0.5) <= 0.1, name
