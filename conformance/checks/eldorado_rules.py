@@ -39,7 +39,9 @@ ELDORADO_RULES: tuple[str, ...] = (
     "eldorado.4.7.losing",
 )
 
-EXTRA_DEPTHS = (1, 2, 3)
+EXTRA_DEPTHS = (1, 2, 3, 6, 9, 15)
+"""How deep an Extra grid is: 1 to 3, and past the 6 grids a hand-made table or a fixed array
+of Extra stages would stop at (E-I4 sets no bound: a unit has 1 + its EXTRA grids)."""
 
 
 def all_row_tickets() -> list[str]:
@@ -73,6 +75,26 @@ def extra_stage_tickets() -> list[str]:
         grids = [main, extra]
         grids += [list(S.LOSING_ROWS)] * sum(r.count(S.EXTRA) for r in main[:2] + extra)
         tickets.append(S.eldorado_ticket(grids))
+    tickets += wide_extra_tickets(wins)
+    return tickets
+
+
+def wide_extra_tickets(wins: list[str]) -> list[str]:
+    """A main grid of 15 EXTRA (16 grids), each Extra grid winning on one row; and a main grid
+    of 6 EXTRA whose last Extra grid alone wins (the 7th grid: past a cap of 6 grids)."""
+    plain = [row for row in wins if S.EXTRA not in row]
+    losing = list(S.LOSING_ROWS)
+    full = [S.EXTRA * S.CELLS] * S.ROWS
+    tickets = []
+    for k, row in enumerate(plain[:5]):
+        extra = [
+            [row if r == (k + g) % S.ROWS else losing[r] for r in range(S.ROWS)]
+            for g in range(S.CELLS * S.ROWS)
+        ]
+        tickets.append(S.eldorado_ticket([full, *extra]))
+    two = S.EXTRA * 2 + S.LOSING_ROWS[0][2:]
+    for row in plain[:5]:
+        tickets.append(S.eldorado_ticket([[two, two, two], *[losing] * 5, [row, *losing[1:]]]))
     return tickets
 
 

@@ -190,6 +190,13 @@ def block_unit(ctx: CheckContext) -> None:
     )
 
 
+@check("play.auto_answer", covers=["play.auto.answer"], capability="play")
+def auto_answer(ctx: CheckContext) -> None:
+    """Plays finished by AUTO at every (game, stake): each answer's wins are its ticket's and
+    add up to its prize (every other check's AUTO answers are judged the same way)."""
+    run_per_stake(ctx, None, "auto_answer", "an AUTO answer's wins are wrong")
+
+
 @check(
     "play.concurrent_sales",
     covers=["play.sales.no_double_sale", "play.sales.block_order", "play.money.exact"],

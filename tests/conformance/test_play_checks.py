@@ -199,5 +199,5 @@ def test_every_play_requirement_is_covered_by_a_check() -> None:
     covered = {
         r for c in registered_checks().values() if c.id.startswith(OURS) for r in c.requirements
     }
-    assert len(ours) == 29
+    assert len(ours) == 30
     assert ours == covered

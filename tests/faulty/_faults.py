@@ -12,10 +12,13 @@ import json
 import math
 import random
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from itertools import groupby
 from typing import Any
+
+import numpy as np
 
 import reference
 from reference._blocks import Block, Unit
@@ -888,3 +891,54 @@ class RacySales(GameService):
                 "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
             )
             return self._record_play(db, play_id, owner, block, unit, balance)
+
+
+# == faults a red team found past the suite (session 6): each caught since ======================
+
+
+class TopLotRemoved(PatchedBlock):
+    """The production block: the units of its top lot made losing units."""
+
+    def patches(self) -> dict[int, Unit]:
+        top = reference.load_rules(self.game).lot_table(self.stake_cents).lots[0].prize_cents
+        prizes = Block._slice_prizes(self, 0, self.units)
+        return {int(i): self._new_unit(int(i), 0) for i in np.flatnonzero(prizes == top)}
+
+
+class SalesFromUnlistedBlocks(BlockService):
+    """Contract 4: plays are sold from the production emission (block ids ``<id>-prod``),
+    which ``GET /v1/blocks/{id}`` serves but ``GET /v1/blocks`` does not list; the listed
+    blocks are the certification emission. The production blocks lost their top lot."""
+
+    SUFFIX = "-prod"
+
+    def _production(self, game: str, stake: int, number: int) -> Block:
+        cache: dict[tuple[str, int, int], Block]
+        cache = self.__dict__.setdefault("_production_blocks", {})
+        key = (game, stake, number)
+        if key not in cache:
+            block_id = reference.default_block_id(game, stake, number) + self.SUFFIX
+            cache[key] = TopLotRemoved(game, stake, block_id, self.block_seed(block_id))
+        return cache[key]
+
+    def block(self, block_id: object) -> Block:
+        if isinstance(block_id, str) and block_id.endswith(self.SUFFIX):
+            parsed = self._parse_block_id(block_id.removesuffix(self.SUFFIX))
+            if parsed is not None:
+                return self._production(*parsed)
+        return super().block(block_id)
+
+    def _take_next_unit(self, db: sqlite3.Connection, name: str, stake: int) -> tuple[Block, Unit]:
+        listed, unit = super()._take_next_unit(db, name, stake)
+        number = self._parse_block_id(listed.block_id)
+        assert number is not None
+        production = self._production(*number)
+        return production, production.unit(unit.index)
+
+
+class ExtraStagesCapped(EldoradoEvaluator):
+    """Eldorado 4.5 / E-I4: the Extra stages live in a fixed array of 5 (our generator never
+    makes more): a 7th grid and beyond is parsed but never played."""
+
+    def played_grids(self, grids: list[list[str]]) -> list[list[str]]:
+        return grids[:6]

@@ -239,3 +239,86 @@ class PrizeCreditedAtReveal(GameService):
         answer = super().auto(play_id, token)
         self._settle(play_id)
         return answer
+
+
+# == faults a red team found past the suite (session 6): each caught since ======================
+
+
+class BalanceInFloatEuros(GameService):
+    """Contract 4: the wallet keeps euros in a float and writes each balance back as
+    ``int(euros * 100)``: an account opened with 1,15 € holds 114 cents."""
+
+    @staticmethod
+    def _cents(cents: int) -> int:
+        return int((cents / 100.0) * 100)
+
+    def open_account(self, balance_cents: object) -> Document:
+        doc = super().open_account(balance_cents)
+        fixed = self._cents(doc["balance_cents"])
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?",
+                (fixed, doc["account_id"]),
+            )
+        return {**doc, "balance_cents": fixed}
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        doc = super().play(account_id, token, game, stake_cents)
+        fixed = self._cents(doc["balance_cents"])
+        if fixed != doc["balance_cents"]:
+            with self._transaction() as db:
+                db.execute(
+                    "UPDATE accounts SET balance_cents = ? WHERE account_id = ?",
+                    (fixed, self.authorize_account(account_id, token)),
+                )
+        return {**doc, "balance_cents": fixed}
+
+
+class WalletCeiling(GameService):
+    """Contract 4: the wallet holds at most 10 000 € (1 000 000 cents): a play that would take
+    the balance above it is credited only up to the ceiling; the rest is lost, silently."""
+
+    CEILING = 1_000_000
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        doc = super().play(account_id, token, game, stake_cents)
+        if doc["balance_cents"] <= self.CEILING:
+            return doc
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?",
+                (self.CEILING, self.authorize_account(account_id, token)),
+            )
+        return {**doc, "balance_cents": self.CEILING}
+
+
+class AutoWinsOfTheMainGrid(GameService):
+    """Contract 2 / 4: the AUTO answer lists the main grid's wins only (another screen shows
+    the Extra stages'); its prize_cents is the whole lot."""
+
+    def auto(self, play_id: object, token: object) -> Document:
+        doc = super().auto(play_id, token)
+        return {**doc, "wins": [w for w in doc["wins"] if w.get("grid", 0) == 0]}
+
+
+class AutoLeavesButtonsOpen(GameService):
+    """Robots 4.4: AUTO shows the whole ticket but does not record the buttons as revealed, so
+    a click after AUTO reveals the next symbol under its button instead of 409."""
+
+    def auto(self, play_id: object, token: object) -> Document:
+        row = None
+        if type(play_id) is str:
+            with self._connection() as db:
+                query = "SELECT revealed FROM plays WHERE play_id = ?"
+                row = db.execute(query, (play_id,)).fetchone()
+        doc = super().auto(play_id, token)
+        if row is not None:
+            with self._transaction() as db:
+                db.execute(
+                    "UPDATE plays SET revealed = ? WHERE play_id = ?", (row["revealed"], play_id)
+                )
+        return doc

@@ -88,6 +88,12 @@ class RevealInClickOrder(Wrapper):
         name = reference.robots_rules().symbol(shown.symbol).name
         return {"button": button, "symbol": name, "x2": shown.x2, "plus_one": plus_one}
 
+    def auto(self, play_id: str, token: str | None) -> Document:
+        """AUTO reveals the rest, as the reference's does: no button has anything left."""
+        done = dict(self.inner.auto(play_id, token))
+        self.clicks[play_id] = [b for b in range(18) for _ in range(64)]
+        return done
+
 
 class PlusOneRefused(Wrapper):
     """The click a +1 allows is refused."""

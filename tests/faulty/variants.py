@@ -16,6 +16,7 @@ from typing import Any
 from reference._service import GameService
 
 from . import _block_faults as bf
+from . import _crossblock_faults as xf
 from . import _faults as f
 from . import _play_faults as pf
 from . import _protocol_faults as prf
@@ -554,6 +555,66 @@ _service(
     "contract 4",
     prf.NothingToReveal400,
     ["protocol.refusals.status"],
+    ("robots",),
+)
+
+
+# -- faults a red team found past the suite (session 6) ---------------------------------------
+_eldorado(
+    "eldorado_extra_stages_capped",
+    "eldorado 4.5",
+    f.ExtraStagesCapped,
+    "eldorado.4.5.*",
+    "eldorado.4.4.combinations_add",
+    "eldorado.4.6.one_lot",
+)
+_service(
+    "block_layout_shared_across_stakes",
+    "blocks",
+    "eldorado 3",
+    xf.CrossStakeLayout,
+    ["eldorado.randomness.unrelated_blocks"],
+    ("eldorado",),
+    whole_blocks=True,  # the quick profile reads each stake's slice at a place of its own
+)
+_service(
+    "block_reshuffled_chunk_by_chunk",
+    "blocks",
+    "robots 3",
+    xf.ChunkReshuffled,
+    ["robots.randomness.unrelated_blocks"],
+    ("robots",),
+    whole_blocks=True,
+)
+_service(
+    "play_sales_from_unlisted_blocks",
+    "play",
+    "contract 4",
+    f.SalesFromUnlistedBlocks,
+    ["play.sales.block_unit"],
+)
+_service(
+    "play_balance_in_float_euros",
+    "play",
+    "contract 4",
+    pf.BalanceInFloatEuros,
+    ["play.money.exact"],
+)
+_service("play_wallet_ceiling", "play", "contract 4", pf.WalletCeiling, ["play.money.exact"])
+_service(
+    "play_auto_wins_of_the_main_grid",
+    "play",
+    "contract 4",
+    pf.AutoWinsOfTheMainGrid,
+    ["play.auto.answer"],
+    ("eldorado",),
+)
+_service(
+    "play_auto_leaves_buttons_open",
+    "play",
+    "robots 4.4",
+    pf.AutoLeavesButtonsOpen,
+    ["robots.4.4.auto_any_moment"],
     ("robots",),
 )
 _add(

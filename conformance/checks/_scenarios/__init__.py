@@ -75,6 +75,7 @@ from .reveal import (
 from .sales import (
     concurrent_sales,
     in_threads,
+    scenario_auto_answer,
     scenario_block_order,
     scenario_block_unit,
     scenario_concurrent,
@@ -100,6 +101,7 @@ SCENARIOS: dict[str, Scenario] = {
     "reveal_order": scenario_reveal_order,
     "plus_one": scenario_plus_one,
     "auto": scenario_auto,
+    "auto_answer": scenario_auto_answer,
     "no_token": scenario_no_token,
     "cross_account": scenario_cross_account,
     "account_token": scenario_account_token,

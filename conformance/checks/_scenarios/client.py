@@ -18,6 +18,7 @@ from contract._validated import check
 from reference import GameError
 from reference import _strict_json as strict_json
 
+from ..._evaluation import expected_result, is_error, wins_multiset
 from ..._evidence import PlayEvidence
 from ..._registry import CheckFailure, Evidence
 
@@ -78,6 +79,7 @@ class Session:
     adapter: Any
     capabilities: frozenset[str]
     units: dict[str, int] = field(default_factory=dict)  # block_id -> units, from list_blocks
+    bought: dict[str, tuple[str, int]] = field(default_factory=dict)  # play_id -> game, stake
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -104,10 +106,26 @@ class Session:
 
     def play(self, account: Account, game: str, stake: int) -> Document:
         doc = self.adapter.play(account.account_id, account.token, game, stake)
+        self.bought[str(doc["play_id"])] = (game, stake)  # what AUTO's answer is judged by
         return dict(doc)
 
     def auto(self, account: Account, play_id: str) -> tuple[str, int]:
+        """AUTO's ticket and prize. Its wins are judged here, whichever check asked
+        (``auto_fault``): a fault fails ``play.auto.answer``."""
         doc = self.adapter.auto(play_id, account.token)
+        bought = self.bought.get(play_id)
+        fault = None if bought is None else auto_fault(*bought, doc)
+        if fault is not None:
+            assert bought is not None
+            game, stake = bought
+            found = evidence(
+                case_of("auto_answer", game=game, stake_cents=stake, plays=1),
+                expected_result(game, stake, doc["ticket"]),
+                dict(doc),
+                f"AUTO's answer for play {play_id!r}: {fault}",
+                {"operation": "auto", "play_id": play_id},
+            )
+            raise CheckFailure(found.note, [found], requirements=(AUTO_ANSWER,))
         return doc["ticket"], doc["prize_cents"]
 
     def history(self, account: Account, limit: int) -> list[Document]:
@@ -171,6 +189,34 @@ def reply_doc(reply: ErrorReply | Document) -> Document:
     if isinstance(reply, ErrorReply):
         return {"status": reply.status, "error": {"code": reply.code, "message": reply.message}}
     return reply
+
+
+AUTO_ANSWER = "play.auto.answer"
+
+
+def auto_fault(game: str, stake: int, doc: Mapping[str, Any]) -> str | None:
+    """What is wrong with the wins of an AUTO answer (contract 2 and 4), or None: they are the
+    wins of its ticket, as a multiset (as evaluate's are compared), and add up to its
+    ``prize_cents``. An invalid ticket, or a prize that is not its ticket's lot, is the
+    scenario's to judge under its own requirement: those answers are not judged here."""
+    expected = expected_result(game, stake, doc["ticket"])
+    if is_error(expected) or doc["prize_cents"] != expected["prize_cents"]:
+        return None
+    amounts = [w.get("amount_cents") for w in doc["wins"]]
+    if not all(type(a) is int for a in amounts):
+        return f"a win without an integer amount_cents: {_short(doc['wins'])}"
+    if sum(amounts) != doc["prize_cents"]:
+        return (
+            f"its wins add up to {sum(amounts)} cents, its prize_cents is {doc['prize_cents']} "
+            "(prize_cents is the sum of wins[].amount_cents)"
+        )
+    want, have = wins_multiset(game, expected), wins_multiset(game, doc)
+    if want != have:
+        missing, extra = sorted((want - have).elements()), sorted((have - want).elements())
+        return (
+            f"its wins are not the ticket's: missing {missing or 'none'}, extra {extra or 'none'}"
+        )
+    return None
 
 
 def ref_prize(game: str, stake: int, ticket: str) -> int | None:

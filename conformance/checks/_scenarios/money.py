@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import reference
+from contract import ErrorReply
 
 from ..._pool import map_in_order
 from ..._registry import Evidence
@@ -261,8 +262,64 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
     return None
 
 
+ODD_BALANCES = (115, 1129, 20_000_057, 2_147_483_705)
+"""Balances the money scenario also opens: odd cents a double of euros misses (1,15 € is
+114.99999999999999 cents as a double), past 2^24 cents (a float32 holds every cent only below
+it), past 2^31 cents (an int32 overflows) and past 10 000 € (a silent wallet ceiling). The
+suite's own accounts hold multiples of the stake, which all of these hold exactly. A target
+that refuses to open one, or to play from it, with a 4xx (a limit of its own) is not judged on
+that one."""
+
+
+def odd_balances(session: Session, case: Case) -> Evidence | None:
+    """contract 4: an account opened with each of ``ODD_BALANCES`` holds exactly that, and one
+    play from it leaves exactly balance - stake + prize."""
+    game, stake = case["game"], case["stake_cents"]
+    for amount in ODD_BALANCES:
+        try:
+            account = session.open(amount)
+            held = session.balance(account)
+            if held != amount:
+                return evidence(
+                    case,
+                    {"balance_cents": amount},
+                    {"balance_cents": held},
+                    f"an account opened with {amount} cents holds {held} cents",
+                    {"operation": "open_account", "balance_cents": amount},
+                )
+            if amount < stake:
+                continue
+            played = session.play(account, game, stake)
+        except ErrorReply as refusal:
+            if 400 <= refusal.status < 500:
+                continue
+            raise
+        ticket, _ = session.auto(account, played["play_id"])
+        prize = ref_prize(game, stake, ticket)
+        if prize is None:  # an invalid ticket: the other money scenarios' evidence
+            continue
+        exact, after = amount - stake + prize, session.balance(account)
+        if played["balance_cents"] != exact or after != exact:
+            return evidence(
+                case,
+                {"balance_cents": exact},
+                {
+                    "play_balance_cents": played["balance_cents"],
+                    "balance_after": after,
+                    "ticket": ticket,
+                    "prize_cents": prize,
+                },
+                f"an account opened with {amount} cents, after one play at {stake} cents that "
+                f"wins {prize}, holds {exact} cents; the play said {played['balance_cents']}, "
+                f"the account then held {after}",
+                {"operation": "play", "game": game, "play_id": played["play_id"]},
+            )
+    return None
+
+
 def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
-    """contract 4: every play's balance (as answered, and as read after) is before-stake+prize."""
+    """contract 4: every play's balance (as answered, and as read after) is before-stake+prize,
+    from the suite's own balances and from ``ODD_BALANCES``."""
     stake = case["stake_cents"]
     seen = observed_money(session, case, until_every_kind=True)
     if isinstance(seen, Evidence):
@@ -282,4 +339,4 @@ def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
                 f"balance {o.before} - stake {stake} + prize {o.prize} is {exact}; the play said "
                 f"{o.said}, the account then held {o.after}",
             )
-    return None
+    return odd_balances(session, case)

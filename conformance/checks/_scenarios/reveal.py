@@ -243,4 +243,22 @@ def scenario_auto(session: Session, case: Case) -> Evidence | None:
             "AUTO's prize is not its ticket's lot",
             request,
         )
+    # AUTO finished the play (robots 4.4: "the rest revealed"): a button that had something
+    # left before AUTO has nothing left after it
+    buttons = robots_buttons(ticket) or []
+    left = [b for b, shows in enumerate(buttons) if done.clicks.count(b) < len(shows)]
+    if not left:
+        return None
+    # a button of one reveal if any: a +1 button's extra click is robots 4.7's to judge
+    button = min(left, key=lambda b: (len(buttons[b]) > 1, b))
+    after = refused(lambda: session.adapter.reveal(played["play_id"], account.token, button))
+    if not isinstance(after, ErrorReply) or after.status != 409:
+        return evidence(
+            case,
+            "409: nothing left to reveal once AUTO has revealed the rest",
+            reply_doc(after),
+            f"after AUTO, a click on button {button} was "
+            + ("accepted" if not isinstance(after, ErrorReply) else f"refused {after.status}"),
+            {**request, "then": {"operation": "reveal", "button": button}},
+        )
     return None

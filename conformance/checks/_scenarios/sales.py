@@ -72,6 +72,18 @@ def scenario_block_unit(session: Session, case: Case) -> Evidence | None:
     by_block: dict[str, list[int]] = {}
     for played, _, _ in shown:
         by_block.setdefault(played["block_id"], []).append(played["index"])
+    for played, _, _ in shown:  # a unit sold from a block the audit never reads is unchecked
+        if session.block_size(game, stake, played["block_id"]) is None:
+            listed = sorted(b["block_id"] for b in session.adapter.list_blocks(game, stake))
+            return evidence(
+                case,
+                {"block_id": f"one of the blocks listed for {game} at {stake} cents: {listed}"},
+                {"play_id": played["play_id"], "block_id": played["block_id"]},
+                f"the play was sold from block {played['block_id']!r}, which GET /v1/blocks "
+                f"does not list for {game} at {stake} cents: its units are in no block the "
+                "audit reads",
+                {"operation": "list_blocks", "game": game, "stake_cents": stake},
+            )
     units: dict[tuple[str, int], Document] = {}
     for block_id, indices in by_block.items():
         low, high = min(indices), max(indices)
@@ -92,6 +104,18 @@ def scenario_block_unit(session: Session, case: Case) -> Evidence | None:
                 "block the target serves",
                 {"operation": "read_block", "block_id": where[0], "start": where[1], "count": 1},
             )
+    return None
+
+
+def scenario_auto_answer(session: Session, case: Case) -> Evidence | None:
+    """``plays`` plays of the game and stake, each finished by AUTO: every answer's wins are its
+    ticket's and add up to its prize (judged by ``Session.auto``, a failure of
+    ``play.auto.answer``, as every AUTO answer of every check is)."""
+    game, stake, plays = case["game"], case["stake_cents"], case["plays"]
+    account = _funded(session, stake, plays)
+    for _ in range(plays):
+        played = session.play(account, game, stake)
+        session.auto(account, played["play_id"])
     return None
 
 
