@@ -116,6 +116,7 @@ def variant_scope(
     its games; a whole-block run leaves out the requirements that read a second whole block
     (comparing two blocks, pooling top tiers) unless the variant is expected to fail one."""
     requirements = area_requirements(area, games)
+    settings = WHOLE_BLOCK_SETTINGS if whole_blocks else None
     if whole_blocks:
         patterns = list(expected)
         requirements = [
@@ -124,10 +125,13 @@ def variant_scope(
             if not r.endswith((".unrelated_blocks", ".top_tiers"))
             or any(fnmatch.fnmatchcase(r, p) for p in patterns)
         ]
+        if any(r.endswith(".unrelated_blocks") for r in requirements):
+            # blocks are compared across stakes too: every stake's blocks are read
+            settings = {k: v for k, v in WHOLE_BLOCK_SETTINGS.items() if k != "stakes"}
     return {
         "games": list(games),
         "requirements": requirements,
-        "settings": WHOLE_BLOCK_SETTINGS if whole_blocks else None,
+        "settings": settings,
     }
 
 
