@@ -64,7 +64,7 @@ def failure(message: str, found: list[Evidence], *requirements: str) -> CheckFai
 
 #: scenarios that split their plays over ``case["accounts"]`` accounts played side by side
 SPLIT_OVER_ACCOUNTS = frozenset(
-    {"stake_debited", "prize_credited", "money_exact", "history_unrevealed"}
+    {"stake_debited", "prize_credited", "money_exact", "history_unrevealed", "auto_answer"}
 )
 
 

@@ -7,6 +7,7 @@ import threading
 from collections import Counter
 from collections.abc import Set
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import reference
@@ -273,47 +274,52 @@ that one."""
 
 def odd_balances(session: Session, case: Case) -> Evidence | None:
     """contract 4: an account opened with each of ``ODD_BALANCES`` holds exactly that, and one
-    play from it leaves exactly balance - stake + prize."""
+    play from it leaves exactly balance - stake + prize (the accounts side by side; the first
+    fault in their order is the one reported)."""
+    found = map_in_order(partial(_odd_balance, session, case), ODD_BALANCES, len(ODD_BALANCES))
+    return next((e for e in found if e is not None), None)
+
+
+def _odd_balance(session: Session, case: Case, amount: int) -> Evidence | None:
     game, stake = case["game"], case["stake_cents"]
-    for amount in ODD_BALANCES:
-        try:
-            account = session.open(amount)
-            held = session.balance(account)
-            if held != amount:
-                return evidence(
-                    case,
-                    {"balance_cents": amount},
-                    {"balance_cents": held},
-                    f"an account opened with {amount} cents holds {held} cents",
-                    {"operation": "open_account", "balance_cents": amount},
-                )
-            if amount < stake:
-                continue
-            played = session.play(account, game, stake)
-        except ErrorReply as refusal:
-            if 400 <= refusal.status < 500:
-                continue
-            raise
-        ticket, _ = session.auto(account, played["play_id"])
-        prize = ref_prize(game, stake, ticket)
-        if prize is None:  # an invalid ticket: the other money scenarios' evidence
-            continue
-        exact, after = amount - stake + prize, session.balance(account)
-        if played["balance_cents"] != exact or after != exact:
+    try:
+        account = session.open(amount)
+        held = session.balance(account)
+        if held != amount:
             return evidence(
                 case,
-                {"balance_cents": exact},
-                {
-                    "play_balance_cents": played["balance_cents"],
-                    "balance_after": after,
-                    "ticket": ticket,
-                    "prize_cents": prize,
-                },
-                f"an account opened with {amount} cents, after one play at {stake} cents that "
-                f"wins {prize}, holds {exact} cents; the play said {played['balance_cents']}, "
-                f"the account then held {after}",
-                {"operation": "play", "game": game, "play_id": played["play_id"]},
+                {"balance_cents": amount},
+                {"balance_cents": held},
+                f"an account opened with {amount} cents holds {held} cents",
+                {"operation": "open_account", "balance_cents": amount},
             )
+        if amount < stake:
+            return None
+        played = session.play(account, game, stake)
+    except ErrorReply as refusal:
+        if 400 <= refusal.status < 500:
+            return None
+        raise
+    ticket, _ = session.auto(account, played["play_id"])
+    prize = ref_prize(game, stake, ticket)
+    if prize is None:  # an invalid ticket: the other money scenarios' evidence
+        return None
+    exact, after = amount - stake + prize, session.balance(account)
+    if played["balance_cents"] != exact or after != exact:
+        return evidence(
+            case,
+            {"balance_cents": exact},
+            {
+                "play_balance_cents": played["balance_cents"],
+                "balance_after": after,
+                "ticket": ticket,
+                "prize_cents": prize,
+            },
+            f"an account opened with {amount} cents, after one play at {stake} cents that "
+            f"wins {prize}, holds {exact} cents; the play said {played['balance_cents']}, "
+            f"the account then held {after}",
+            {"operation": "play", "game": game, "play_id": played["play_id"]},
+        )
     return None
 
 

@@ -7,7 +7,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
-from ..._pool import map_in_order
+from ..._pool import map_in_order, split
 from ..._registry import Evidence
 from .client import (
     Account,
@@ -110,12 +110,18 @@ def scenario_block_unit(session: Session, case: Case) -> Evidence | None:
 def scenario_auto_answer(session: Session, case: Case) -> Evidence | None:
     """``plays`` plays of the game and stake, each finished by AUTO: every answer's wins are its
     ticket's and add up to its prize (judged by ``Session.auto``, a failure of
-    ``play.auto.answer``, as every AUTO answer of every check is)."""
-    game, stake, plays = case["game"], case["stake_cents"], case["plays"]
-    account = _funded(session, stake, plays)
-    for _ in range(plays):
-        played = session.play(account, game, stake)
-        session.auto(account, played["play_id"])
+    ``play.auto.answer``, as every AUTO answer of every check is), over ``case["accounts"]``
+    accounts played side by side."""
+    game, stake = case["game"], case["stake_cents"]
+
+    def one(plays: int) -> None:  # one account's plays, one after another
+        account = _funded(session, stake, plays)
+        for _ in range(plays):
+            played = session.play(account, game, stake)
+            session.auto(account, played["play_id"])
+
+    shares = split(case["plays"], max(1, int(case.get("accounts", 1))))
+    map_in_order(one, shares, len(shares))  # the accounts side by side: latency hidden
     return None
 
 
