@@ -33,10 +33,10 @@ from harness._reports import REPORT_FILES  # noqa: E402
 from tests.faulty.certify import (  # noqa: E402
     SEED,
     TEST_SETTINGS,
-    WHOLE_BLOCK_SETTINGS,
     Outcome,
     certify,
     variant_scope,
+    whole_block_settings,
 )
 from tests.faulty.correct_variants import CORRECT  # noqa: E402
 from tests.faulty.misbehaving import MISBEHAVIOURS, TIMEOUT_S, certify_misbehaving  # noqa: E402
@@ -57,7 +57,8 @@ def _run(job: tuple[str, str, str]) -> tuple[str, str, Outcome]:
         return kind, name, certify(adapter, target=f"correct:{name}")
     variant = VARIANTS[name]
     if scope == "suite":
-        settings = WHOLE_BLOCK_SETTINGS if variant.whole_blocks else None
+        expected = variant.expected_requirements
+        settings = whole_block_settings(expected) if variant.whole_blocks else None
         return kind, name, certify(variant.factory(), settings=settings)
     outcome = certify(
         variant.factory(),

@@ -116,23 +116,27 @@ def variant_scope(
     its games; a whole-block run leaves out the requirements that read a second whole block
     (comparing two blocks, pooling top tiers) unless the variant is expected to fail one."""
     requirements = area_requirements(area, games)
-    settings = WHOLE_BLOCK_SETTINGS if whole_blocks else None
+    patterns = list(expected)
     if whole_blocks:
-        patterns = list(expected)
         requirements = [
             r
             for r in requirements
             if not r.endswith((".unrelated_blocks", ".top_tiers"))
             or any(fnmatch.fnmatchcase(r, p) for p in patterns)
         ]
-        if any(r.endswith(".unrelated_blocks") for r in requirements):
-            # blocks are compared across stakes too: every stake's blocks are read
-            settings = {k: v for k, v in WHOLE_BLOCK_SETTINGS.items() if k != "stakes"}
     return {
         "games": list(games),
         "requirements": requirements,
-        "settings": settings,
+        "settings": whole_block_settings(patterns) if whole_blocks else None,
     }
+
+
+def whole_block_settings(expected: Iterable[str]) -> dict[str, Any]:
+    """``WHOLE_BLOCK_SETTINGS`` for a variant that must fail ``expected``; every stake's blocks
+    read when that is a comparison of blocks (blocks are compared across stakes too)."""
+    if any(p.endswith(".unrelated_blocks") for p in expected):
+        return {k: v for k, v in WHOLE_BLOCK_SETTINGS.items() if k != "stakes"}
+    return WHOLE_BLOCK_SETTINGS
 
 
 def settings_for(

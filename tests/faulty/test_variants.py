@@ -25,11 +25,11 @@ from harness._reports import REPORT_FILES
 from .certify import (
     SEED,
     TEST_SETTINGS,
-    WHOLE_BLOCK_SETTINGS,
     Outcome,
     area_requirements,
     certify,
     variant_scope,
+    whole_block_settings,
 )
 from .correct_variants import CORRECT
 from .http_bridge import bridge
@@ -159,7 +159,8 @@ def test_whole_block_variant_rejected(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_variant_rejected_by_the_whole_suite(name: str) -> None:
     variant = VARIANTS[name]
-    settings = WHOLE_BLOCK_SETTINGS if variant.whole_blocks else None
+    expected = variant.expected_requirements
+    settings = whole_block_settings(expected) if variant.whole_blocks else None
     assert_rejected(variant, certify(variant.factory(), settings=settings))
 
 
