@@ -263,11 +263,9 @@ def segment_counts(
 def rank_codes(prizes: npt.NDArray[np.integer], lots: Mapping[int, int]) -> IntArray:
     """Each unit's rank in its block's lot table: 0 losing, 1 the lowest prize, ... t the top
     one (t prizes), t + 1 a prize the table does not hold (still a winner), -1 below zero."""
-    values = prizes.astype(np.int64)
     table = sorted(p for p in lots if p > 0)
-    codes = np.where(values > 0, len(table) + 1, np.where(values < 0, -1, 0)).astype(np.int64)
-    for rank, prize in enumerate(table, start=1):
-        codes[values == prize] = rank
+    codes = tier_codes(prizes, table)
+    codes[(codes < 0) & (prizes > 0)] = len(table) + 1
     return codes
 
 
