@@ -7,7 +7,9 @@ check as ``certify`` holds it) at ``--examples`` examples, and its CPU seconds (
 load; the checks are GIL-bound, so in ``certify`` their CPU seconds add up on one core. With
 ``--draw``, each suite strategy is also drawn alone (``--examples`` examples through hypothesis
 with the settings of ``_differential.hunt``, nothing evaluated), beside the floor: the same
-number of examples of a single integer.
+number of examples of a single integer. Every example is drawn in this process
+(``draw_workers: 0``), so the CPU seconds are the whole check's; in ``certify`` the first pass of
+a search is drawn on worker processes (``conformance._drawing``).
 
     PYTHONPATH=$PWD python benchmarks/hypothesis_checks.py [CHECK ...] [--examples N] [--draw]
 """
@@ -20,14 +22,13 @@ import os
 import time
 from collections.abc import Callable
 
-from hypothesis import Phase, given, seed
 from hypothesis import strategies as st
 
 from conformance import CheckContext, execute, registered_checks
 from conformance import strategies as S
+from conformance._drawing import draw_here
 from conformance._profiles import check_settings
 from conformance._settings import coerce
-from conformance.checks._differential import _settings
 from contract import Validated
 from harness._reference_adapter import ReferenceAdapter
 
@@ -60,7 +61,10 @@ def time_check(check_id: str, examples: int) -> tuple[str, float, float]:
             adapter=adapter,
             implementation=adapter.describe(),
             settings=coerce(
-                check_settings({"hypothesis_max_examples": examples}, "benchmark"), "benchmark"
+                check_settings(
+                    {"hypothesis_max_examples": examples, "draw_workers": 0}, "benchmark"
+                ),
+                "benchmark",
             ),
             seed=1,
         )
@@ -73,16 +77,8 @@ def time_check(check_id: str, examples: int) -> tuple[str, float, float]:
 
 def time_draw(strategy: st.SearchStrategy[object], examples: int) -> tuple[float, str]:
     """(CPU s, digest of the values drawn) for ``examples`` examples at seed 1."""
-    drawn: list[object] = []
-
-    @seed(1)
-    @_settings(examples, [Phase.generate])
-    @given(strategy)
-    def collect(value: object) -> None:
-        drawn.append(value)
-
     cpu = time.process_time()
-    collect()
+    drawn = draw_here(strategy, 1, examples)
     return time.process_time() - cpu, hashlib.sha256(repr(drawn).encode()).hexdigest()[:12]
 
 

@@ -8,12 +8,24 @@ in the middle of a concurrent certify when another check imports a module; a shr
 even miss the case its search pass found. A certification run must be replayable from its seed,
 so the local pool is pinned empty here, once, before any check draws; hypothesis's own global
 constants (edge values such as 0, -1, 2**63) still come up.
+
+Hypothesis also saves, seeds and restores numpy's global generator around every example (twice
+over: the example and its strategy's draw) once numpy is imported, as the suite always has it:
+numpy's ``get_state``/``seed`` cost about 100 us a time, a tenth of drawing a whole robots
+ticket, and 5 to 10 % of the CPU of a full certify. Nothing the suite draws or checks reads
+numpy's global generator (the reference and the randomness tests use generators of their own,
+seeded from the run's seed), so the processes instantcert owns (the ``certify`` command, the
+workers that draw examples: ``conformance._drawing``) leave it out of that management
+(``unmanage_numpy_random``); a vendor's own test process that imports the suite keeps
+hypothesis's behaviour, as its own tests may read numpy's global generator.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy  # noqa: F401  (so hypothesis's numpy wrapper exists to be left out)
+from hypothesis.internal import entropy as _entropy
 from hypothesis.internal.conjecture import providers as _providers
 
 
@@ -30,6 +42,24 @@ def pin_local_constants() -> bool:
     cache = getattr(_providers, "CONSTANTS_CACHE", None)
     if cache is not None:  # pools already computed with the local constants are dropped
         _providers.CONSTANTS_CACHE = type(cache)(cache.max_size)
+    return True
+
+
+def unmanage_numpy_random() -> bool:
+    """Leave numpy's global generator out of the generators hypothesis seeds and restores
+    around each example; True when left out, False when this hypothesis manages it otherwise
+    (nothing changed)."""
+    seeder = getattr(_entropy, "get_seeder_and_restorer", None)
+    managed = getattr(_entropy, "RANDOMS_TO_MANAGE", None)
+    if seeder is None or managed is None:
+        return False
+    seeder(0)  # registers the numpy wrapper (once: it is kept in a global, never made again)
+    wrapper = getattr(_entropy, "NP_RANDOM", None)
+    keys = [key for key, value in list(managed.items()) if value is wrapper]
+    if wrapper is None or not keys:
+        return False
+    for key in keys:
+        del managed[key]
     return True
 
 

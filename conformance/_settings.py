@@ -49,6 +49,7 @@ class Settings:
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
     scenario_workers: int = 8  # scenarios one check plays at once, each on its own account
+    draw_workers: int | None = None  # processes drawing examples (None: one per core, 0: none)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], where: str) -> Settings:
@@ -91,6 +92,12 @@ class Settings:
         alpha = values["alpha"]
         if type(alpha) not in (int, float) or not 0 < alpha < 1:
             raise ProfileError(f"{where}: alpha must be a number in (0, 1), got {_shown(alpha)}")
+        draw_workers = values["draw_workers"]
+        if draw_workers is not None and (type(draw_workers) is not int or draw_workers < 0):
+            raise ProfileError(
+                f"{where}: draw_workers must be a whole number of processes (0: none) or null "
+                f"(one per core), got {_at(values, 'draw_workers')}"
+            )
         games = _games(values["games"], where)
         stakes = _stakes(values["stakes"], where)
         return cls(**{**values, "games": games, "stakes": stakes})

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
+from conformance._drawing import shutdown as end_draw_workers
 from conformance._execute import CheckOutcome, execute, seamless
 from conformance._settings import Settings, coerce
 from conformance.games import kit_names
@@ -293,7 +294,10 @@ class Runner:
         self.emit(smoke)
         outcomes: dict[str, list[tuple[str, str, str]]] = {r.id: [] for r in scope}
         if implementation is not None:
-            self._run_checks(adapter, selected, implementation, outcomes)
+            try:
+                self._run_checks(adapter, selected, implementation, outcomes)
+            finally:
+                end_draw_workers()  # the processes that drew the checks' examples
         result = self.verdicts(scope, outcomes, smoke, reachable)
         self.emit(
             RunFinished(

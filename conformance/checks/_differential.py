@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from contract import TargetError
 
+from .._drawing import Recipe, draw, hypothesis_settings
 from .._evaluation import check_shape, difference, expected_result
 from .._evidence import EvaluationEvidence
 from .._lazy import strategies_module
 from .._registry import CheckContext, CheckFailure
 
 if TYPE_CHECKING:
-    from hypothesis import Phase, settings
     from hypothesis import strategies as st
 else:  # imported on first use (conformance._lazy): a run of block checks never needs it
     st = strategies_module()
@@ -108,28 +108,13 @@ class _Disagrees(Exception):
     """Raised inside a hypothesis test so hypothesis shrinks the example."""
 
 
-def _settings(examples: int, phases: Sequence[Phase]) -> settings:
-    from hypothesis import HealthCheck, settings
-
-    return settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        phases=tuple(phases),
-        report_multiple_bugs=False,
-        suppress_health_check=list(HealthCheck),
-        print_blob=False,
-    )
-
-
 Case = TypeVar("Case", bound=Hashable)
 Finding = TypeVar("Finding")
 
 
 def hunt(
     ctx: CheckContext,
-    cases: st.SearchStrategy[Case],
+    cases: Recipe[Case] | st.SearchStrategy[Case],
     examine: Callable[[list[Case]], list[tuple[Case, Finding]]],
     *,
     examples: int,
@@ -139,21 +124,14 @@ def hunt(
     """Hypothesis, batched: draw ``examples`` cases, ``examine`` them in batches (it returns the
     failing cases with what was found); if one fails, replay the same seeded generation with
     single cases, only examining those known to fail until one comes up, and let hypothesis
-    shrink it. Returns [minimal, first found], or [] when every case passes."""
+    shrink it. Returns [minimal, first found], or [] when every case passes. ``cases`` given
+    as a ``Recipe`` has its first pass drawn on worker processes (``conformance._drawing``)."""
     from hypothesis import Phase, given, seed
     from hypothesis.errors import Flaky
 
     from .. import _hypothesis  # noqa: F401  (draws depend on the seed alone)
 
-    drawn: list[Case] = []
-
-    @seed(ctx.seed)
-    @_settings(examples, [Phase.generate])
-    @given(cases)
-    def collect(case: Case) -> None:
-        drawn.append(case)
-
-    collect()
+    drawn = draw(cases, ctx.seed, examples, ctx.settings.draw_workers)
     first: Finding | None = None
     known: set[Case] = set()
     for start in range(0, len(drawn), batch):
@@ -170,8 +148,8 @@ def hunt(
     troubles: list[TargetError] = []
 
     @seed(ctx.seed)
-    @_settings(examples, [Phase.generate, Phase.shrink])
-    @given(cases)
+    @hypothesis_settings(examples, [Phase.generate, Phase.shrink])
+    @given(cases.build() if isinstance(cases, Recipe) else cases)
     def shrink(case: Case) -> None:
         if not hit and case not in known:
             return  # the first pass saw this one pass: same seed, same sequence
@@ -196,13 +174,14 @@ def hunt(
 def search(
     ctx: CheckContext,
     game: str,
-    tickets: st.SearchStrategy[str],
+    tickets: Recipe[str] | st.SearchStrategy[str],
     *,
     examples: int,
     batch: int = 500,
 ) -> list[Disagreement]:
     """Disagreements with the reference on ``examples`` tickets drawn from ``tickets`` at every
-    stake in scope: [minimal, first found], or [] when the target agrees throughout."""
+    stake in scope: [minimal, first found], or [] when the target agrees throughout. Tickets
+    given as a ``Recipe`` are drawn on worker processes."""
     stakes = ctx.stakes(game)
     if not stakes:
         return []
@@ -214,8 +193,20 @@ def search(
             failing += [((d.stake_cents, d.ticket), d) for d in found]
         return failing
 
-    cases = st.tuples(st.sampled_from(stakes), tickets)
+    cases: Recipe[tuple[int, str]] | st.SearchStrategy[tuple[int, str]]
+    if isinstance(tickets, Recipe):
+        cases = Recipe(staked_tickets, (tuple(stakes), tickets))
+    else:
+        cases = staked_tickets(tuple(stakes), tickets)
     return hunt(ctx, cases, examine, examples=examples, batch=batch, what=f"{game} tickets")
+
+
+def staked_tickets(
+    stakes: tuple[int, ...], tickets: Recipe[str] | st.SearchStrategy[str]
+) -> st.SearchStrategy[tuple[int, str]]:
+    """(stake, ticket) cases: a stake of ``stakes``, a ticket of ``tickets``."""
+    built = tickets.build() if isinstance(tickets, Recipe) else tickets
+    return st.tuples(st.sampled_from(stakes), built)
 
 
 Classifier = Callable[[Any, Disagreement], tuple[str, ...]]

@@ -12,15 +12,24 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+from .._drawing import Recipe
 from .._lazy import suite_strategies
 from .._registry import CheckContext, check
 from ._classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from ._differential import compare_all, fail_with, search
 
 if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
     from .. import strategies as S
 else:  # imported on first use (conformance._lazy): it imports hypothesis
     S = suite_strategies()
+
+
+def edge_tickets() -> SearchStrategy[str]:
+    """Whole tickets at the edges of the rules (``strategies.eldorado_tickets``)."""
+    return S.eldorado_tickets()
+
 
 ELDORADO_RULES: tuple[str, ...] = (
     ELDORADO_GENERAL,
@@ -146,7 +155,7 @@ def differential_edges(ctx: CheckContext) -> None:
     """Hypothesis: whole tickets at every stake, rows at the edges of 4.4, EXTRA beside wins,
     Extra grids inside Extra grids; every disagreement shrunk to a minimal ticket."""
     examples = ctx.settings.hypothesis_max_examples
-    found = search(ctx, "eldorado", S.eldorado_tickets(), examples=examples)
+    found = search(ctx, "eldorado", Recipe(edge_tickets), examples=examples)
     ctx.details["examples"] = examples
     if found:
         fail_with(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import reference
 from contract import ErrorReply
 
+from .._drawing import Recipe
 from .._evaluation import check_shape, difference
 from .._evidence import BatchEvidence, Counterexample, Serialised, require
 from .._pool import map_in_order, workers_of
@@ -24,6 +25,9 @@ from .._replay import evaluate_request, register_kind
 from ..games import GameKit, each_kit, kit
 from ._differential import Disagreement, compare, search
 from .evaluate_batch import raise_if_reordered
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 NOT_STAKES = (0, -100, 1, 75, 150, 300, 100000)
 
@@ -135,6 +139,11 @@ def _fail(message: str, evidence: list[Counterexample], requirements: list[str])
     raise CheckFailure(message, evidence, requirements=tuple(dict.fromkeys(requirements)))
 
 
+def invalid_tickets_of_kind(game: str, kind: str) -> SearchStrategy[str]:
+    """Invalid tickets of ``game`` of one ``kind`` (the game's kit, found by name)."""
+    return kit(game).invalid_tickets_of(kind)
+
+
 def _invalid_tickets(ctx: CheckContext, game: str) -> None:
     game_kit = kit(game)
     kinds = game_kit.invalid_kinds
@@ -148,8 +157,8 @@ def _invalid_tickets(ctx: CheckContext, game: str) -> None:
             found: list[Disagreement] = []
             for stake in stakes:
                 found += compare(ctx.adapter, game, stake, fixed)
-            strategy = game_kit.invalid_tickets_of(kind)
-            shrunk = search(ctx, game, strategy, examples=per_kind) if not found else []
+            tickets = Recipe(invalid_tickets_of_kind, (game, kind))
+            shrunk = search(ctx, game, tickets, examples=per_kind) if not found else []
             found = sorted(found, key=lambda d: len(d.ticket))[:1] + shrunk
             if found:
                 broken.append(kinds[kind])

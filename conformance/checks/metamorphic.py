@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._drawing import Recipe
 from .._evaluation import check_shape, is_error
 from .._evidence import Serialised, evaluate_request, require
 from .._lazy import strategies_module, suite_strategies
@@ -293,16 +294,21 @@ def examine(
 register_kind(MetamorphicEvidence)
 
 
+def relation_cases(name: str, stakes: tuple[int, ...]) -> st.SearchStrategy[tuple[int, str, int]]:
+    """(stake, ticket, seed of the transform) cases of the relation ``name``."""
+    tickets = RELATIONS[name].tickets()
+    return st.tuples(st.sampled_from(stakes), tickets, st.integers(1, 2**31))
+
+
 def _run(ctx: CheckContext, name: str) -> None:
     relation = RELATIONS[name]
     stakes = ctx.stakes(relation.game)
     if not stakes:
         return
     examples = ctx.settings.hypothesis_max_examples
-    cases = st.tuples(st.sampled_from(stakes), relation.tickets(), st.integers(1, 2**31))
     found = hunt(
         ctx,
-        cases,
+        Recipe(relation_cases, (name, tuple(stakes))),
         lambda chunk: examine(ctx.adapter, relation, chunk),
         examples=examples,
         batch=250,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from .._drawing import Recipe
 from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, check
 from ._classify import ROBOTS_GENERAL, RobotsDiagnosis
@@ -25,6 +26,17 @@ if TYPE_CHECKING:
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
     S = suite_strategies()
+
+
+def edge_tickets() -> st.SearchStrategy[str]:
+    """Whole tickets at the edges of the rules (``strategies.robots_tickets``)."""
+    return S.robots_tickets()
+
+
+def tickets_with_several_full_gauges() -> st.SearchStrategy[str]:
+    """Tickets with 2 to 8 full gauges at once."""
+    return st.integers(2, len(S.ROBOT_LETTERS)).flatmap(S.robots_tickets_min_full)
+
 
 ROBOTS_RULES: tuple[str, ...] = (
     ROBOTS_GENERAL,
@@ -103,7 +115,7 @@ def differential_edges(ctx: CheckContext) -> None:
     """Hypothesis: whole tickets with gauges one notch short, exactly full and past full, X2
     and +1 chains, in any robot order; every disagreement shrunk to a minimal ticket."""
     examples = ctx.settings.hypothesis_max_examples
-    found = search(ctx, "robots", S.robots_tickets(), examples=examples)
+    found = search(ctx, "robots", Recipe(edge_tickets), examples=examples)
     ctx.details["examples"] = examples
     if found:
         fail_with(
@@ -121,8 +133,7 @@ def several_gauges(ctx: CheckContext) -> None:
     """Hypothesis: tickets with 2 to 8 full gauges at once, their gains adding up to one lot
     (articles 4.9, 4.10)."""
     examples = ctx.settings.hypothesis_max_examples
-    tickets = st.integers(2, len(S.ROBOT_LETTERS)).flatmap(S.robots_tickets_min_full)
-    found = search(ctx, "robots", tickets, examples=examples)
+    found = search(ctx, "robots", Recipe(tickets_with_several_full_gauges), examples=examples)
     ctx.details["examples"] = examples
     if found:
         fail_with(

@@ -256,7 +256,11 @@ def execute_run(
 
 
 def run(args: argparse.Namespace) -> int:
+    from conformance._hypothesis import unmanage_numpy_random
+
     from .._targets import open_target
+
+    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
 
     wait = float(getattr(args, "wait", 0.0))
     if not 0 <= wait <= 3600:
