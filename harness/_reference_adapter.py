@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -54,8 +55,10 @@ class ReferenceBlockStream:
 
 class ReferenceAdapter:
     """The reference, in-process. ``db_path`` None: a fresh scratch database in a temporary
-    directory, removed on ``close()`` (not synced to disk: nothing in it outlives the run);
-    ``seed`` fixes the master seed of a new database."""
+    directory, removed on ``close()`` (not synced to disk: nothing in it outlives the run), or
+    when the adapter is garbage-collected or the interpreter exits unclosed (a test, a script
+    that forgot ``close()``: no directory left in the temporary folder per run); ``seed`` fixes
+    the master seed of a new database."""
 
     def __init__(
         self,
@@ -66,8 +69,10 @@ class ReferenceAdapter:
     ) -> None:
         self.name = name
         self._tempdir: str | None = None
+        self._removal: Callable[[], object] | None = None  # a weakref.finalize
         if db_path is None:
             self._tempdir = tempfile.mkdtemp(prefix="instantcert-reference-")
+            self._removal = weakref.finalize(self, _remove_tree, self._tempdir)
             db_path = Path(self._tempdir) / "reference.sqlite3"
         # a scratch database, deleted on close(), need not survive a crash: no fsync per play
         self.service = GameService(db_path, seed=seed, durable=self._tempdir is None)
@@ -118,7 +123,13 @@ class ReferenceAdapter:
         return _call(self.service.history, account_id, token, limit)
 
     def close(self) -> None:
-        self.service.close()
-        if self._tempdir is not None:
-            shutil.rmtree(self._tempdir, ignore_errors=True)
+        try:
+            self.service.close()
+        finally:
+            if self._removal is not None:
+                self._removal()  # once: a later close, the collector and exit do nothing
             self._tempdir = None
+
+
+def _remove_tree(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -29,7 +29,9 @@ from reference import _strict_json as strict_json
 
 from .. import _crossblock, _stats
 from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
+from .._audit.driver import default_workers
 from .._file_target import block_file_of
+from .._pool import map_in_order
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
@@ -683,8 +685,8 @@ def unrelated_blocks(ctx: CheckContext) -> None:
     stakes' blocks are as visible to a player as the blocks before)."""
     compared: dict[str, Any] = {}
     alpha = check_alpha(ctx)
-    # (game, first, second, verdict, scale: "" for two blocks of a stake, else common_tiers')
-    pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict, str]] = []
+    # (game, first, second, across stakes?): every pair to compare, in the reports' order
+    todo: list[tuple[str, AuditedBlock, AuditedBlock, bool]] = []
     consecutive = 0
     for game in ctx.games():
         firsts: list[AuditedBlock] = []
@@ -695,18 +697,29 @@ def unrelated_blocks(ctx: CheckContext) -> None:
             if len(entries) < 2:
                 compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
                 continue
-            for first, second in itertools.pairwise(blocks):
-                verdict = _stats.unrelated(
-                    first.audit.prizes, second.audit.prizes, first.audit.expectation.lots, alpha
-                )
-                pairs.append((game, first, second, verdict, ""))
-                consecutive += 1
-        for first, second in itertools.combinations(firsts, 2):
-            across, scale = _across_stakes(first, second, alpha)
-            if across is None:
-                compared[f"{first.block_id}~{second.block_id}"] = scale
-            else:
-                pairs.append((game, first, second, across, scale))
+            todo += [(game, first, second, False) for first, second in itertools.pairwise(blocks)]
+            consecutive += len(blocks) - 1
+        todo += [(game, a, b, True) for a, b in itertools.combinations(firsts, 2)]
+
+    def compare(
+        pair: tuple[str, AuditedBlock, AuditedBlock, bool],
+    ) -> tuple[_stats.FamilyVerdict | None, str]:
+        _game, first, second, across = pair
+        if across:
+            return _across_stakes(first, second, alpha)
+        lots = first.audit.expectation.lots
+        return _stats.unrelated(first.audit.prizes, second.audit.prizes, lots, alpha), ""
+
+    # the pairs' FFTs release the GIL: side by side they use the cores the block phase owns
+    # (scale: "" for two blocks of a stake, else common_tiers')
+    pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict, str]] = []
+    for (game, first, second, _), (verdict, scale) in zip(
+        todo, map_in_order(compare, todo, default_workers()), strict=True
+    ):
+        if verdict is None:
+            compared[f"{first.block_id}~{second.block_id}"] = scale
+        else:
+            pairs.append((game, first, second, verdict, scale))
     # one family over every pair compared: unrelated blocks fail with chance <= α
     family = _stats.holm(
         [

@@ -231,3 +231,35 @@ def test_only_a_scratch_database_skips_the_sync_to_disk(tmp_path: Path) -> None:
         scratch.close()
         named.close()
         served.close()
+
+
+def test_a_scratch_database_is_removed_however_the_adapter_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Closed, closed twice, dropped unclosed (collected), or closed while its service fails
+    to close: the temporary directory of its scratch database is gone each time."""
+    import gc
+
+    closed = ReferenceAdapter(seed=SEED)
+    where = Path(closed.service.db_path).parent
+    closed.close()
+    closed.close()
+    assert not where.exists()
+
+    dropped = ReferenceAdapter(seed=SEED)
+    dropped.describe()
+    where = Path(dropped.service.db_path).parent
+    del dropped
+    gc.collect()
+    assert not where.exists()
+
+    failing = ReferenceAdapter(seed=SEED)
+    where = Path(failing.service.db_path).parent
+
+    def broken_close() -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(failing.service, "close", broken_close)
+    with pytest.raises(OSError, match="disk gone"):
+        failing.close()
+    assert not where.exists()
