@@ -18,6 +18,7 @@ from typing import Any
 from contract import ContractBreach, TargetError, Validated
 
 from ._evidence import BreachEvidence
+from ._lazy import load_hypothesis
 from ._registry import Check, CheckContext, CheckFailure, NotSupported
 
 
@@ -99,6 +100,8 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
     if not _validated(ctx.adapter):
         ctx.adapter = Validated(ctx.adapter)  # every answer checked at the seam, once
     try:
+        if check.capability != "blocks":  # it may import hypothesis: not two threads at once
+            load_hypothesis()
         check.function(ctx)
     except CheckFailure as failure:
         outcome, message = "fail", failure.message

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import hypothesis  # noqa: F401  (the package whole, before any of its modules by name)
 import numpy  # noqa: F401  (so hypothesis's numpy wrapper exists to be left out)
 from hypothesis.internal import entropy as _entropy
 from hypothesis.internal.conjecture import providers as _providers

@@ -5,15 +5,25 @@ happens the first time one of their attributes is read, typically inside a check
 
 ``strategies_module()`` (hypothesis's ``st``) and ``suite_strategies()`` (the suite's ``S``) are
 the two the check modules and kits use; either one loads ``conformance._hypothesis`` first,
-which pins hypothesis's draws to the seed alone. Concurrent first uses are safe: the import
-system serialises them.
+which pins hypothesis's draws to the seed alone.
+
+Concurrent first imports of hypothesis are not safe by themselves: hypothesis's modules import
+one another in a cycle, and two threads importing two of them at once can each find the other's
+half-initialised (``ImportError: cannot import name 'example' from partially initialized module
+'hypothesis.core'``), which ended the checks of a certify in *error*. So every first use goes
+through ``load_hypothesis()``, one thread at a time: the lazy modules here, and ``execute``
+before any check that is not a block check (a check may import hypothesis directly).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
+import threading
 from types import ModuleType
 from typing import Any
+
+_IMPORTING = threading.Lock()
 
 
 class LazyModule:
@@ -26,9 +36,10 @@ class LazyModule:
 
     def _load(self) -> ModuleType:
         if self._module is None:
-            if self._before is not None:  # e.g. hypothesis pinned before any strategy is built
-                importlib.import_module(self._before)
-            self._module = importlib.import_module(self._name)
+            with _IMPORTING:
+                if self._before is not None:  # e.g. hypothesis pinned before any strategy
+                    importlib.import_module(self._before)
+                self._module = importlib.import_module(self._name)
         return self._module
 
     def __getattr__(self, attribute: str) -> Any:
@@ -44,6 +55,15 @@ class LazyModule:
 HYPOTHESIS = "hypothesis.strategies"
 STRATEGIES = "conformance.strategies"
 PIN = "conformance._hypothesis"
+
+
+def load_hypothesis() -> None:
+    """Import hypothesis, pinned (``conformance._hypothesis``), unless done: one thread at a
+    time, so no thread sees another's half-imported hypothesis."""
+    if PIN in sys.modules:
+        return
+    with _IMPORTING:
+        importlib.import_module(PIN)
 
 
 def strategies_module() -> LazyModule:

@@ -63,3 +63,58 @@ def test_without_the_pin_a_loaded_module_changes_the_draws(tmp_path: Path) -> No
     if not _hypothesis.PINNED:
         pytest.skip("this hypothesis has no local-constant pool to pin")
     assert run("unpinned", tmp_path) == "different"
+
+
+RACE = textwrap.dedent(
+    """
+    import sys, threading
+    assert "hypothesis" not in sys.modules
+    from conformance import CheckContext, execute, registered_checks
+    from conformance._profiles import check_settings
+    from harness._reference_adapter import ReferenceAdapter
+
+    ids = [
+        "eldorado_rules.all_rows", "eldorado_rules.differential_edges",
+        "invalid_tickets.eldorado", "metamorphic.eldorado_row_order",
+        "robots_rules.differential_edges", "metamorphic.robots_button_order",
+        "invalid_tickets.robots", "robots_rules.several_gauges",
+    ]
+    checks = registered_checks()
+    adapter = ReferenceAdapter()
+    settings = check_settings({"hypothesis_max_examples": 10, "exhaustive": False}, "race")
+    outcomes = {}
+
+    def run(cid):
+        ctx = CheckContext(
+            adapter=adapter, implementation=adapter.describe(), settings=settings, seed=1
+        )
+        outcomes[cid] = execute(checks[cid], ctx)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in ids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    adapter.close()
+    print({c: o.message[:300] for c, o in outcomes.items() if o.outcome != "pass"})
+    """
+)
+
+
+@pytest.mark.parametrize("attempt", [1, 2])
+def test_checks_starting_at_once_import_hypothesis_one_at_a_time(attempt: int) -> None:
+    """Hypothesis imported for the first time by several checks' threads at once: each thread
+    got the other's half-imported hypothesis (ImportError: partially initialized module
+    'hypothesis.core') in about one fresh process in three, and its checks ended in error.
+    Checks that are not block checks now import it through one lock (conformance._lazy)."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", RACE],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    assert done.stdout.strip() == "{}", done.stdout + done.stderr
