@@ -32,6 +32,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from reference._render import _spawn_can_start
+
 if TYPE_CHECKING:
     from hypothesis import Phase, settings
     from hypothesis.strategies import SearchStrategy
@@ -129,6 +131,8 @@ def _submit(
         pickle.dumps(cases)
     except Exception:  # a recipe of a lambda or of a local function: not for another process
         return None
+    if not _spawn_can_start():  # a __main__ read from stdin: spawn cannot import it again
+        return None
     pool = _pool(count)
     if pool is None:
         return None
@@ -180,8 +184,14 @@ def _give_up(why: BaseException) -> None:
 
 
 def _init_worker() -> None:
+    """As the reference's block workers: Ctrl+C is the parent's to handle (no traceback from
+    each worker), and a worker whose parent died unannounced (SIGKILL, ``os._exit``) exits
+    within a second."""
+    from reference._render import _init_worker as like_a_block_worker
+
     from . import _hypothesis
 
+    like_a_block_worker()
     _hypothesis.unmanage_numpy_random()
 
 

@@ -221,3 +221,17 @@ def test_the_end_of_a_run_stops_a_worker_still_drawing() -> None:
         worker.join(10)
         assert not worker.is_alive()
     assert drawing._UNAVAILABLE is None  # a pool ended on purpose is no broken pool
+
+
+def sigint_is_ignored() -> bool:
+    import signal
+
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_a_worker_leaves_ctrl_c_to_the_parent() -> None:
+    """Ctrl+C reaches the whole process group: a worker ignores it (no traceback per worker);
+    the parent's own handling ends the run."""
+    pool = drawing._pool(1)
+    assert pool is not None
+    assert pool.submit(sigint_is_ignored).result(timeout=60) is True
