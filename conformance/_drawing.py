@@ -7,7 +7,7 @@ interpreter (threads, one lock): in a full certify the first passes were more th
 CPU, all of it on one core. A check whose strategy is given as a ``Recipe`` (a module-level
 function and picklable arguments, which another process can call to build the same strategy)
 has that pass drawn on a pool of worker processes instead, started on first use and kept for
-the run (``shutdown`` ends it).
+the run (``for_a_run``; ``shutdown`` ends it).
 
 The examples are the same wherever they are drawn: the same seed, settings and strategy, and
 the same pinned hypothesis (``conformance._hypothesis``) in every process; the shrink pass,
@@ -21,12 +21,13 @@ strategy's game is not known in a fresh process, a worker died): those fall back
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import multiprocessing
 import os
 import pickle
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -193,6 +194,27 @@ def _init_worker() -> None:
 
     like_a_block_worker()
     _hypothesis.unmanage_numpy_random()
+
+
+_RUNS = 0  # runs under way in this process (``for_a_run``)
+
+
+@contextlib.contextmanager
+def for_a_run() -> Iterator[None]:
+    """The span of one run: the workers end when the last run under way in this process ends
+    (two runs side by side in one process share the pool; one ending must not cut the
+    other's searches)."""
+    global _RUNS
+    with _LOCK:
+        _RUNS += 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _RUNS -= 1
+            last = _RUNS == 0
+        if last:
+            shutdown()
 
 
 def shutdown() -> None:

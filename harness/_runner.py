@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
-from conformance._drawing import shutdown as end_draw_workers
+from conformance._drawing import for_a_run as draw_workers_for_a_run
 from conformance._execute import CheckOutcome, execute, seamless
 from conformance._settings import Settings, coerce
 from conformance.games import kit_names
@@ -294,10 +294,8 @@ class Runner:
         self.emit(smoke)
         outcomes: dict[str, list[tuple[str, str, str]]] = {r.id: [] for r in scope}
         if implementation is not None:
-            try:
+            with draw_workers_for_a_run():  # the processes drawing the checks' examples
                 self._run_checks(adapter, selected, implementation, outcomes)
-            finally:
-                end_draw_workers()  # the processes that drew the checks' examples
         result = self.verdicts(scope, outcomes, smoke, reachable)
         self.emit(
             RunFinished(

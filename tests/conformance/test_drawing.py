@@ -235,3 +235,14 @@ def test_a_worker_leaves_ctrl_c_to_the_parent() -> None:
     pool = drawing._pool(1)
     assert pool is not None
     assert pool.submit(sigint_is_ignored).result(timeout=60) is True
+
+
+def test_the_pool_ends_with_the_last_run_under_way() -> None:
+    with drawing.for_a_run():
+        with drawing.for_a_run():
+            assert draw(Recipe(pid_of_the_drawer), 1, EXAMPLES, 1)
+            pool = drawing._POOL
+            assert pool is not None
+        assert drawing._POOL is pool  # the other run's searches still use it
+        assert os.getpid() not in draw(Recipe(pid_of_the_drawer), 2, EXAMPLES, 1)
+    assert drawing._POOL is None
