@@ -24,7 +24,6 @@ import atexit
 import contextlib
 import logging
 import multiprocessing
-import os
 import pickle
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -35,11 +34,17 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from reference._render import _spawn_can_start
 
+from ._audit.driver import default_workers
+
 if TYPE_CHECKING:
     from hypothesis import Phase, settings
     from hypothesis.strategies import SearchStrategy
 
 T = TypeVar("T")
+
+MAX_DEFAULT_WORKERS = 4
+"""``draw_workers: null`` is one worker per core, at most this many: a run draws at most
+``check_concurrency`` (4) passes at once, and each worker holds its own hypothesis."""
 
 WORKERS_FROM_EXAMPLES = 250
 """A first pass of fewer examples is drawn in the check's own thread (the quick profile's 200)."""
@@ -125,7 +130,7 @@ def _submit(
 ) -> tuple[ProcessPoolExecutor, Future[list[T]]] | None:
     if not isinstance(cases, Recipe) or examples < WORKERS_FROM_EXAMPLES:
         return None
-    count = _cores() if workers is None else workers
+    count = min(default_workers(), MAX_DEFAULT_WORKERS) if workers is None else workers
     if count < 1:
         return None
     try:
@@ -148,13 +153,6 @@ def _submit(
 _LOCK = threading.Lock()
 _POOL: ProcessPoolExecutor | None = None
 _UNAVAILABLE: str | None = None
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
 
 
 def _pool(workers: int) -> ProcessPoolExecutor | None:

@@ -49,7 +49,9 @@ class Settings:
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
     scenario_workers: int = 8  # scenarios one check plays at once, each on its own account
-    draw_workers: int | None = None  # processes drawing examples (None: one per core, 0: none)
+    draw_workers: int | None = (
+        None  # processes drawing examples (None: one per core up to 4, 0: none)
+    )
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], where: str) -> Settings:
@@ -96,7 +98,7 @@ class Settings:
         if draw_workers is not None and (type(draw_workers) is not int or draw_workers < 0):
             raise ProfileError(
                 f"{where}: draw_workers must be a whole number of processes (0: none) or null "
-                f"(one per core), got {_at(values, 'draw_workers')}"
+                f"(one per core, up to 4), got {_at(values, 'draw_workers')}"
             )
         games = _games(values["games"], where)
         stakes = _stakes(values["stakes"], where)
