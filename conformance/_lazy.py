@@ -23,7 +23,7 @@ import threading
 from types import ModuleType
 from typing import Any
 
-_IMPORTING = threading.Lock()
+_IMPORTING = threading.RLock()  # re-entered if a module it imports reads a lazy module
 
 
 class LazyModule:
