@@ -158,14 +158,19 @@ _UNAVAILABLE: str | None = None
 def _pool(workers: int) -> ProcessPoolExecutor | None:
     """The pool, started with ``workers`` processes on first use (a later ``workers`` does not
     resize it: a run's searches may still wait on it)."""
-    global _POOL
+    global _POOL, _UNAVAILABLE
     with _LOCK:
         if _UNAVAILABLE is not None:
             return None
         if _POOL is None:
             # spawn, not fork: the checks drawing in other threads hold hypothesis's locks
             context = multiprocessing.get_context("spawn")
-            _POOL = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker)
+            try:
+                _POOL = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker)
+            except Exception as exc:  # no semaphores here (a container without /dev/shm), ...
+                _UNAVAILABLE = repr(exc)
+                _log.info("examples drawn in the checks' threads: no pool (%r)", exc)
+                return None
         return _POOL
 
 

@@ -246,3 +246,15 @@ def test_the_pool_ends_with_the_last_run_under_way() -> None:
         assert drawing._POOL is pool  # the other run's searches still use it
         assert os.getpid() not in draw(Recipe(pid_of_the_drawer), 2, EXAMPLES, 1)
     assert drawing._POOL is None
+
+
+def test_a_pool_that_cannot_be_made_leaves_every_pass_drawn_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_semaphores(*args: object, **kwargs: object) -> None:
+        raise OSError(38, "Function not implemented")  # SemLock without /dev/shm
+
+    monkeypatch.setattr(drawing, "ProcessPoolExecutor", no_semaphores)
+    assert set(draw(Recipe(pid_of_the_drawer), 1, EXAMPLES, 2)) == {os.getpid()}
+    assert drawing._UNAVAILABLE is not None
+    assert drawing._POOL is None
