@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import strategies as st
@@ -27,6 +24,7 @@ from conformance.checks.robots_rules import edge_tickets as robots_edges
 from conformance.checks.robots_rules import tickets_with_several_full_gauges
 
 from .faults import FaultyAdapter
+from .fresh import fresh_python
 
 EXAMPLES = 60
 
@@ -170,16 +168,7 @@ print(before > 0, left_out, len(calls))
 
 
 def test_instantcerts_own_processes_leave_numpys_global_generator_alone() -> None:
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-c", NUMPY_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
-        check=True,
-    )
+    done = fresh_python(NUMPY_SCRIPT)
     # hypothesis saved and seeded numpy's generator around each example, then no longer
     assert done.stdout.split() == ["True", "True", "0"], done.stdout + done.stderr
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from conformance import _hypothesis
+
+from .fresh import fresh_python
 
 SCRIPT = textwrap.dedent(
     """
@@ -41,17 +41,7 @@ SCRIPT = textwrap.dedent(
 def run(mode: str, tmp_path: Path) -> str:
     constants = ", ".join(str(100_003 + 7919 * i) for i in range(400))
     (tmp_path / "vendor_constants.py").write_text(f"TABLE = [{constants}]\n", encoding="utf-8")
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
-        check=True,
-    )
-    return done.stdout.strip()
+    return fresh_python(SCRIPT, mode, str(tmp_path)).stdout.strip()
 
 
 def test_a_seed_draws_the_same_examples_after_a_module_loads(tmp_path: Path) -> None:
@@ -107,14 +97,5 @@ def test_checks_starting_at_once_import_hypothesis_one_at_a_time(attempt: int) -
     got the other's half-imported hypothesis (ImportError: partially initialized module
     'hypothesis.core') in about one fresh process in three, and its checks ended in error.
     Checks that are not block checks now import it through one lock (conformance._lazy)."""
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-c", RACE],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
-        check=True,
-    )
+    done = fresh_python(RACE, timeout=300)
     assert done.stdout.strip() == "{}", done.stdout + done.stderr
