@@ -256,11 +256,7 @@ def execute_run(
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance._hypothesis import unmanage_numpy_random
-
     from .._targets import open_target
-
-    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
 
     wait = float(getattr(args, "wait", 0.0))
     if not 0 <= wait <= 3600:
@@ -307,4 +303,7 @@ def run(args: argparse.Namespace) -> int:
         waivers=waivers,
         out_dir=out,
     )
+    from conformance._hypothesis import unmanage_numpy_random
+
+    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
     return execute_run(adapter, plan, out, verbose=args.verbose, sign_key=sign_key)
