@@ -68,14 +68,13 @@ class ReferenceAdapter:
         name: str = "python:reference",
     ) -> None:
         self.name = name
-        self._tempdir: str | None = None
         self._removal: Callable[[], object] | None = None  # a weakref.finalize
         if db_path is None:
-            self._tempdir = tempfile.mkdtemp(prefix="instantcert-reference-")
-            self._removal = weakref.finalize(self, _remove_tree, self._tempdir)
-            db_path = Path(self._tempdir) / "reference.sqlite3"
+            scratch = tempfile.mkdtemp(prefix="instantcert-reference-")
+            self._removal = weakref.finalize(self, _remove_tree, scratch)
+            db_path = Path(scratch) / "reference.sqlite3"
         # a scratch database, deleted on close(), need not survive a crash: no fsync per play
-        self.service = GameService(db_path, seed=seed, durable=self._tempdir is None)
+        self.service = GameService(db_path, seed=seed, durable=self._removal is None)
 
     def describe(self) -> Document:
         return _call(self.service.implementation)
@@ -128,7 +127,6 @@ class ReferenceAdapter:
         finally:
             if self._removal is not None:
                 self._removal()  # once: a later close, the collector and exit do nothing
-            self._tempdir = None
 
 
 def _remove_tree(path: str) -> None:
