@@ -492,12 +492,20 @@ class HttpAdapter:
         self.breaker = Breaker(breaker_after)
         self.session = requests.Session()
         self.session.verify = verify
-        pool = DeadlineHTTPAdapter(
+        self._transport = DeadlineHTTPAdapter(
             pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0
         )
-        self.session.mount("http://", pool)
-        self.session.mount("https://", pool)
+        self.session.mount("http://", self._transport)
+        self.session.mount("https://", self._transport)
         self.session.headers.update({"Accept": JSON_TYPE, "User-Agent": "instantcert-harness"})
+        self._headers = dict(self.session.headers)
+        # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
+        # once, here, as ``requests`` would read it for each request; see ``_send``.
+        settings = self.session.merge_environment_settings(self.base_url, {}, None, verify, None)
+        self._proxies: dict[str, str] = dict(settings["proxies"])
+        # a CA bundle is a path ``requests`` stats at every request: an http:// target has no TLS
+        resolved = settings["verify"]
+        self._verify: bool | str = True if parts.scheme == "http" or resolved is None else resolved
 
     # -- transport ------------------------------------------------------------------------
 
@@ -518,24 +526,18 @@ class HttpAdapter:
         what = request_label(method, path)
         key = endpoint(method, path)
         self.breaker.check(key)
-        headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
         attempts = 1 + (self.retries if safe else 0)
         for attempt in range(attempts):
             deadline = Deadline(self.timeout[1])
             try:
                 with deadline:
-                    response = self.session.request(
-                        method,
-                        self.base_url + path,
-                        json=body,
-                        params=query,
-                        headers=headers,
-                        timeout=self.timeout,
+                    response = self._transport.send(
+                        self._prepare(method, path, body, query, token),
                         stream=True,
-                        allow_redirects=False,
-                        # per request: a session's own ``verify`` loses to REQUESTS_CA_BUNDLE
-                        verify=self.session.verify,
+                        timeout=self.timeout,
+                        verify=self._verify,
+                        proxies=self._proxies,
                     )
             except requests.exceptions.RequestException as exc:
                 deadline.finish()
@@ -573,6 +575,27 @@ class HttpAdapter:
                 raise fault
             time.sleep(self.backoff * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _prepare(
+        self, method: str, path: str, body: object, query: Mapping[str, str], token: str | None
+    ) -> requests.PreparedRequest:
+        """The request exactly as the check asked for it, sent straight to the transport.
+
+        Not through ``Session.request``, whose extras are either unwanted here or cost a
+        fifth of the harness's CPU in a certify over HTTP (measured: docs/certify.md): it
+        looks for ``~/.netrc`` at every request, and an entry for the target's host would
+        replace the check's own ``Authorization`` header (a token check would then test the
+        netrc's password); it keeps the cookies a target sets and sends them back, so a
+        target could be let in by a cookie where the contract asks for the bearer token; it
+        follows no redirect here anyway (``allow_redirects=False``)."""
+        headers = dict(self._headers)
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        prepared = requests.PreparedRequest()
+        prepared.prepare(
+            method=method, url=self.base_url + path, headers=headers, json=body, params=query
+        )
+        return prepared
 
     def _connection_fault(self, what: str, exc: requests.exceptions.ConnectionError) -> TargetError:
         reason = exc.args[0] if exc.args else exc

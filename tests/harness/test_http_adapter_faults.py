@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -440,3 +441,57 @@ def test_a_request_is_named_with_its_path_shortened(
     message = str(fault)
     assert message.startswith("GET /v1/blocks/bbbb") and "got 414" in message
     assert "… (1000011 characters)" in message and len(message) < 2_000
+
+
+# -- the request as sent ------------------------------------------------------------------
+
+
+def test_a_request_carries_the_checks_token_only(
+    serve: Callable[[Behaviour], FakeTarget], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither a ``~/.netrc`` entry for the target's host (which ``requests`` would put in
+    place of the bearer token) nor a cookie the target set reaches the target: a token check
+    tests the token it chose, nothing else."""
+    (tmp_path / ".netrc").write_text("machine 127.0.0.1 login lab password secret\n")
+    (tmp_path / ".netrc").chmod(0o600)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("NETRC", str(tmp_path / ".netrc"))
+    seen: list[tuple[str | None, str | None]] = []
+
+    def record(handler: BaseHTTPRequestHandler) -> None:
+        seen.append((handler.headers.get("Authorization"), handler.headers.get("Cookie")))
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Set-Cookie", "session=let-me-in; Path=/")
+        body = b'{"account_id":"a1","balance_cents":5}'
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    adapter = adapter_for(serve(record))
+    adapter.balance("a1", "tok-1")
+    adapter.balance("a1", None)
+    adapter.balance("a1", "tok-2")
+    assert seen == [("Bearer tok-1", None), (None, None), ("Bearer tok-2", None)]
+
+
+def test_the_proxy_environment_is_honoured(
+    serve: Callable[[Behaviour], FakeTarget], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HTTP_PROXY`` still routes the requests (read once, when the adapter is made), and
+    ``NO_PROXY`` still exempts a host."""
+    paths: list[str] = []
+
+    def proxy(handler: BaseHTTPRequestHandler) -> None:
+        paths.append(handler.path)  # a proxy is asked for the absolute URL
+        answer(handler, 200, b'{"account_id":"a1","balance_cents":5}')
+
+    upstream = "http://target.invalid:9"
+    monkeypatch.setenv("HTTP_PROXY", serve(proxy).url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert HttpAdapter(upstream, timeout=TIMEOUT).balance("a1", "t")["balance_cents"] == 5
+    assert paths == [upstream + "/v1/accounts/a1"]
+    monkeypatch.setenv("NO_PROXY", "target.invalid")
+    fault_of(lambda: HttpAdapter(upstream, timeout=TIMEOUT).balance("a1", "t"), TargetUnreachable)
+    assert len(paths) == 1
