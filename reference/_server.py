@@ -45,16 +45,26 @@ def error_response(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    """The request body as a JSON object, or a 400 that says what is wrong with it."""
+async def _raw_body(request: Request) -> bytes | None:
+    """The request body's bytes, or None once it exceeds ``MAX_BODY_BYTES`` (not read further)."""
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY_BYTES:
-            raise ServiceError(413, "request_too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
+            return None
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The request body as a JSON object, or a 413 or 400 that says what is wrong with it."""
+    return _parse_body(await _raw_body(request))
+
+
+def _parse_body(raw: bytes | None) -> dict[str, Any]:
+    if raw is None:
+        raise ServiceError(413, "request_too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
     try:
         body = strict_json.loads(raw)
     except strict_json.JsonError as exc:
@@ -161,20 +171,26 @@ def create_app(service: GameService, *, owns_service: bool = False) -> Starlette
         account = request.path_params["account_id"]
         return JSONResponse(await call(service.balance, account, _token(request)))
 
+    # A play or a reveal is refused for its token (401, 404) before its body (413, 400): in the
+    # worker thread, where the service's call follows at once (one thread hop a request, not two).
+
+    def play_now(account: str, token: str | None, raw: bytes | None) -> dict[str, Any]:
+        service.authorize_account(account, token)
+        body = _parse_body(raw)
+        return service.play(account, token, _field(body, "game"), _field(body, "stake_cents"))
+
     async def play(request: Request) -> Response:
         account, token = request.path_params["account_id"], _token(request)
-        await call(service.authorize_account, account, token)  # 401/404 before the body's 400
-        body = await _json_body(request)
-        result = await call(
-            service.play, account, token, _field(body, "game"), _field(body, "stake_cents")
-        )
+        result = await call(play_now, account, token, await _raw_body(request))
         return JSONResponse(result, status_code=201)
+
+    def reveal_now(play_id: str, token: str | None, raw: bytes | None) -> dict[str, Any]:
+        service.authenticate(token)
+        return service.reveal(play_id, token, _field(_parse_body(raw), "button"))
 
     async def reveal(request: Request) -> Response:
         play_id, token = request.path_params["play_id"], _token(request)
-        await call(service.authenticate, token)
-        body = await _json_body(request)
-        return JSONResponse(await call(service.reveal, play_id, token, _field(body, "button")))
+        return JSONResponse(await call(reveal_now, play_id, token, await _raw_body(request)))
 
     async def auto(request: Request) -> Response:
         return JSONResponse(

@@ -217,6 +217,36 @@ def test_a_body_too_large_gets_413(url: str) -> None:
     error_of(response, 413, "request_too_large")
 
 
+def test_a_play_or_reveal_is_refused_for_its_token_before_its_body(url: str) -> None:
+    """401 (and a play's 404 for an account not found) come before 413 and 400, whatever the
+    body (one worker-thread call does both, in that order)."""
+    account, auth = new_account(url)
+    plays = f"{url}/v1/accounts/{account}/plays"
+    play = requests.post(
+        plays, json={"game": "robots", "stake_cents": 100}, headers=auth, timeout=10
+    )
+    reveal = f"{url}/v1/plays/{play.json()['play_id']}/reveal"
+    huge = b'{"pad": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    stranger = {"Authorization": "Bearer not-a-token"}
+    for target in (plays, reveal):
+        for body in (huge, b"{", b'{"button": 1}'):
+            error_of(requests.post(target, data=body, timeout=30), 401, "unauthorized")
+            error_of(
+                requests.post(target, data=body, headers=stranger, timeout=30), 401, "unauthorized"
+            )
+        error_of(
+            requests.post(target, data=huge, headers=auth, timeout=30), 413, "request_too_large"
+        )
+        error_of(
+            requests.post(target, data=b"{", headers=auth, timeout=10), 400, "malformed_request"
+        )
+    error_of(
+        requests.post(f"{url}/v1/accounts/nobody/plays", data=huge, headers=auth, timeout=30),
+        404,
+        "not_found",
+    )
+
+
 def test_unknown_paths_and_methods(url: str) -> None:
     error_of(requests.get(f"{url}/v2/implementation", timeout=10), 404, "not_found")
     response = requests.delete(f"{url}/v1/accounts", timeout=10)
