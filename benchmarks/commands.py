@@ -4,9 +4,11 @@ Every figure is a whole process (interpreter start, imports, reports, workers an
 from outside; the floor is the plain shell pipeline that moves the same bytes, run in the same
 session, alternating with the command, so both see the same machine load. Each row reports the
 median of ``--runs`` runs (default 3; ``--quick``: 1), the floor's median, their ratio, the CPU
-time of the command's processes (user + system, median; a background server's is not in it),
-and the peak memory of its whole process tree (sampled every 20 ms from /proc: each process's
-proportional set size, so pages a forked worker shares with its parent count once; ``_memory``).
+time of the command's processes (user + system, median; for the HTTP rows, ``+ server``: the
+CPU of the ``instantcert serve`` process over the same runs, median, its block workers aside),
+and the peak memory of its whole process tree, from one more run of the command (sampled every
+20 ms from /proc: each process's proportional set size, so pages a forked worker shares with
+its parent count once; ``_memory``). The timed runs are not sampled: only waited for.
 
     PYTHONPATH=$PWD python benchmarks/commands.py [NAME ...] [--runs N] [--quick]
                                                   [--workdir DIR] [--markdown FILE]
@@ -26,7 +28,7 @@ NAMEs (default: all but certify-full, which takes minutes and runs only when nam
   certify-quick      instantcert certify --profile quick (built-in reference, in-process)
   certify-http       the same against instantcert serve over HTTP
   certify-http-20ms  the same behind benchmarks/delay_proxy.py (20 ms added per request)
-  certify-full       instantcert certify (full profile, in-process): one run only
+  certify-full       instantcert certify (full profile, in-process): one timed run only
 
 Block files are written once per work directory (by the generate rows, or before the first
 row that needs them) from a fixed seed used nowhere else, so they are fresh to the project's
@@ -92,13 +94,29 @@ def compile_project() -> None:
 @dataclass
 class Run:
     seconds: float
-    peak_kib: int
     returncode: int
     cpu_seconds: float = 0.0  # user + system of the tree's processes, once they have exited
+    server_cpu_seconds: float | None = None  # the background server's, over the run (HTTP rows)
+    peak_kib: int | None = None  # the memory run's only (``sample=True``)
 
 
-def run_shell(command: str, env: dict[str, str], log: Path) -> Run:
-    """Run ``command`` under bash (pipefail), timing it and sampling its tree's memory."""
+def process_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of a running process so far (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_shell(command: str, env: dict[str, str], log: Path, *, sample: bool = False) -> Run:
+    """Run ``command`` under bash (pipefail), timing it; with ``sample``, its tree's memory is
+    sampled every ``SAMPLE_SECONDS`` instead.
+
+    A timed run only waits for the process: reading ``/proc/PID/smaps_rollup`` walks the page
+    tables of every process of the tree, a CPU cost on the same 2 cores (about a tenth of an
+    eldorado audit's time at 20 ms, measured), and a polling loop would see the end late. So
+    memory has a run of its own (``measure``), whose time is not in the table."""
     with open(log, "ab") as out:
         out.write(f"$ {command}\n".encode())
         out.flush()
@@ -107,14 +125,17 @@ def run_shell(command: str, env: dict[str, str], log: Path) -> Run:
         process = subprocess.Popen(
             ["bash", "-o", "pipefail", "-c", command], env=env, stdout=out, stderr=out
         )
-        peak = 0
-        while process.poll() is None:
-            peak = max(peak, tree_kib(process.pid))
-            time.sleep(SAMPLE_SECONDS)
+        peak = None
+        if sample:
+            peak = 0
+            while process.poll() is None:
+                peak = max(peak, tree_kib(process.pid))
+                time.sleep(SAMPLE_SECONDS)
+        process.wait()
         seconds = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return Run(seconds, peak, process.returncode, cpu)
+    return Run(seconds, process.returncode, cpu, peak_kib=peak)
 
 
 # -- servers the HTTP rows need -----------------------------------------------------------------
@@ -141,12 +162,14 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0
 
 
 @contextlib.contextmanager
-def background(command: list[str], url: str, env: dict[str, str], log: Path) -> Iterator[str]:
+def background(
+    command: list[str], url: str, env: dict[str, str], log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
     with open(log, "ab") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=out)
     try:
         wait_ready(url, process)
-        yield url
+        yield process
     finally:
         process.terminate()
         try:
@@ -168,6 +191,7 @@ class Row:
     target: str = ""
     runs: list[Run] = field(default_factory=list)
     floor_runs: list[Run] = field(default_factory=list)
+    memory_run: Run | None = None
 
     def median(self, runs: list[Run]) -> float:
         return statistics.median(r.seconds for r in runs)
@@ -190,6 +214,7 @@ class Bench:
         self.stack = contextlib.ExitStack()
         self._serve_url: str | None = None
         self._proxy_url: str | None = None
+        self.server_pid: int | None = None  # instantcert serve's, once started
 
     def show(self, command: str) -> str:
         """The command as the table prints it: ``instantcert`` and ``W`` for the work dir."""
@@ -230,7 +255,8 @@ class Bench:
             command = [*instantcert(), "serve", "--port", str(port), "--db", str(db)]
             command += ["--seed", MASTER_SEED, "--log-level", "warning"]
             url = f"http://127.0.0.1:{port}"
-            self._serve_url = self.stack.enter_context(background(command, url, self.env, self.log))
+            process = self.stack.enter_context(background(command, url, self.env, self.log))
+            self._serve_url, self.server_pid = url, process.pid
         return self._serve_url
 
     def proxy_url(self) -> str:
@@ -240,7 +266,8 @@ class Bench:
             command = [sys.executable, str(HERE / "delay_proxy.py"), upstream]
             command += ["--port", str(port), "--delay-ms", "20"]
             url = f"http://127.0.0.1:{port}"
-            self._proxy_url = self.stack.enter_context(background(command, url, self.env, self.log))
+            self.stack.enter_context(background(command, url, self.env, self.log))
+            self._proxy_url = url
         return self._proxy_url
 
     def served_copy(self) -> tuple[str, Path]:
@@ -388,14 +415,26 @@ def measure(bench: Bench, row: Row) -> Row:
     for n in range(runs):
         if row.name.startswith("generate"):
             bench.file(row.name.split("-", 1)[1]).unlink(missing_ok=True)
+        server = bench.server_pid if row.name.startswith(("certify-http", "serve")) else None
+        server_before = None if server is None else process_cpu(server)
         result = run_shell(row.command, bench.env, bench.log)
+        server_after = None if server is None else process_cpu(server)
+        if server_before is not None and server_after is not None:
+            result.server_cpu_seconds = server_after - server_before
         row.runs.append(result)
         floor = ""
         if row.floor is not None:
             row.floor_runs.append(run_shell(row.floor, bench.env, bench.log))
             floor = f", floor {row.floor_runs[-1].seconds:.2f} s"
         status = "" if result.returncode == 0 else f" (exit status {result.returncode})"
+        if result.server_cpu_seconds is not None:
+            status += f", server CPU {result.server_cpu_seconds:.1f} s"
         print(f"  {row.name} run {n + 1}/{runs}: {result.seconds:.2f} s{floor}{status}", flush=True)
+    if row.name.startswith("generate"):
+        bench.file(row.name.split("-", 1)[1]).unlink(missing_ok=True)
+    row.memory_run = run_shell(row.command, bench.env, bench.log, sample=True)
+    peak = (row.memory_run.peak_kib or 0) / 1024
+    print(f"  {row.name} memory run: peak {peak:.0f} MB (its time is not counted)", flush=True)
     return row
 
 
@@ -418,9 +457,12 @@ def table(bench: Bench, done: list[Row]) -> str:
             floor = f"{floor_median:.2f} s"
             ratio = f"{median / floor_median:.1f} ×" if floor_median > 0 else "—"
             command += f" vs `{bench.show(row.floor)}`"
-        peak = max(r.peak_kib for r in row.runs) / 1024
+        peak = ((row.memory_run.peak_kib or 0) if row.memory_run else 0) / 1024
         command = command.replace("|", "\\|")
         cpu = f"{statistics.median(r.cpu_seconds for r in row.runs):.1f} s"
+        served = [r.server_cpu_seconds for r in row.runs if r.server_cpu_seconds is not None]
+        if served:
+            cpu += f" + server {statistics.median(served):.1f} s"
         cells = [row.what, runs, floor, ratio, cpu, f"{peak:.0f} MB", row.target, command]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
