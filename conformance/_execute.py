@@ -18,7 +18,7 @@ from typing import Any
 from contract import ContractBreach, TargetError, Validated
 
 from ._evidence import BreachEvidence
-from ._lazy import load_hypothesis
+from ._lazy import prepare_hypothesis_thread
 from ._registry import Check, CheckContext, CheckFailure, NotSupported
 
 
@@ -101,7 +101,7 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
         ctx.adapter = Validated(ctx.adapter)  # every answer checked at the seam, once
     try:
         if check.capability != "blocks":  # it may import hypothesis: not two threads at once
-            load_hypothesis()
+            prepare_hypothesis_thread()
         check.function(ctx)
     except CheckFailure as failure:
         outcome, message = "fail", failure.message

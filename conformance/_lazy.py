@@ -18,7 +18,6 @@ before any check that is not a block check (a check may import hypothesis direct
 from __future__ import annotations
 
 import importlib
-import sys
 import threading
 from types import ModuleType
 from typing import Any
@@ -57,13 +56,25 @@ STRATEGIES = "conformance.strategies"
 PIN = "conformance._hypothesis"
 
 
-def load_hypothesis() -> None:
+_PINNED: ModuleType | None = None  # conformance._hypothesis, once its import has completed
+
+
+def load_hypothesis() -> ModuleType:
     """Import hypothesis, pinned (``conformance._hypothesis``), unless done: one thread at a
-    time, so no thread sees another's half-imported hypothesis."""
-    if PIN in sys.modules:
-        return
-    with _IMPORTING:
-        importlib.import_module(PIN)
+    time, so no thread sees another's half-imported hypothesis. Done means the import has
+    completed: the module is in ``sys.modules`` from the moment another thread starts it."""
+    global _PINNED
+    if _PINNED is None:
+        with _IMPORTING:
+            if _PINNED is None:
+                _PINNED = importlib.import_module(PIN)
+    return _PINNED
+
+
+def prepare_hypothesis_thread() -> None:
+    """``load_hypothesis``, then the calling thread's generator for hypothesis's seeds
+    (``conformance._hypothesis.register_thread_random``: without a garbage collection)."""
+    load_hypothesis().register_thread_random()
 
 
 def strategies_module() -> LazyModule:

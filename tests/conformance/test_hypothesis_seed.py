@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -99,3 +100,56 @@ def test_checks_starting_at_once_import_hypothesis_one_at_a_time(attempt: int) -
     Checks that are not block checks now import it through one lock (conformance._lazy)."""
     done = fresh_python(RACE, timeout=300)
     assert done.stdout.strip() == "{}", done.stdout + done.stderr
+
+
+THREAD_RANDOM = textwrap.dedent(
+    """
+    import gc, json, threading
+    from hypothesis import given, seed, settings, strategies as st
+    from hypothesis.internal import entropy
+    from conformance._lazy import prepare_hypothesis_thread
+
+    collections = []
+    real_collect = gc.collect
+    gc.collect = lambda *a: collections.append(1) or real_collect(*a)
+
+    def draws(prepare):
+        seen, out = [], {}
+
+        @seed(1234)
+        @settings(max_examples=20, database=None)
+        @given(st.integers())
+        def probe(n):
+            seen.append(n)
+
+        def body():
+            if prepare:
+                prepare_hypothesis_thread()
+            before = len(collections)
+            probe()
+            mine = entropy.hypothesis.core.threadlocal._hypothesis_global_random
+            out.update(
+                draws=seen,
+                collections=len(collections) - before,
+                managed=any(r is mine for r in entropy.RANDOMS_TO_MANAGE.values()),
+            )
+
+        thread = threading.Thread(target=body)
+        thread.start()
+        thread.join()
+        return out
+
+    print(json.dumps({"plain": draws(False), "prepared": draws(True)}))
+    """
+)
+
+
+def test_a_check_thread_gets_its_seed_generator_without_a_garbage_collection() -> None:
+    """Hypothesis's own first test in a thread registers the thread's seed generator with a full
+    ``gc.collect()`` (every thread stopped meanwhile); a check's thread has it registered
+    beforehand, without one, and draws the same examples from the same seed."""
+    found = json.loads(fresh_python(THREAD_RANDOM).stdout)
+    plain, prepared = found["plain"], found["prepared"]
+    assert plain["collections"] >= 1 and plain["managed"]  # what is saved: hypothesis's guard
+    assert prepared["collections"] == 0 and prepared["managed"]
+    assert prepared["draws"] == plain["draws"] and len(plain["draws"]) == 20
