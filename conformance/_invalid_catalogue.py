@@ -75,6 +75,13 @@ INVALID_EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("missing_extra_grid", _ELDORADO_BASE.split("|")[0]),
         ("surplus_grid", _ELDORADO_BASE + "|YSVBP/SVBPY/VBPYS"),
         ("ungranted_grid", "YSVBP/SVBPY/VBPYS|XSVBP/SVBPY/VBPYS"),
+        # the count of EXTRA is right and the main grid has one: it is a later grid that no
+        # EXTRA before it granted (an EXTRA cannot grant its own grid)
+        ("ungranted_grid", "XSVBP/SVBPY/VBPYS|YSVBP/SVBPY/VBPYS|XSVBP/SVBPY/VBPYS"),
+        (
+            "ungranted_grid",
+            "XSVBP/SVBPY/VBPYS|XSVBP/SVBPY/VBPYS|YSVBP/SVBPY/VBPYS|XSVBP/SVBPY/VBPYS",
+        ),
         ("separator", _ELDORADO_BASE + "|"),
         ("separator", _ELDORADO_BASE.replace("/", "//", 1)),
         ("separator", _ELDORADO_BASE.replace("/", " ", 1)),

@@ -538,6 +538,25 @@ def robots_invalid_tickets(
     return kind, robots + "|" + " ".join(buttons)
 
 
+def _ungranted_grids(draw: st.DrawFn) -> list[list[str]]:
+    """2 to 5 losing grids holding one EXTRA fewer than grids, the right count, of which grid
+    ``late`` (1 or later) is the first that the EXTRA of the grids before it do not grant: they
+    hold ``late - 1``, and grid ``late`` and those after it hold the rest (an EXTRA grants the
+    next grid, never its own). ``late`` 1 is a main grid without EXTRA; a later one is what an
+    implementation that checks only the main grid, or only the count, lets through."""
+    count = draw(_integers(2, 5))
+    late = draw(_integers(1, count - 1))
+    places = [draw(_integers(0, late - 1)) for _ in range(late - 1)]
+    places += [draw(_integers(late, count - 1)) for _ in range(count - late)]
+    grids = [list(LOSING_ROWS) for _ in range(count)]
+    held = [0] * count  # EXTRA placed in each grid so far: at most 4, one cell each
+    for at in places:
+        r, c = held[at] % ROWS, held[at] // ROWS
+        grids[at][r] = grids[at][r][:c] + EXTRA + grids[at][r][c + 1 :]
+        held[at] += 1
+    return grids
+
+
 @st.composite
 def eldorado_invalid_tickets(
     draw: st.DrawFn, kinds: Sequence[str] = tuple(ELDORADO_INVALID_KINDS)
@@ -565,7 +584,7 @@ def eldorado_invalid_tickets(
     elif kind == "surplus_grid":  # a grid no EXTRA granted
         grids.append(list(LOSING_ROWS))
     elif kind == "ungranted_grid":  # enough EXTRA, but one arrives after the grid it grants
-        grids = [list(LOSING_ROWS), [EXTRA + LOSING_ROWS[0][1:], *LOSING_ROWS[1:]]]
+        grids = _ungranted_grids(draw)
     elif kind == "separator":
         text = eldorado_ticket(grids)
         return kind, _pick(

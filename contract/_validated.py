@@ -17,7 +17,9 @@ schema as its own requirement. Only the header line is checked here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from ._adapter import Adapter, BlockStream
@@ -93,6 +95,30 @@ class ValidatedStream:
 
     def __getattr__(self, name: str) -> Any:  # chunks(), and a stream's extras
         return getattr(self._stream, name)
+
+
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
+def is_date_time(value: object) -> bool:
+    """Whether ``value`` is an RFC 3339 date-time (section 5.6: a date, a time, its offset),
+    the ``format: date-time`` of the schemas, and a real instant (no month 13, no 25 h)."""
+    if not isinstance(value, str) or _DATE_TIME.fullmatch(value) is None:
+        return False
+    text = value.upper().replace("Z", "+00:00")
+    if text[17:19] == "60":  # a leap second: RFC 3339 has it, Python's datetime does not
+        text = text[:17] + "59" + text[19:]
+    whole, dot, rest = text.partition(".")
+    if dot:  # Python reads at most 6 digits of a fraction: keep those, and the offset
+        digits = rest[: len(rest) - 6]
+        text = f"{whole}.{digits[:6].ljust(6, '0')}{rest[-6:]}"
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 class Validated:
@@ -190,7 +216,16 @@ class Validated:
 
     def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
         value = self.unchecked.history(account_id, token, limit)
-        return _success(f"history({account_id!r}, limit={limit!r})", "history", value)
+        operation = f"history({account_id!r}, limit={limit!r})"
+        document = _success(operation, "history", value)
+        for number, play in enumerate(document["plays"]):
+            if not is_date_time(play["created_at"]):
+                raise ProtocolViolation(
+                    f"{operation}: plays[{number}].created_at is {quote(play['created_at'])}, "
+                    "not an RFC 3339 date-time with its offset (history.schema.json's "
+                    "format date-time, e.g. '2026-11-29T19:18:46.352880Z')"
+                )
+        return document
 
     def close(self) -> None:
         self.unchecked.close()

@@ -321,6 +321,9 @@ def robots_stake(ctx: CheckContext) -> int:
     return int(pairs(ctx, (ROBOTS,))[0][1])
 
 
+CONCURRENT_PLAYS = 3  # plays whose buttons are all clicked twice at once (reveal_order)
+
+
 @check(
     "play.robots_reveal_order",
     covers=["robots.4.3.reveal_symbols", "robots.4.4.reveal_order"],
@@ -329,8 +332,9 @@ def robots_stake(ctx: CheckContext) -> int:
     cost="long",
 )
 def reveal_order(ctx: CheckContext) -> None:
-    """Buttons clicked in turn, then in click orders hypothesis picks: each button reveals the
-    ticket's symbols under it, in order, and AUTO ends on the ticket bought (R-I5)."""
+    """Buttons clicked in turn, then all at once (each twice: a double click), then in click
+    orders hypothesis picks: each button reveals the ticket's symbols under it, in order, each
+    once, and AUTO ends on the ticket bought (R-I5)."""
     target, stake = session(ctx), robots_stake(ctx)
     in_turn = [case_of("reveal_order", stake_cents=stake) for _ in range(3)]
     # buttons in turn (three plays side by side): a fault here breaks 4.3 whatever the order
@@ -339,6 +343,13 @@ def reveal_order(ctx: CheckContext) -> None:
     ):
         if found is not None:
             raise failure("clicked button by button", [found], "robots.4.3.reveal_symbols")
+    # clicks at the same moment (a double click, two tabs): each reveal handed out once
+    for _ in range(CONCURRENT_PLAYS):
+        found = sc.scenario_reveal_concurrent(
+            target, case_of("reveal_concurrent", stake_cents=stake)
+        )
+        if found is not None:
+            raise failure("clicked at the same moment", [found], "robots.4.4.reveal_order")
 
     def one(choices: list[int], stop: int) -> Evidence | None:
         case = case_of("reveal_order", stake_cents=stake, choices=choices)

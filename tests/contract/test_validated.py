@@ -203,3 +203,37 @@ def test_the_runner_checks_every_answer_at_the_seam() -> None:
     assert "play.schema.json at $.index: must be of JSON type integer, got '0'" in (
         verdicts["play.money.exact"].message
     )
+
+
+ENTRY = {"play_id": "p", "game": "robots", "stake_cents": 100, "block_id": "b", "index": 0,
+         "ticket": ROBOTS_WIN, "prize_cents": 0, "created_at": "2026-11-29T19:18:46Z"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("created_at", "valid"),
+    [
+        ("2026-11-29T19:18:46.352880Z", True),
+        ("2026-11-29T19:18:46Z", True),
+        ("2026-11-29t19:18:46+01:00", True),
+        ("2026-11-29T19:18:46.123456789-05:30", True),
+        ("2016-12-31T23:59:60Z", True),  # a leap second
+        ("02/12/2026 02:24:10", False),  # a screen's display format
+        ("2026-11-29T19:18:46", False),  # no offset: which instant?
+        ("2026-11-29 19:18:46Z", False),
+        ("2026-13-29T19:18:46Z", False),
+        ("2026-02-30T00:00:00Z", False),
+        ("2026-11-29T25:18:46Z", False),
+        ("1764443926", False),
+    ],
+)
+def test_a_history_entry_carries_an_rfc_3339_created_at(created_at: str, valid: bool) -> None:
+    """history.schema.json's ``format: date-time`` is held at the seam: a date a player's
+    screen shows, or a time without its offset, is outside the contract (*error*)."""
+    answer = {"plays": [ENTRY, {**ENTRY, "created_at": created_at}]}
+    adapter = Validated(Scripted(history=answer))  # type: ignore[arg-type]
+    if valid:
+        assert adapter.history("a", "t")["plays"][1]["created_at"] == created_at
+        return
+    with pytest.raises(ProtocolViolation) as info:
+        adapter.history("a", "t")
+    assert "plays[1].created_at is" in str(info.value) and "RFC 3339" in str(info.value)

@@ -20,6 +20,7 @@ from . import _crossblock_faults as xf
 from . import _faults as f
 from . import _play_faults as pf
 from . import _protocol_faults as prf
+from . import _round2_faults as r2
 from . import _stake_faults as sf
 from ._base import evaluator_variant, service_variant
 from ._evaluator import EldoradoEvaluator, RobotsEvaluator
@@ -669,6 +670,44 @@ _add(
     lambda n: service_variant(f"faulty:{n}", prf.BatchSizeUnchecked),
     prf.BatchSizeUnchecked.__doc__,
     ("robots",),
+)
+
+
+# -- the second red team's faults (tests/faulty/_round2_faults.py) ----------------------------
+_service(
+    "block_slice_page_wrap",
+    "blocks",
+    "contract 3",
+    r2.SlicePageWrap,
+    ["blocks.contract3.slice"],
+)
+_eldorado(
+    "eldorado_deep_grant_unchecked",
+    "eldorado E-I4",
+    r2.DeepGrantUnchecked,
+    "eldorado.4.5.invalid_extra_grids",
+)
+_service(
+    "play_reveal_lost_update",
+    "play",
+    "robots 4.4",
+    r2.RevealLostUpdate,
+    ["robots.4.4.reveal_order", "robots.4.3.reveal_symbols", "robots.4.7.reveal_plus_one"],
+    ("robots",),
+)
+_service(
+    "play_auto_names_newest_play",
+    "play",
+    "contract 4",
+    r2.AutoNamesNewestPlay,
+    ["play.auto.answer"],
+)
+_service(
+    "play_auto_retry_pays_again",
+    "play",
+    "contract 4",
+    r2.AutoRetryPaysAgain,
+    ["play.money.exact", "*.prize_credited"],
 )
 
 

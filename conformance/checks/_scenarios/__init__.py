@@ -69,6 +69,7 @@ from .reveal import (
     recording_chooser,
     scenario_auto,
     scenario_plus_one,
+    scenario_reveal_concurrent,
     scenario_reveal_order,
     walk,
 )
@@ -99,6 +100,7 @@ SCENARIOS: dict[str, Scenario] = {
     "insufficient_funds": scenario_insufficient_funds,
     "invalid": scenario_invalid,
     "reveal_order": scenario_reveal_order,
+    "reveal_concurrent": scenario_reveal_concurrent,
     "plus_one": scenario_plus_one,
     "auto": scenario_auto,
     "auto_answer": scenario_auto_answer,
@@ -153,6 +155,7 @@ __all__ = [
     "scenario_no_token",
     "scenario_plus_one",
     "scenario_prize_credited",
+    "scenario_reveal_concurrent",
     "scenario_reveal_order",
     "scenario_stake_debited",
     "token_fault",

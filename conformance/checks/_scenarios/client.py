@@ -115,6 +115,8 @@ class Session:
         doc = self.adapter.auto(play_id, account.token)
         bought = self.bought.get(play_id)
         fault = None if bought is None else auto_fault(*bought, doc)
+        if bought is not None and doc["play_id"] != play_id:  # the play revealed, no other
+            fault = f"its play_id is {_short(doc['play_id'], 80)}, not the play asked for"
         if fault is not None:
             assert bought is not None
             game, stake = bought

@@ -16,6 +16,7 @@ from contract import ErrorReply
 from ..._pool import map_in_order
 from ..._registry import Evidence
 from .client import (
+    Account,
     Case,
     Document,
     Session,
@@ -107,6 +108,7 @@ def observe_plays(
     account = _funded(session, stake, quota.cap)
     before = session.balance(account)
     seen: list[Observed] = []
+    retried = False
     while quota.take(number):
         played = session.play(account, game, stake)
         ticket, _ = session.auto(account, played["play_id"])
@@ -124,8 +126,36 @@ def observe_plays(
         quota.saw(reference.win_kinds(game, stake, ticket) if prize else {"loss"})
         after = session.balance(account)
         seen.append(Observed(played, before, played["balance_cents"], after, ticket, prize))
+        if prize and not retried and after == played["balance_cents"]:
+            retried = True  # once an account: a client's retried AUTO of a settled play
+            paid_again = retried_auto(session, account, played, after)
+            if paid_again is not None:
+                quota.stop()
+                return _money_evidence(
+                    {**case, "requirement": "play.money.exact"},
+                    seen[-1],
+                    {"balance_cents": after},
+                    {"balance_before_second_auto": after, "balance_after": paid_again},
+                    f"AUTO asked again for play {played['play_id']}, already revealed and "
+                    f"paid, moved the balance from {after} to {paid_again} cents: a play "
+                    "credits its prize once, at the purchase",
+                )
         before = after
     return seen
+
+
+def retried_auto(session: Session, account: Account, played: Document, settled: int) -> int | None:
+    """The balance after AUTO is asked a second time for ``played`` (a client retrying, or
+    AUTO after every button is clicked), when it is not ``settled`` any more; None when it
+    is. The second AUTO may answer the ticket again or be refused (4xx): either way it pays
+    nothing."""
+    try:
+        session.adapter.auto(played["play_id"], account.token)
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500:
+            raise
+    balance = session.balance(account)
+    return None if balance == settled else balance
 
 
 def observe_accounts(

@@ -9,6 +9,7 @@ from functools import partial
 import reference
 from contract import ContractBreach, ErrorReply
 
+from ..._pool import map_in_order
 from ..._registry import Evidence
 from .client import (
     MAX_CLICKS,
@@ -17,6 +18,7 @@ from .client import (
     Account,
     Case,
     Chooser,
+    Document,
     Session,
     _funded,
     evidence,
@@ -143,6 +145,59 @@ def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
             "when it was bought",
             {"operation": "auto", "play_id": played["play_id"]},
         )
+    return None
+
+
+CONCURRENT_CLICKS = 2  # clicks sent at the same moment on each button (a double click)
+
+
+def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
+    """Clicks sent at the same moment, as a double click or two open tabs send them: every
+    button of a play clicked ``CONCURRENT_CLICKS`` times at once, then each clicked in turn
+    until it is refused (409). Each reveal is handed out once: a button's reveals are exactly
+    the ticket's under it, none shown twice, none skipped (R-I5, 4.7), whichever way the
+    target ordered the clicks it got together."""
+    stake = case["stake_cents"]
+    account = _funded(session, stake, 1)
+    played = session.play(account, ROBOTS, stake)
+    play_id = played["play_id"]
+    truth, source = session.truth(account, played)
+    want = robots_buttons(truth) if truth is not None else None
+    if want is None:
+        return None  # an invalid ticket: the other reveal scenarios name that fault
+    buttons = len(want)
+    clicks = [b for b in range(buttons) for _ in range(CONCURRENT_CLICKS)]
+
+    def click(button: int) -> ErrorReply | Document:
+        return refused(partial(session.adapter.reveal, play_id, account.token, button))
+
+    got: list[list[tuple[str, bool, bool]]] = [[] for _ in range(buttons)]
+    for button, reply in zip(clicks, map_in_order(click, clicks, len(clicks)), strict=True):
+        if isinstance(reply, ErrorReply):
+            if reply.status != 409:
+                raise reply
+            continue
+        got[button].append(reveal_tuple(reply, button))
+    for button in range(buttons):  # then in turn, until the button has nothing left
+        while len(got[button]) <= len(want[button]) + CONCURRENT_CLICKS:
+            reply = click(button)
+            if isinstance(reply, ErrorReply):
+                if reply.status != 409:
+                    raise reply
+                break
+            got[button].append(reveal_tuple(reply, button))
+    request = {"operation": "reveal", "play_id": play_id, "clicks": clicks, "then": "each in turn"}
+    for button in range(buttons):
+        if sorted(got[button]) != sorted(want[button]):
+            return evidence(
+                case,
+                {"button": button, "reveals": want[button], "ticket": truth},
+                {"button": button, "reveals": got[button]},
+                f"with {CONCURRENT_CLICKS} clicks at once on every button, button {button} "
+                f"revealed {len(got[button])} symbols for the {len(want[button])} the ticket "
+                f"(from the {source}) holds under it, or others: a reveal shown twice or lost",
+                request,
+            )
     return None
 
 

@@ -108,17 +108,19 @@ def scenario_block_unit(session: Session, case: Case) -> Evidence | None:
 
 
 def scenario_auto_answer(session: Session, case: Case) -> Evidence | None:
-    """``plays`` plays of the game and stake, each finished by AUTO: every answer's wins are its
-    ticket's and add up to its prize (judged by ``Session.auto``, a failure of
+    """``plays`` plays of the game and stake, bought two at a time and each finished by AUTO,
+    the older first (an answer must be the play asked for, not the account's newest): every
+    answer's wins are its ticket's and add up to its prize (judged by ``Session.auto``, a failure of
     ``play.auto.answer``, as every AUTO answer of every check is), over ``case["accounts"]``
     accounts played side by side."""
     game, stake = case["game"], case["stake_cents"]
 
     def one(plays: int) -> None:  # one account's plays, one after another
         account = _funded(session, stake, plays)
-        for _ in range(plays):
-            played = session.play(account, game, stake)
-            session.auto(account, played["play_id"])
+        for done in range(0, plays, 2):  # two bought, then AUTO of the older one first
+            bought = [session.play(account, game, stake) for _ in range(min(2, plays - done))]
+            for played in bought:
+                session.auto(account, played["play_id"])
 
     shares = split(case["plays"], max(1, int(case.get("accounts", 1))))
     map_in_order(one, shares, len(shares))  # the accounts side by side: latency hidden
