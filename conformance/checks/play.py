@@ -332,8 +332,8 @@ CONCURRENT_PLAYS = 3  # plays whose buttons are all clicked twice at once (revea
     cost="long",
 )
 def reveal_order(ctx: CheckContext) -> None:
-    """Buttons clicked in turn, then all at once (each twice: a double click), then in click
-    orders hypothesis picks: each button reveals the ticket's symbols under it, in order, each
+    """Buttons clicked in turn, then in click orders hypothesis picks, then all at once (each
+    twice: a double click): each button reveals the ticket's symbols under it, in order, each
     once, and AUTO ends on the ticket bought (R-I5)."""
     target, stake = session(ctx), robots_stake(ctx)
     in_turn = [case_of("reveal_order", stake_cents=stake) for _ in range(3)]
@@ -343,13 +343,6 @@ def reveal_order(ctx: CheckContext) -> None:
     ):
         if found is not None:
             raise failure("clicked button by button", [found], "robots.4.3.reveal_symbols")
-    # clicks at the same moment (a double click, two tabs): each reveal handed out once
-    for _ in range(CONCURRENT_PLAYS):
-        found = sc.scenario_reveal_concurrent(
-            target, case_of("reveal_concurrent", stake_cents=stake)
-        )
-        if found is not None:
-            raise failure("clicked at the same moment", [found], "robots.4.4.reveal_order")
 
     def one(choices: list[int], stop: int) -> Evidence | None:
         case = case_of("reveal_order", stake_cents=stake, choices=choices)
@@ -361,6 +354,13 @@ def reveal_order(ctx: CheckContext) -> None:
         natural = not any(best.input.get("choices", []))
         which = "robots.4.3.reveal_symbols" if natural else "robots.4.4.reveal_order"
         raise failure("a click order changed the unit", [best], which)
+    # clicks at the same moment (a double click, two tabs): each reveal handed out once
+    for _ in range(CONCURRENT_PLAYS):
+        found = sc.scenario_reveal_concurrent(
+            target, case_of("reveal_concurrent", stake_cents=stake)
+        )
+        if found is not None:
+            raise failure("clicked at the same moment", [found], "robots.4.4.reveal_order")
 
 
 @check(

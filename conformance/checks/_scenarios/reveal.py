@@ -151,54 +151,84 @@ def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
 CONCURRENT_CLICKS = 2  # clicks sent at the same moment on each button (a double click)
 
 
-def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
-    """Clicks sent at the same moment, as a double click or two open tabs send them: every
-    button of a play clicked ``CONCURRENT_CLICKS`` times at once, then each clicked in turn
-    until it is refused (409). Each reveal is handed out once: a button's reveals are exactly
-    the ticket's under it, none shown twice, none skipped (R-I5, 4.7), whichever way the
-    target ordered the clicks it got together."""
-    stake = case["stake_cents"]
-    account = _funded(session, stake, 1)
-    played = session.play(account, ROBOTS, stake)
-    play_id = played["play_id"]
-    truth, source = session.truth(account, played)
-    want = robots_buttons(truth) if truth is not None else None
-    if want is None:
-        return None  # an invalid ticket: the other reveal scenarios name that fault
-    buttons = len(want)
+def _clicked(
+    session: Session, account: Account, play_id: str, buttons: int, together: bool
+) -> list[list[tuple[str, bool, bool]]]:
+    """Each button's reveals when every button is clicked ``CONCURRENT_CLICKS`` times, all at
+    the same moment (``together``) or one click after another, then each in turn until it is
+    refused (409)."""
     clicks = [b for b in range(buttons) for _ in range(CONCURRENT_CLICKS)]
 
     def click(button: int) -> ErrorReply | Document:
         return refused(partial(session.adapter.reveal, play_id, account.token, button))
 
+    replies = map_in_order(click, clicks, len(clicks)) if together else map(click, clicks)
     got: list[list[tuple[str, bool, bool]]] = [[] for _ in range(buttons)]
-    for button, reply in zip(clicks, map_in_order(click, clicks, len(clicks)), strict=True):
+    for button, reply in zip(clicks, replies, strict=True):
         if isinstance(reply, ErrorReply):
             if reply.status != 409:
                 raise reply
             continue
         got[button].append(reveal_tuple(reply, button))
-    for button in range(buttons):  # then in turn, until the button has nothing left
-        while len(got[button]) <= len(want[button]) + CONCURRENT_CLICKS:
+    for button in range(buttons):
+        while len(got[button]) <= MAX_CLICKS:
             reply = click(button)
             if isinstance(reply, ErrorReply):
                 if reply.status != 409:
                     raise reply
                 break
             got[button].append(reveal_tuple(reply, button))
-    request = {"operation": "reveal", "play_id": play_id, "clicks": clicks, "then": "each in turn"}
-    for button in range(buttons):
-        if sorted(got[button]) != sorted(want[button]):
-            return evidence(
-                case,
-                {"button": button, "reveals": want[button], "ticket": truth},
-                {"button": button, "reveals": got[button]},
-                f"with {CONCURRENT_CLICKS} clicks at once on every button, button {button} "
-                f"revealed {len(got[button])} symbols for the {len(want[button])} the ticket "
-                f"(from the {source}) holds under it, or others: a reveal shown twice or lost",
-                request,
-            )
-    return None
+    return got
+
+
+def _differs(
+    want: list[list[tuple[str, bool, bool]]], got: list[list[tuple[str, bool, bool]]]
+) -> int | None:
+    """The first button whose reveals are not exactly the ticket's (in any order), or None."""
+    return next((b for b in range(len(want)) if sorted(got[b]) != sorted(want[b])), None)
+
+
+def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
+    """Clicks sent at the same moment, as a double click or two open tabs send them: every
+    button of a play clicked ``CONCURRENT_CLICKS`` times at once, then each clicked in turn
+    until it is refused (409). Each reveal is handed out once: a button's reveals are exactly
+    the ticket's under it, none shown twice, none lost (R-I5, 4.7), whichever order the target
+    gave the clicks it got together. Only a fault of clicks at once is judged here: when the
+    same clicks sent one after another on a second play go wrong too, the protocol is wrong
+    without any race, and the reveal-order and +1 checks name that (None)."""
+    stake = case["stake_cents"]
+    account = _funded(session, stake, 2)
+    played = session.play(account, ROBOTS, stake)
+    truth, source = session.truth(account, played)
+    want = robots_buttons(truth) if truth is not None else None
+    if want is None:
+        return None  # an invalid ticket: the other reveal scenarios name that fault
+    got = _clicked(session, account, played["play_id"], len(want), together=True)
+    button = _differs(want, got)
+    if button is None:
+        return None
+    control = session.play(account, ROBOTS, stake)
+    control_truth, _ = session.truth(account, control)
+    control_want = robots_buttons(control_truth) if control_truth is not None else None
+    if control_want is None:
+        return None
+    alone = _clicked(session, account, control["play_id"], len(control_want), together=False)
+    if _differs(control_want, alone) is not None:
+        return None  # wrong one click after another too: not a race
+    return evidence(
+        case,
+        {"button": button, "reveals": want[button], "ticket": truth},
+        {"button": button, "reveals": got[button]},
+        f"with {CONCURRENT_CLICKS} clicks at once on every button, button {button} revealed "
+        f"{len(got[button])} symbols for the {len(want[button])} the ticket (from the "
+        f"{source}) holds under it, or others: a reveal shown twice or lost (the same clicks "
+        "one after another, on play " + repr(control["play_id"]) + ", revealed right)",
+        {
+            "operation": "reveal",
+            "play_id": played["play_id"],
+            "clicks": f"every button {CONCURRENT_CLICKS} times at once, then each in turn",
+        },
+    )
 
 
 def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
