@@ -357,7 +357,8 @@ def reveal_order(ctx: CheckContext) -> None:
     # clicks at the same moment (a double click, two tabs): each reveal handed out once
     for _ in range(CONCURRENT_PLAYS):
         found = sc.scenario_reveal_concurrent(
-            target, case_of("reveal_concurrent", stake_cents=stake)
+            target,
+            case_of("reveal_concurrent", stake_cents=stake, workers=workers_of(ctx.settings)),
         )
         if found is not None:
             raise failure("clicked at the same moment", [found], "robots.4.4.reveal_order")

@@ -152,17 +152,17 @@ CONCURRENT_CLICKS = 2  # clicks sent at the same moment on each button (a double
 
 
 def _clicked(
-    session: Session, account: Account, play_id: str, buttons: int, together: bool
+    session: Session, account: Account, play_id: str, buttons: int, together: int
 ) -> list[list[tuple[str, bool, bool]]]:
-    """Each button's reveals when every button is clicked ``CONCURRENT_CLICKS`` times, all at
-    the same moment (``together``) or one click after another, then each in turn until it is
-    refused (409)."""
+    """Each button's reveals when every button is clicked ``CONCURRENT_CLICKS`` times, button
+    after button, ``together`` clicks at a time (1: one after another), then each in turn
+    until it is refused (409)."""
     clicks = [b for b in range(buttons) for _ in range(CONCURRENT_CLICKS)]
 
     def click(button: int) -> ErrorReply | Document:
         return refused(partial(session.adapter.reveal, play_id, account.token, button))
 
-    replies = map_in_order(click, clicks, len(clicks)) if together else map(click, clicks)
+    replies = map_in_order(click, clicks, together) if together > 1 else map(click, clicks)
     got: list[list[tuple[str, bool, bool]]] = [[] for _ in range(buttons)]
     for button, reply in zip(clicks, replies, strict=True):
         if isinstance(reply, ErrorReply):
@@ -190,12 +190,15 @@ def _differs(
 
 def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
     """Clicks sent at the same moment, as a double click or two open tabs send them: every
-    button of a play clicked ``CONCURRENT_CLICKS`` times at once, then each clicked in turn
-    until it is refused (409). Each reveal is handed out once: a button's reveals are exactly
-    the ticket's under it, none shown twice, none lost (R-I5, 4.7), whichever order the target
-    gave the clicks it got together. Only a fault of clicks at once is judged here: when the
-    same clicks sent one after another on a second play go wrong too, the protocol is wrong
-    without any race, and the reveal-order and +1 checks name that (None)."""
+    button of a play clicked ``CONCURRENT_CLICKS`` times in a row, ``case["workers"]`` clicks
+    in flight at once (the run's ``scenario_workers``: no more requests at once than any
+    other check sends), then each clicked in turn until it is refused (409). Each reveal is
+    handed out once: a button's reveals are exactly the ticket's under it, none shown twice,
+    none lost (R-I5, 4.7), whichever order the target gave the clicks it got together.
+
+    Only a fault of clicks at once is judged here: when the same clicks sent one after
+    another on a second play go wrong too, the protocol is wrong without any race, and the
+    reveal-order and +1 checks name that (None)."""
     stake = case["stake_cents"]
     account = _funded(session, stake, 2)
     played = session.play(account, ROBOTS, stake)
@@ -203,7 +206,8 @@ def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
     want = robots_buttons(truth) if truth is not None else None
     if want is None:
         return None  # an invalid ticket: the other reveal scenarios name that fault
-    got = _clicked(session, account, played["play_id"], len(want), together=True)
+    at_once = max(CONCURRENT_CLICKS, int(case.get("workers", 8)))
+    got = _clicked(session, account, played["play_id"], len(want), together=at_once)
     button = _differs(want, got)
     if button is None:
         return None
@@ -212,21 +216,23 @@ def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
     control_want = robots_buttons(control_truth) if control_truth is not None else None
     if control_want is None:
         return None
-    alone = _clicked(session, account, control["play_id"], len(control_want), together=False)
+    alone = _clicked(session, account, control["play_id"], len(control_want), together=1)
     if _differs(control_want, alone) is not None:
         return None  # wrong one click after another too: not a race
     return evidence(
         case,
         {"button": button, "reveals": want[button], "ticket": truth},
         {"button": button, "reveals": got[button]},
-        f"with {CONCURRENT_CLICKS} clicks at once on every button, button {button} revealed "
+        f"with every button clicked {CONCURRENT_CLICKS} times, {at_once} clicks at once, "
+        f"button {button} revealed "
         f"{len(got[button])} symbols for the {len(want[button])} the ticket (from the "
         f"{source}) holds under it, or others: a reveal shown twice or lost (the same clicks "
         "one after another, on play " + repr(control["play_id"]) + ", revealed right)",
         {
             "operation": "reveal",
             "play_id": played["play_id"],
-            "clicks": f"every button {CONCURRENT_CLICKS} times at once, then each in turn",
+            "clicks": f"every button {CONCURRENT_CLICKS} times, {at_once} at once, then each "
+            "in turn",
         },
     )
 
