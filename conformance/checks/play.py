@@ -161,6 +161,37 @@ for _name, _article, _message in _PER_GAME:
     _register_per_game(_name, _article, _message)
 
 
+@check(
+    "play.top_lots",
+    covers=["robots.4.10.prize_credited", "eldorado.4.6.prize_credited"],
+    capability="play",
+    cost="long",
+    exclusive=True,
+)
+def top_lots(ctx: CheckContext) -> None:
+    """At every (game, stake), one account plays on up to the largest lot among the next
+    ``top_lot_units`` units on sale (read from the block): every play moves the balance by
+    exactly -stake + its unit's lot, the largest lot too (``scenario_top_lot``). The pairs
+    side by side; alone among the checks, since the units on sale are counted."""
+    if "blocks" not in ctx.implementation.get("capabilities", []):
+        raise NotSupported("the target serves no blocks: the units on sale cannot be read")
+    target = session(ctx)
+    cases = [
+        case_of("top_lot", game=game, stake_cents=stake, window=ctx.settings.top_lot_units)
+        for game, stake in pairs(ctx)
+    ]
+    for case, found in zip(
+        cases, map_in_order(partial(sc.scenario_top_lot, target), cases, len(cases)), strict=True
+    ):
+        if found is not None:
+            game, stake = case["game"], case["stake_cents"]
+            raise failure(
+                f"the largest lot on sale was not paid exactly ({game} at {stake} cents)",
+                [found],
+                f"{prize_article(game)}.prize_credited",
+            )
+
+
 @check("play.money_exact", covers=["play.money.exact"], capability="play", cost="long")
 def money_exact(ctx: CheckContext) -> None:
     """Every play's balance, as answered and as read after, is before - stake + lot."""

@@ -7,12 +7,14 @@ bug as a vendor would have written it (``variants.py`` registers them with what 
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterator
 
 from reference._blocks import Unit
 from reference._games import GAMES, game_engine
-from reference._service import Document, GameService, ServiceError, require_int
+from reference._service import Document, GameService, ServiceError, game_and_stake, require_int
 
+from ._base import stored_balance
 from ._evaluator import EldoradoEvaluator, InvalidTicket
 
 
@@ -136,3 +138,31 @@ class AutoRetryPaysAgain(GameService):
                     (answer["prize_cents"], owner),
                 )
         return answer
+
+
+class BigLotsHeld(GameService):
+    """Robots 4.10 / eldorado 4.6 / contract 4: lots of 100 € (10 000 cents) or more go to the
+    "gros lots" queue for manual payment: the stake is debited and the lot is not credited
+    (the history still shows its prize)."""
+
+    THRESHOLD = 10_000
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        owner = self.authorize_account(account_id, token)
+        name, stake = game_and_stake(game, stake_cents)
+        play_id = "play_" + secrets.token_hex(12)
+        with self._transaction() as db:
+            balance = stored_balance(db, owner)
+            if balance < stake:
+                raise ServiceError(
+                    402, "insufficient_funds", f"the balance is {balance} cents, the stake {stake}"
+                )
+            block, unit = self._take_next_unit(db, name, stake)
+            credit = unit.prize_cents if unit.prize_cents < self.THRESHOLD else 0  # the queue
+            balance = balance - stake + credit
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
+            )
+            return self._record_play(db, play_id, owner, block, unit, balance)

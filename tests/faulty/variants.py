@@ -703,6 +703,13 @@ _service(
     ["play.auto.answer"],
 )
 _service(
+    "play_big_lots_held",
+    "play",
+    "robots 4.10",
+    r2.BigLotsHeld,
+    ["*.prize_credited"],
+)
+_service(
     "play_auto_retry_pays_again",
     "play",
     "contract 4",

@@ -57,6 +57,7 @@ from .money import (
     scenario_money_exact,
     scenario_prize_credited,
     scenario_stake_debited,
+    scenario_top_lot,
 )
 from .refusals import (
     invalid_requests,
@@ -92,6 +93,7 @@ Scenario = Callable[[Session, Case], Evidence | None]
 SCENARIOS: dict[str, Scenario] = {
     "stake_debited": scenario_stake_debited,
     "prize_credited": scenario_prize_credited,
+    "top_lot": scenario_top_lot,
     "money_exact": scenario_money_exact,
     "history_unrevealed": scenario_history_unrevealed,
     "block_order": scenario_block_order,
@@ -158,6 +160,7 @@ __all__ = [
     "scenario_reveal_concurrent",
     "scenario_reveal_order",
     "scenario_stake_debited",
+    "scenario_top_lot",
     "token_fault",
     "walk",
 ]

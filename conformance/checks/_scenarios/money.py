@@ -15,6 +15,7 @@ from contract import ErrorReply
 
 from ..._pool import map_in_order
 from ..._registry import Evidence
+from ...games import kit
 from .client import (
     Account,
     Case,
@@ -376,3 +377,62 @@ def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
                 f"{o.said}, the account then held {o.after}",
             )
     return odd_balances(session, case)
+
+
+def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
+    """robots 4.10 / eldorado 4.6 for the largest lot among the next ``case["window"]`` units
+    on sale. The money plays meet the small lots by chance and a lot of 100 € or more almost
+    never (1 unit in 11 000 to 16 000), so a target that pays those apart (a queue for manual
+    payment, a ceiling, another code path) would pass them. The block's units can be read, so
+    one account plays on, unit after unit, up to the largest lot of the window: each play's
+    ``balance_cents`` must be the one before - stake + its unit's lot, and the balance read
+    after the largest lot must be its play's. None when there is nothing to judge: no lot in
+    the window, or a play sold another unit than the next one (``play.block_order``'s)."""
+    game, stake, window = case["game"], case["stake_cents"], int(case["window"])
+    account = _funded(session, stake, window + 1)
+    probe = session.play(account, game, stake)
+    block_id, at = probe["block_id"], int(probe["index"])
+    size = session.block_size(game, stake, block_id)
+    if size is None:
+        return None
+    count = min(window, size - at - 1)
+    if count <= 0:
+        return None  # the block ends here: the next block's first units are the next run's
+    units = session.block_units(block_id, at + 1, count)
+    prizes = {i: u["prize_cents"] for i, u in units.items() if type(u["prize_cents"]) is int}
+    if not prizes or max(prizes.values()) <= 0:
+        return None
+    top = max(prizes.values())
+    last = min(i for i, p in prizes.items() if p == top)
+    balance = int(probe["balance_cents"])
+    for index in range(at + 1, last + 1):
+        played = session.play(account, game, stake)
+        if played["block_id"] != block_id or played["index"] != index or index not in prizes:
+            return None  # not the next unit: block_order's to judge
+        lot = prizes[index]
+        want = balance - stake + lot
+        if played["balance_cents"] != want:
+            article = kit(game).prize_article if lot else kit(game).history_article
+            slug = "prize_credited" if lot else "stake_debited"
+            return evidence(
+                {**case, "requirement": f"{article}.{slug}", "index": index},
+                {"balance_cents": want, "unit": {"index": index, "prize_cents": lot}},
+                {"balance_cents": played["balance_cents"], "balance_before": balance},
+                f"the play of unit {index} of {block_id!r}, whose lot is {lot} cents (the "
+                f"largest of the {count} units after {at}), answered balance "
+                f"{played['balance_cents']} cents, not {balance} - {stake} + {lot} = {want}",
+                {"operation": "play", "game": game, "stake_cents": stake, "index": index},
+            )
+        balance = want
+    read = session.balance(account)
+    if read != balance:
+        return evidence(
+            {**case, "requirement": "play.money.balance_read"},
+            {"balance_cents": balance},
+            {"balance_cents": read},
+            f"every play's balance_cents was exact up to unit {last} of {block_id!r} (lot "
+            f"{top} cents, the largest of the {count} units after {at}), but the balance read "
+            f"after it is {read} cents, not {balance}",
+            {"operation": "balance", "after_unit": last},
+        )
+    return None
