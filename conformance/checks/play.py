@@ -181,7 +181,9 @@ def top_lots(ctx: CheckContext) -> None:
         for game, stake in pairs(ctx)
     ]
     for case, found in zip(
-        cases, map_in_order(partial(sc.scenario_top_lot, target), cases, len(cases)), strict=True
+        cases,
+        map_in_order(partial(sc.scenario_top_lot, target), cases, workers_of(ctx.settings)),
+        strict=True,
     ):
         if found is not None:
             game, stake = case["game"], case["stake_cents"]

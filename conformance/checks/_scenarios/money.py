@@ -384,12 +384,17 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     on sale. The money plays meet the small lots by chance and a lot of 100 € or more almost
     never (1 unit in 11 000 to 16 000), so a target that pays those apart (a queue for manual
     payment, a ceiling, another code path) would pass them. The block's units can be read, so
-    one account plays on, unit after unit, up to the largest lot of the window: each play's
-    ``balance_cents`` must be the one before - stake + its unit's lot, and the balance read
-    after the largest lot must be its play's. None when there is nothing to judge: no lot in
-    the window, or a play sold another unit than the next one (``play.block_order``'s)."""
+    one account plays on, unit after unit, up to the largest lot of the window, and its plays
+    are judged as the money scenarios judge theirs: every losing unit's play moves the balance
+    by exactly -stake (else ``stake_debited``), then every winning unit's by its lot - stake
+    (else ``prize_credited``), and the balance read at the end is the last play's (else
+    ``play.money.balance_read``). A play judged wrong is AUTO'd first: when its ticket is not
+    the block's unit, the unit sold is not the one listed (``play.sales.block_unit``'s), and
+    nothing is judged here. None too when there is nothing to judge: no lot in the window, or
+    a play that sold another unit than the next one (``play.block_order``'s)."""
     game, stake, window = case["game"], case["stake_cents"], int(case["window"])
     account = _funded(session, stake, window + 1)
+    opened = session.balance(account)
     probe = session.play(account, game, stake)
     block_id, at = probe["block_id"], int(probe["index"])
     size = session.block_size(game, stake, block_id)
@@ -398,32 +403,41 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     count = min(window, size - at - 1)
     if count <= 0:
         return None  # the block ends here: the next block's first units are the next run's
-    units = session.block_units(block_id, at + 1, count)
+    units = session.block_units(block_id, at, count + 1)  # the probe's unit too
     prizes = {i: u["prize_cents"] for i, u in units.items() if type(u["prize_cents"]) is int}
-    if not prizes or max(prizes.values()) <= 0:
+    if at not in prizes or max(prizes.values()) <= 0:
         return None
-    top = max(prizes.values())
-    last = min(i for i, p in prizes.items() if p == top)
+    top = max(p for i, p in prizes.items() if i > at)
+    last = min(i for i, p in prizes.items() if p == top and i > at)
+    plays: list[tuple[Document, int, int]] = [(probe, prizes[at], opened)]  # play, lot, before
     balance = int(probe["balance_cents"])
     for index in range(at + 1, last + 1):
         played = session.play(account, game, stake)
         if played["block_id"] != block_id or played["index"] != index or index not in prizes:
             return None  # not the next unit: block_order's to judge
-        lot = prizes[index]
-        want = balance - stake + lot
-        if played["balance_cents"] != want:
-            article = kit(game).prize_article if lot else kit(game).history_article
-            slug = "prize_credited" if lot else "stake_debited"
+        plays.append((played, prizes[index], balance))
+        balance = int(played["balance_cents"])
+    # each play's error: its balance change less (lot - stake); one same error on every play
+    # is the debit's (stake_debited), else the first play in error names its kind of unit
+    errors = [p["balance_cents"] - before - (lot - stake) for p, lot, before in plays]
+    debit = len(set(errors)) == 1 and errors[0] != 0
+    for (played, lot, before), error in zip(plays, errors, strict=True):
+        if error:
+            winning = lot > 0 and not debit
+            ticket, _ = session.auto(account, played["play_id"])
+            if ref_prize(game, stake, ticket) != lot:
+                return None  # another unit than the block's: block_unit's to judge
+            article = kit(game).prize_article if winning else kit(game).history_article
+            slug = "prize_credited" if winning else "stake_debited"
             return evidence(
-                {**case, "requirement": f"{article}.{slug}", "index": index},
-                {"balance_cents": want, "unit": {"index": index, "prize_cents": lot}},
-                {"balance_cents": played["balance_cents"], "balance_before": balance},
-                f"the play of unit {index} of {block_id!r}, whose lot is {lot} cents (the "
-                f"largest of the {count} units after {at}), answered balance "
-                f"{played['balance_cents']} cents, not {balance} - {stake} + {lot} = {want}",
-                {"operation": "play", "game": game, "stake_cents": stake, "index": index},
+                {**case, "requirement": f"{article}.{slug}", "index": played["index"]},
+                {"balance_cents": before - stake + lot, "lot_cents": lot},
+                {"balance_cents": played["balance_cents"], "balance_before": before},
+                f"the play of unit {played['index']} of {block_id!r}, whose lot is {lot} "
+                f"cents (the largest of the {count} units after {at} is {top}), answered "
+                f"balance {played['balance_cents']} cents, not {before} - {stake} + {lot}",
+                {"operation": "play", "game": game, "stake_cents": stake},
             )
-        balance = want
     read = session.balance(account)
     if read != balance:
         return evidence(
