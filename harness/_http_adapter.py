@@ -582,7 +582,7 @@ class HttpAdapter:
         """The request exactly as the check asked for it, sent straight to the transport.
 
         Not through ``Session.request``, whose extras are either unwanted here or cost a
-        fifth of the harness's CPU in a certify over HTTP (measured: docs/certify.md): it
+        fifth of the harness's CPU in a certify over HTTP (measured: docs/http-api.md): it
         looks for ``~/.netrc`` at every request, and an entry for the target's host would
         replace the check's own ``Authorization`` header (a token check would then test the
         netrc's password); it keeps the cookies a target sets and sends them back, so a

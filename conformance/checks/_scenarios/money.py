@@ -384,10 +384,11 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     on sale. The money plays meet the small lots by chance and a lot of 100 € or more almost
     never (1 unit in 11 000 to 16 000), so a target that pays those apart (a queue for manual
     payment, a ceiling, another code path) would pass them. The block's units can be read, so
-    one account plays on, unit after unit, up to the largest lot of the window, and its plays
-    are judged as the money scenarios judge theirs: every losing unit's play moves the balance
-    by exactly -stake (else ``stake_debited``), then every winning unit's by its lot - stake
-    (else ``prize_credited``), and the balance read at the end is the last play's (else
+    one account plays on, unit after unit, up to the largest lot of the window. Each play
+    (the first included) must move the balance by exactly its unit's lot - stake: one same
+    error on every play is the debit's (``stake_debited``), else the first play in error names
+    its kind of unit (``stake_debited`` for a losing one, ``prize_credited`` for a winning
+    one); the balance read at the end must be the last play's (else
     ``play.money.balance_read``). A play judged wrong is AUTO'd first: when its ticket is not
     the block's unit, the unit sold is not the one listed (``play.sales.block_unit``'s), and
     nothing is judged here. None too when there is nothing to judge: no lot in the window, or
