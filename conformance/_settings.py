@@ -45,7 +45,7 @@ class Settings:
     concurrent_plays_per_thread: int = 10
     one_account_rounds: int = 3  # rounds of simultaneous plays on one account (a double spend)
     token_sample: int = 24  # new accounts whose tokens are judged for guessability
-    top_lot_units: int = 2000  # units on sale searched for the largest lot, played up to it
+    top_lot_units: int = 1000  # units on sale searched for the largest lot, played up to it
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency

@@ -169,16 +169,25 @@ for _name, _article, _message in _PER_GAME:
     exclusive=True,
 )
 def top_lots(ctx: CheckContext) -> None:
-    """At every (game, stake), one account plays on up to the largest lot among the next
+    """At every (game, stake), accounts play on up to the largest lot among the next
     ``top_lot_units`` units on sale (read from the block): every play moves the balance by
     exactly -stake + its unit's lot, the largest lot too (``scenario_top_lot``). The pairs
-    side by side; alone among the checks, since the units on sale are counted."""
+    side by side, ``scenario_workers`` accounts in all playing at once (over a distant target
+    the plays' round trips add up); alone among the checks, since the units on sale are
+    counted."""
     if "blocks" not in ctx.implementation.get("capabilities", []):
         raise NotSupported("the target serves no blocks: the units on sale cannot be read")
     target = session(ctx)
+    in_scope = pairs(ctx)
     cases = [
-        case_of("top_lot", game=game, stake_cents=stake, window=ctx.settings.top_lot_units)
-        for game, stake in pairs(ctx)
+        case_of(
+            "top_lot",
+            game=game,
+            stake_cents=stake,
+            window=ctx.settings.top_lot_units,
+            workers=max(1, workers_of(ctx.settings) // len(in_scope)),
+        )
+        for game, stake in in_scope
     ]
     for case, found in zip(
         cases,

@@ -410,22 +410,55 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
         return None
     top = max(p for i, p in prizes.items() if i > at)
     last = min(i for i, p in prizes.items() if p == top and i > at)
-    plays: list[tuple[Document, int, int]] = [(probe, prizes[at], opened)]  # play, lot, before
-    balance = int(probe["balance_cents"])
-    for index in range(at + 1, last + 1):
-        played = session.play(account, game, stake)
-        if played["block_id"] != block_id or played["index"] != index or index not in prizes:
-            return None  # not the next unit: block_order's to judge
-        plays.append((played, prizes[index], balance))
-        balance = int(played["balance_cents"])
+    # every play: (the play, its unit's lot, the balance before it, the account that bought it)
+    plays: list[tuple[Document, int, int, Account]] = [(probe, prizes[at], opened, account)]
+    workers = max(1, int(case.get("workers", 1)))
+    sold = threading.Event()  # the largest lot is sold: every account stops
+    strays: list[Document] = []
+
+    def one(number: int) -> list[tuple[Document, int, int, Account]]:
+        """One account's plays, one after another, until the largest lot is sold (by any)."""
+        mine = account if number == 0 else _funded(session, stake, window // workers + 50)
+        balance = int(probe["balance_cents"]) if number == 0 else session.balance(mine)
+        chain: list[tuple[Document, int, int, Account]] = []
+        while not sold.is_set():
+            try:
+                played = session.play(mine, game, stake)
+            except ErrorReply as refusal:
+                if refusal.status == 402:
+                    return chain  # this account is spent; the others go on
+                raise
+            index = played["index"]
+            if played["block_id"] != block_id or index <= at:
+                strays.append(played)  # not one of the next units: block_order's to judge
+                sold.set()
+                return chain
+            if index not in prizes:  # past the window: sold while the lot was being sold
+                return chain
+            chain.append((played, prizes[index], balance, mine))
+            balance = int(played["balance_cents"])
+            if index >= last:
+                sold.set()
+        return chain
+
+    try:
+        for chain in map_in_order(one, range(workers), workers):
+            plays.extend(chain)
+    except ErrorReply as refusal:
+        if 400 <= refusal.status < 500:
+            return None  # an account refused (a wallet limit of the target's own)
+        raise
+    if strays or not any(p["index"] == last for p, _, _, _ in plays):
+        return None  # another unit than the next ones, or the lot not reached: not judged
+    plays.sort(key=lambda p: int(p[0]["index"]))
     # each play's error: its balance change less (lot - stake); one same error on every play
     # is the debit's (stake_debited), else the first play in error names its kind of unit
-    errors = [p["balance_cents"] - before - (lot - stake) for p, lot, before in plays]
+    errors = [p["balance_cents"] - before - (lot - stake) for p, lot, before, _ in plays]
     debit = len(set(errors)) == 1 and errors[0] != 0
-    for (played, lot, before), error in zip(plays, errors, strict=True):
+    for (played, lot, before, buyer), error in zip(plays, errors, strict=True):
         if error:
             winning = lot > 0 and not debit
-            ticket, _ = session.auto(account, played["play_id"])
+            ticket, _ = session.auto(buyer, played["play_id"])
             if ref_prize(game, stake, ticket) != lot:
                 return None  # another unit than the block's: block_unit's to judge
             article = kit(game).prize_article if winning else kit(game).history_article
@@ -439,15 +472,17 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
                 f"balance {played['balance_cents']} cents, not {before} - {stake} + {lot}",
                 {"operation": "play", "game": game, "stake_cents": stake},
             )
-    read = session.balance(account)
-    if read != balance:
+    buyer = next(b for p, _, _, b in plays if p["index"] == last)
+    said = [p for p, _, _, b in plays if b is buyer][-1]["balance_cents"]  # its last play's
+    read = session.balance(buyer)
+    if read != said:
         return evidence(
             {**case, "requirement": "play.money.balance_read"},
-            {"balance_cents": balance},
+            {"balance_cents": said},
             {"balance_cents": read},
             f"every play's balance_cents was exact up to unit {last} of {block_id!r} (lot "
-            f"{top} cents, the largest of the {count} units after {at}), but the balance read "
-            f"after it is {read} cents, not {balance}",
+            f"{top} cents, the largest of the {count} units after {at}), but the balance "
+            f"read after its account's last play is {read} cents, not {said}",
             {"operation": "balance", "after_unit": last},
         )
     return None
