@@ -394,7 +394,14 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     nothing is judged here. None too when there is nothing to judge: no lot in the window, or
     a play that sold another unit than the next one (``play.block_order``'s)."""
     game, stake, window = case["game"], case["stake_cents"], int(case["window"])
-    account = _funded(session, stake, window + 1)
+    workers = max(1, int(case.get("workers", 1)))
+    share = window // workers + 50  # each account's plays, about (a spent one stops at 402)
+    try:
+        account = _funded(session, stake, share)
+    except ErrorReply as refusal:
+        if 400 <= refusal.status < 500:
+            return None  # a balance above a wallet limit of the target's own: not judged
+        raise
     opened = session.balance(account)
     probe = session.play(account, game, stake)
     block_id, at = probe["block_id"], int(probe["index"])
@@ -412,13 +419,12 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     last = min(i for i, p in prizes.items() if p == top and i > at)
     # every play: (the play, its unit's lot, the balance before it, the account that bought it)
     plays: list[tuple[Document, int, int, Account]] = [(probe, prizes[at], opened, account)]
-    workers = max(1, int(case.get("workers", 1)))
     sold = threading.Event()  # the largest lot is sold: every account stops
     strays: list[Document] = []
 
     def one(number: int) -> list[tuple[Document, int, int, Account]]:
         """One account's plays, one after another, until the largest lot is sold (by any)."""
-        mine = account if number == 0 else _funded(session, stake, window // workers + 50)
+        mine = account if number == 0 else _funded(session, stake, share)
         balance = int(probe["balance_cents"]) if number == 0 else session.balance(mine)
         chain: list[tuple[Document, int, int, Account]] = []
         while not sold.is_set():
