@@ -46,6 +46,8 @@ class Settings:
     one_account_rounds: int = 3  # rounds of simultaneous plays on one account (a double spend)
     token_sample: int = 24  # new accounts whose tokens are judged for guessability
     top_lot_units: int = 1000  # units on sale searched for the largest lot, played up to it
+    history_plays: int = 37  # plays of play.history_listing's account: listings past a page
+    reveal_resume_plays: int = 600  # plays made while a robots ticket is left half revealed
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
@@ -145,6 +147,8 @@ _POSITIVE_INT = (
     "one_account_rounds",
     "token_sample",
     "top_lot_units",
+    "history_plays",
+    "reveal_resume_plays",
     "check_concurrency",
     "scenario_workers",
 )

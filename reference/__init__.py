@@ -14,6 +14,7 @@ from ._blocks import (
     check_slice,
     default_block_id,
     new_seed,
+    probe_prizes,
 )
 from ._eldorado import EldoradoEngine, EldoradoTicket, eldorado_rules
 from ._eldorado_rules import Combination, EldoradoRules, EldoradoSymbol
@@ -103,6 +104,7 @@ __all__ = [
     "parse_ticket",
     "prize_cents",
     "prize_decompositions",
+    "probe_prizes",
     "register_game",
     "robots_rules",
     "rules_file_bytes",

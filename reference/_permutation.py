@@ -32,10 +32,42 @@ ROUNDS = 12
 PERSON = b"instcert-feistel"
 
 
-class FeistelPermutation:
-    """``perm(x)`` and ``perm.inverse(y)`` over ``range(size)``, keyed by ``key`` (16-64 bytes)."""
+class _Round:
+    """One round function F_r, evaluated where it is asked and remembered."""
 
-    def __init__(self, key: bytes, size: int, rounds: int = ROUNDS) -> None:
+    def __init__(self, key: bytes, r: int, out_bits: int) -> None:
+        self._base = hashlib.blake2b(key=key, digest_size=8, person=PERSON)
+        self._prefix = r.to_bytes(4, "big")
+        self._mask = (1 << out_bits) - 1
+        self._known: dict[int, int] = {}
+
+    def table(self, in_bits: int) -> tuple[int, ...]:
+        """F_r at every input of ``in_bits`` bits."""
+        base, prefix, mask = self._base, self._prefix, self._mask
+        table = []
+        for b in range(1 << in_bits):
+            h = base.copy()
+            h.update(prefix + b.to_bytes(4, "big"))
+            table.append(int.from_bytes(h.digest(), "big") & mask)
+        return tuple(table)
+
+    def __getitem__(self, b: int) -> int:
+        found = self._known.get(b)
+        if found is None:
+            h = self._base.copy()
+            h.update(self._prefix + b.to_bytes(4, "big"))
+            found = self._known[b] = int.from_bytes(h.digest(), "big") & self._mask
+        return found
+
+
+class FeistelPermutation:
+    """``perm(x)`` and ``perm.inverse(y)`` over ``range(size)``, keyed by ``key`` (16-64 bytes).
+
+    ``tabulate=False`` evaluates the round functions only where the indices asked need them,
+    for a few indices of many keys (a whole table is 12 x 2048 BLAKE2b calls, about 35 ms);
+    ``many`` then is not available."""
+
+    def __init__(self, key: bytes, size: int, rounds: int = ROUNDS, tabulate: bool = True) -> None:
         if not isinstance(key, bytes) or not 16 <= len(key) <= 64:
             raise ValueError(f"key {key!r} ({type(key).__name__}): expected 16 to 64 bytes")
         if type(size) is not int or size < 1:
@@ -49,23 +81,16 @@ class FeistelPermutation:
         high, low = bits // 2, bits - bits // 2
         # round r maps the low half (``widths[r][1]`` bits) into the high half (``[0]`` bits)
         self._widths = tuple((high, low) if r % 2 == 0 else (low, high) for r in range(rounds))
-        self._tables = tuple(self._round_table(key, r, *self._widths[r]) for r in range(rounds))
+        rounds_of = [_Round(key, r, self._widths[r][0]) for r in range(rounds)]
+        self._tables: tuple[_Round | tuple[int, ...], ...] = tuple(rounds_of)
+        if tabulate:
+            self._tables = tuple(f.table(self._widths[r][1]) for r, f in enumerate(rounds_of))
         self._pairs = tuple(zip(self._tables[0::2], self._tables[1::2], strict=True))
         # the vectorised path: int32 halves the memory traffic while indices fit in it
         self._dtype = np.int32 if bits <= 31 else np.int64
-        self._arrays = tuple(np.array(t, dtype=self._dtype) for t in self._tables)
-
-    @staticmethod
-    def _round_table(key: bytes, r: int, out_bits: int, in_bits: int) -> tuple[int, ...]:
-        mask = (1 << out_bits) - 1
-        base = hashlib.blake2b(key=key, digest_size=8, person=PERSON)
-        prefix = r.to_bytes(4, "big")
-        table = []
-        for b in range(1 << in_bits):
-            h = base.copy()
-            h.update(prefix + b.to_bytes(4, "big"))
-            table.append(int.from_bytes(h.digest(), "big") & mask)
-        return tuple(table)
+        self._arrays = (
+            tuple(np.array(t, dtype=self._dtype) for t in self._tables) if tabulate else ()
+        )
 
     def _encrypt(self, x: int) -> int:
         high, low_bits = self._widths[0]
@@ -90,6 +115,8 @@ class FeistelPermutation:
 
     def many(self, x: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """``perm`` of every element of an int64 array already known to be in the domain."""
+        if not self._arrays:
+            raise ValueError("many: this permutation was built with tabulate=False")
         y = self._encrypt_many(np.asarray(x, dtype=self._dtype))
         outside = np.flatnonzero(y >= self.size)
         while outside.size:  # cycle walking, on the few still outside only

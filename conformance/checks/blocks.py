@@ -20,7 +20,7 @@ import weakref
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
 from .._audit.driver import default_workers
 from .._file_target import block_file_of
 from .._pool import map_in_order
+from .._public_seeds import public_commitment, public_layout
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
@@ -533,7 +534,8 @@ def payout_cap(ctx: CheckContext) -> None:
     cost="block",
 )
 def randomness(ctx: CheckContext) -> None:
-    """Winner positions pass the randomness family at α (Holm-Bonferroni)."""
+    """Winner positions pass the randomness family at α (Holm-Bonferroni), and no block is
+    the reference's block of a public seed (``conformance/_public_seeds.py``)."""
     alpha = check_alpha(ctx)
     blocks = [block for _g, _s, _f, block in _scope(ctx) if block is not None]
     # one family over every block in scope: a random target fails this check with chance <= α
@@ -579,6 +581,28 @@ def randomness(ctx: CheckContext) -> None:
                     + ", ".join(f"{k} p={v:.3g}" for k, v in mine.items()),
                 )
             )
+    for block in blocks:
+        public = _public_seed(block)
+        report[block.block_id]["public_seed"] = public
+        if public is not None:
+            game = block.audit.expectation.game
+            broken.append(f"{game}.randomness.winner_positions")
+            evidence.append(
+                BlockEvidence(
+                    block_id=block.block_id,
+                    game=game,
+                    stake_cents=block.audit.expectation.stake_cents,
+                    aspect="randomness",
+                    start=block.request["start"],
+                    count=block.request["count"],
+                    requirements=(f"{game}.randomness.winner_positions",),
+                    expected="a layout no public seed gives (conformance/public_seeds.yaml)",
+                    got=public,
+                    request=block.request,
+                    note=f"{block.block_id}: the layout of the reference's block from {public}: "
+                    "every player with the public reference knows where its winners sit",
+                )
+            )
     ctx.details["randomness"] = report
     ctx.details["family"] = {"alpha": alpha, "tests": len(family.results)}
     if broken:
@@ -587,6 +611,15 @@ def randomness(ctx: CheckContext) -> None:
             evidence,
             requirements=tuple(sorted(set(broken))),
         )
+
+
+def _public_seed(block: AuditedBlock) -> str | None:
+    """The public seed the block was drawn from, by its header's commitment or its layout."""
+    audit = block.audit
+    expect = audit.expectation
+    return public_commitment(audit.header) or public_layout(
+        expect.game, expect.stake_cents, block.block_id, audit.start, audit.prizes
+    )
 
 
 def _line_value(line: bytes) -> Any:
@@ -699,6 +732,39 @@ def slices(ctx: CheckContext) -> None:
         raise CheckFailure(f"{len(problems)} slice inconsistencies: {problems[0][3]}", evidence)
 
 
+T = TypeVar("T")
+
+#: pairs of one stake's blocks compared at most: every pair of up to 8 listed blocks
+MAX_PAIRS_PER_STAKE = 28
+
+
+def pairs_to_compare(blocks: Sequence[T]) -> list[tuple[T, T]]:
+    """Every two of a stake's listed blocks, the nearest in the listing first, at most
+    ``MAX_PAIRS_PER_STAKE``: a block may repeat the layout of any earlier one, not only of the
+    one before (a red team's vendor drew block keys from two HSM slots in turn, so block
+    n + 2 had block n's layout; comparing only consecutive blocks CERTIFIED it)."""
+    order = sorted(itertools.combinations(range(len(blocks)), 2), key=lambda p: (p[1] - p[0], p[0]))
+    return [(blocks[i], blocks[j]) for i, j in order[:MAX_PAIRS_PER_STAKE]]
+
+
+#: blocks of each stake compared with the same-numbered block of every other stake, at most
+MAX_ACROSS_STAKES_BLOCKS = 8
+
+
+def across_stakes_to_compare(by_stake: Sequence[Sequence[T]]) -> list[tuple[T, T]]:
+    """For every two stakes of a game, their n-th listed blocks, for each n both list (up to
+    ``MAX_ACROSS_STAKES_BLOCKS``), the first blocks first: a refill job may derive later
+    blocks' keys without the stake when the first were made apart (a red team's eldorado
+    blocks 2, 3, ... shared one layout at the three stakes and were CERTIFIED when only the
+    first blocks were compared)."""
+    pairs: list[tuple[T, T]] = []
+    for n in range(MAX_ACROSS_STAKES_BLOCKS):
+        pairs += [
+            (a[n], b[n]) for a, b in itertools.combinations(by_stake, 2) if n < min(len(a), len(b))
+        ]
+    return pairs
+
+
 @check(
     "blocks.unrelated_blocks",
     per_game=_each("randomness.unrelated_blocks"),
@@ -706,26 +772,28 @@ def slices(ctx: CheckContext) -> None:
     cost="block",
 )
 def unrelated_blocks(ctx: CheckContext) -> None:
-    """Listed blocks have unrelated winner positions: consecutive blocks of a stake, and the
-    first block of each stake of a game against the first of each other stake (the other
-    stakes' blocks are as visible to a player as the blocks before)."""
+    """Listed blocks have unrelated winner positions: every two blocks of a stake (up to
+    ``MAX_PAIRS_PER_STAKE``, the nearest first), and the n-th block of each stake of a game
+    against the n-th of each other stake (the other stakes' blocks are as visible to a player
+    as the blocks before)."""
     compared: dict[str, Any] = {}
     alpha = check_alpha(ctx)
     # (game, first, second, across stakes?): every pair to compare, in the reports' order
     todo: list[tuple[str, AuditedBlock, AuditedBlock, bool]] = []
     consecutive = 0
     for game in ctx.games():
-        firsts: list[AuditedBlock] = []
+        by_stake: list[list[AuditedBlock]] = []
         for stake in ctx.stakes(game):
             entries = _two_or_more(ctx, game, stake)
             blocks = [_audited(ctx, game, stake, e) for e in entries]
-            firsts.extend(blocks[:1])
+            by_stake.append(blocks)
             if len(entries) < 2:
                 compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
                 continue
-            todo += [(game, first, second, False) for first, second in itertools.pairwise(blocks)]
-            consecutive += len(blocks) - 1
-        todo += [(game, a, b, True) for a, b in itertools.combinations(firsts, 2)]
+            same_stake = pairs_to_compare(blocks)
+            todo += [(game, first, second, False) for first, second in same_stake]
+            consecutive += len(same_stake)
+        todo += [(game, a, b, True) for a, b in across_stakes_to_compare(by_stake)]
 
     def compare(
         pair: tuple[str, AuditedBlock, AuditedBlock, bool],

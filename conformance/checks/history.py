@@ -13,8 +13,14 @@ the requirement it breaks:
 3. ``play.history.order``: every play there once, but not newest first (an entry out of place
    is reported as order, never as missing).
 
-Then ``limit`` 1, 2 and 3 must give the first 1, 2, 3 entries of the full listing
-(``play.history.limit``).
+Then the account plays on, still in turn and each play finished with AUTO, up to
+``history_plays`` plays (setting: 37 quick, 117 full, counts no page size divides): a history
+read from its store a page at a time shows its faults only in a listing longer than a page
+(a red team's vendor lost the 11th newest play of every listing of more than 10 and was
+CERTIFIED by listings of 8). The whole listing (no ``limit``, and ``limit`` above the count)
+is judged as above, then ``limit`` 1, 2, 3 and every usual page size, one less and one more
+(9 to 11, 19 to 21, 24 to 26, 49 to 51, 99 to 101) below the count must give the first that
+many entries of the whole listing (``play.history.limit``).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ ORDER = "play.history.order"
 LIMIT = "play.history.limit"
 LISTING = 50  # the limit of the full listing: more than the plays of one scenario
 LIMITS = (1, 2, 3)
+#: usual page sizes: a listing of one more or one less than a page shows an off-by-one
+PAGE_SIZES = (10, 20, 25, 50, 100)
 
 
 def last_unit(game: str) -> str:
@@ -74,10 +82,12 @@ def judge_listing(sold: list[str], listed: list[str]) -> tuple[str | None, str]:
 def scenario_history_listing(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
     """``plays`` plays over ``pairs`` in turn on one account, each finished with AUTO; after
     each, the listing is complete, its newest entry the play just made, newest first; then
-    ``limit`` 1, 2, 3 give the newest 1, 2, 3 (``requirement`` in the evidence input)."""
+    more plays up to ``long_plays`` (default ``plays``), the whole listing judged alike, and
+    ``limits_to_ask`` give the newest that many (``requirement`` in the evidence input)."""
     pairs = [(g, s) for g, s in case["pairs"]]
     plays = int(case["plays"])
-    account = session.open(max(s for _, s in pairs) * plays * 3)
+    long_plays = max(plays, int(case.get("long_plays", plays)))
+    account = session.open(max(s for _, s in pairs) * long_plays * 3)
     sold: list[str] = []
     listing: list[dict[str, Any]] = []
     for n in range(plays):
@@ -97,16 +107,56 @@ def scenario_history_listing(session: sc.Session, case: Mapping[str, Any]) -> Ev
                 f"after play {n + 1} ({game} at {stake} cents): {seen}",
                 {"operation": "history", "limit": LISTING, "after": played["play_id"]},
             )
-    for limit in LIMITS:
+    for n in range(plays, long_plays):
+        game, stake = pairs[n % len(pairs)]
+        played = session.play(account, game, stake)
+        sold.append(played["play_id"])
+        session.auto(account, played["play_id"])
+    for limit in (None, len(sold) + 7):
+        listing = session.history(account, limit)
+        requirement, seen = judge_listing(sold, _ids(listing))
+        if requirement is not None:
+            if requirement == "last_unit":
+                requirement = last_unit(pairs[(len(sold) - 1) % len(pairs)][0])
+            shown = "no limit" if limit is None else f"limit {limit}"
+            return sc.evidence(
+                {**case, "requirement": requirement},
+                {"plays": sold[::-1]},
+                {"plays": _ids(listing)},
+                f"the listing of {len(sold)} plays ({shown}): {seen}",
+                {"operation": "history", "limit": limit},
+            )
+    return _judge_limits(session, case, account, _ids(listing))
+
+
+def limits_to_ask(count: int) -> list[int]:
+    """``LIMITS``, then each of ``PAGE_SIZES`` and its neighbours, below ``count`` plays."""
+    around = (size + d for size in PAGE_SIZES for d in (-1, 0, 1))
+    return [*LIMITS, *sorted({n for n in around if n < count and n not in LIMITS})]
+
+
+def _judge_limits(
+    session: sc.Session, case: Mapping[str, Any], account: sc.Account, whole: list[str]
+) -> Evidence | None:
+    """``limit`` n gives the first n entries of the ``whole`` listing, for every n of
+    ``limits_to_ask``."""
+    for limit in limits_to_ask(len(whole)):
         got = _ids(session.history(account, limit))
-        want = _ids(listing)[:limit]
+        want = whole[:limit]
         if got != want:
-            more = f"{len(got)} entries" if len(got) > limit else f"entries {got}"
+            lost = [p for p in want if p not in got]
+            if len(got) > limit:
+                more = f"{len(got)} entries"
+            elif lost:
+                more = f"{len(got)} entries, without {lost[:3]}"
+            else:
+                more = f"entries {got}"
             return sc.evidence(
                 {**case, "requirement": LIMIT},
                 {"plays": want},
                 {"plays": got},
-                f"limit={limit} gave {more}; the newest {limit} are {want}",
+                f"limit={limit} gave {more}; the newest {limit} are the first {limit} of the "
+                f"whole listing of {len(whole)}",
                 {"operation": "history", "limit": limit},
             )
     return None
@@ -125,14 +175,17 @@ sc.SCENARIOS["history_listing"] = scenario_history_listing
 def history_listing(ctx: CheckContext) -> None:
     """One account plays every (game, stake) in scope in turn, each play finished with AUTO:
     after each play the history lists every play once, the newest entry is the play just
-    made, newest first; ``limit`` 1, 2 and 3 give the newest 1, 2 and 3."""
+    made, newest first; after ``history_plays`` plays the whole listing does too, and
+    ``limit`` 1, 2, 3 and each usual page size and its neighbours give the newest that many."""
     pairs = [[g, s] for g in ctx.games() for s in ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")
     plays = max(6, min(12, len(pairs) * 2))
-    case = sc.case_of("history_listing", pairs=pairs, plays=plays)
+    long_plays = max(plays, ctx.settings.history_plays)
+    case = sc.case_of("history_listing", pairs=pairs, plays=plays, long_plays=long_plays)
     found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case)
-    ctx.details["plays"] = plays
+    ctx.details["plays"] = long_plays
+    ctx.details["listings_judged_after_each_play"] = plays
     if found is not None:
         raise CheckFailure(
             f"the history listing: {found.note}",

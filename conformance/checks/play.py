@@ -364,6 +364,7 @@ def robots_stake(ctx: CheckContext) -> int:
 
 
 CONCURRENT_PLAYS = 3  # plays whose buttons are all clicked twice at once (reveal_order)
+RESUME_AFTER_CLICKS = 6  # clicks before a ticket is left half revealed (reveal_order)
 
 
 @check(
@@ -375,8 +376,9 @@ CONCURRENT_PLAYS = 3  # plays whose buttons are all clicked twice at once (revea
 )
 def reveal_order(ctx: CheckContext) -> None:
     """Buttons clicked in turn, then in click orders hypothesis picks, then all at once (each
-    twice: a double click): each button reveals the ticket's symbols under it, in order, each
-    once, and AUTO ends on the ticket bought (R-I5)."""
+    twice: a double click), then a ticket left half revealed during ``reveal_resume_plays``
+    other plays: each button reveals the ticket's symbols under it, in order, each once, and
+    AUTO ends on the ticket bought (R-I5)."""
     target, stake = session(ctx), robots_stake(ctx)
     in_turn = [case_of("reveal_order", stake_cents=stake) for _ in range(3)]
     # buttons in turn (three plays side by side): a fault here breaks 4.3 whatever the order
@@ -404,6 +406,17 @@ def reveal_order(ctx: CheckContext) -> None:
         )
         if found is not None:
             raise failure("clicked at the same moment", [found], "robots.4.4.reveal_order")
+    # a ticket left half revealed while other plays go on, then revealed on
+    resumed = case_of(
+        "reveal_resumed",
+        stake_cents=stake,
+        first_clicks=RESUME_AFTER_CLICKS,
+        plays_between=ctx.settings.reveal_resume_plays,
+        workers=workers_of(ctx.settings),
+    )
+    found = sc.scenario_reveal_resumed(target, resumed)
+    if found is not None:
+        raise failure("revealed on after other plays", [found], "robots.4.3.reveal_symbols")
 
 
 @check(

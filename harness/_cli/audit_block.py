@@ -61,6 +61,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _check_block_file(name: str, path: Path) -> None:
+    """A block file is a regular file the audit can open and read again (its reader seeks):
+    a missing path, a directory, a pipe or a device is named for what it is."""
+    if path.is_file():
+        return
+    if not path.exists():
+        raise UsageError(f"{name!r}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{name!r}: is a directory, expected a block file (.jsonl or .jsonl.gz)")
+    raise UsageError(
+        f"{name!r}: not a regular file (a pipe, socket or device); audit-block reads a block "
+        "file on disk: save the stream first (e.g. curl URL > block.jsonl)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     import secrets
 
@@ -70,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     paths = [Path(f) for f in args.file]
     for name, path in zip(args.file, paths, strict=True):
-        if not path.is_file():
-            raise UsageError(f"{name!r}: no such file")
+        _check_block_file(name, path)
     if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
         raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)

@@ -25,7 +25,7 @@ from conformance._registry import CheckContext, registered_checks
 from conformance._replay import replay
 from conformance.checks._scenarios import misreported
 from conformance.checks.evaluate_batch import permuted
-from conformance.checks.history import judge_listing
+from conformance.checks.history import PAGE_SIZES, judge_listing, limits_to_ask
 from conformance.checks.tokens import token_fault
 from conformance.checks.wallet import _serial
 from harness import ContractBreach, HttpAdapter, open_target
@@ -113,6 +113,13 @@ def test_history_listing_judgements() -> None:
     assert judge_listing(sold, ["p3", "p1"])[0] == "play.history.complete"
     assert judge_listing(sold, ["p3", "p3", "p2", "p1"])[0] == "play.history.complete"
     assert judge_listing(sold, ["p3", "p2", "p1", "x9"])[0] == "play.history.complete"
+
+
+def test_history_limits_reach_past_every_usual_page_size() -> None:
+    assert limits_to_ask(8) == [1, 2, 3]
+    assert limits_to_ask(37) == [1, 2, 3, 9, 10, 11, 19, 20, 21, 24, 25, 26]
+    assert limits_to_ask(117)[-3:] == [99, 100, 101]
+    assert all(117 % size for size in PAGE_SIZES)  # the full profile's count: no page divides it
 
 
 # -- one account at once -----------------------------------------------------------------------

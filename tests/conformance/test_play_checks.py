@@ -38,6 +38,7 @@ from tests.faulty._wrapped import (
     RevealInClickOrder,
     Wrapper,
 )
+from tests.seeds import TEST_SEED
 
 Document = dict[str, Any]
 OURS = ("play.", "security.", "protocol.")
@@ -49,7 +50,7 @@ SMALL = {
 }
 
 
-SEED = bytes(range(32))
+SEED = TEST_SEED
 Fault = type[Wrapper] | type[GameService]
 
 

@@ -21,6 +21,7 @@ from conformance._registry import CheckContext, registered_checks
 from conformance.checks import _scenarios as sc
 from conformance.checks._scenarios import money
 from harness._reference_adapter import ReferenceAdapter
+from tests.seeds import TEST_SEED
 
 Document = dict[str, Any]
 SPREAD = ("play.money_exact", "play.robots_stake_debited", "play.eldorado_stake_debited")
@@ -28,7 +29,7 @@ SPREAD = ("play.money_exact", "play.robots_stake_debited", "play.eldorado_stake_
 
 @pytest.fixture
 def reference_adapter(tmp_path: Path) -> Iterator[ReferenceAdapter]:
-    adapter = ReferenceAdapter(tmp_path / "reference.sqlite3", seed=bytes(range(32)))
+    adapter = ReferenceAdapter(tmp_path / "reference.sqlite3", seed=TEST_SEED)
     yield adapter
     adapter.close()
 

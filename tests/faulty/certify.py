@@ -132,10 +132,12 @@ def variant_scope(
 
 
 def whole_block_settings(expected: Iterable[str]) -> dict[str, Any]:
-    """``WHOLE_BLOCK_SETTINGS`` for a variant that must fail ``expected``; every stake's blocks
-    read when that is a comparison of blocks (blocks are compared across stakes too)."""
+    """``WHOLE_BLOCK_SETTINGS`` for a variant that must fail ``expected``; every stake's blocks,
+    every listed block, read when that is a comparison of blocks (blocks are compared across
+    stakes, and any two of a stake)."""
     if any(p.endswith(".unrelated_blocks") for p in expected):
-        return {k: v for k, v in WHOLE_BLOCK_SETTINGS.items() if k != "stakes"}
+        every = {k: v for k, v in WHOLE_BLOCK_SETTINGS.items() if k != "stakes"}
+        return {**every, "blocks_per_stake": None}  # every listed block, not the first two
     return WHOLE_BLOCK_SETTINGS
 
 

@@ -21,6 +21,7 @@ from . import _faults as f
 from . import _play_faults as pf
 from . import _protocol_faults as prf
 from . import _round2_faults as r2
+from . import _round3_faults as r3
 from . import _stake_faults as sf
 from ._base import evaluator_variant, service_variant
 from ._evaluator import EldoradoEvaluator, RobotsEvaluator
@@ -723,3 +724,53 @@ def __getattr__(name: str) -> Callable[[], Any]:
     if name in VARIANTS:
         return VARIANTS[name].factory
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# -- the third red team's faults (tests/faulty/_round3_faults.py) -----------------------------
+_service(
+    "play_history_page_skip",
+    "play",
+    "contract 4",
+    r3.HistoryPageSkip,
+    ["play.history.complete"],
+)
+_service(
+    "block_seed_two_slots",
+    "blocks",
+    "robots 3",
+    r3.SeedTwoSlots,
+    ["robots.randomness.unrelated_blocks"],
+    ("robots",),
+    whole_blocks=True,  # the quick profile compares the first two listed blocks only
+)
+_service(
+    "play_wallet_uint32",
+    "play",
+    "contract 4",
+    r3.WalletUint32,
+    ["play.money.exact"],
+)
+_service(
+    "play_reveal_session_evicted",
+    "play",
+    "robots 4.3",
+    r3.RevealSessionEvicted,
+    ["robots.4.3.reveal_symbols"],
+    ("robots",),
+)
+_service(
+    "block_readme_seed",
+    "blocks",
+    "robots 3",
+    r3.ReadmeSeed,
+    ["*.randomness.winner_positions"],
+)
+_service(
+    "block_later_blocks_across_stakes",
+    "blocks",
+    "eldorado 3",
+    r3.LaterBlocksAcrossStakes,
+    ["eldorado.randomness.unrelated_blocks"],
+    ("eldorado",),
+    whole_blocks=True,  # the quick profile reads each stake's slice at a place of its own
+)

@@ -105,6 +105,8 @@ def test_a_fault_exits_1_and_its_case_replays(
         (["certify", "--waivers", "/nonexistent/w.yaml"], "/nonexistent/w.yaml"),
         (["replay", "/nonexistent/case.json"], "/nonexistent/case.json"),
         (["audit-block", "/nonexistent/block.jsonl.gz"], "no such file"),
+        (["audit-block", "/"], "'/': is a directory, expected a block file"),
+        (["audit-block", "/dev/null"], "'/dev/null': not a regular file"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import requests
 
-SEED = bytes(range(32))  # a fixed master seed: every test run serves the same blocks
+from tests.seeds import TEST_SEED
+
+SEED = TEST_SEED  # a fixed master seed: every test run serves the same blocks
 
 SERVE_MAIN = "from harness._cli import entry_point; entry_point()"
 

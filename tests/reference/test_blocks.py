@@ -24,6 +24,7 @@ from reference import (
     _scenarios,
     default_block_id,
     new_seed,
+    probe_prizes,
 )
 
 SEED = bytes(range(32))
@@ -56,6 +57,27 @@ def test_feistel_many_is_the_same_permutation(size: int) -> None:
     assert perm.many(np.array(xs, dtype=np.int64)).tolist() == [perm(x) for x in xs]
     if size <= 100_003:
         assert sorted(perm.many(np.arange(size)).tolist()) == list(range(size))
+
+
+@pytest.mark.parametrize("size", [1, 3, 4097, 2_000_000])
+def test_feistel_untabulated_is_the_same_permutation(size: int) -> None:
+    """Round functions evaluated where asked give the tabulated permutation, both ways."""
+    key = bytes(range(3, 35))
+    whole, lazy = FeistelPermutation(key, size), FeistelPermutation(key, size, tabulate=False)
+    xs = random.Random(size).sample(range(size), min(size, 300))
+    assert [lazy(x) for x in xs] == [whole(x) for x in xs]
+    assert [lazy.inverse(whole(x)) for x in xs] == xs
+    with pytest.raises(ValueError, match="tabulate=False"):
+        lazy.many(np.array(xs, dtype=np.int64))
+
+
+@pytest.mark.parametrize(("game", "stake"), [("robots", 100), ("eldorado", 200)])
+def test_probe_prizes_are_the_blocks_prizes(game: str, stake: int) -> None:
+    block = Block(game, stake, default_block_id(game, stake, 3), SEED)
+    at = random.Random(7).sample(range(block.units), 200)
+    assert probe_prizes(game, stake, block.block_id, SEED, at) == [block.prize_cents(i) for i in at]
+    with pytest.raises(BlockError, match="seed"):
+        probe_prizes(game, stake, block.block_id, b"short", at)
 
 
 def test_feistel_depends_on_its_key_and_checks_its_domain() -> None:

@@ -72,6 +72,7 @@ from .reveal import (
     scenario_plus_one,
     scenario_reveal_concurrent,
     scenario_reveal_order,
+    scenario_reveal_resumed,
     walk,
 )
 from .sales import (
@@ -103,6 +104,7 @@ SCENARIOS: dict[str, Scenario] = {
     "invalid": scenario_invalid,
     "reveal_order": scenario_reveal_order,
     "reveal_concurrent": scenario_reveal_concurrent,
+    "reveal_resumed": scenario_reveal_resumed,
     "plus_one": scenario_plus_one,
     "auto": scenario_auto,
     "auto_answer": scenario_auto_answer,
@@ -159,6 +161,7 @@ __all__ = [
     "scenario_prize_credited",
     "scenario_reveal_concurrent",
     "scenario_reveal_order",
+    "scenario_reveal_resumed",
     "scenario_stake_debited",
     "scenario_top_lot",
     "token_fault",

@@ -130,7 +130,8 @@ class Session:
             raise CheckFailure(found.note, [found], requirements=(AUTO_ANSWER,))
         return doc["ticket"], doc["prize_cents"]
 
-    def history(self, account: Account, limit: int) -> list[Document]:
+    def history(self, account: Account, limit: int | None) -> list[Document]:
+        """The account's listing, newest first: the newest ``limit``, or all (None)."""
         doc = self.adapter.history(account.account_id, account.token, limit)
         return [dict(p) for p in doc["plays"]]
 

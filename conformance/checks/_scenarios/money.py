@@ -294,10 +294,13 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
     return None
 
 
-ODD_BALANCES = (115, 1129, 20_000_057, 2_147_483_705)
+ODD_BALANCES = (115, 1129, 20_000_057, 2_147_483_705, 4_294_967_353, 4_503_599_627_370_553)
 """Balances the money scenario also opens: odd cents a double of euros misses (1,15 € is
 114.99999999999999 cents as a double), past 2^24 cents (a float32 holds every cent only below
-it), past 2^31 cents (an int32 overflows) and past 10 000 € (a silent wallet ceiling). The
+it), past 2^31 cents (an int32 overflows), past 2^32 cents (an unsigned 32-bit column, which
+MySQL in non-strict mode clips without an error: a red team's such wallet was CERTIFIED), past
+2^52 cents (any narrower integer, or a DECIMAL(15,2) of euros) and past 10 000 € (a silent
+wallet ceiling); all of them below 2^53, which every JSON reader holds exactly. The
 suite's own accounts hold multiples of the stake, which all of these hold exactly. A target
 that refuses to open one, or to play from it, with a 4xx (a limit of its own) is not judged on
 that one."""

@@ -9,7 +9,7 @@ from functools import partial
 import reference
 from contract import ContractBreach, ErrorReply
 
-from ..._pool import map_in_order
+from ..._pool import map_in_order, split
 from ..._registry import Evidence
 from .client import (
     MAX_CLICKS,
@@ -60,13 +60,22 @@ class Walk:
 
 
 def walk(
-    session: Session, account: Account, play_id: str, choose: Chooser, stop: int = MAX_CLICKS
+    session: Session,
+    account: Account,
+    play_id: str,
+    choose: Chooser,
+    stop: int = MAX_CLICKS,
+    resume: Walk | None = None,
 ) -> Walk:
     """Click the play's open buttons, ``choose(k)`` picking one of the k open ones (sorted),
-    until none is open or ``stop`` clicks were made. A 409 on an open button closes it."""
+    until none is open or ``stop`` clicks were made in all. A 409 on an open button closes
+    it. ``resume``: go on from that walk of the same play (its buttons still open)."""
     buttons = reference.robots_rules().buttons
-    done = Walk(reveals=[[] for _ in range(buttons)])
-    open_ = list(range(buttons))
+    done = resume if resume is not None else Walk(reveals=[[] for _ in range(buttons)])
+    closed = set(done.refused_open) | {
+        b for b, got in enumerate(done.reveals) if got and not got[-1][2]
+    }
+    open_ = [b for b in range(buttons) if b not in closed]
     while open_ and len(done.clicks) < min(stop, MAX_CLICKS):
         button = open_[choose(len(open_)) if len(open_) > 1 else 0]
         done.clicks.append(button)
@@ -144,6 +153,83 @@ def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
             f"after these clicks AUTO shows another unit than the {source} showed "
             "when it was bought",
             {"operation": "auto", "play_id": played["play_id"]},
+        )
+    return None
+
+
+def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
+    """A ticket left half revealed while ``case["plays_between"]`` other plays are made (on
+    ``case["workers"]`` other accounts at once), then revealed on, the buttons already closed
+    clicked once more: every button still shows the ticket's symbols under it, each once and
+    in order (a closed button is refused), and AUTO the ticket bought. A
+    player comes back to an unfinished ticket the next day; a target that keeps its reveal
+    sessions in a bounded cache and rebuilds an evicted one from its store forgets the
+    clicks made (a red team's such target showed a clicked button's first symbol again and
+    was CERTIFIED)."""
+    stake = case["stake_cents"]
+    account = _funded(session, stake, 1)
+    played = session.play(account, ROBOTS, stake)
+    play_id = played["play_id"]
+    truth, source = session.truth(account, played)
+    first = walk(session, account, play_id, lambda k: 0, stop=int(case["first_clicks"]))
+    between = int(case["plays_between"])
+    shares = split(between, max(1, int(case.get("workers", 1)))) if between else []
+
+    def play_share(plays: int) -> None:
+        other = _funded(session, stake, plays)
+        for _ in range(plays):
+            session.play(other, ROBOTS, stake)
+
+    map_in_order(play_share, shares, len(shares) or 1)
+    # the buttons closed before the pause have nothing left: clicked again, each is refused
+    # (409) by a target that still knows the clicks, and shows a symbol again by one that lost
+    # them (an extra reveal, judged below as symbols the ticket does not hold there)
+    for button, got in enumerate(list(first.reveals)):
+        if got and not got[-1][2]:
+            first.clicks.append(button)
+            try:
+                doc = session.adapter.reveal(play_id, account.token, button)
+            except ErrorReply as reply:
+                if reply.status != 409:
+                    raise
+                continue
+            first.reveals[button].append(reveal_tuple(doc, button))
+    done = walk(session, account, play_id, lambda k: 0, resume=first)
+    ticket, prize = session.auto(account, play_id)
+    truth = truth if truth is not None else ticket
+    want = robots_buttons(truth)
+    if want is None:
+        return evidence(
+            case,
+            "a valid robots ticket",
+            truth,
+            f"the {source} shows an invalid ticket",
+            {"operation": source},
+        )
+    case = {**case, "clicks": done.clicks, "clicks_before": len(first.clicks)}
+    if misreported(want, done.reveals):
+        case = {**case, "requirement": REVEAL_ANSWER}
+    request = {"operation": "reveal", "play_id": play_id, "clicks": done.clicks}
+    for button, got in enumerate(done.reveals):
+        if got != want[button][: len(got)]:
+            return evidence(
+                case,
+                {"button": button, "reveals": want[button], "ticket": truth},
+                {"button": button, "reveals": got, "clicks": done.clicks},
+                f"{len(first.clicks)} clicks, then {between} other plays, then the rest: "
+                f"button {button} revealed other symbols than the ticket (from the {source}) "
+                "holds under it",
+                request,
+            )
+    lot = ref_prize(ROBOTS, stake, truth)
+    if (ticket, prize) != (truth, lot):
+        return evidence(
+            case,
+            {"ticket": truth, "prize_cents": lot},
+            {"ticket": ticket, "prize_cents": prize},
+            f"a ticket revealed on after {between} other plays: AUTO shows another unit than "
+            f"the {source} showed when it was bought",
+            {"operation": "auto", "play_id": play_id},
         )
     return None
 
