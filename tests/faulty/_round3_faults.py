@@ -103,13 +103,13 @@ class WalletUint32(GameService):
 
 class RevealSessionEvicted(GameService):
     """Robots 4.4 / 4.7 / R-I5: reveal sessions (which buttons were clicked) live in an
-    in-memory LRU of 500 plays, created at purchase; the database is written only by AUTO. A
-    play pushed out of the cache by 500 later plays (a player coming back to an unfinished
+    in-memory LRU of 100 plays, created at purchase; the database is written only by AUTO. A
+    play pushed out of the cache by 100 later plays (a player coming back to an unfinished
     ticket the next day) is rebuilt from the database: the clicks made before are forgotten,
     so a button already clicked shows its first reveal again (instead of the next one or
     409)."""
 
-    CAPACITY = 500
+    CAPACITY = 100
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

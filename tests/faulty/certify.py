@@ -36,6 +36,8 @@ TEST_SETTINGS: dict[str, Any] = {
     "play_count": 12,
     "concurrency_threads": 6,
     "concurrent_plays_per_thread": 5,
+    "history_plays": 23,  # past a page of 10 and of 20
+    "reveal_resume_plays": 150,  # past the reveal-session cache of play_reveal_session_evicted
 }
 
 #: The full profile's block audit (every block whole) with the test profile's play and rules
