@@ -47,7 +47,7 @@ class Settings:
     token_sample: int = 24  # new accounts whose tokens are judged for guessability
     top_lot_units: int = 1000  # units on sale searched for the largest lot, played up to it
     history_plays: int = 37  # plays of play.history_listing's account: listings past a page
-    reveal_resume_plays: int = 600  # plays made while a robots ticket is left half revealed
+    reveal_resume_plays: int = 300  # plays made while a robots ticket is left half revealed
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency

@@ -172,6 +172,7 @@ def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
     play_id = played["play_id"]
     truth, source = session.truth(account, played)
     first = walk(session, account, play_id, lambda k: 0, stop=int(case["first_clicks"]))
+    before = len(first.clicks)  # ``first`` goes on below: the walk resumed is the same one
     between = int(case["plays_between"])
     shares = split(between, max(1, int(case.get("workers", 1)))) if between else []
 
@@ -206,7 +207,7 @@ def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
             f"the {source} shows an invalid ticket",
             {"operation": source},
         )
-    case = {**case, "clicks": done.clicks, "clicks_before": len(first.clicks)}
+    case = {**case, "clicks": done.clicks, "clicks_before": before}
     if misreported(want, done.reveals):
         case = {**case, "requirement": REVEAL_ANSWER}
     request = {"operation": "reveal", "play_id": play_id, "clicks": done.clicks}
@@ -216,7 +217,7 @@ def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
                 case,
                 {"button": button, "reveals": want[button], "ticket": truth},
                 {"button": button, "reveals": got, "clicks": done.clicks},
-                f"{len(first.clicks)} clicks, then {between} other plays, then the rest: "
+                f"{before} clicks, then {between} other plays, then the rest: "
                 f"button {button} revealed other symbols than the ticket (from the {source}) "
                 "holds under it",
                 request,
