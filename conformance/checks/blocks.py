@@ -562,47 +562,26 @@ def randomness(ctx: CheckContext) -> None:
         }
         if mine:
             broken.append(f"{game}.randomness.winner_positions")
-            evidence.append(
-                BlockEvidence(
-                    block_id=block.block_id,
-                    game=game,
-                    stake_cents=block.audit.expectation.stake_cents,
-                    aspect="randomness",
-                    start=block.request["start"],
-                    count=block.request["count"],
-                    requirements=(f"{game}.randomness.winner_positions",),
-                    expected=(
-                        f"every p-value above its Holm threshold (α = {alpha}, "
-                        f"{len(family.results)} tests over {len(blocks)} block(s))"
-                    ),
-                    got=mine,
-                    request=block.request,
-                    note=f"{block.block_id}: rejected "
-                    + ", ".join(f"{k} p={v:.3g}" for k, v in mine.items()),
-                )
+            expected = (
+                f"every p-value above its Holm threshold (α = {alpha}, "
+                f"{len(family.results)} tests over {len(blocks)} block(s))"
             )
+            note = f"{block.block_id}: rejected " + ", ".join(
+                f"{k} p={v:.3g}" for k, v in mine.items()
+            )
+            evidence.append(_randomness_evidence(block, expected, mine, note))
     for block in blocks:
         public = _public_seed(block)
         report[block.block_id]["public_seed"] = public
         if public is not None:
             game = block.audit.expectation.game
             broken.append(f"{game}.randomness.winner_positions")
-            evidence.append(
-                BlockEvidence(
-                    block_id=block.block_id,
-                    game=game,
-                    stake_cents=block.audit.expectation.stake_cents,
-                    aspect="randomness",
-                    start=block.request["start"],
-                    count=block.request["count"],
-                    requirements=(f"{game}.randomness.winner_positions",),
-                    expected="a layout no public seed gives (conformance/public_seeds.yaml)",
-                    got=public,
-                    request=block.request,
-                    note=f"{block.block_id}: the layout of the reference's block from {public}: "
-                    "every player with the public reference knows where its winners sit",
-                )
+            note = (
+                f"{block.block_id}: the layout of the reference's block from {public}: "
+                "every player with the public reference knows where its winners sit"
             )
+            expected = "a layout no public seed gives (conformance/public_seeds.yaml)"
+            evidence.append(_randomness_evidence(block, expected, public, note))
     ctx.details["randomness"] = report
     ctx.details["family"] = {"alpha": alpha, "tests": len(family.results)}
     if broken:
@@ -611,6 +590,24 @@ def randomness(ctx: CheckContext) -> None:
             evidence,
             requirements=tuple(sorted(set(broken))),
         )
+
+
+def _randomness_evidence(block: AuditedBlock, expected: str, got: Any, note: str) -> BlockEvidence:
+    """The evidence of a block failing ``<game>.randomness.winner_positions``."""
+    game = block.audit.expectation.game
+    return BlockEvidence(
+        block_id=block.block_id,
+        game=game,
+        stake_cents=block.audit.expectation.stake_cents,
+        aspect="randomness",
+        start=block.request["start"],
+        count=block.request["count"],
+        requirements=(f"{game}.randomness.winner_positions",),
+        expected=expected,
+        got=got,
+        request=block.request,
+        note=note,
+    )
 
 
 def _public_seed(block: AuditedBlock) -> str | None:
