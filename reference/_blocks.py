@@ -284,10 +284,14 @@ class Block:
         ticket = self._tickets(index, np.array([prize], dtype=np.int64))[0]
         return Unit(index, prize, ticket.decode("ascii"))
 
+    def _slice_lots(self, first: int, size: int) -> npt.NDArray[np.int64]:
+        """The lot of each unit of a checked slice, vectorised: its slot's, an index into
+        ``_prizes`` (the losing units' last)."""
+        return np.searchsorted(self._ends_array, self._slots(first, size), side="right")
+
     def _slice_prizes(self, first: int, size: int) -> npt.NDArray[np.int64]:
         """The prizes of a checked slice, vectorised: each unit's slot's lot."""
-        slots = self._slots(first, size)
-        return self._prizes_array[np.searchsorted(self._ends_array, slots, side="right")]
+        return self._prizes_array[self._slice_lots(first, size)]
 
     def _units(self, first: int, size: int) -> tuple[list[int], list[bytes]]:
         """The prizes and tickets of a checked slice, computed together, ``BATCH`` units at a
@@ -314,16 +318,24 @@ class Block:
             line % unit for unit in zip(range(first, first + size), prizes, tickets, strict=True)
         ]
 
-    def render(self, start: int, count: int) -> bytes:
+    def render(self, start: int, count: int, *, compiled: bool = True) -> bytes:
         """Unit lines ``start`` to ``start + count - 1``, each ending in a newline: the bytes
-        of ``_lines``, assembled a batch at a time in numpy (``unit_lines``)."""
+        of ``_lines``, a batch at a time, by the game's compiled path where it has one
+        (``ScenarioPools.lines``), else (or with ``compiled=False``) laid out in numpy
+        (``unit_lines``), which the compiled path is held to (``tests/reference/
+        test_fastlines.py``)."""
         first, size = self.check_slice(start, count)
-        prizes = self._slice_prizes(first, size)
+        lots = self._slice_lots(first, size)
         parts = []
         for at in range(0, size, BATCH):
-            batch = prizes[at : at + BATCH]
+            batch = lots[at : at + BATCH]
             words = unit_words(self._scenario_key, first + at, len(batch))
-            parts.append(unit_lines(first + at, batch, self._pools.padded_tickets(words, batch)))
+            lines = self._pools.lines(first + at, batch, words, self._prizes) if compiled else None
+            if lines is None:
+                prizes = self._prizes_array[batch]
+                tickets = self._pools.padded_tickets(words, prizes)
+                lines = unit_lines(first + at, prizes, tickets)
+            parts.append(lines)
         return b"".join(parts)
 
     def header(self, start: int = 0, count: int | None = None) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import itertools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -26,11 +27,18 @@ from ._scenarios import (
     I64,
     U8,
     U64,
+    WORDS,
     Maker,
     ScenarioPools,
     shuffled_columns,
     uniform_below,
 )
+
+_fastlines: Any
+try:  # the compiled unit lines (setup.py: an optional extension); numpy lays them out without
+    from . import _fastlines
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _fastlines = None
 
 #: robots: each winning gauge receives one notch more than it needs with this probability.
 ROBOTS_OVERFILL = 0.25
@@ -171,11 +179,40 @@ class RobotsPools(ScenarioPools):
     ) -> None:
         super().__init__(rules.game, stake_cents, maker, pool_key, sizes)
         self.buttons = rules.buttons
+        self._entries: dict[int, tuple[int, U8, U8, int]] = {}
+        # a lot with no unit in a batch: robots_lines is given an entry it never reads
+        self._absent = (0, np.zeros(self.buttons, np.uint8), np.zeros(self.buttons, np.uint8), 1)
         letters = [s.letter for s in rules.symbols]
         self.orders = np.frombuffer(
             "".join("".join(p) for p in itertools.permutations(letters)).encode("ascii"),
             dtype=np.uint8,
         ).reshape(-1, rules.robots)
+
+    def _lot_entry(self, prize: int) -> tuple[int, U8, U8, int]:
+        """(prize, pool, each button's text length, cell) of one lot: what ``robots_lines``
+        reads, made once per prize."""
+        found = self._entries.get(prize)
+        if found is None:
+            pool = self.pool(prize)
+            lengths = np.count_nonzero(pool[:, :, :-1], axis=2).astype(np.uint8)
+            found = self._entries[prize] = (prize, pool, lengths, pool.shape[2])
+        return found
+
+    def lines(self, first: int, lots: I64, words: U64, lot_prizes: Sequence[int]) -> bytes | None:
+        """The lines of ``_rows`` laid out by ``unit_lines``, in C (``_fastlines.c``): each
+        unit's scenario, robots' order and buttons' order drawn from the same words the same
+        way. None where the extension was not built, or for a lot table it cannot take."""
+        if _fastlines is None or len(lot_prizes) > 64 or self.buttons > 64:
+            return None
+        present = np.bincount(lots, minlength=len(lot_prizes))
+        table = [
+            self._lot_entry(prize) if present[k] else self._absent
+            for k, prize in enumerate(lot_prizes)
+        ]
+        result: bytes = _fastlines.robots_lines(
+            first, lots, words, WORDS, table, self.orders, self.orders.shape[1], self.buttons
+        )
+        return result
 
     def _encode(self, scenarios: Sequence[str]) -> U8:
         """(scenarios, buttons, width + 1): each button's text, zero padding, then a space."""

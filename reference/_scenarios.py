@@ -197,6 +197,12 @@ class ScenarioPools:
                 out[at] = ticket
         return out
 
+    def lines(self, first: int, lots: I64, words: U64, lot_prizes: Sequence[int]) -> bytes | None:
+        """The unit lines of units ``first``.. (each unit's lot, an index into ``lot_prizes``,
+        and its words) at once, or None: then ``Block`` lays them out from ``padded_tickets``.
+        A game with a compiled path gives the same bytes here (``RobotsPools``)."""
+        return None
+
     def padded_tickets(self, words: U64, prizes: I64) -> U8:
         """``tickets`` as one array: unit k's ticket in row k, zero bytes anywhere among it."""
         groups = [

@@ -1,0 +1,19 @@
+"""Types of the compiled ``reference._fastlines`` (``_fastlines.c``)."""
+
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+import numpy.typing as npt
+
+_Buffer: TypeAlias = bytes | memoryview | npt.NDArray[Any]  # C-contiguous
+
+def robots_lines(
+    first: int,
+    lot_of: _Buffer,
+    words: _Buffer,
+    word_count: int,
+    lots: Sequence[tuple[int, _Buffer, _Buffer, int]],
+    orders: _Buffer,
+    robots: int,
+    buttons: int,
+) -> bytes: ...
