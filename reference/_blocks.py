@@ -235,6 +235,11 @@ class Block:
         pool_key = _derive(seed, context, b"pools")
         self._pools = game_engine(game).scenario_pools(stake_cents, pool_key, sizes)
 
+    @property
+    def compiled(self) -> bool:
+        """Whether ``render`` runs compiled code that releases the GIL (``ScenarioPools``)."""
+        return self._pools.compiled
+
     def __repr__(self) -> str:  # never the seed
         return (
             f"Block(game={self.game!r}, stake_cents={self.stake_cents}, "
@@ -327,11 +332,12 @@ class Block:
         first, size = self.check_slice(start, count)
         lots = self._slice_lots(first, size)
         parts = []
+        key = self._scenario_key
         for at in range(0, size, BATCH):
             batch = lots[at : at + BATCH]
-            words = unit_words(self._scenario_key, first + at, len(batch))
-            lines = self._pools.lines(first + at, batch, words, self._prizes) if compiled else None
+            lines = self._pools.lines(first + at, batch, key, self._prizes) if compiled else None
             if lines is None:
+                words = unit_words(key, first + at, len(batch))
                 prizes = self._prizes_array[batch]
                 tickets = self._pools.padded_tickets(words, prizes)
                 lines = unit_lines(first + at, prizes, tickets)

@@ -2,10 +2,10 @@
  *
  * The same bytes as the numpy path of reference._blocks.Block.render for robots
  * (RobotsPools._rows, then unit_lines): tests/reference/test_fastlines.py holds them equal on
- * every lot of every stake. The keyed words (Philox) and each unit's lot (the Feistel
- * permutation) are still computed by numpy; this only does the per-unit work numpy does
- * column by column: pick the scenario, draw the robots' order, shuffle the 18 buttons
- * (Fisher-Yates) and lay the line out. The GIL is released while it runs.
+ * every lot. Each unit's lot (the Feistel permutation) is still computed by numpy; this does
+ * the per-unit work numpy does column by column: the unit's keyed words (Philox4x64-10, as
+ * numpy's), its scenario, the robots' order, the 18 buttons shuffled (Fisher-Yates), and the
+ * line laid out. The GIL is released while it runs.
  *
  * An optional extension: a machine that cannot build it renders through numpy, the same
  * bytes, about four times slower.
@@ -17,6 +17,45 @@
 
 #define MAX_BUTTONS 64
 #define MAX_LOTS 64
+
+/* the low 64 bits of a * b, and the high 64 bits in *high */
+static inline uint64_t mulhilo(uint64_t a, uint64_t b, uint64_t *high) {
+#ifdef __SIZEOF_INT128__
+    __uint128_t product = (__uint128_t)a * b;
+    *high = (uint64_t)(product >> 64);
+    return (uint64_t)product;
+#else
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t middle = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *high = p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+    return (middle << 32) | (p00 & 0xFFFFFFFFu);
+#endif
+}
+
+/* Philox4x64-10 (Random123; numpy's Philox): the 4 words of counter (ctr, 0, 0, 0) under the
+ * 128-bit key (k0, k1): reference._scenarios.unit_words, whose unit i has the counters
+ * blocks * i .. blocks * i + blocks - 1 */
+static inline void philox(uint64_t ctr, uint64_t k0, uint64_t k1, uint64_t out[4]) {
+    uint64_t c0 = ctr, c1 = 0, c2 = 0, c3 = 0;
+    for (int round = 0; round < 10; round++) {
+        if (round) {
+            k0 += 0x9E3779B97F4A7C15ull;
+            k1 += 0xBB67AE8584CAA73Bull;
+        }
+        uint64_t hi0, hi1;
+        uint64_t lo0 = mulhilo(0xD2E7470EE14C6C93ull, c0, &hi0);
+        uint64_t lo1 = mulhilo(0xCA5A826395121157ull, c2, &hi1);
+        c0 = hi1 ^ c1 ^ k0;
+        c1 = lo1;
+        c2 = hi0 ^ c3 ^ k1;
+        c3 = lo0;
+    }
+    out[0] = c0;
+    out[1] = c1;
+    out[2] = c2;
+    out[3] = c3;
+}
 
 /* floor(w * n / 2^64) exactly, in 64-bit halves: reference._scenarios.uniform_below */
 static inline uint64_t uniform_below(uint64_t w, uint64_t n) {
@@ -50,11 +89,12 @@ static const char END[] = "\"}\n";
 
 static PyObject *robots_lines(PyObject *self, PyObject *args) {
     long long first;
-    Py_buffer lot_of = {0}, words = {0}, orders = {0};
+    Py_buffer lot_of = {0}, orders = {0};
+    unsigned long long key_low, key_high;
     PyObject *lots_seq;
-    Py_ssize_t word_count, robots, buttons;
-    if (!PyArg_ParseTuple(args, "Ly*y*nOy*nn", &first, &lot_of, &words, &word_count, &lots_seq,
-                          &orders, &robots, &buttons))
+    Py_ssize_t blocks, robots, buttons;
+    if (!PyArg_ParseTuple(args, "Ly*KKnOy*nn", &first, &lot_of, &key_low, &key_high, &blocks,
+                          &lots_seq, &orders, &robots, &buttons))
         return NULL;
 
     PyObject *result = NULL;
@@ -63,10 +103,11 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
     PyObject *fast = NULL;
 
     Py_ssize_t units = lot_of.len / (Py_ssize_t)sizeof(int64_t);
-    if (first < 0 || buttons < 1 || buttons > MAX_BUTTONS || robots < 1 ||
-        word_count < 2 + buttons - 1 || orders.len % robots ||
-        lot_of.len % (Py_ssize_t)sizeof(int64_t) ||
-        words.len != units * word_count * (Py_ssize_t)sizeof(uint64_t)) {
+    /* words 0 (scenario), 1 (order), 2 .. buttons (the shuffle): this many Philox blocks */
+    Py_ssize_t needed = (buttons + 1 + 3) / 4;
+    if (first < 0 || first > (1LL << 48) || buttons < 1 || buttons > MAX_BUTTONS ||
+        robots < 1 || blocks < needed || blocks > 64 || orders.len % robots ||
+        lot_of.len % (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "robots_lines: inconsistent sizes");
         goto done;
     }
@@ -111,13 +152,15 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
     if (result == NULL) goto done;
     char *out = PyBytes_AS_STRING(result);
     const char *start = out;
-    const uint64_t *w = (const uint64_t *)words.buf;
     const char *order_table = (const char *)orders.buf;
     uint64_t order_count = (uint64_t)(orders.len / robots);
 
     Py_BEGIN_ALLOW_THREADS
     int perm[MAX_BUTTONS];
-    for (Py_ssize_t i = 0; i < units; i++, w += word_count) {
+    uint64_t w[MAX_BUTTONS + 4];
+    for (Py_ssize_t i = 0; i < units; i++) {
+        uint64_t counter = ((uint64_t)first + (uint64_t)i) * (uint64_t)blocks;
+        for (Py_ssize_t b = 0; b < needed; b++) philox(counter + b, key_low, key_high, w + 4 * b);
         const Lot *lot = &lots[lot_index[i]];
         uint64_t choice = uniform_below(w[0], lot->scenarios);
         const char *order = order_table + uniform_below(w[1], order_count) * robots;
@@ -162,17 +205,17 @@ done:
     }
     Py_XDECREF(fast);
     PyBuffer_Release(&lot_of);
-    PyBuffer_Release(&words);
     PyBuffer_Release(&orders);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"robots_lines", robots_lines, METH_VARARGS,
-     "robots_lines(first, lot_of, words, word_count, lots, orders, robots, buttons) -> bytes\n\n"
-     "The unit lines of units first.. of a robots block: lot_of (int64 per unit), words\n"
-     "(uint64, word_count per unit), lots ((prize_cents, pool, lengths, cell) per lot),\n"
-     "orders (the robots' orders, robots bytes each)."},
+     "robots_lines(first, lot_of, key_low, key_high, blocks, lots, orders, robots, buttons)\n"
+     "-> bytes\n\n"
+     "The unit lines of units first.. of a robots block: lot_of (int64 per unit), the\n"
+     "scenario key's halves and Philox blocks per unit (unit_words), lots ((prize_cents,\n"
+     "pool, lengths, cell) per lot), orders (the robots' orders, robots bytes each)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "reference._fastlines",

@@ -10,8 +10,9 @@ _Buffer: TypeAlias = bytes | memoryview | npt.NDArray[Any]  # C-contiguous
 def robots_lines(
     first: int,
     lot_of: _Buffer,
-    words: _Buffer,
-    word_count: int,
+    key_low: int,
+    key_high: int,
+    blocks: int,
     lots: Sequence[tuple[int, _Buffer, _Buffer, int]],
     orders: _Buffer,
     robots: int,

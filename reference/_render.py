@@ -1,11 +1,15 @@
-"""Big block slices rendered on worker processes, streamed in order: what ``GET /v1/blocks`` sends.
+"""Big block slices rendered in parallel, streamed in order: what ``GET /v1/blocks`` sends.
 
-Blocks are never stored, so serving one whole means computing it, and one core computes a
-2,000,000-unit block in about a minute. ``SliceRenderer`` splits a big slice into pieces,
-renders them on a small pool of worker processes (``spawn``: safe in a threaded server) with at
-most two pieces per worker in flight, and yields them in block order: the bytes are exactly
-those of ``Block.document_lines``, memory stays bounded, and a reader that stops early cancels
-what is left. Small slices are rendered in the calling thread.
+Blocks are never stored, so serving one whole means computing it. ``SliceRenderer`` splits a
+big slice into pieces, renders them side by side with at most two pieces per worker in flight,
+and yields them in block order: the bytes are exactly those of ``Block.document_lines``, memory
+stays bounded, and a reader that stops early cancels what is left. Small slices are rendered in
+the calling thread.
+
+Where a game's render is compiled code that releases the GIL (robots, ``_fastlines.c``), the
+pieces render on threads of this process: no worker to start, no Block built again per worker,
+no piece pickled through a pipe. Otherwise (numpy holds the GIL between its steps) they render
+on a small pool of worker processes (``spawn``: safe in a threaded server).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Generator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from ._blocks import Block
@@ -97,6 +101,7 @@ class SliceRenderer:
         self.workers = default_workers() if workers is None else workers
         self.parallel_from = parallel_from
         self._executor: ProcessPoolExecutor | None = None
+        self._threads: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -107,6 +112,12 @@ class SliceRenderer:
                     self.workers, mp_context=context, initializer=_init_worker
                 )
             return self._executor
+
+    def _thread_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(self.workers, thread_name_prefix="render")
+            return self._threads
 
     def _give_up_workers(self, why: BaseException) -> None:
         """Workers cannot run here (e.g. ``__main__`` read from stdin cannot be re-imported by
@@ -138,14 +149,18 @@ class SliceRenderer:
         )
         resume = start  # the first unit not yet handed to the reader
 
-        def submit(pool: ProcessPoolExecutor) -> None:
+        def submit(pool: Executor) -> None:
             at = next(pieces, None)
             if at is not None:
                 size = min(PIECE_UNITS, end - at)
-                in_flight.append((at, pool.submit(_render_piece, *args, at, size)))
+                if block.compiled:
+                    future = pool.submit(block.render, at, size)
+                else:
+                    future = pool.submit(_render_piece, *args, at, size)
+                in_flight.append((at, future))
 
         try:
-            pool = self._pool()
+            pool: Executor = self._thread_pool() if block.compiled else self._pool()
             for _ in range(2 * self.workers):
                 submit(pool)
             while in_flight:
@@ -167,3 +182,6 @@ class SliceRenderer:
             if self._executor is not None:
                 self._executor.shutdown(wait=True, cancel_futures=True)
                 self._executor = None
+            if self._threads is not None:
+                self._threads.shutdown(wait=True, cancel_futures=True)
+                self._threads = None

@@ -24,10 +24,10 @@ import numpy as np
 from ._gains import Chooser, Decomposition, Gain, PrizeError, decomposition_key, sample, shuffle
 from ._robots_rules import PLUS_ONE_MARK, X2_MARK, RobotsRules
 from ._scenarios import (
+    BLOCKS,
     I64,
     U8,
     U64,
-    WORDS,
     Maker,
     ScenarioPools,
     shuffled_columns,
@@ -188,6 +188,8 @@ class RobotsPools(ScenarioPools):
             dtype=np.uint8,
         ).reshape(-1, rules.robots)
 
+    compiled = _fastlines is not None
+
     def _lot_entry(self, prize: int) -> tuple[int, U8, U8, int]:
         """(prize, pool, each button's text length, cell) of one lot: what ``robots_lines``
         reads, made once per prize."""
@@ -198,10 +200,11 @@ class RobotsPools(ScenarioPools):
             found = self._entries[prize] = (prize, pool, lengths, pool.shape[2])
         return found
 
-    def lines(self, first: int, lots: I64, words: U64, lot_prizes: Sequence[int]) -> bytes | None:
+    def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
         """The lines of ``_rows`` laid out by ``unit_lines``, in C (``_fastlines.c``): each
-        unit's scenario, robots' order and buttons' order drawn from the same words the same
-        way. None where the extension was not built, or for a lot table it cannot take."""
+        unit's words (Philox under ``key``), then its scenario, robots' order and buttons'
+        order drawn from them the same way. None where the extension was not built, or for a
+        lot table it cannot take."""
         if _fastlines is None or len(lot_prizes) > 64 or self.buttons > 64:
             return None
         present = np.bincount(lots, minlength=len(lot_prizes))
@@ -210,7 +213,15 @@ class RobotsPools(ScenarioPools):
             for k, prize in enumerate(lot_prizes)
         ]
         result: bytes = _fastlines.robots_lines(
-            first, lots, words, WORDS, table, self.orders, self.orders.shape[1], self.buttons
+            first,
+            lots,
+            key & 0xFFFF_FFFF_FFFF_FFFF,
+            key >> 64,
+            BLOCKS,
+            table,
+            self.orders,
+            self.orders.shape[1],
+            self.buttons,
         )
         return result
 

@@ -197,10 +197,15 @@ class ScenarioPools:
                 out[at] = ticket
         return out
 
-    def lines(self, first: int, lots: I64, words: U64, lot_prizes: Sequence[int]) -> bytes | None:
-        """The unit lines of units ``first``.. (each unit's lot, an index into ``lot_prizes``,
-        and its words) at once, or None: then ``Block`` lays them out from ``padded_tickets``.
-        A game with a compiled path gives the same bytes here (``RobotsPools``)."""
+    #: whether ``lines`` is compiled code that releases the GIL: then slices render on threads
+    #: (``_render.SliceRenderer``), not worker processes
+    compiled = False
+
+    def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
+        """The unit lines of units ``first``.. (each unit's lot, an index into ``lot_prizes``;
+        their words are ``unit_words(key, first, len(lots))``) at once, or None: then ``Block``
+        lays them out from ``padded_tickets``. A game with a compiled path gives the same
+        bytes here (``RobotsPools``)."""
         return None
 
     def padded_tickets(self, words: U64, prizes: I64) -> U8:

@@ -57,8 +57,9 @@ def _call(**change: object) -> bytes:
     args: dict[str, object] = {
         "first": 0,
         "lot_of": lots,
-        "words": _scenarios.unit_words(b._scenario_key, 0, 64),
-        "word_count": _scenarios.WORDS,
+        "key_low": b._scenario_key & (2**64 - 1),
+        "key_high": b._scenario_key >> 64,
+        "blocks": _scenarios.BLOCKS,
         "lots": [pools._lot_entry(p) for p in b._prizes],
         "orders": pools.orders,
         "robots": pools.orders.shape[1],
@@ -77,7 +78,8 @@ def test_the_kernel_matches_render_when_called_directly() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"word_count": 23}, "inconsistent sizes"),
+        ({"blocks": 4}, "inconsistent sizes"),
+        ({"first": 2**50}, "inconsistent sizes"),
         ({"buttons": 0}, "inconsistent sizes"),
         ({"lot_of": np.zeros(64, np.int64) + 99}, "lot is out of range"),
         ({"lot_of": np.zeros(64, np.int64) - 1}, "lot is out of range"),
@@ -92,6 +94,16 @@ def test_the_kernel_refuses_inconsistent_arguments(change: dict[str, object], me
 
 
 def test_a_non_contiguous_array_is_refused() -> None:
-    words = np.zeros((64, 2 * _scenarios.WORDS), np.uint64)[:, :: 2]
+    lots = np.zeros(128, np.int64)[::2]
     with pytest.raises(ValueError, match="C-contiguous"):
-        _call(words=words)
+        _call(lot_of=lots)
+
+
+@pytest.mark.parametrize("key", [0, 1, 2**64 - 1, 2**64, 2**128 - 1, 0x0123456789ABCDEF << 37])
+def test_the_kernels_words_are_numpys_philox(key: int) -> None:
+    """The kernel computes each unit's words itself (Philox4x64-10): a unit's lines under any
+    key, at indices far apart, are those numpy's Philox words lay out."""
+    b = _block(TEST_SEED)
+    b._scenario_key = key
+    for start in (0, 1_999_000):
+        assert b.render(start, 500) == b.render(start, 500, compiled=False), (key, start)
