@@ -27,6 +27,8 @@ from harness._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("contract", "reference", "conformance", "harness")
+#: the compiled extension (setup.py): its C source goes in the sdist, its build in the wheel
+EXTENSION_SUFFIXES = (".c", ".so", ".pyd")
 
 
 def _pyproject() -> dict[str, Any]:
@@ -60,7 +62,9 @@ def _data_files() -> list[str]:
         path.relative_to(ROOT).as_posix()
         for package in PACKAGES
         for path in (ROOT / package).rglob("*")
-        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+        if path.is_file()
+        and path.suffix not in (".py", ".pyc", *EXTENSION_SUFFIXES)
+        and "__pycache__" not in path.parts
     )
 
 
@@ -114,9 +118,14 @@ def test_build_twine_check_and_the_wheel_alone_certifies(tmp_path: Path) -> None
     with zipfile.ZipFile(wheel[0]) as archive:
         names = set(archive.namelist())
     assert set(_data_files()) <= names
+    # the robots lines' C path is built into the wheel (setup.py), its stub beside it
+    assert any(n.startswith("reference/_fastlines.") and n.endswith(".so") for n in names)
+    assert "reference/_fastlines.pyi" in names
     with tarfile.open(sdist[0]) as archive:
         top = {Path(n).parts[1] for n in archive.getnames() if len(Path(n).parts) > 1}
-    assert {"tests", "docs", "examples", "LICENSE", "CHANGELOG.md"} <= top
+    assert {"tests", "docs", "examples", "LICENSE", "CHANGELOG.md", "setup.py"} <= top
+    with tarfile.open(sdist[0]) as archive:
+        assert any(n.endswith("/reference/_fastlines.c") for n in archive.getnames())
 
     env = tmp_path / "venv"
     venv.create(env, with_pip=True)
