@@ -23,7 +23,19 @@ import numpy as np
 
 from ._eldorado_rules import GRID_SEPARATOR, ROW_SEPARATOR, EldoradoRules, row_combination
 from ._gains import Chooser, Decomposition, Gain, PrizeError, decomposition_key, sample, shuffle
-from ._scenarios import I64, U8, U64, Maker, ScenarioPools, uniform_below
+from ._scenarios import (
+    BLOCKS,
+    I64,
+    U8,
+    U64,
+    LotEntry,
+    Maker,
+    ScenarioPools,
+    fastlines,
+    uniform_below,
+)
+
+_NOTHING = np.zeros(0, np.uint8)  # eldorado_lines needs no per-scenario data
 
 #: eldorado: a unit holds at most this many grids (the main grid and 4 Extra stages) ...
 ELDORADO_MAX_GRIDS = 5
@@ -235,6 +247,38 @@ class EldoradoPools(ScenarioPools):
         self.grid_offsets = (np.arange(self.grids) * self.rows * self.row_width)[None, :, None]
         shown_rows = np.arange(self.rows)[None, :]
         self.separator_shifts = (shown_rows - self.row_orders) * self.row_width
+
+    compiled = fastlines is not None
+
+    def _lot_entry(self, prize: int) -> LotEntry:
+        """(prize, pool, nothing, ticket width): what ``eldorado_lines`` reads."""
+        return (prize, self.pool(prize), _NOTHING, self.width)
+
+    def _absent_entry(self) -> LotEntry:
+        return (0, np.zeros(self.width, np.uint8), _NOTHING, self.width)
+
+    def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
+        """The lines of ``_rows`` laid out by ``unit_lines``, in C (``_fastlines.c``): each
+        unit's words (Philox under ``key``), then its scenario, row orders and cell orders
+        drawn from them the same way. None where the extension was not built, or for a lot
+        table it cannot take."""
+        table = self.lot_table(lots, lot_prizes) if fastlines is not None else None
+        if table is None:
+            return None
+        result: bytes = fastlines.eldorado_lines(
+            first,
+            lots,
+            key & 0xFFFF_FFFF_FFFF_FFFF,
+            key >> 64,
+            BLOCKS,
+            table,
+            self.row_orders,
+            self.cell_orders,
+            self.grids,
+            self.rows,
+            self.cells,
+        )
+        return result
 
     def _encode(self, scenarios: Sequence[str]) -> U8:
         """(scenarios, 5 grids of text): the ticket, then zeros (where its next '|' would be,

@@ -1,4 +1,4 @@
-/* reference._fastlines: the unit lines of a robots block slice, in C (issue 12).
+/* reference._fastlines: the unit lines of a block slice, robots and eldorado, in C (issue 12).
  *
  * The same bytes as the numpy path of reference._blocks.Block.render for robots
  * (RobotsPools._rows, then unit_lines): tests/reference/test_fastlines.py holds them equal on
@@ -87,6 +87,16 @@ static const char PRIZE[] = ",\"prize_cents\":";
 static const char TICKET[] = ",\"ticket\":\"";
 static const char END[] = "\"}\n";
 
+/* The line's start, up to the ticket's opening quote: index and prize in decimal. */
+static inline char *put_head(char *out, uint64_t index, uint64_t prize) {
+    memcpy(out, INDEX, sizeof(INDEX) - 1);
+    out = put_decimal(out + sizeof(INDEX) - 1, index);
+    memcpy(out, PRIZE, sizeof(PRIZE) - 1);
+    out = put_decimal(out + sizeof(PRIZE) - 1, prize);
+    memcpy(out, TICKET, sizeof(TICKET) - 1);
+    return out + sizeof(TICKET) - 1;
+}
+
 static PyObject *robots_lines(PyObject *self, PyObject *args) {
     long long first;
     Py_buffer lot_of = {0}, orders = {0};
@@ -173,12 +183,7 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
             perm[j] = perm[k];
             perm[k] = t;
         }
-        memcpy(out, INDEX, sizeof(INDEX) - 1);
-        out = put_decimal(out + sizeof(INDEX) - 1, (uint64_t)first + (uint64_t)i);
-        memcpy(out, PRIZE, sizeof(PRIZE) - 1);
-        out = put_decimal(out + sizeof(PRIZE) - 1, lot->prize);
-        memcpy(out, TICKET, sizeof(TICKET) - 1);
-        out += sizeof(TICKET) - 1;
+        out = put_head(out, (uint64_t)first + (uint64_t)i, lot->prize);
         memcpy(out, order, robots);
         out += robots;
         *out++ = '|';
@@ -209,6 +214,135 @@ done:
     return result;
 }
 
+#define MAX_ROWS 64
+#define MAX_WORDS 256
+
+/* eldorado_lines: reference._eldorado_make.EldoradoPools._rows, then unit_lines. A pool is
+ * (scenarios, width) bytes, each ticket then zeros, every row at a multiple of cells + 1;
+ * shown cell (g, r, c) is scenario cell (g, row_orders[w[1 + g]][r], cell_orders[w[1 + grids
+ * + 3 g + r]][c]) and the separators stay in place; zero bytes are dropped. */
+static PyObject *eldorado_lines(PyObject *self, PyObject *args) {
+    long long first;
+    Py_buffer lot_of = {0}, row_orders = {0}, cell_orders = {0};
+    unsigned long long key_low, key_high;
+    PyObject *lots_seq;
+    Py_ssize_t blocks, grids, rows, cells;
+    if (!PyArg_ParseTuple(args, "Ly*KKnOy*y*nnn", &first, &lot_of, &key_low, &key_high, &blocks,
+                          &lots_seq, &row_orders, &cell_orders, &grids, &rows, &cells))
+        return NULL;
+
+    PyObject *result = NULL;
+    Lot lots[MAX_LOTS];
+    Py_ssize_t lot_count = 0;
+    PyObject *fast = NULL;
+    Py_ssize_t units = lot_of.len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t words_needed = 1 + grids + grids * rows;
+    Py_ssize_t needed = (words_needed + 3) / 4;
+    Py_ssize_t row_width = cells + 1, width = grids * rows * (cells + 1);
+    Py_ssize_t row_order_size = rows * (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t cell_order_size = cells * (Py_ssize_t)sizeof(int64_t);
+    if (first < 0 || first > (1LL << 48) || grids < 1 || rows < 1 || cells < 1 ||
+        grids * rows > MAX_ROWS || cells > MAX_ROWS || words_needed > MAX_WORDS ||
+        blocks < needed || blocks > 64 || lot_of.len % (Py_ssize_t)sizeof(int64_t) ||
+        row_orders.len == 0 || row_orders.len % row_order_size || cell_orders.len == 0 ||
+        cell_orders.len % cell_order_size) {
+        PyErr_SetString(PyExc_ValueError, "eldorado_lines: inconsistent sizes");
+        goto done;
+    }
+    const int64_t *row_table = (const int64_t *)row_orders.buf;
+    const int64_t *cell_table = (const int64_t *)cell_orders.buf;
+    for (Py_ssize_t k = 0; k < row_orders.len / (Py_ssize_t)sizeof(int64_t); k++)
+        if (row_table[k] < 0 || row_table[k] >= rows) {
+            PyErr_SetString(PyExc_ValueError, "eldorado_lines: a row order out of range");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < cell_orders.len / (Py_ssize_t)sizeof(int64_t); k++)
+        if (cell_table[k] < 0 || cell_table[k] >= cells) {
+            PyErr_SetString(PyExc_ValueError, "eldorado_lines: a cell order out of range");
+            goto done;
+        }
+    fast = PySequence_Fast(lots_seq, "eldorado_lines: lots must be a sequence");
+    if (fast == NULL) goto done;
+    if (PySequence_Fast_GET_SIZE(fast) > MAX_LOTS) {
+        PyErr_SetString(PyExc_ValueError, "eldorado_lines: too many lots");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
+        Lot *lot = &lots[k];
+        unsigned long long prize;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, k), "Ky*y*n", &prize, &lot->pool,
+                              &lot->lengths, &lot->cell))
+            goto done;
+        lot_count++;
+        lot->prize = prize;
+        if (lot->cell != width || lot->pool.len == 0 || lot->pool.len % width) {
+            PyErr_SetString(PyExc_ValueError, "eldorado_lines: a pool of inconsistent size");
+            goto done;
+        }
+        lot->scenarios = (uint64_t)(lot->pool.len / width);
+    }
+    const int64_t *lot_index = (const int64_t *)lot_of.buf;
+    for (Py_ssize_t i = 0; i < units; i++) {
+        if (lot_index[i] < 0 || lot_index[i] >= lot_count) {
+            PyErr_SetString(PyExc_ValueError, "eldorado_lines: a unit's lot is out of range");
+            goto done;
+        }
+    }
+    Py_ssize_t bound = sizeof(INDEX) + sizeof(PRIZE) + sizeof(TICKET) + sizeof(END) + 40 + width;
+    if (units > PY_SSIZE_T_MAX / bound) {
+        PyErr_SetString(PyExc_OverflowError, "eldorado_lines: slice too large");
+        goto done;
+    }
+    result = PyBytes_FromStringAndSize(NULL, units * bound);
+    if (result == NULL) goto done;
+    char *out = PyBytes_AS_STRING(result);
+    const char *start = out;
+    uint64_t row_order_count = (uint64_t)(row_orders.len / row_order_size);
+    uint64_t cell_order_count = (uint64_t)(cell_orders.len / cell_order_size);
+
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t w[MAX_WORDS + 4];
+    for (Py_ssize_t i = 0; i < units; i++) {
+        uint64_t counter = ((uint64_t)first + (uint64_t)i) * (uint64_t)blocks;
+        for (Py_ssize_t b = 0; b < needed; b++) philox(counter + b, key_low, key_high, w + 4 * b);
+        const Lot *lot = &lots[lot_index[i]];
+        const char *scenario =
+            (const char *)lot->pool.buf + uniform_below(w[0], lot->scenarios) * width;
+        out = put_head(out, (uint64_t)first + (uint64_t)i, lot->prize);
+        for (Py_ssize_t g = 0; g < grids; g++) {
+            const int64_t *row_order = row_table + uniform_below(w[1 + g], row_order_count) * rows;
+            const char *grid = scenario + g * rows * row_width;
+            for (Py_ssize_t r = 0; r < rows; r++) {
+                const char *source = grid + row_order[r] * row_width;
+                const int64_t *cell_order =
+                    cell_table + uniform_below(w[1 + grids + g * rows + r], cell_order_count) * cells;
+                for (Py_ssize_t c = 0; c < cells; c++) {
+                    char byte = source[cell_order[c]];
+                    if (byte) *out++ = byte;
+                }
+                char separator = grid[r * row_width + cells]; /* the shown place's own */
+                if (separator) *out++ = separator;
+            }
+        }
+        memcpy(out, END, sizeof(END) - 1);
+        out += sizeof(END) - 1;
+    }
+    Py_END_ALLOW_THREADS
+
+    if (_PyBytes_Resize(&result, out - start) < 0) result = NULL;
+
+done:
+    for (Py_ssize_t k = 0; k < lot_count; k++) {
+        PyBuffer_Release(&lots[k].pool);
+        PyBuffer_Release(&lots[k].lengths);
+    }
+    Py_XDECREF(fast);
+    PyBuffer_Release(&lot_of);
+    PyBuffer_Release(&row_orders);
+    PyBuffer_Release(&cell_orders);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"robots_lines", robots_lines, METH_VARARGS,
      "robots_lines(first, lot_of, key_low, key_high, blocks, lots, orders, robots, buttons)\n"
@@ -216,6 +350,11 @@ static PyMethodDef methods[] = {
      "The unit lines of units first.. of a robots block: lot_of (int64 per unit), the\n"
      "scenario key's halves and Philox blocks per unit (unit_words), lots ((prize_cents,\n"
      "pool, lengths, cell) per lot), orders (the robots' orders, robots bytes each)."},
+    {"eldorado_lines", eldorado_lines, METH_VARARGS,
+     "eldorado_lines(first, lot_of, key_low, key_high, blocks, lots, row_orders, cell_orders,\n"
+     "grids, rows, cells) -> bytes\n\n"
+     "The unit lines of units first.. of an eldorado block: lots ((prize_cents, pool, unused,\n"
+     "width) per lot), row_orders and cell_orders (int64 permutation tables)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "reference._fastlines",

@@ -18,3 +18,16 @@ def robots_lines(
     robots: int,
     buttons: int,
 ) -> bytes: ...
+def eldorado_lines(
+    first: int,
+    lot_of: _Buffer,
+    key_low: int,
+    key_high: int,
+    blocks: int,
+    lots: Sequence[tuple[int, _Buffer, _Buffer, int]],
+    row_orders: _Buffer,
+    cell_orders: _Buffer,
+    grids: int,
+    rows: int,
+    cells: int,
+) -> bytes: ...

@@ -17,7 +17,6 @@ import itertools
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -28,17 +27,13 @@ from ._scenarios import (
     I64,
     U8,
     U64,
+    LotEntry,
     Maker,
     ScenarioPools,
+    fastlines,
     shuffled_columns,
     uniform_below,
 )
-
-_fastlines: Any
-try:  # the compiled unit lines (setup.py: an optional extension); numpy lays them out without
-    from . import _fastlines
-except ImportError:  # pragma: no cover - a build without a C compiler
-    _fastlines = None
 
 #: robots: each winning gauge receives one notch more than it needs with this probability.
 ROBOTS_OVERFILL = 0.25
@@ -179,40 +174,32 @@ class RobotsPools(ScenarioPools):
     ) -> None:
         super().__init__(rules.game, stake_cents, maker, pool_key, sizes)
         self.buttons = rules.buttons
-        self._entries: dict[int, tuple[int, U8, U8, int]] = {}
-        # a lot with no unit in a batch: robots_lines is given an entry it never reads
-        self._absent = (0, np.zeros(self.buttons, np.uint8), np.zeros(self.buttons, np.uint8), 1)
         letters = [s.letter for s in rules.symbols]
         self.orders = np.frombuffer(
             "".join("".join(p) for p in itertools.permutations(letters)).encode("ascii"),
             dtype=np.uint8,
         ).reshape(-1, rules.robots)
 
-    compiled = _fastlines is not None
+    compiled = fastlines is not None
 
-    def _lot_entry(self, prize: int) -> tuple[int, U8, U8, int]:
-        """(prize, pool, each button's text length, cell) of one lot: what ``robots_lines``
-        reads, made once per prize."""
-        found = self._entries.get(prize)
-        if found is None:
-            pool = self.pool(prize)
-            lengths = np.count_nonzero(pool[:, :, :-1], axis=2).astype(np.uint8)
-            found = self._entries[prize] = (prize, pool, lengths, pool.shape[2])
-        return found
+    def _lot_entry(self, prize: int) -> LotEntry:
+        """(prize, pool, each button's text length, cell): what ``robots_lines`` reads."""
+        pool = self.pool(prize)
+        lengths = np.count_nonzero(pool[:, :, :-1], axis=2).astype(np.uint8)
+        return (prize, pool, lengths, pool.shape[2])
+
+    def _absent_entry(self) -> LotEntry:
+        return (0, np.zeros(self.buttons, np.uint8), np.zeros(self.buttons, np.uint8), 1)
 
     def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
         """The lines of ``_rows`` laid out by ``unit_lines``, in C (``_fastlines.c``): each
         unit's words (Philox under ``key``), then its scenario, robots' order and buttons'
         order drawn from them the same way. None where the extension was not built, or for a
         lot table it cannot take."""
-        if _fastlines is None or len(lot_prizes) > 64 or self.buttons > 64:
+        table = self.lot_table(lots, lot_prizes) if fastlines is not None else None
+        if table is None or self.buttons > 64:
             return None
-        present = np.bincount(lots, minlength=len(lot_prizes))
-        table = [
-            self._lot_entry(prize) if present[k] else self._absent
-            for k, prize in enumerate(lot_prizes)
-        ]
-        result: bytes = _fastlines.robots_lines(
+        result: bytes = fastlines.robots_lines(
             first,
             lots,
             key & 0xFFFF_FFFF_FFFF_FFFF,

@@ -33,9 +33,16 @@ import hashlib
 import random
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+fastlines: Any
+try:  # the compiled unit lines (setup.py: an optional extension); numpy lays them out without
+    from . import _fastlines as fastlines
+except ImportError:  # pragma: no cover - a build without a C compiler
+    fastlines = None
 
 #: scenarios drawn per prize (fewer for a lot with fewer units): 4 096 of each amount.
 POOL_SCENARIOS = 4096
@@ -115,6 +122,9 @@ def ticket_rows(tickets: Sequence[bytes]) -> U8:
 
 #: a game's slow generator at one stake: a ticket of the prize, drawn from the random source
 Maker = Callable[[int, random.Random], str]
+#: one lot as the compiled path reads it: (prize_cents, pool, per-scenario data, cell width)
+LotEntry = tuple[int, U8, U8, int]
+MAX_COMPILED_LOTS = 64  # _fastlines.c's MAX_LOTS
 
 
 class ScenarioPools:
@@ -139,6 +149,7 @@ class ScenarioPools:
         self._sizes = dict(sizes)
         self._maker = maker
         self._pools: dict[int, U8] = {}
+        self._entries: dict[int, LotEntry] = {}
         self._lock = threading.Lock()
 
     def pool_size(self, prize: int) -> int:
@@ -205,8 +216,33 @@ class ScenarioPools:
         """The unit lines of units ``first``.. (each unit's lot, an index into ``lot_prizes``;
         their words are ``unit_words(key, first, len(lots))``) at once, or None: then ``Block``
         lays them out from ``padded_tickets``. A game with a compiled path gives the same
-        bytes here (``RobotsPools``)."""
+        bytes here (``RobotsPools``, ``EldoradoPools``: ``_fastlines.c``)."""
         return None
+
+    def _lot_entry(self, prize: int) -> LotEntry:
+        """What the compiled path reads of one lot: (prize, pool, per-scenario data, cell)."""
+        raise NotImplementedError
+
+    def _absent_entry(self) -> LotEntry:
+        """An entry of the right shape for a lot with no unit in a batch: never read."""
+        raise NotImplementedError
+
+    def lot_table(self, lots: I64, lot_prizes: Sequence[int]) -> list[LotEntry] | None:
+        """Every lot's entry for the compiled path (made once per prize, on first need; an
+        absent lot's stand-in otherwise), or None when it cannot take this many lots."""
+        if len(lot_prizes) > MAX_COMPILED_LOTS:
+            return None
+        present = np.bincount(lots, minlength=len(lot_prizes))
+        table = []
+        for k, prize in enumerate(lot_prizes):
+            if not present[k]:
+                table.append(self._absent_entry())
+                continue
+            found = self._entries.get(prize)
+            if found is None:
+                found = self._entries[prize] = self._lot_entry(prize)
+            table.append(found)
+        return table
 
     def padded_tickets(self, words: U64, prizes: I64) -> U8:
         """``tickets`` as one array: unit k's ticket in row k, zero bytes anywhere among it."""

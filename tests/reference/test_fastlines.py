@@ -1,4 +1,4 @@
-"""The compiled robots lines (``reference/_fastlines.c``) are the numpy layout's bytes, exactly.
+"""The compiled unit lines (``reference/_fastlines.c``) are the numpy layout's bytes, exactly.
 
 A block's bytes are its contract (``test_blocks.test_the_algorithm_is_frozen``): the C path
 must give every unit of every lot the very line the numpy path gives, whatever the slice.
@@ -7,72 +7,116 @@ must give every unit of every lot the very line the numpy path gives, whatever t
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 import pytest
 
 import reference
-from reference import _robots_make, _scenarios
+from reference import _scenarios
+from reference._eldorado_make import EldoradoPools
+from reference._robots_make import RobotsPools
 from tests.seeds import TEST_SEED
 
 SEEDS = [TEST_SEED, hashlib.sha256(b"instantcert tests: fastlines").digest()]
+STAKES = [("robots", 100), ("eldorado", 50), ("eldorado", 100), ("eldorado", 200)]
 
 
 def test_the_extension_is_built() -> None:
     """The project's install builds it (setup.py); a silent fallback would hide a broken build
     behind a four times slower generator. A machine without a C compiler fails here, only."""
-    assert _robots_make._fastlines is not None
+    assert _scenarios.fastlines is not None
+    assert RobotsPools.compiled and EldoradoPools.compiled
 
 
-def _block(seed: bytes) -> reference.Block:
-    return reference.Block("robots", 100, "robots-100-0001", seed)
+def _block(game: str, stake: int, seed: bytes = TEST_SEED) -> reference.Block:
+    return reference.Block(game, stake, reference.default_block_id(game, stake, 1), seed)
 
 
 @pytest.mark.parametrize("seed", SEEDS, ids=["test-seed", "other-seed"])
-def test_every_lot_renders_the_numpy_bytes(seed: bytes) -> None:
-    """Around a unit of every lot (the top lots are a few units in 2 000 000), slices that
+@pytest.mark.parametrize(("game", "stake"), STAKES)
+def test_every_lot_renders_the_numpy_bytes(game: str, stake: int, seed: bytes) -> None:
+    """Around a unit of every lot (the top lots are a few units in a block), slices that
     cross batch edges and powers of ten, the block's start and end."""
-    b = _block(seed)
+    b = _block(game, stake, seed)
     lots = b._slice_lots(0, b.units)
-    cuts = [(0, 0), (0, 1), (0, 5_000), (9_990, 25), (999_990, 25), (b.units - 4_100, 4_100)]
+    cuts = [(0, 0), (0, 1), (0, 5_000), (9_990, 25), (99_990, 25), (b.units - 4_100, 4_100)]
     for lot in range(len(b._prizes)):
-        at = int(np.flatnonzero(lots == lot)[0])
-        cuts.append((max(0, at - 2_000), min(4_096 + 7, b.units - max(0, at - 2_000))))
+        at = max(0, int(np.flatnonzero(lots == lot)[0]) - 2_000)
+        cuts.append((at, min(4_096 + 7, b.units - at)))
     for start, count in cuts:
         assert b.render(start, count) == b.render(start, count, compiled=False), (start, count)
 
 
-def test_lines_are_the_units_lines() -> None:
+@pytest.mark.parametrize(("game", "stake"), STAKES[:2])
+def test_lines_are_the_units_lines(game: str, stake: int) -> None:
     """What the compiled path gives is each unit's own ``to_json_line``, not only numpy's."""
-    b = _block(SEEDS[1])
-    expected = b"".join(u.to_json_line() + b"\n" for u in b.iter_units(1_234_560, 300))
-    assert b.render(1_234_560, 300) == expected
+    b = _block(game, stake, SEEDS[1])
+    expected = b"".join(u.to_json_line() + b"\n" for u in b.iter_units(234_560, 300))
+    assert b.render(234_560, 300) == expected
 
 
-def _call(**change: object) -> bytes:
-    b = _block(TEST_SEED)
+@pytest.mark.parametrize("key", [0, 1, 2**64 - 1, 2**64, 2**128 - 1, 0x0123456789ABCDEF << 37])
+@pytest.mark.parametrize(("game", "stake"), STAKES[:2])
+def test_the_kernels_words_are_numpys_philox(game: str, stake: int, key: int) -> None:
+    """The kernels compute each unit's words themselves (Philox4x64-10): a unit's lines under
+    any key, at indices far apart, are those numpy's Philox words lay out."""
+    b = _block(game, stake)
+    b._scenario_key = key
+    for start in (0, b.units - 500):
+        assert b.render(start, 500) == b.render(start, 500, compiled=False), (key, start)
+
+
+def _robots_call(**change: object) -> bytes:
+    b = _block("robots", 100)
     pools = b._pools
-    assert isinstance(pools, _robots_make.RobotsPools)
+    assert isinstance(pools, RobotsPools)
     lots = b._slice_lots(0, 64)
-    args: dict[str, object] = {
+    args: dict[str, Any] = {
         "first": 0,
         "lot_of": lots,
         "key_low": b._scenario_key & (2**64 - 1),
         "key_high": b._scenario_key >> 64,
         "blocks": _scenarios.BLOCKS,
-        "lots": [pools._lot_entry(p) for p in b._prizes],
+        "lots": pools.lot_table(lots, b._prizes),
         "orders": pools.orders,
         "robots": pools.orders.shape[1],
         "buttons": pools.buttons,
     }
     args.update(change)
-    assert _robots_make._fastlines is not None
-    result: bytes = _robots_make._fastlines.robots_lines(*args.values())
+    result: bytes = _scenarios.fastlines.robots_lines(*args.values())
     return result
 
 
-def test_the_kernel_matches_render_when_called_directly() -> None:
-    assert _call() == _block(TEST_SEED).render(0, 64, compiled=False)
+def _eldorado_call(**change: object) -> bytes:
+    b = _block("eldorado", 100)
+    pools = b._pools
+    assert isinstance(pools, EldoradoPools)
+    lots = b._slice_lots(0, 64)
+    args: dict[str, Any] = {
+        "first": 0,
+        "lot_of": lots,
+        "key_low": b._scenario_key & (2**64 - 1),
+        "key_high": b._scenario_key >> 64,
+        "blocks": _scenarios.BLOCKS,
+        "lots": pools.lot_table(lots, b._prizes),
+        "row_orders": pools.row_orders,
+        "cell_orders": pools.cell_orders,
+        "grids": pools.grids,
+        "rows": pools.rows,
+        "cells": pools.cells,
+    }
+    args.update(change)
+    result: bytes = _scenarios.fastlines.eldorado_lines(*args.values())
+    return result
+
+
+def test_the_kernels_match_render_when_called_directly() -> None:
+    assert _robots_call() == _block("robots", 100).render(0, 64, compiled=False)
+    assert _eldorado_call() == _block("eldorado", 100).render(0, 64, compiled=False)
+
+
+LOTS_OUT_OF_RANGE = [np.zeros(64, np.int64) + 99, np.zeros(64, np.int64) - 1]
 
 
 @pytest.mark.parametrize(
@@ -81,29 +125,38 @@ def test_the_kernel_matches_render_when_called_directly() -> None:
         ({"blocks": 4}, "inconsistent sizes"),
         ({"first": 2**50}, "inconsistent sizes"),
         ({"buttons": 0}, "inconsistent sizes"),
-        ({"lot_of": np.zeros(64, np.int64) + 99}, "lot is out of range"),
-        ({"lot_of": np.zeros(64, np.int64) - 1}, "lot is out of range"),
+        ({"lot_of": LOTS_OUT_OF_RANGE[0]}, "lot is out of range"),
+        ({"lot_of": LOTS_OUT_OF_RANGE[1]}, "lot is out of range"),
         ({"lots": [(0, np.zeros(17, np.uint8), np.zeros(18, np.uint8), 1)] * 20}, "pool"),
         ({"orders": np.zeros(7, np.uint8)}, "inconsistent sizes"),
+        ({"lot_of": np.zeros(128, np.int64)[::2]}, "C-contiguous"),
     ],
 )
-def test_the_kernel_refuses_inconsistent_arguments(change: dict[str, object], message: str) -> None:
+def test_the_robots_kernel_refuses_inconsistent_arguments(
+    change: dict[str, object], message: str
+) -> None:
     """It reads raw memory: every size it relies on is checked before the first unit."""
     with pytest.raises(ValueError, match=message):
-        _call(**change)
+        _robots_call(**change)
 
 
-def test_a_non_contiguous_array_is_refused() -> None:
-    lots = np.zeros(128, np.int64)[::2]
-    with pytest.raises(ValueError, match="C-contiguous"):
-        _call(lot_of=lots)
-
-
-@pytest.mark.parametrize("key", [0, 1, 2**64 - 1, 2**64, 2**128 - 1, 0x0123456789ABCDEF << 37])
-def test_the_kernels_words_are_numpys_philox(key: int) -> None:
-    """The kernel computes each unit's words itself (Philox4x64-10): a unit's lines under any
-    key, at indices far apart, are those numpy's Philox words lay out."""
-    b = _block(TEST_SEED)
-    b._scenario_key = key
-    for start in (0, 1_999_000):
-        assert b.render(start, 500) == b.render(start, 500, compiled=False), (key, start)
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"blocks": 5}, "inconsistent sizes"),
+        ({"first": -1}, "inconsistent sizes"),
+        ({"grids": 0}, "inconsistent sizes"),
+        ({"cells": 6}, "inconsistent sizes|pool"),
+        ({"lot_of": LOTS_OUT_OF_RANGE[0]}, "lot is out of range"),
+        ({"lot_of": LOTS_OUT_OF_RANGE[1]}, "lot is out of range"),
+        ({"lots": [(0, np.zeros(89, np.uint8), b"", 90)] * 20}, "pool"),
+        ({"row_orders": np.full((6, 3), 3, np.int64)}, "row order out of range"),
+        ({"cell_orders": np.full((120, 5), -1, np.int64)}, "cell order out of range"),
+        ({"cell_orders": np.zeros(7, np.int64)}, "inconsistent sizes"),
+    ],
+)
+def test_the_eldorado_kernel_refuses_inconsistent_arguments(
+    change: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        _eldorado_call(**change)

@@ -14,13 +14,22 @@ from reference._render import PIECE_UNITS, SliceRenderer
 from ._live import SEED
 
 
+def _numpy_only(block: Block) -> Block:
+    """The block as a game without compiled lines renders it: on worker processes."""
+    block._pools.compiled = False  # type: ignore[misc]
+    return block
+
+
 @pytest.mark.parametrize(
-    ("game", "stake", "compiled"), [("robots", 100, True), ("eldorado", 200, False)]
+    ("game", "stake", "compiled"),
+    [("robots", 100, True), ("eldorado", 200, True), ("eldorado", 50, False)],
 )
 def test_parallel_rendering_gives_the_blocks_own_bytes(
     game: str, stake: int, compiled: bool
 ) -> None:
     block = Block(game, stake, f"{game}-{stake}-0007", SEED)
+    if not compiled:
+        _numpy_only(block)
     assert block.compiled is compiled
     start, count = 234_567, 3 * PIECE_UNITS + 17
     renderer = SliceRenderer(workers=2, parallel_from=1)
@@ -61,7 +70,7 @@ def _die(*args: object) -> bytes:
 
 def test_a_broken_pool_falls_back_to_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_render, "_render_piece", _die)
-    block = Block("eldorado", 100, "eldorado-100-0003", SEED)
+    block = _numpy_only(Block("eldorado", 100, "eldorado-100-0003", SEED))
     renderer = SliceRenderer(workers=2, parallel_from=1)
     try:
         count = 2 * PIECE_UNITS + 5
