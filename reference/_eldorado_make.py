@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._compiled import fastlines
 from ._eldorado_rules import GRID_SEPARATOR, ROW_SEPARATOR, EldoradoRules, row_combination
 from ._gains import Chooser, Decomposition, Gain, PrizeError, decomposition_key, sample, shuffle
 from ._scenarios import (
@@ -31,7 +32,6 @@ from ._scenarios import (
     LotEntry,
     Maker,
     ScenarioPools,
-    fastlines,
     uniform_below,
 )
 

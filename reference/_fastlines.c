@@ -343,6 +343,79 @@ done:
     return result;
 }
 
+#define MAX_ROUNDS 64
+
+/* feistel_many: reference._permutation.FeistelPermutation.many, the same network (the round
+ * functions as tables, the halves swapping sizes every round) and the same cycle walking,
+ * into out; every x must be in 0 .. size - 1. */
+static PyObject *feistel_many(PyObject *self, PyObject *args) {
+    Py_buffer x = {0}, out = {0};
+    PyObject *tables_seq;
+    Py_ssize_t high, low, size;
+    if (!PyArg_ParseTuple(args, "y*w*Onnn", &x, &out, &tables_seq, &high, &low, &size))
+        return NULL;
+    PyObject *result = NULL;
+    Py_buffer tables[MAX_ROUNDS];
+    Py_ssize_t rounds = 0;
+    PyObject *fast = PySequence_Fast(tables_seq, "feistel_many: tables must be a sequence");
+    if (fast == NULL) goto done;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+    if (count < 2 || count % 2 || count > MAX_ROUNDS || high < 1 || low < 1 || high > 31 ||
+        low > 31 || size < 1 || size > (1LL << (high + low)) ||
+        x.len % (Py_ssize_t)sizeof(int64_t) || out.len != x.len) {
+        PyErr_SetString(PyExc_ValueError, "feistel_many: inconsistent sizes");
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < count; r++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, r), &tables[r], PyBUF_C_CONTIGUOUS) <
+            0)
+            goto done;
+        rounds++;
+        /* round r reads the low half (even r: low bits) or the high half (odd r: high bits) */
+        Py_ssize_t in_bits = r % 2 ? high : low;
+        if (tables[r].len != ((Py_ssize_t)1 << in_bits) * (Py_ssize_t)sizeof(int64_t)) {
+            PyErr_SetString(PyExc_ValueError, "feistel_many: a round table of the wrong size");
+            goto done;
+        }
+    }
+    const int64_t *in = (const int64_t *)x.buf;
+    int64_t *to = (int64_t *)out.buf;
+    Py_ssize_t n = x.len / (Py_ssize_t)sizeof(int64_t);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (in[i] < 0 || in[i] >= size) {
+            PyErr_SetString(PyExc_ValueError, "feistel_many: an index outside the domain");
+            goto done;
+        }
+    const int64_t *table[MAX_ROUNDS];
+    for (Py_ssize_t r = 0; r < rounds; r++) table[r] = (const int64_t *)tables[r].buf;
+    uint64_t high_mask = ((uint64_t)1 << high) - 1, low_mask = ((uint64_t)1 << low) - 1;
+
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t y = (uint64_t)in[i];
+        do {
+            for (Py_ssize_t r = 0; r < rounds; r += 2) {
+                uint64_t b = y & low_mask; /* (A: high bits, B: low bits) -> (B, A ^ F(B)) */
+                y = (b << high) | ((y >> low) ^ (uint64_t)table[r][b]);
+                b = y & high_mask; /* the halves have swapped sizes */
+                y = (b << low) | ((y >> high) ^ (uint64_t)table[r + 1][b]);
+            }
+        } while (y >= (uint64_t)size); /* cycle walking */
+        to[i] = (int64_t)y;
+    }
+    Py_END_ALLOW_THREADS
+
+    result = Py_None;
+    Py_INCREF(result);
+
+done:
+    for (Py_ssize_t r = 0; r < rounds; r++) PyBuffer_Release(&tables[r]);
+    Py_XDECREF(fast);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"robots_lines", robots_lines, METH_VARARGS,
      "robots_lines(first, lot_of, key_low, key_high, blocks, lots, orders, robots, buttons)\n"
@@ -355,6 +428,11 @@ static PyMethodDef methods[] = {
      "grids, rows, cells) -> bytes\n\n"
      "The unit lines of units first.. of an eldorado block: lots ((prize_cents, pool, unused,\n"
      "width) per lot), row_orders and cell_orders (int64 permutation tables)."},
+    {"feistel_many", feistel_many, METH_VARARGS,
+     "feistel_many(x, out, tables, high, low, size) -> None\n\n"
+     "perm(x) of every int64 in x, into out (int64, writable): the round functions' tables\n"
+     "(int64, 2 ** low entries for even rounds, 2 ** high for odd ones), the index's high and\n"
+     "low bit counts, the domain's size."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "reference._fastlines",

@@ -31,3 +31,11 @@ def eldorado_lines(
     rows: int,
     cells: int,
 ) -> bytes: ...
+def feistel_many(
+    x: _Buffer,
+    out: _Buffer,
+    tables: Sequence[_Buffer],
+    high: int,
+    low: int,
+    size: int,
+) -> None: ...

@@ -28,6 +28,8 @@ import hashlib
 import numpy as np
 import numpy.typing as npt
 
+from ._compiled import fastlines
+
 ROUNDS = 12
 PERSON = b"instcert-feistel"
 
@@ -91,6 +93,12 @@ class FeistelPermutation:
         self._arrays = (
             tuple(np.array(t, dtype=self._dtype) for t in self._tables) if tabulate else ()
         )
+        # the compiled path reads the same tables as int64, with the GIL released
+        self._tables64 = (
+            tuple(np.array(t, dtype=np.int64) for t in self._tables)
+            if tabulate and fastlines is not None and bits <= 62
+            else ()
+        )
 
     def _encrypt(self, x: int) -> int:
         high, low_bits = self._widths[0]
@@ -113,10 +121,18 @@ class FeistelPermutation:
             x = (b << low_bits) | ((x >> high) ^ arrays[r + 1][b])
         return x
 
-    def many(self, x: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """``perm`` of every element of an int64 array already known to be in the domain."""
+    def many(self, x: npt.NDArray[np.int64], *, compiled: bool = True) -> npt.NDArray[np.int64]:
+        """``perm`` of every element of an int64 array already known to be in the domain: in
+        C where it was built (``_fastlines.feistel_many``), else (or with ``compiled=False``)
+        in numpy, the same network and the same results (tests/reference/test_blocks.py)."""
         if not self._arrays:
             raise ValueError("many: this permutation was built with tabulate=False")
+        if compiled and self._tables64:
+            x = np.ascontiguousarray(x, dtype=np.int64)
+            out = np.empty_like(x)
+            high, low = self._widths[0]
+            fastlines.feistel_many(x, out, self._tables64, high, low, self.size)
+            return out
         y = self._encrypt_many(np.asarray(x, dtype=self._dtype))
         outside = np.flatnonzero(y >= self.size)
         while outside.size:  # cycle walking, on the few still outside only

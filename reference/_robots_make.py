@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._compiled import fastlines
 from ._gains import Chooser, Decomposition, Gain, PrizeError, decomposition_key, sample, shuffle
 from ._robots_rules import PLUS_ONE_MARK, X2_MARK, RobotsRules
 from ._scenarios import (
@@ -30,7 +31,6 @@ from ._scenarios import (
     LotEntry,
     Maker,
     ScenarioPools,
-    fastlines,
     shuffled_columns,
     uniform_below,
 )

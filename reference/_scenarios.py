@@ -33,16 +33,9 @@ import hashlib
 import random
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-fastlines: Any
-try:  # the compiled unit lines (setup.py: an optional extension); numpy lays them out without
-    from . import _fastlines as fastlines
-except ImportError:  # pragma: no cover - a build without a C compiler
-    fastlines = None
 
 #: scenarios drawn per prize (fewer for a lot with fewer units): 4 096 of each amount.
 POOL_SCENARIOS = 4096

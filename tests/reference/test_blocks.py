@@ -54,9 +54,12 @@ def test_feistel_many_is_the_same_permutation(size: int) -> None:
     """The vectorised path is the one-index path, cycle walking included."""
     perm = FeistelPermutation(bytes(range(7, 39)), size)
     xs = list(range(size)) if size <= 5000 else random.Random(size).sample(range(size), 5000)
-    assert perm.many(np.array(xs, dtype=np.int64)).tolist() == [perm(x) for x in xs]
-    if size <= 100_003:
-        assert sorted(perm.many(np.arange(size)).tolist()) == list(range(size))
+    one_by_one = [perm(x) for x in xs]
+    for compiled in (True, False):  # the C network (_fastlines.c) and numpy's
+        assert perm.many(np.array(xs, dtype=np.int64), compiled=compiled).tolist() == one_by_one
+        if size <= 100_003:
+            whole = perm.many(np.arange(size), compiled=compiled)
+            assert sorted(whole.tolist()) == list(range(size))
 
 
 @pytest.mark.parametrize("size", [1, 3, 4097, 2_000_000])

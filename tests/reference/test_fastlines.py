@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import reference
-from reference import _scenarios
+from reference import _compiled, _scenarios
 from reference._eldorado_make import EldoradoPools
 from reference._robots_make import RobotsPools
 from tests.seeds import TEST_SEED
@@ -25,7 +25,7 @@ STAKES = [("robots", 100), ("eldorado", 50), ("eldorado", 100), ("eldorado", 200
 def test_the_extension_is_built() -> None:
     """The project's install builds it (setup.py); a silent fallback would hide a broken build
     behind a four times slower generator. A machine without a C compiler fails here, only."""
-    assert _scenarios.fastlines is not None
+    assert _compiled.fastlines is not None
     assert RobotsPools.compiled and EldoradoPools.compiled
 
 
@@ -84,7 +84,7 @@ def _robots_call(**change: object) -> bytes:
         "buttons": pools.buttons,
     }
     args.update(change)
-    result: bytes = _scenarios.fastlines.robots_lines(*args.values())
+    result: bytes = _compiled.fastlines.robots_lines(*args.values())
     return result
 
 
@@ -107,7 +107,7 @@ def _eldorado_call(**change: object) -> bytes:
         "cells": pools.cells,
     }
     args.update(change)
-    result: bytes = _scenarios.fastlines.eldorado_lines(*args.values())
+    result: bytes = _compiled.fastlines.eldorado_lines(*args.values())
     return result
 
 
@@ -160,3 +160,45 @@ def test_the_eldorado_kernel_refuses_inconsistent_arguments(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         _eldorado_call(**change)
+
+
+def _feistel_call(**change: object) -> None:
+    perm = _block("robots", 100)._permutation
+    x = np.arange(100, dtype=np.int64)
+    high, low = perm._widths[0]
+    args: dict[str, Any] = {
+        "x": x,
+        "out": np.empty_like(x),
+        "tables": perm._tables64,
+        "high": high,
+        "low": low,
+        "size": perm.size,
+    }
+    args.update(change)
+    _compiled.fastlines.feistel_many(*args.values())
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"out": np.empty(99, np.int64)}, "inconsistent sizes"),
+        ({"high": 0}, "inconsistent sizes"),
+        ({"size": 2**42}, "inconsistent sizes"),
+        ({"tables": ()}, "inconsistent sizes"),
+        ({"tables": [np.zeros(8, np.int64)] * 12}, "round table of the wrong size"),
+        ({"x": np.array([2_000_000], np.int64), "out": np.empty(1, np.int64)}, "outside"),
+        ({"x": np.array([-1], np.int64), "out": np.empty(1, np.int64)}, "outside"),
+        ({"out": np.empty(100, np.int64).data.toreadonly()}, "read-write"),
+    ],
+)
+def test_the_permutation_kernel_refuses_inconsistent_arguments(
+    change: dict[str, object], message: str
+) -> None:
+    with pytest.raises((ValueError, TypeError, BufferError), match=message):
+        _feistel_call(**change)
+
+
+def test_the_permutation_kernel_is_the_network() -> None:
+    perm = _block("robots", 100)._permutation
+    x = np.arange(0, perm.size, 997, dtype=np.int64)
+    assert perm.many(x).tolist() == [perm(int(i)) for i in x]
