@@ -202,3 +202,48 @@ def test_the_permutation_kernel_is_the_network() -> None:
     perm = _block("robots", 100)._permutation
     x = np.arange(0, perm.size, 997, dtype=np.int64)
     assert perm.many(x).tolist() == [perm(int(i)) for i in x]
+
+
+WITHOUT_EXTENSION = """
+import hashlib, sys
+
+class NoExtension:  # as on a machine where setup.py could not build it
+    def find_spec(self, name, path=None, target=None):
+        if name == "reference._fastlines":
+            raise ImportError("not built")
+        return None
+
+sys.meta_path.insert(0, NoExtension())
+import reference
+from reference import _compiled
+from reference._render import SliceRenderer
+
+assert _compiled.fastlines is None
+seed = bytes.fromhex(sys.argv[1])
+for game, stake in (("robots", 100), ("eldorado", 50)):
+    block = reference.Block(game, stake, reference.default_block_id(game, stake, 1), seed)
+    assert not block.compiled
+    data = block.header_line(123_456, 20_000) + block.render(123_456, 20_000)  # numpy's
+    print(hashlib.sha256(data).hexdigest())
+    renderer = SliceRenderer(workers=2, parallel_from=1)
+    try:  # big slices go to worker processes, not threads
+        assert b"".join(renderer.document_lines(block, 123_456, 20_000)) == data
+        assert renderer._executor is not None and renderer._threads is None
+    finally:
+        renderer.close()
+"""
+
+
+def test_without_the_extension_blocks_are_the_same_bytes() -> None:
+    """A machine that could not build ``_fastlines`` renders through numpy (on worker
+    processes, where the compiled lines render on threads): the same documents."""
+    from tests.conformance.fresh import fresh_python
+
+    done = fresh_python(WITHOUT_EXTENSION, TEST_SEED.hex(), timeout=300)
+    expected = []
+    for game, stake in (("robots", 100), ("eldorado", 50)):
+        block = _block(game, stake)
+        assert block.compiled
+        document = block.header_line(123_456, 20_000) + block.render(123_456, 20_000)  # C's
+        expected.append(hashlib.sha256(document).hexdigest())
+    assert done.stdout.split() == expected
