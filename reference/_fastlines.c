@@ -97,6 +97,59 @@ static inline char *put_head(char *out, uint64_t index, uint64_t prize) {
     return out + sizeof(TICKET) - 1;
 }
 
+/* The lots' (prize_cents, pool, per-scenario data, cell) tuples of a sequence into lots[]:
+ * *count is how many hold buffers (release_lots frees them, also after a failure). */
+static int load_lots(PyObject *seq, Lot *lots, Py_ssize_t *count, const char *name) {
+    PyObject *fast = PySequence_Fast(seq, "lots must be a sequence");
+    if (fast == NULL) return -1;
+    int ok = 0;
+    if (PySequence_Fast_GET_SIZE(fast) > MAX_LOTS) {
+        PyErr_Format(PyExc_ValueError, "%s: too many lots", name);
+        ok = -1;
+    }
+    for (Py_ssize_t k = 0; ok == 0 && k < PySequence_Fast_GET_SIZE(fast); k++) {
+        Lot *lot = &lots[k];
+        unsigned long long prize;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, k), "Ky*y*n", &prize, &lot->pool,
+                              &lot->lengths, &lot->cell)) {
+            ok = -1;
+            break;
+        }
+        (*count)++;
+        lot->prize = prize;
+        if (lot->cell < 1 || lot->pool.len == 0) {
+            PyErr_Format(PyExc_ValueError, "%s: a pool of inconsistent size", name);
+            ok = -1;
+        }
+    }
+    Py_DECREF(fast);
+    return ok;
+}
+
+static void release_lots(Lot *lots, Py_ssize_t count) {
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyBuffer_Release(&lots[k].pool);
+        PyBuffer_Release(&lots[k].lengths);
+    }
+}
+
+/* Every unit's lot is one of the count lots given. */
+static int lots_in_range(const int64_t *lot_index, Py_ssize_t units, Py_ssize_t count,
+                         const char *name) {
+    for (Py_ssize_t i = 0; i < units; i++)
+        if (lot_index[i] < 0 || lot_index[i] >= count) {
+            PyErr_Format(PyExc_ValueError, "%s: a unit's lot is out of range", name);
+            return -1;
+        }
+    return 0;
+}
+
+/* The bytes written into result, or NULL: it was sized for the longest lines. */
+static PyObject *trimmed(PyObject *result, const char *start, const char *end) {
+    if (_PyBytes_Resize(&result, end - start) < 0) return NULL;
+    return result;
+}
+
 static PyObject *robots_lines(PyObject *self, PyObject *args) {
     long long first;
     Py_buffer lot_of = {0}, orders = {0};
@@ -110,7 +163,6 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Lot lots[MAX_LOTS];
     Py_ssize_t lot_count = 0;
-    PyObject *fast = NULL;
 
     Py_ssize_t units = lot_of.len / (Py_ssize_t)sizeof(int64_t);
     /* words 0 (scenario), 1 (order), 2 .. buttons (the shuffle): this many Philox blocks */
@@ -121,23 +173,12 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "robots_lines: inconsistent sizes");
         goto done;
     }
-    fast = PySequence_Fast(lots_seq, "robots_lines: lots must be a sequence");
-    if (fast == NULL) goto done;
-    if (PySequence_Fast_GET_SIZE(fast) > MAX_LOTS) {
-        PyErr_SetString(PyExc_ValueError, "robots_lines: too many lots");
-        goto done;
-    }
+    if (load_lots(lots_seq, lots, &lot_count, "robots_lines") < 0) goto done;
     Py_ssize_t longest = 0;
-    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
+    for (Py_ssize_t k = 0; k < lot_count; k++) {
         Lot *lot = &lots[k];
-        unsigned long long prize;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, k), "Ky*y*n", &prize, &lot->pool,
-                              &lot->lengths, &lot->cell))
-            goto done;
-        lot_count++;
-        lot->prize = prize;
-        if (lot->cell < 1 || lot->pool.len % (buttons * lot->cell) ||
-            lot->lengths.len * lot->cell != lot->pool.len || lot->pool.len == 0) {
+        if (lot->pool.len % (buttons * lot->cell) ||
+            lot->lengths.len * lot->cell != lot->pool.len) {
             PyErr_SetString(PyExc_ValueError, "robots_lines: a pool of inconsistent size");
             goto done;
         }
@@ -145,12 +186,7 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
         if (buttons * lot->cell > longest) longest = buttons * lot->cell;
     }
     const int64_t *lot_index = (const int64_t *)lot_of.buf;
-    for (Py_ssize_t i = 0; i < units; i++) {
-        if (lot_index[i] < 0 || lot_index[i] >= lot_count) {
-            PyErr_SetString(PyExc_ValueError, "robots_lines: a unit's lot is out of range");
-            goto done;
-        }
-    }
+    if (lots_in_range(lot_index, units, lot_count, "robots_lines") < 0) goto done;
     /* every line: its fixed parts, two numbers of at most 20 digits, order, '|', buttons */
     Py_ssize_t bound = sizeof(INDEX) + sizeof(PRIZE) + sizeof(TICKET) + sizeof(END) + 40 +
                        robots + 1 + longest;
@@ -165,6 +201,7 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
     const char *order_table = (const char *)orders.buf;
     uint64_t order_count = (uint64_t)(orders.len / robots);
 
+    int too_long = 0; /* a button's text length past its cell: refused after the loop */
     Py_BEGIN_ALLOW_THREADS
     int perm[MAX_BUTTONS];
     uint64_t w[MAX_BUTTONS + 4];
@@ -191,24 +228,30 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
         const uint8_t *length = (const uint8_t *)lot->lengths.buf + choice * buttons;
         for (Py_ssize_t b = 0; b < buttons; b++) {
             int shown = perm[b];
+            if (length[shown] >= lot->cell) {
+                too_long = 1;
+                break;
+            }
             memcpy(out, scenario + shown * lot->cell, length[shown]);
             out += length[shown];
             *out++ = ' ';
         }
+        if (too_long) break;
         out[-1] = '"'; /* the last button is followed by no space */
         memcpy(out, END + 1, sizeof(END) - 2);
         out += sizeof(END) - 2;
     }
     Py_END_ALLOW_THREADS
 
-    if (_PyBytes_Resize(&result, out - start) < 0) result = NULL;
+    if (too_long) {
+        PyErr_SetString(PyExc_ValueError, "robots_lines: a button's text past its cell");
+        Py_CLEAR(result);
+    } else {
+        result = trimmed(result, start, out);
+    }
 
 done:
-    for (Py_ssize_t k = 0; k < lot_count; k++) {
-        PyBuffer_Release(&lots[k].pool);
-        PyBuffer_Release(&lots[k].lengths);
-    }
-    Py_XDECREF(fast);
+    release_lots(lots, lot_count);
     PyBuffer_Release(&lot_of);
     PyBuffer_Release(&orders);
     return result;
@@ -234,7 +277,6 @@ static PyObject *eldorado_lines(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Lot lots[MAX_LOTS];
     Py_ssize_t lot_count = 0;
-    PyObject *fast = NULL;
     Py_ssize_t units = lot_of.len / (Py_ssize_t)sizeof(int64_t);
     Py_ssize_t words_needed = 1 + grids + grids * rows;
     Py_ssize_t needed = (words_needed + 3) / 4;
@@ -261,33 +303,17 @@ static PyObject *eldorado_lines(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "eldorado_lines: a cell order out of range");
             goto done;
         }
-    fast = PySequence_Fast(lots_seq, "eldorado_lines: lots must be a sequence");
-    if (fast == NULL) goto done;
-    if (PySequence_Fast_GET_SIZE(fast) > MAX_LOTS) {
-        PyErr_SetString(PyExc_ValueError, "eldorado_lines: too many lots");
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast); k++) {
+    if (load_lots(lots_seq, lots, &lot_count, "eldorado_lines") < 0) goto done;
+    for (Py_ssize_t k = 0; k < lot_count; k++) {
         Lot *lot = &lots[k];
-        unsigned long long prize;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, k), "Ky*y*n", &prize, &lot->pool,
-                              &lot->lengths, &lot->cell))
-            goto done;
-        lot_count++;
-        lot->prize = prize;
-        if (lot->cell != width || lot->pool.len == 0 || lot->pool.len % width) {
+        if (lot->cell != width || lot->pool.len % width) {
             PyErr_SetString(PyExc_ValueError, "eldorado_lines: a pool of inconsistent size");
             goto done;
         }
         lot->scenarios = (uint64_t)(lot->pool.len / width);
     }
     const int64_t *lot_index = (const int64_t *)lot_of.buf;
-    for (Py_ssize_t i = 0; i < units; i++) {
-        if (lot_index[i] < 0 || lot_index[i] >= lot_count) {
-            PyErr_SetString(PyExc_ValueError, "eldorado_lines: a unit's lot is out of range");
-            goto done;
-        }
-    }
+    if (lots_in_range(lot_index, units, lot_count, "eldorado_lines") < 0) goto done;
     Py_ssize_t bound = sizeof(INDEX) + sizeof(PRIZE) + sizeof(TICKET) + sizeof(END) + 40 + width;
     if (units > PY_SSIZE_T_MAX / bound) {
         PyErr_SetString(PyExc_OverflowError, "eldorado_lines: slice too large");
@@ -329,14 +355,10 @@ static PyObject *eldorado_lines(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
 
-    if (_PyBytes_Resize(&result, out - start) < 0) result = NULL;
+    result = trimmed(result, start, out);
 
 done:
-    for (Py_ssize_t k = 0; k < lot_count; k++) {
-        PyBuffer_Release(&lots[k].pool);
-        PyBuffer_Release(&lots[k].lengths);
-    }
-    Py_XDECREF(fast);
+    release_lots(lots, lot_count);
     PyBuffer_Release(&lot_of);
     PyBuffer_Release(&row_orders);
     PyBuffer_Release(&cell_orders);

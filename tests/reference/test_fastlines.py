@@ -130,12 +130,24 @@ LOTS_OUT_OF_RANGE = [np.zeros(64, np.int64) + 99, np.zeros(64, np.int64) - 1]
         ({"lots": [(0, np.zeros(17, np.uint8), np.zeros(18, np.uint8), 1)] * 20}, "pool"),
         ({"orders": np.zeros(7, np.uint8)}, "inconsistent sizes"),
         ({"lot_of": np.zeros(128, np.int64)[::2]}, "C-contiguous"),
+        ({"lots": "lengths past the cell"}, "past its cell"),
     ],
 )
 def test_the_robots_kernel_refuses_inconsistent_arguments(
     change: dict[str, object], message: str
 ) -> None:
-    """It reads raw memory: every size it relies on is checked before the first unit."""
+    """It reads raw memory: every size it relies on is checked before the first unit, and a
+    button's text length before its bytes are copied."""
+    if change.get("lots") == "lengths past the cell":
+        b = _block("robots", 100)
+        assert isinstance(b._pools, RobotsPools)
+        every_lot = np.arange(len(b._prizes))
+        change = {
+            "lots": [
+                (prize, pool, np.full_like(lengths, cell), cell)
+                for prize, pool, lengths, cell in b._pools.lot_table(every_lot, b._prizes)
+            ]
+        }
     with pytest.raises(ValueError, match=message):
         _robots_call(**change)
 
