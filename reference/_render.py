@@ -6,10 +6,11 @@ and yields them in block order: the bytes are exactly those of ``Block.document_
 stays bounded, and a reader that stops early cancels what is left. Small slices are rendered in
 the calling thread.
 
-Where a game's render is compiled code that releases the GIL (robots, ``_fastlines.c``), the
-pieces render on threads of this process: no worker to start, no Block built again per worker,
-no piece pickled through a pipe. Otherwise (numpy holds the GIL between its steps) they render
-on a small pool of worker processes (``spawn``: safe in a threaded server).
+Where a game's render is compiled code that releases the GIL (robots and eldorado,
+``_fastlines.c``; ``Block.compiled``), the pieces render on threads of this process: no worker
+to start, no Block built again per worker, no piece pickled through a pipe. Otherwise (a game
+without compiled lines, or a build without the extension: numpy holds the GIL between its
+steps) they render on a small pool of worker processes (``spawn``: safe in a threaded server).
 """
 
 from __future__ import annotations

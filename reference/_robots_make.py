@@ -197,7 +197,8 @@ class RobotsPools(ScenarioPools):
         order drawn from them the same way. None where the extension was not built, or for a
         lot table it cannot take."""
         table = self.lot_table(lots, lot_prizes) if fastlines is not None else None
-        if table is None or self.buttons > 64:
+        # the kernel takes at most 64 buttons, and text lengths that fit its uint8 table
+        if table is None or self.buttons > 64 or any(cell > 255 for *_, cell in table):
             return None
         result: bytes = fastlines.robots_lines(
             first,
