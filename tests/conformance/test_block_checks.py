@@ -119,6 +119,15 @@ def test_public_seeds_are_told_by_layout_or_commitment() -> None:
     damaged = prizes.copy()
     damaged[:: len(prizes) // 2] = -1  # two lines without a prize: still told
     assert public_layout("eldorado", 50, "eldorado-50-0007", 1000, damaged) == found
+    at = np.linspace(0, len(prizes) - 1, PROBE_UNITS).astype(np.int64)
+    for probe in (0, 60, PROBE_UNITS - 1):  # a third unequal probe, early or last: not told
+        worse = prizes.copy()
+        worse[at[[probe, (probe + 1) % PROBE_UNITS, (probe + 2) % PROBE_UNITS]]] = -1
+        assert public_layout("eldorado", 50, "eldorado-50-0007", 1000, worse) is None
+    for probe in (0, 17, PROBE_UNITS - 2):  # two, wherever they fall: still told
+        two = prizes.copy()
+        two[at[[probe, probe + 1]]] = -1
+        assert public_layout("eldorado", 50, "eldorado-50-0007", 1000, two) == found
     assert public_layout("eldorado", 50, "eldorado-50-0007", 0, prizes) is None  # shifted
     short = prizes[: PROBE_UNITS - 1]
     assert public_layout("eldorado", 50, "eldorado-50-0007", 1000, short) is None
