@@ -1,14 +1,16 @@
-/* reference._fastlines: the unit lines of a block slice, robots and eldorado, in C (issue 12).
+/* reference._fastlines: block slices of robots and eldorado in C (issue 12).
  *
- * The same bytes as the numpy path of reference._blocks.Block.render for robots
- * (RobotsPools._rows, then unit_lines): tests/reference/test_fastlines.py holds them equal on
- * every lot. Each unit's lot (the Feistel permutation) is still computed by numpy; this does
- * the per-unit work numpy does column by column: the unit's keyed words (Philox4x64-10, as
- * numpy's), its scenario, the robots' order, the 18 buttons shuffled (Fisher-Yates), and the
- * line laid out. The GIL is released while it runs.
+ * robots_lines and eldorado_lines lay out a batch of unit lines, the very bytes of the numpy
+ * path of reference._blocks.Block.render (RobotsPools._rows or EldoradoPools._rows, then
+ * unit_lines): per unit, its keyed words (Philox4x64-10, as numpy's), its scenario, then the
+ * robots' order and the 18 buttons shuffled (Fisher-Yates), or eldorado's row and cell
+ * orders, and the line. feistel_many is reference._permutation.FeistelPermutation.many (the
+ * lot of each unit). tests/reference/test_fastlines.py holds each to the numpy path on every
+ * lot of every stake, and to refusing every inconsistent argument: these read raw memory.
+ * The GIL is released while they run.
  *
- * An optional extension: a machine that cannot build it renders through numpy, the same
- * bytes, about four times slower.
+ * An optional extension (setup.py): a machine that cannot build it renders through numpy,
+ * the same bytes, about four times slower.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -74,9 +76,12 @@ static inline char *put_decimal(char *out, uint64_t value) {
     return out;
 }
 
+/* One lot of a block. robots: pool (scenarios, buttons, cell) bytes, each button's text, zero
+ * padding and a space; lengths (scenarios, buttons), each button's text length. eldorado:
+ * pool (scenarios, cell) bytes, each ticket then zeros; lengths unused. */
 typedef struct {
-    Py_buffer pool;    /* (scenarios, buttons, cell) uint8: text, zero padding, a space */
-    Py_buffer lengths; /* (scenarios, buttons) uint8: each button's text length */
+    Py_buffer pool;
+    Py_buffer lengths;
     uint64_t prize;
     uint64_t scenarios;
     Py_ssize_t cell;
