@@ -10,7 +10,7 @@
  * The GIL is released while they run.
  *
  * An optional extension (setup.py): a machine that cannot build it renders through numpy,
- * the same bytes, about four times slower.
+ * the same bytes, about five times slower.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

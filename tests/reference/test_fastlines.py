@@ -24,7 +24,7 @@ STAKES = [("robots", 100), ("eldorado", 50), ("eldorado", 100), ("eldorado", 200
 
 def test_the_extension_is_built() -> None:
     """The project's install builds it (setup.py); a silent fallback would hide a broken build
-    behind a four times slower generator. A machine without a C compiler fails here, only."""
+    behind a five times slower generator. A machine without a C compiler fails here, only."""
     assert _compiled.fastlines is not None
     assert RobotsPools.compiled and EldoradoPools.compiled
 
