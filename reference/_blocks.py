@@ -268,13 +268,15 @@ class Block:
         slot = self._permutation(self._check_index(index))
         return self._prizes[bisect.bisect_right(self._ends, slot)]
 
-    def _slots(self, first: int, size: int) -> npt.NDArray[np.int64]:
-        """``perm(i)`` for a checked slice: vectorised, or one by one for a permutation without
-        ``many`` (a stand-in some tests put in its place)."""
+    def _slots(self, first: int, size: int, compiled: bool = True) -> npt.NDArray[np.int64]:
+        """``perm(i)`` for a checked slice: vectorised (in C unless ``compiled`` is False), or
+        one by one for a permutation without ``many`` (a stand-in some tests put in its
+        place)."""
         indices = np.arange(first, first + size, dtype=np.int64)
         many = getattr(self._permutation, "many", None)
         if many is not None:
-            return np.asarray(many(indices), dtype=np.int64)
+            found = many(indices) if compiled else many(indices, compiled=False)
+            return np.asarray(found, dtype=np.int64)
         one = self._permutation.unchecked
         return np.fromiter((one(i) for i in range(first, first + size)), np.int64, size)
 
@@ -289,10 +291,11 @@ class Block:
         ticket = self._tickets(index, np.array([prize], dtype=np.int64))[0]
         return Unit(index, prize, ticket.decode("ascii"))
 
-    def _slice_lots(self, first: int, size: int) -> npt.NDArray[np.int64]:
+    def _slice_lots(self, first: int, size: int, compiled: bool = True) -> npt.NDArray[np.int64]:
         """The lot of each unit of a checked slice, vectorised: its slot's, an index into
         ``_prizes`` (the losing units' last)."""
-        return np.searchsorted(self._ends_array, self._slots(first, size), side="right")
+        slots = self._slots(first, size, compiled)
+        return np.searchsorted(self._ends_array, slots, side="right")
 
     def _slice_prizes(self, first: int, size: int) -> npt.NDArray[np.int64]:
         """The prizes of a checked slice, vectorised: each unit's slot's lot."""
@@ -326,11 +329,11 @@ class Block:
     def render(self, start: int, count: int, *, compiled: bool = True) -> bytes:
         """Unit lines ``start`` to ``start + count - 1``, each ending in a newline: the bytes
         of ``_lines``, a batch at a time, by the game's compiled path where it has one
-        (``ScenarioPools.lines``), else (or with ``compiled=False``) laid out in numpy
-        (``unit_lines``), which the compiled path is held to (``tests/reference/
-        test_fastlines.py``)."""
+        (``ScenarioPools.lines``), else laid out in numpy (``unit_lines``). ``compiled=False``
+        runs no compiled code at all (numpy's permutation too): the path the compiled one is
+        held to (``tests/reference/test_fastlines.py``)."""
         first, size = self.check_slice(start, count)
-        lots = self._slice_lots(first, size)
+        lots = self._slice_lots(first, size, compiled)
         parts = []
         key = self._scenario_key
         for at in range(0, size, BATCH):
