@@ -149,6 +149,18 @@ static int lots_in_range(const int64_t *lot_index, Py_ssize_t units, Py_ssize_t 
     return 0;
 }
 
+/* A bytes object for units lines of at most ticket_bytes of ticket each (its fixed parts and
+ * two numbers of at most 20 digits besides), or NULL with the error set. */
+static PyObject *line_buffer(Py_ssize_t units, Py_ssize_t ticket_bytes, const char *name) {
+    Py_ssize_t bound =
+        sizeof(INDEX) + sizeof(PRIZE) + sizeof(TICKET) + sizeof(END) + 40 + ticket_bytes;
+    if (units > PY_SSIZE_T_MAX / bound) {
+        PyErr_Format(PyExc_OverflowError, "%s: slice too large", name);
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize(NULL, units * bound);
+}
+
 /* The bytes written into result, or NULL: it was sized for the longest lines. */
 static PyObject *trimmed(PyObject *result, const char *start, const char *end) {
     if (_PyBytes_Resize(&result, end - start) < 0) return NULL;
@@ -192,14 +204,7 @@ static PyObject *robots_lines(PyObject *self, PyObject *args) {
     }
     const int64_t *lot_index = (const int64_t *)lot_of.buf;
     if (lots_in_range(lot_index, units, lot_count, "robots_lines") < 0) goto done;
-    /* every line: its fixed parts, two numbers of at most 20 digits, order, '|', buttons */
-    Py_ssize_t bound = sizeof(INDEX) + sizeof(PRIZE) + sizeof(TICKET) + sizeof(END) + 40 +
-                       robots + 1 + longest;
-    if (units > PY_SSIZE_T_MAX / bound) {
-        PyErr_SetString(PyExc_OverflowError, "robots_lines: slice too large");
-        goto done;
-    }
-    result = PyBytes_FromStringAndSize(NULL, units * bound);
+    result = line_buffer(units, robots + 1 + longest, "robots_lines"); /* order, '|', buttons */
     if (result == NULL) goto done;
     char *out = PyBytes_AS_STRING(result);
     const char *start = out;
@@ -319,12 +324,7 @@ static PyObject *eldorado_lines(PyObject *self, PyObject *args) {
     }
     const int64_t *lot_index = (const int64_t *)lot_of.buf;
     if (lots_in_range(lot_index, units, lot_count, "eldorado_lines") < 0) goto done;
-    Py_ssize_t bound = sizeof(INDEX) + sizeof(PRIZE) + sizeof(TICKET) + sizeof(END) + 40 + width;
-    if (units > PY_SSIZE_T_MAX / bound) {
-        PyErr_SetString(PyExc_OverflowError, "eldorado_lines: slice too large");
-        goto done;
-    }
-    result = PyBytes_FromStringAndSize(NULL, units * bound);
+    result = line_buffer(units, width, "eldorado_lines");
     if (result == NULL) goto done;
     char *out = PyBytes_AS_STRING(result);
     const char *start = out;
