@@ -257,19 +257,17 @@ class EldoradoPools(ScenarioPools):
     def _absent_entry(self) -> LotEntry:
         return (0, np.zeros(self.width, np.uint8), _NOTHING, self.width)
 
-    def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
-        """The lines of ``_rows`` laid out by ``unit_lines``, in C (``_fastlines.c``): each
-        unit's words (Philox under ``key``), then its scenario, row orders and cell orders
-        drawn from them the same way. None where the extension was not built, or for a lot
-        table it cannot take."""
-        table = self.lot_table(lots, lot_prizes) if fastlines is not None else None
-        if table is None:
-            return None
+    def _compiled_lines(
+        self, first: int, lots: I64, key_low: int, key_high: int, table: list[LotEntry]
+    ) -> bytes | None:
+        """The lines of ``_rows`` laid out by ``unit_lines``, in C (``eldorado_lines``): each
+        unit's words (Philox under the key), then its scenario, row orders and cell orders
+        drawn from them the same way."""
         result: bytes = fastlines.eldorado_lines(
             first,
             lots,
-            key & 0xFFFF_FFFF_FFFF_FFFF,
-            key >> 64,
+            key_low,
+            key_high,
             BLOCKS,
             table,
             self.row_orders,

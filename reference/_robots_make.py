@@ -191,20 +191,20 @@ class RobotsPools(ScenarioPools):
     def _absent_entry(self) -> LotEntry:
         return (0, np.zeros(self.buttons, np.uint8), np.zeros(self.buttons, np.uint8), 1)
 
-    def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
-        """The lines of ``_rows`` laid out by ``unit_lines``, in C (``_fastlines.c``): each
-        unit's words (Philox under ``key``), then its scenario, robots' order and buttons'
-        order drawn from them the same way. None where the extension was not built, or for a
-        lot table it cannot take."""
-        table = self.lot_table(lots, lot_prizes) if fastlines is not None else None
-        # the kernel takes at most 64 buttons, and text lengths that fit its uint8 table
-        if table is None or self.buttons > 64 or any(cell > 255 for *_, cell in table):
+    def _compiled_lines(
+        self, first: int, lots: I64, key_low: int, key_high: int, table: list[LotEntry]
+    ) -> bytes | None:
+        """The lines of ``_rows`` laid out by ``unit_lines``, in C (``robots_lines``): each
+        unit's words (Philox under the key), then its scenario, robots' order and buttons'
+        order drawn from them the same way. None past what the kernel takes: 64 buttons, and
+        text lengths that fit its uint8 table."""
+        if self.buttons > 64 or any(cell > 255 for *_, cell in table):
             return None
         result: bytes = fastlines.robots_lines(
             first,
             lots,
-            key & 0xFFFF_FFFF_FFFF_FFFF,
-            key >> 64,
+            key_low,
+            key_high,
             BLOCKS,
             table,
             self.orders,

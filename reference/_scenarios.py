@@ -142,7 +142,7 @@ class ScenarioPools:
         self._sizes = dict(sizes)
         self._maker = maker
         self._pools: dict[int, U8] = {}
-        self._entries: dict[int, LotEntry] = {}
+        self._entries: dict[int | None, LotEntry] = {}
         self._lock = threading.Lock()
 
     def pool_size(self, prize: int) -> int:
@@ -208,9 +208,21 @@ class ScenarioPools:
     def lines(self, first: int, lots: I64, key: int, lot_prizes: Sequence[int]) -> bytes | None:
         """The unit lines of units ``first``.. (each unit's lot, an index into ``lot_prizes``;
         their words are ``unit_words(key, first, len(lots))``) at once, or None: then ``Block``
-        lays them out from ``padded_tickets``. A game with a compiled path gives the same
-        bytes here (``RobotsPools``, ``EldoradoPools``: ``_fastlines.c``)."""
-        return None
+        lays them out from ``padded_tickets``. A game with a compiled path (``compiled``)
+        gives the same bytes here through its ``_compiled_lines`` (``RobotsPools``,
+        ``EldoradoPools``: ``_fastlines.c``)."""
+        if not self.compiled:
+            return None
+        table = self.lot_table(lots, lot_prizes)
+        if table is None:
+            return None
+        return self._compiled_lines(first, lots, key & 0xFFFF_FFFF_FFFF_FFFF, key >> 64, table)
+
+    def _compiled_lines(
+        self, first: int, lots: I64, key_low: int, key_high: int, table: list[LotEntry]
+    ) -> bytes | None:
+        """The game's kernel over the lot table (``lines``), or None for what it cannot take."""
+        raise NotImplementedError
 
     def _lot_entry(self, prize: int) -> LotEntry:
         """What the compiled path reads of one lot: (prize, pool, per-scenario data, cell)."""
@@ -221,19 +233,19 @@ class ScenarioPools:
         raise NotImplementedError
 
     def lot_table(self, lots: I64, lot_prizes: Sequence[int]) -> list[LotEntry] | None:
-        """Every lot's entry for the compiled path (made once per prize, on first need; an
-        absent lot's stand-in otherwise), or None when it cannot take this many lots."""
+        """Every lot's entry for the compiled path (made once per prize, on first need; one
+        absent lot's stand-in, made once, otherwise), or None when it cannot take this many
+        lots."""
         if len(lot_prizes) > MAX_COMPILED_LOTS:
             return None
         present = np.bincount(lots, minlength=len(lot_prizes))
         table = []
         for k, prize in enumerate(lot_prizes):
-            if not present[k]:
-                table.append(self._absent_entry())
-                continue
-            found = self._entries.get(prize)
+            key = prize if present[k] else None  # None: the absent lots' stand-in
+            found = self._entries.get(key)
             if found is None:
-                found = self._entries[prize] = self._lot_entry(prize)
+                made = self._lot_entry(prize) if key is not None else self._absent_entry()
+                found = self._entries[key] = made
             table.append(found)
         return table
 
