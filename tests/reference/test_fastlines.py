@@ -67,47 +67,34 @@ def test_the_kernels_words_are_numpys_philox(game: str, stake: int, key: int) ->
         assert b.render(start, 500) == b.render(start, 500, compiled=False), (key, start)
 
 
-def _robots_call(**change: object) -> bytes:
-    b = _block("robots", 100)
-    pools = b._pools
-    assert isinstance(pools, RobotsPools)
+def _kernel_args(game: str) -> tuple[Any, dict[str, Any]]:
+    """A 64-unit slice's pools and the arguments every line kernel takes first, in order."""
+    b = _block(game, 100)
     lots = b._slice_lots(0, 64)
-    args: dict[str, Any] = {
+    return b._pools, {
         "first": 0,
         "lot_of": lots,
         "key_low": b._scenario_key & (2**64 - 1),
         "key_high": b._scenario_key >> 64,
         "blocks": _scenarios.BLOCKS,
-        "lots": pools.lot_table(lots, b._prizes),
-        "orders": pools.orders,
-        "robots": pools.orders.shape[1],
-        "buttons": pools.buttons,
+        "lots": b._pools.lot_table(lots, b._prizes),
     }
-    args.update(change)
-    result: bytes = _compiled.fastlines.robots_lines(*args.values())
+
+
+def _robots_call(**change: object) -> bytes:
+    pools, args = _kernel_args("robots")
+    assert isinstance(pools, RobotsPools)
+    args |= {"orders": pools.orders, "robots": pools.orders.shape[1], "buttons": pools.buttons}
+    result: bytes = _compiled.fastlines.robots_lines(*(args | change).values())
     return result
 
 
 def _eldorado_call(**change: object) -> bytes:
-    b = _block("eldorado", 100)
-    pools = b._pools
+    pools, args = _kernel_args("eldorado")
     assert isinstance(pools, EldoradoPools)
-    lots = b._slice_lots(0, 64)
-    args: dict[str, Any] = {
-        "first": 0,
-        "lot_of": lots,
-        "key_low": b._scenario_key & (2**64 - 1),
-        "key_high": b._scenario_key >> 64,
-        "blocks": _scenarios.BLOCKS,
-        "lots": pools.lot_table(lots, b._prizes),
-        "row_orders": pools.row_orders,
-        "cell_orders": pools.cell_orders,
-        "grids": pools.grids,
-        "rows": pools.rows,
-        "cells": pools.cells,
-    }
-    args.update(change)
-    result: bytes = _compiled.fastlines.eldorado_lines(*args.values())
+    args |= {"row_orders": pools.row_orders, "cell_orders": pools.cell_orders}
+    args |= {"grids": pools.grids, "rows": pools.rows, "cells": pools.cells}
+    result: bytes = _compiled.fastlines.eldorado_lines(*(args | change).values())
     return result
 
 
