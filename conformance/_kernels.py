@@ -11,12 +11,17 @@ Each game's kernel is its kit's (``conformance.games``: ``GameKit.kernel``, robo
 ``games/_robots_kernel.py``, eldorado's in ``games/_eldorado_kernel.py``); a game without a
 kernel goes through ``generic_prizes`` (the reference's evaluator, line by line): correct,
 only slower.
+
+Before any of that, a game's kit may have a *chunk judge* (``GameKit.chunk_judge``: eldorado's
+is compiled, ``_fastaudit.c``): it vouches for a whole chunk of lines written exactly as the
+reference writes them, or for none of it, and then the chunk takes the path above.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -31,6 +36,20 @@ Bytes = npt.NDArray[np.uint8]
 Words = npt.NDArray[np.uint64]
 Kernel = Callable[[bytes, Bytes, Words, int, IntArray, IntArray, BoolArray], IntArray]
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ChunkVerdict:
+    """A chunk judge's verdict on a chunk it vouches for whole: each line's end (the offset of
+    its newline), declared prize (the one its ticket shows) and declared index."""
+
+    ends: IntArray
+    prizes: IntArray
+    indices: IntArray
+
+
+ChunkJudge = Callable[[bytes, int, int, frozenset[int]], ChunkVerdict | None]
+"""(padded chunk, size, stake, the lot table's prizes) -> a verdict on every line, or None."""
 
 if TYPE_CHECKING:
     from .games import GameKit
@@ -89,6 +108,8 @@ KERNELS: Mapping[str, Kernel] = _KitView(lambda k: k.kernel)
 """Each game's kernel, from its kit (``GameKit.kernel``)."""
 PREPARE: Mapping[str, Callable[[int], object]] = _KitView(lambda k: k.prepare)
 """Each game's table builder, from its kit (``GameKit.prepare``)."""
+CHUNK_JUDGES: Mapping[str, ChunkJudge] = _KitView(lambda k: k.chunk_judge)
+"""Each game's whole-chunk judge, from its kit (``GameKit.chunk_judge``)."""
 
 
 def prepare(game: str, stake: int) -> None:
@@ -114,3 +135,12 @@ def ticket_prizes(
     if kernel is None:
         return generic_prizes(buf, game, stake, t0, t1, ok)
     return kernel(buf, a, words, stake, t0, t1, ok)
+
+
+def judged_chunk(
+    game: str, padded: bytes, size: int, stake: int, table: frozenset[int]
+) -> ChunkVerdict | None:
+    """``game``'s chunk judge's verdict on ``padded[:size]``; None where it has none or does
+    not vouch for every line."""
+    judge = CHUNK_JUDGES.get(game)
+    return None if judge is None else judge(padded, size, stake, table)

@@ -27,8 +27,9 @@ from harness._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("contract", "reference", "conformance", "harness")
-#: the compiled extension (setup.py): its C source goes in the sdist, its build in the wheel
+#: the compiled extensions (setup.py): their C source goes in the sdist, their build in the wheel
 EXTENSION_SUFFIXES = (".c", ".so", ".pyd")
+EXTENSIONS = ("reference/_fastlines", "conformance/_fastaudit")
 
 
 def _pyproject() -> dict[str, Any]:
@@ -118,14 +119,17 @@ def test_build_twine_check_and_the_wheel_alone_certifies(tmp_path: Path) -> None
     with zipfile.ZipFile(wheel[0]) as archive:
         names = set(archive.namelist())
     assert set(_data_files()) <= names
-    # the robots lines' C path is built into the wheel (setup.py), its stub beside it
-    assert any(n.startswith("reference/_fastlines.") and n.endswith(".so") for n in names)
-    assert "reference/_fastlines.pyi" in names
+    # the unit lines' and the audit's C paths are built into the wheel (setup.py), each stub
+    # beside its module
+    for module in EXTENSIONS:
+        assert any(n.startswith(f"{module}.") and n.endswith(".so") for n in names), module
+        assert f"{module}.pyi" in names
     with tarfile.open(sdist[0]) as archive:
         top = {Path(n).parts[1] for n in archive.getnames() if len(Path(n).parts) > 1}
     assert {"tests", "docs", "examples", "LICENSE", "CHANGELOG.md", "setup.py"} <= top
     with tarfile.open(sdist[0]) as archive:
-        assert any(n.endswith("/reference/_fastlines.c") for n in archive.getnames())
+        for module in EXTENSIONS:
+            assert any(n.endswith(f"/{module}.c") for n in archive.getnames()), module
 
     env = tmp_path / "venv"
     venv.create(env, with_pip=True)

@@ -14,7 +14,7 @@ import os
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,97 @@ def _in_order(results: Sequence[_ChunkResult], start: int, count: int) -> bool:
     return at == start + count
 
 
+def _judged(
+    pieces: Iterable[tuple[bytes, int]], params: _Params, workers: int
+) -> list[_ChunkResult]:
+    """Every chunk's result, in order: in this process, on threads, or on worker processes."""
+    if workers <= 1:
+        return [audit_chunk(buf, first, params) for buf, first in pieces]
+    if params.game in _kernels.CHUNK_JUDGES:
+        return _judged_on_threads(pieces, params, workers)
+    return _judged_on_processes(pieces, params, workers)
+
+
+def _judged_on_processes(
+    pieces: Iterable[tuple[bytes, int]], params: _Params, workers: int
+) -> list[_ChunkResult]:
+    """Chunks judged on ``workers`` forked processes, reaching them through shared slots."""
+    results: list[_ChunkResult] = []
+    context = multiprocessing.get_context("fork")
+    _keep_heap()  # the chunks this process reads are as large as the workers'
+    # the ring reaches the workers as an initializer argument, inherited by the fork (never
+    # pickled): audits running side by side each have their own
+    ring = _Ring(2 * workers, RING_SLOT_BYTES)
+    try:
+        with ProcessPoolExecutor(workers, context, _init_worker, (params, ring)) as pool:
+            flight: deque[tuple[Future[_ChunkResult], int | None]] = deque()
+
+            def collect() -> None:
+                future, slot = flight.popleft()
+                results.append(future.result())
+                if slot is not None:
+                    ring.free.append(slot)
+
+            for buf, first in pieces:
+                if len(flight) >= 2 * workers:
+                    collect()
+                if ring.fits(len(buf)):
+                    slot = ring.put(buf)
+                    flight.append((pool.submit(_work_in_slot, slot, len(buf), first), slot))
+                else:
+                    flight.append((pool.submit(_work, buf, first), None))
+            while flight:
+                collect()
+    finally:
+        ring.memory.close()
+    return results
+
+
+class _Digest:
+    """The document's sha256, updated on a thread of its own, in the order chunks are read:
+    hashlib lets the GIL go, so the thread that reads the document only hands each chunk on
+    (hashing was a third of that thread's work on a block, 0.04 s of 0.13 s, measured)."""
+
+    AHEAD = 8  # chunks handed on and not yet hashed, at most: they are held in memory
+
+    def __init__(self, first: bytes) -> None:
+        self._sha = hashlib.sha256(first)
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="audit-sha256")
+        self._pending: deque[Future[None]] = deque()
+
+    def update(self, buf: bytes) -> None:
+        while len(self._pending) >= self.AHEAD:
+            self._pending.popleft().result()
+        self._pending.append(self._thread.submit(self._sha.update, buf))
+
+    def hexdigest(self) -> str:
+        """The digest of everything handed on (the thread is done with, once this returns)."""
+        while self._pending:
+            self._pending.popleft().result()
+        self._thread.shutdown()
+        return self._sha.hexdigest()
+
+
+def _judged_on_threads(
+    pieces: Iterable[tuple[bytes, int]], params: _Params, workers: int
+) -> list[_ChunkResult]:
+    """Chunks judged on ``workers`` threads, at most two each in flight: for a game whose
+    chunk judge is compiled and lets the GIL go, so a thread judges while this one inflates
+    and hashes the next chunk, with no process to fork and no chunk to copy to it (eldorado:
+    the audit's wall time fell from 0.20 s on two worker processes to 0.1 s, in a warm
+    process). A chunk the judge does not vouch for takes the vectorised path on its thread."""
+    results: list[_ChunkResult] = []
+    with ThreadPoolExecutor(workers, thread_name_prefix="audit") as pool:
+        flight: deque[Future[_ChunkResult]] = deque()
+        for buf, first in pieces:
+            if len(flight) >= 2 * workers:
+                results.append(flight.popleft().result())
+            flight.append(pool.submit(audit_chunk, buf, first, params))
+        while flight:
+            results.append(flight.popleft().result())
+    return results
+
+
 def audit(
     header: Mapping[str, Any],
     chunks: Iterable[bytes],
@@ -187,11 +278,9 @@ def audit(
         max_faults,
         tuple((int(lo), int(hi)) for lo, hi in keep),
     )
-    digest = hashlib.sha256()
     if header_bytes is None:
         header_bytes = json.dumps(header, separators=(",", ":")).encode() + b"\n"
-    digest.update(header_bytes)
-    results: list[_ChunkResult] = []
+    digest = _Digest(header_bytes)
     read = 0
     ended: str | None = None
     if workers is None:
@@ -211,36 +300,10 @@ def audit(
             ended = str(exc) or type(exc).__name__
 
     _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
-    if workers <= 1:
-        results = [audit_chunk(buf, first, params) for buf, first in pieces()]
-    else:
-        context = multiprocessing.get_context("fork")
-        _keep_heap()  # the chunks this process reads are as large as the workers'
-        # the ring reaches the workers as an initializer argument, inherited by the fork (never
-        # pickled): audits running side by side each have their own
-        ring = _Ring(2 * workers, RING_SLOT_BYTES)
-        try:
-            with ProcessPoolExecutor(workers, context, _init_worker, (params, ring)) as pool:
-                flight: deque[tuple[Future[_ChunkResult], int | None]] = deque()
-
-                def collect() -> None:
-                    future, slot = flight.popleft()
-                    results.append(future.result())
-                    if slot is not None:
-                        ring.free.append(slot)
-
-                for buf, first in pieces():
-                    if len(flight) >= 2 * workers:
-                        collect()
-                    if ring.fits(len(buf)):
-                        slot = ring.put(buf)
-                        flight.append((pool.submit(_work_in_slot, slot, len(buf), first), slot))
-                    else:
-                        flight.append((pool.submit(_work, buf, first), None))
-                while flight:
-                    collect()
-        finally:
-            ring.memory.close()
+    try:
+        results = _judged(pieces(), params, workers)
+    finally:
+        sha256 = digest.hexdigest()
     prizes = np.concatenate([r.prizes for r in results]) if results else np.zeros(0, np.int32)
     counts: dict[str, int] = {}
     for f in faults:
@@ -320,7 +383,7 @@ def audit(
         count=count,
         units=units,
         audited_units=audited,
-        sha256=digest.hexdigest(),
+        sha256=sha256,
         prizes=prizes,
         lots_observed=observed,
         payout_cents=payout,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -363,7 +363,7 @@ def audit_chunk(buf: bytes, first: int, params: _Params) -> _ChunkResult:
     returned (``indices``) and the sequence is judged over the whole document by
     ``sequence_faults``, so a missing or repeated line is one finding, not a cascade.
     """
-    return audit_padded(buf + bytes(PADDING), len(buf), first, params)
+    return _audit(buf, len(buf), first, params, lambda: buf + bytes(PADDING))
 
 
 def _unescaped_slashes(padded: bytes, size: int) -> tuple[bytes, int]:
@@ -387,6 +387,30 @@ def _unescaped_slashes(padded: bytes, size: int) -> tuple[bytes, int]:
 def audit_padded(padded: bytes, size: int, first: int, params: _Params) -> _ChunkResult:
     """``audit_chunk`` of ``padded[:size]``, which ``PADDING`` zero bytes follow in ``padded``
     (a worker copies its chunk and the padding out of shared memory in one go)."""
+    return _audit(padded, size, first, params, lambda: padded)
+
+
+def _audit(
+    buf: bytes, size: int, first: int, params: _Params, padded: Callable[[], bytes]
+) -> _ChunkResult:
+    """The chunk ``buf[:size]`` judged whole by its game's chunk judge when that vouches for
+    every line, else by the vectorised path (over ``padded()``, the chunk with its padding:
+    made only then) and the slow path."""
+    whole = _kernels.judged_chunk(params.game, buf, size, params.stake, params.table)
+    if whole is not None:
+        starts = np.concatenate(([0], whole.ends[:-1] + 1))
+        ok = np.ones(len(whole.ends), bool)
+        return _verdicts(buf, first, params, starts, whole.ends, whole.prizes, whole.indices, ok)
+    buf = padded()
+    starts, ends, prizes, indices, ok = _fast_path(buf, size, params)
+    return _verdicts(buf, first, params, starts, ends, prizes, indices, ok)
+
+
+def _fast_path(
+    padded: bytes, size: int, params: _Params
+) -> tuple[IntArray, IntArray, IntArray, IntArray, npt.NDArray[np.bool_]]:
+    """Each line's bounds in ``padded`` and, for the lines the vectorised path vouches for
+    (``ok``), their prize and index; the other lines are left to the slow path."""
     stored, stored_size = padded, size  # the lines as they stand: judged slowly, quoted
     padded, size = _unescaped_slashes(padded, size)
     buf = padded  # the fast path reads it
@@ -422,9 +446,24 @@ def audit_padded(padded: bytes, size: int, first: int, params: _Params) -> _Chun
         prizes[candidates] = np.where(good, prize, -1)
         indices[candidates] = np.where(good, index, -1)
     if stored is not padded:  # the same lines, each where it was: bounds in the stored bytes
-        buf = stored
         ends = np.flatnonzero(np.frombuffer(stored, np.uint8)[:stored_size] == 10)
         starts = np.concatenate(([0], ends[:-1] + 1)) if n else ends
+    return starts, ends, prizes, indices, ok
+
+
+def _verdicts(
+    buf: bytes,
+    first: int,
+    params: _Params,
+    starts: IntArray,
+    ends: IntArray,
+    prizes: IntArray,
+    indices: IntArray,
+    ok: npt.NDArray[np.bool_],
+) -> _ChunkResult:
+    """The chunk's result once its lines are bounded: the lines not ``ok`` judged by the exact
+    slow path, the lines asked for kept, the lines where the indices may break quoted."""
+    n = len(ends)
     faults: list[Fault] = []
     counts: dict[str, int] = {}
     for i in np.flatnonzero(~ok).tolist():

@@ -26,7 +26,7 @@ from .._registry import ConformanceError
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .._kernels import Kernel
+    from .._kernels import ChunkJudge, Kernel
     from ..checks._differential import Disagreement
 
 Diagnosis = Callable[[Any, "Disagreement"], tuple[str, ...]]
@@ -111,6 +111,11 @@ class GameKit:
     """Vectorised prizes for the block audit's fast path; None: the reference, line by line."""
     prepare: Callable[[int], object] | None = None
     """Builds the kernel's tables for a stake before worker processes fork."""
+    chunk_judge: ChunkJudge | None = None
+    """Judges a whole chunk of unit lines written as the reference writes them, at once
+    (eldorado's is compiled); it vouches for every line or for none, and a chunk it does not
+    vouch for takes the kernel's path. It must accept only lines the kernel's path accepts,
+    with the same prize and index (``tests/conformance/test_fastaudit.py`` holds eldorado's)."""
     requirement_files: tuple[Traversable, ...] = ()
     """YAML files of the game's requirements (the ``requirements/*.yaml`` format)."""
     clause_files: tuple[Traversable, ...] = ()

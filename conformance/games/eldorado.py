@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 
 import reference
 
+from .._compiled import fastaudit
 from .._invalid_catalogue import ELDORADO_INVALID_KINDS, INVALID_EXAMPLES
 from .._lazy import strategies_module, suite_strategies
 from ..checks._classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from . import Escape, GameKit, register_kit, sweep
-from ._eldorado_kernel import eldorado_prizes, eldorado_tables
+from ._eldorado_kernel import eldorado_chunk, eldorado_prizes, eldorado_tables
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -124,6 +125,7 @@ KIT = register_kit(
         board=board,
         board_css=CSS,
         kernel=eldorado_prizes,
+        chunk_judge=eldorado_chunk if fastaudit is not None else None,
         prepare=lambda stake: eldorado_tables().row_values(stake),
         requirement_files=(_DATA / "requirements" / "eldorado.yaml",),
         clause_files=(_DATA / "clauses" / "eldorado.yaml",),

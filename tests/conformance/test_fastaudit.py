@@ -1,0 +1,377 @@
+"""The compiled chunk judge (``conformance/_fastaudit.c``) vouches only for what the numpy path
+vouches for, with the same prize, index and line bounds; and the audit's verdicts do not
+depend on it.
+
+The judge reads raw memory and decides the verdict on whole chunks, so it is held to the
+numpy fast path (itself held to the reference's evaluator in ``test_audit.py``) line by line:
+valid lines of every shape and prize, and lines broken at every byte.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import reference
+from conformance import _audit, _compiled, _kernels
+from conformance._audit import audit
+from conformance._audit import judge as audit_judge
+from conformance.games import kit
+from conformance.games._eldorado_kernel import (
+    EXTRA_BITS,
+    MAX_ELDORADO_GRIDS,
+    eldorado_chunk,
+    eldorado_tables,
+)
+from tests.conformance import blockkit
+from tests.conformance.test_audit import (
+    prizes_to_try,
+    random_eldorado,
+    sample_tickets,
+    true_prize,
+    ungranted_eldorado,
+)
+
+STAKES = [50, 100, 200]
+
+
+def test_the_extension_is_built() -> None:
+    """The project's install builds it (setup.py); a silent fallback would hide a broken build
+    behind an audit several times slower. A machine without a C compiler fails here, only."""
+    assert _compiled.fastaudit is not None
+    assert kit("eldorado").chunk_judge is not None
+    assert "eldorado" in _kernels.CHUNK_JUDGES
+
+
+def _table(stake: int) -> frozenset[int]:
+    """The stake's lots, and the sums of two that ``prizes_to_try`` declares too."""
+    return frozenset(prizes_to_try("eldorado", stake)) | frozenset(
+        reference.load_rules("eldorado").lot_table(stake).counts()
+    )
+
+
+def _params(stake: int, table: frozenset[int]) -> audit_judge._Params:
+    return audit_judge._Params("eldorado", stake, 0, table, 10**6, ())
+
+
+def _numpy_path(chunk: bytes, stake: int, table: frozenset[int]) -> tuple[Any, ...]:
+    padded = chunk + bytes(audit_judge.PADDING)
+    return audit_judge._fast_path(padded, len(chunk), _params(stake, table))
+
+
+def _line(index: int | bytes, prize: int | bytes, ticket: str | bytes) -> bytes:
+    index = str(index).encode() if isinstance(index, int) else index
+    prize = str(prize).encode() if isinstance(prize, int) else prize
+    ticket = ticket.encode() if isinstance(ticket, str) else ticket
+    return b'{"index":%s,"prize_cents":%s,"ticket":"%s"}' % (index, prize, ticket)
+
+
+def _agrees(chunk: bytes, stake: int, table: frozenset[int]) -> bool:
+    """Whether the compiled judge vouched for ``chunk``; fails the test if it vouched for a
+    chunk the numpy path does not vouch for whole, or differs from it on any line."""
+    verdict = eldorado_chunk(chunk, len(chunk), stake, table)
+    if verdict is None:
+        return False
+    _starts, ends, prizes, indices, ok = _numpy_path(chunk, stake, table)
+    assert ok.all(), (chunk, np.flatnonzero(~ok))
+    assert verdict.ends.tolist() == ends.tolist(), chunk
+    assert verdict.prizes.tolist() == prizes.tolist(), chunk
+    assert verdict.indices.tolist() == indices.tolist(), chunk
+    return True
+
+
+@pytest.mark.parametrize("stake", STAKES)
+def test_it_vouches_for_every_valid_canonical_line_as_the_numpy_path_does(stake: int) -> None:
+    rng = random.Random(stake)
+    table = _table(stake)
+    prizes = [(t, true_prize("eldorado", stake, t)) for t in sample_tickets("eldorado", stake, rng)]
+    lines = [_line(i * 7919, p, t) for i, (t, p) in enumerate(prizes) if p >= 0]
+    lines = [line for line in lines if json.loads(line)["prize_cents"] in table]
+    assert len(lines) > 2000
+    assert len({len(json.loads(line)["ticket"]) for line in lines}) >= 3  # several grid counts
+    assert _agrees(b"".join(line + b"\n" for line in lines), stake, table)
+
+
+BYTES = b'0123456789YSVBPXZy/|"\\ ,:{}\r\t\x00\x80\xffe.-+'
+
+
+def _broken(line: bytes, rng: random.Random) -> bytes:
+    """``line`` with one to three bytes replaced, deleted or inserted anywhere, or in its
+    index only (one time in four: a line still valid or not, by a byte or two)."""
+    data = bytearray(line)
+    digits = line.index(b",") - len(b'{"index":')
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(data) + 1)
+        if rng.random() < 0.25:
+            at = len(b'{"index":') + rng.randrange(digits)
+        action = rng.randrange(3)
+        if action == 0 and at < len(data):
+            data[at] = rng.choice(BYTES)
+        elif action == 1 and at < len(data):
+            del data[at]
+        else:
+            data.insert(at, rng.choice(BYTES))
+    return bytes(data).replace(b"\n", b"")
+
+
+def _shapes(index: int, prize: int, ticket: str, table: frozenset[int]) -> list[bytes]:
+    """The same unit written otherwise, or declaring something else: valid JSON the numpy path
+    may accept in another layout, and lines it must not accept as they stand."""
+    other = sorted(table - {prize})[0]
+    escaped = ticket.replace("/", "\\/")
+    return [
+        _line(b"0%d" % index, prize, ticket),  # a leading zero
+        _line(b"1" * 13, prize, ticket),  # past 12 digits
+        _line(b"-%d" % index, prize, ticket),
+        _line(b"%d.0" % index, prize, ticket),
+        _line(b"%de0" % index, prize, ticket),
+        _line(index, b"%d.0" % prize, ticket),
+        _line(index, other, ticket),  # another lot
+        _line(index, prize + 1, ticket),  # a prize of no lot
+        _line(index, prize, escaped),  # "\/": the same string, another layout
+        _line(index, prize, f"\\u{ord(ticket[0]):04x}" + ticket[1:]),
+        _line(index, prize, ticket) + b" ",
+        _line(index, prize, ticket) + b"\r",
+        b" " + _line(index, prize, ticket),
+        json.dumps({"index": index, "prize_cents": prize, "ticket": ticket}).encode(),
+        json.dumps({"ticket": ticket, "index": index, "prize_cents": prize}).encode(),
+        _line(index, prize, ticket)[:-1] + b',"index":%d}' % index,  # a key twice
+        _line(index, prize, ticket + "/"),
+        _line(index, prize, ticket[:-1]),
+        _line(index, prize, ticket + "|" + ticket),  # an Extra grid nothing granted
+        _line(index, prize, ""),
+        b"{}",
+        b"",
+    ]
+
+
+@pytest.mark.parametrize("stake", STAKES)
+def test_it_never_vouches_for_a_line_the_numpy_path_does_not(stake: int) -> None:
+    """Each line, broken at random bytes or written in another shape, between two valid lines:
+    where the compiled judge vouches for the three, the numpy path does too, alike."""
+    rng = random.Random(100 + stake)
+    table = _table(stake)
+    before = _line(1, 0, reference.generate_ticket("eldorado", stake, 0, rng))
+    vouched = refused = 0
+    for n in range(3000):
+        prize = rng.choice(sorted(table & set(prizes_to_try("eldorado", stake)))) if n % 3 else 0
+        ticket = reference.generate_ticket("eldorado", stake, prize, rng)
+        line = _line(2 + n, prize, ticket)
+        candidates = _shapes(2 + n, prize, ticket, table) if n % 50 == 0 else []
+        candidates += [_broken(line, rng) for _ in range(3)]
+        for broken in candidates:
+            after = _line(3 + n, prize, ticket)
+            if _agrees(before + b"\n" + broken + b"\n" + after + b"\n", stake, table):
+                vouched += 1
+            else:
+                refused += 1
+    assert vouched > 500 and refused > 5000  # both kinds were met
+
+
+def test_it_never_vouches_for_an_ill_formed_ticket_whatever_it_declares() -> None:
+    """Extra grids granted too late (E-I4), or random grids: each declaring every prize of the
+    table in turn, the one its rows would add up to among them."""
+    rng = random.Random(11)
+    table = _table(100)
+    tickets = [ungranted_eldorado(rng) for _ in range(200)]
+    tickets += [random_eldorado(rng) for _ in range(200)]
+    vouched = 0
+    for n, ticket in enumerate(tickets):
+        valid = true_prize("eldorado", 100, ticket) >= 0
+        found = sum(_agrees(_line(n, p, ticket) + b"\n", 100, table) for p in sorted(table))
+        assert found <= valid, ticket  # (a valid one whose prize is no lot: 0)
+        vouched += found
+    assert vouched  # some random grids are valid: those are vouched for
+
+
+def test_it_refuses_chunks_that_are_not_whole_lines() -> None:
+    table = _table(100)
+    line = _line(0, 0, reference.generate_ticket("eldorado", 100, 0, random.Random(1)))
+    assert _agrees(line + b"\n", 100, table)
+    for chunk in (line, b"", b"\n", line + b"\n\n", line + b"\n" + line):
+        assert eldorado_chunk(chunk, len(chunk), 100, table) is None, chunk
+    winner = _line(1, 500, reference.generate_ticket("eldorado", 100, 500, random.Random(1)))
+    assert _agrees(winner + b"\n", 100, table)
+    assert eldorado_chunk(winner + b"\n", len(winner) + 1, 100, table - {500}) is None
+    # only the first ``size`` bytes count: the rest of the buffer is not read
+    assert eldorado_chunk(line + b"\nXYZ", len(line) + 1, 100, table) is not None
+    assert eldorado_chunk(line + b"\n", len(line), 100, table) is None
+
+
+def _direct_call(**change: object) -> object:
+    tables = eldorado_tables()
+    line = _line(0, 0, reference.generate_ticket("eldorado", 100, 0, random.Random(1))) + b"\n"
+    args: dict[str, object] = {
+        "chunk": line,
+        "size": len(line),
+        "letter": tables.roles,
+        "row_values": tables.row_values(100),
+        "rows": tables.rows,
+        "cells": tables.cells,
+        "base": tables.base,
+        "extra_bits": EXTRA_BITS,
+        "max_grids": MAX_ELDORADO_GRIDS,
+        "lots": np.array(sorted(_table(100)), np.int64),
+    }
+    args.update(change)
+    assert _compiled.fastaudit is not None
+    return _compiled.fastaudit.eldorado_chunk(*args.values())
+
+
+def test_the_kernel_called_directly_vouches_for_a_line() -> None:
+    found: Any = _direct_call()
+    assert found is not None
+    assert [np.frombuffer(part, np.int64).tolist() for part in found][1:] == [[0], [0]]
+
+
+REFUSALS: list[tuple[dict[str, object], str]] = [
+    ({"size": -1}, "outside the chunk"),
+    ({"size": 10_000}, "outside the chunk"),
+    ({"letter": bytes(255)}, "letter table"),
+    ({"row_values": np.zeros(10, np.int64)}, "row table"),
+    ({"row_values": np.zeros(6**5, np.int32)}, "row table"),
+    ({"row_values": np.frombuffer(bytes(8 * 6**5 + 1), np.uint8)[1:]}, "aligned"),
+    ({"rows": 0}, "inconsistent grid"),
+    ({"cells": 0}, "inconsistent grid"),
+    ({"cells": 17}, "inconsistent grid"),
+    ({"base": 0}, "inconsistent grid"),
+    ({"base": 65}, "inconsistent grid"),
+    ({"extra_bits": 0}, "inconsistent grid"),
+    ({"extra_bits": 3}, "inconsistent grid"),  # 15 cells a grid do not fit 3 bits
+    ({"max_grids": 0}, "inconsistent grid"),
+    ({"base": 64, "cells": 16}, "no row table"),
+    ({"lots": np.array([500, 200], np.int64)}, "ascending"),
+    ({"lots": np.array([200, 200], np.int64)}, "ascending"),
+    ({"lots": np.zeros(3, np.int8)}, "lot table"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), REFUSALS)
+def test_the_kernel_refuses_inconsistent_arguments(change: dict[str, object], message: str) -> None:
+    """It reads raw memory by these sizes: every inconsistency is refused before it reads."""
+    with pytest.raises(ValueError, match=message):
+        _direct_call(**change)
+
+
+# -- the audit's verdicts do not depend on it ----------------------------------------------
+
+
+def _faulty_block(seed: int) -> list[bytes]:
+    """A small eldorado block with faults of every aspect a line can have, and lines in other
+    layouts: the chunks holding them are not vouched for, the others are."""
+    rng = random.Random(seed)
+    lines = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", seed))
+    for at in rng.sample(range(len(lines)), 12):
+        value = json.loads(lines[at])
+        choice = rng.randrange(6)
+        if choice == 0:
+            value["prize_cents"] = 300 if value["prize_cents"] != 300 else 200
+        elif choice == 1:
+            value["index"] += 1
+        elif choice == 2:
+            value["ticket"] = value["ticket"][:-1] + "Z"
+        elif choice == 3:
+            lines[at] = json.dumps(value).encode()  # another layout, valid
+            continue
+        elif choice == 4:
+            lines[at] = lines[at].replace(b"/", b"\\/")  # escaped slashes, valid
+            continue
+        else:
+            lines[at] = _broken(lines[at], rng)
+            continue
+        lines[at] = json.dumps(value, separators=(",", ":")).encode()
+    del lines[rng.randrange(len(lines))]
+    lines.insert(rng.randrange(len(lines)), lines[rng.randrange(len(lines))])
+    return lines
+
+
+def _audited(lines: list[bytes], workers: int) -> _audit.BlockAudit:
+    head = blockkit.header("eldorado", 100, "test-1")
+    expect = blockkit.expectation("eldorado", 100)
+    return audit(head, blockkit.chunked(lines, 97), expect, workers=workers, keep=[(5, 40)])
+
+
+def _summary(result: _audit.BlockAudit) -> tuple[object, ...]:
+    return (
+        result.faults,
+        result.fault_counts,
+        result.prizes.tolist(),
+        result.lots_observed,
+        result.payout_cents,
+        result.sha256,
+        result.kept,
+        result.audited_units,
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_audits_are_the_same_with_and_without_the_compiled_judge(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In this process, on threads (the compiled judge's) and through the numpy path alone."""
+    lines = _faulty_block(seed)
+    calls: list[bool] = []
+    judged: Callable[..., Any] = _kernels.judged_chunk
+
+    def counted(*args: Any) -> Any:
+        found = judged(*args)
+        calls.append(found is not None)
+        return found
+
+    monkeypatch.setattr(_kernels, "judged_chunk", counted)
+    with_judge = [_summary(_audited(lines, workers)) for workers in (1, 2)]
+    assert any(calls) and not all(calls)  # some chunks vouched for, some not
+    monkeypatch.setattr(_kernels, "judged_chunk", lambda *args: None)
+    without = _summary(_audited(lines, 1))
+    assert with_judge == [without, without]
+    assert without[1]  # the block has faults: the comparison says something
+
+
+WITHOUT_EXTENSION = """
+import sys
+
+class NoExtension:  # as on a machine where setup.py could not build it
+    def find_spec(self, name, path=None, target=None):
+        if name == "conformance._fastaudit":
+            raise ImportError("not built")
+        return None
+
+sys.meta_path.insert(0, NoExtension())
+from conformance import _compiled, _kernels
+from conformance._audit import audit
+from conformance.games import kit
+from tests.conformance import blockkit
+
+assert _compiled.fastaudit is None
+assert kit("eldorado").chunk_judge is None and "eldorado" not in _kernels.CHUNK_JUDGES
+lines = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", 4))
+at = next(i for i, line in enumerate(lines) if b'"prize_cents":0,' in line)
+lines[at] = lines[at].replace(b'"prize_cents":0,', b'"prize_cents":200,')  # a losing ticket
+head = blockkit.header("eldorado", 100, "test-1")
+result = audit(head, blockkit.chunked(lines), blockkit.expectation("eldorado", 100), workers=2)
+print(result.sha256, sorted(result.fault_counts.items()))
+"""
+
+
+def test_without_the_extension_the_audit_is_the_same() -> None:
+    """A machine that could not build ``_fastaudit`` audits eldorado through numpy (on worker
+    processes): the same verdicts."""
+    from tests.conformance.fresh import fresh_python
+
+    lines = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", 4))
+    at = next(i for i, line in enumerate(lines) if b'"prize_cents":0,' in line)
+    lines[at] = lines[at].replace(b'"prize_cents":0,', b'"prize_cents":200,')  # a losing ticket
+    result = audit(
+        blockkit.header("eldorado", 100, "test-1"),
+        blockkit.chunked(lines),
+        blockkit.expectation("eldorado", 100),
+        workers=2,
+    )
+    assert result.fault_counts
+    done = fresh_python(WITHOUT_EXTENSION, timeout=300)
+    assert done.stdout.strip() == f"{result.sha256} {sorted(result.fault_counts.items())}"
