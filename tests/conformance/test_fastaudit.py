@@ -19,7 +19,7 @@ import pytest
 
 import reference
 from conformance import _audit, _compiled, _kernels
-from conformance._audit import audit
+from conformance._audit import audit, driver
 from conformance._audit import judge as audit_judge
 from conformance.games import kit
 from conformance.games._eldorado_kernel import (
@@ -343,7 +343,7 @@ class NoExtension:  # as on a machine where setup.py could not build it
 
 sys.meta_path.insert(0, NoExtension())
 from conformance import _compiled, _kernels
-from conformance._audit import audit
+from conformance._audit import audit, driver
 from conformance.games import kit
 from tests.conformance import blockkit
 
@@ -375,3 +375,55 @@ def test_without_the_extension_the_audit_is_the_same() -> None:
     assert result.fault_counts
     done = fresh_python(WITHOUT_EXTENSION, timeout=300)
     assert done.stdout.strip() == f"{result.sha256} {sorted(result.fault_counts.items())}"
+
+
+def _fields(result: audit_judge._ChunkResult) -> tuple[object, ...]:
+    return (
+        result.prizes.tolist(),
+        result.faults,
+        result.fault_counts,
+        result.kept,
+        result.indices.tolist(),
+        result.edges,
+        result.consecutive_from,
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_threads_and_worker_processes_give_the_same_chunk_results(seed: int) -> None:
+    lines = _faulty_block(seed)
+    pieces, first = [], 0
+    for chunk in blockkit.chunked(lines, 97):
+        pieces.append((chunk, first))
+        first += chunk.count(b"\n")
+    params = _params(100, frozenset(blockkit.small_lots("eldorado")))
+    params = audit_judge._Params("eldorado", 100, 0, params.table, 20, ((5, 40),))
+    on_threads = driver._judged_on_threads(pieces, params, 2)
+    on_processes = driver._judged_on_processes(pieces, params, 2)
+    assert [_fields(r) for r in on_threads] == [_fields(r) for r in on_processes]
+    assert any(r.faults for r in on_threads)
+
+
+def test_the_first_chunk_decides_threads_or_worker_processes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines the judge vouches for go to threads; a document in another layout, which the
+    numpy path judges, to worker processes. The audit is the same either way."""
+    taken: list[str] = []
+
+    def recorded(name: str) -> Callable[..., Any]:
+        real = getattr(driver, name)
+
+        def record(*args: Any) -> Any:
+            taken.append(name)
+            return real(*args)
+
+        return record
+
+    for name in ("_judged_on_threads", "_judged_on_processes"):
+        monkeypatch.setattr(driver, name, recorded(name))
+    canonical = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", 8))
+    spaced = [json.dumps(json.loads(line)).encode() for line in canonical]
+    results = [_summary(_audited(lines, 2))[:5] for lines in (canonical, spaced, spaced[:0])]
+    assert taken == ["_judged_on_threads", "_judged_on_processes"]  # none for no lines
+    assert results[0] == results[1]
