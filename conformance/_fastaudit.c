@@ -109,8 +109,10 @@ static int judge_lines(const Tables *t, const unsigned char *buf, Py_ssize_t siz
     for (Py_ssize_t i = 0; i < n; i++) {
         const unsigned char *e = memchr(p, '\n', stop - p);
         if (e == NULL) return 0;
-        /* the shortest canonical line: the keys, two 1-digit integers and a ticket of 17 */
-        if (e - p < (Py_ssize_t)(sizeof OPEN + sizeof PRIZE_KEY + sizeof TICKET_KEY + sizeof CLOSE))
+        /* shorter than the keys, the braces and two 1-digit integers: no canonical line (each
+         * part is checked within [p, e) below; this only spares the reads) */
+        if (e - p < (Py_ssize_t)(sizeof OPEN + sizeof PRIZE_KEY + sizeof TICKET_KEY + sizeof CLOSE -
+                                 4 + 2))
             return 0;
         if (memcmp(p, OPEN, sizeof OPEN - 1) || memcmp(e - 2, CLOSE, 2)) return 0;
         const unsigned char *number = p + sizeof OPEN - 1;
@@ -179,15 +181,15 @@ static PyObject *eldorado_chunk(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "the lot table has %zd bytes, not int64", lots.len);
         goto done;
     }
+    if ((uintptr_t)row_values.buf % 8 || (uintptr_t)lots.buf % 8) {
+        PyErr_SetString(PyExc_ValueError, "the row and lot tables must be 8-byte aligned");
+        goto done;
+    }
     for (Py_ssize_t k = 1; k < t.lot_count; k++) {
         if (t.lots[k - 1] >= t.lots[k]) {
             PyErr_SetString(PyExc_ValueError, "the lot table's prizes are not strictly ascending");
             goto done;
         }
-    }
-    if ((uintptr_t)row_values.buf % 8 || (uintptr_t)lots.buf % 8) {
-        PyErr_SetString(PyExc_ValueError, "the row and lot tables must be 8-byte aligned");
-        goto done;
     }
     const unsigned char *buf = chunk.buf;
     Py_ssize_t n = 0;
