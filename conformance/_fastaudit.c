@@ -1,23 +1,27 @@
-/* conformance._fastaudit: the block audit's compiled fast path for eldorado chunks (issue 12).
+/* conformance._fastaudit: the block audit's compiled fast path for both games (issue 12).
  *
- * eldorado_chunk judges a whole chunk of unit lines at once. It vouches for a chunk only when
- * every line is written exactly as the reference writes it,
+ * eldorado_chunk and robots_chunk judge a whole chunk of unit lines at once. They vouch for a
+ * chunk only when every line is written exactly as the reference writes it,
  *
  *     {"index":I,"prize_cents":P,"ticket":"T"}
  *
  * with I and P canonical JSON integers of 1 to 12 digits, P a prize of the lot table, T a
- * well-formed eldorado ticket (every byte what its offset makes it: a symbol letter, '/' or
- * '|'; exactly 1 + its EXTRA grids, each Extra grid granted by the EXTRA before it, E-I4)
- * whose prize is P. Then it returns each line's end, prize and index. Anything else, a single
- * byte anywhere, and it returns None: the chunk then goes through the numpy fast path and the
- * exact slow path (conformance._audit.judge), which alone write faults. So this code never
- * explains a fault; it only has to be right on the chunks it accepts, and it accepts a subset
- * of what the numpy path accepts (one layout of the several that path knows, no escapes).
- * tests/conformance/test_fastaudit.py holds it to the numpy path on valid and broken lines.
+ * well-formed ticket of the game whose prize is P. Then they return each line's end, prize and
+ * index. Anything else, a single byte anywhere, and they return None: the chunk then goes
+ * through the numpy fast path and the exact slow path (conformance._audit.judge), which alone
+ * write faults. So this code never explains a fault; it only has to be right on the chunks it
+ * accepts, and it accepts a subset of what the numpy path accepts (one layout of the several
+ * that path knows, no escapes). tests/conformance/test_fastaudit.py holds both to the numpy
+ * path on valid and broken lines.
  *
- * The prize of a row is read from the table the reference evaluator fills
- * (EldoradoTables.row_values: prize << extra_bits | EXTRA count), as the numpy kernel does:
- * one source of truth, the rules YAML. The GIL is released while a chunk is judged.
+ * Each game's ticket is read as its numpy kernel (conformance/games/_*_kernel.py) reads it, from
+ * the tables that kernel holds, built from the reference's rules: eldorado, every byte what its
+ * offset makes it (a symbol letter, '/' or '|'), exactly 1 + its EXTRA grids, each Extra grid
+ * granted by the EXTRA before it (E-I4), and each row's prize and EXTRA count from the table
+ * the reference evaluator fills (EldoradoTables.row_values: prize << extra_bits | EXTRA);
+ * robots, its robots once each, then '|', then byte pairs the notation allows only (the
+ * kernel's pair table), as many spaces as buttons less one, and each symbol's notches (2 for
+ * an X2) against its gauge (articles 4.5-4.10). The GIL is released while a chunk is judged.
  *
  * An optional extension (setup.py): without it every chunk takes the numpy path, the same
  * verdicts, slower.
@@ -32,14 +36,32 @@
 #define MAX_CELLS 16
 #define MAX_ROWS 16
 
+#define MAX_SYMBOLS 16
+
 typedef struct {
     const unsigned char *letter; /* 256 entries: a symbol's digit, or >= base */
     const int64_t *row_values;   /* base ** cells entries */
     Py_ssize_t row_count;
+    int rows, cells, base, extra_bits, max_grids;
+} Eldorado;
+
+typedef struct {
+    const unsigned char *symbol; /* 256 entries: a symbol's number, or >= symbols */
+    int64_t notches[MAX_SYMBOLS], amounts[MAX_SYMBOLS];
+    int symbols, robots, spaces, max_ticket;
+    unsigned char kind[256];   /* each byte's kind (robots_kind), looked up once a byte */
+    unsigned char pair[7 * 7]; /* robots_pair(x, y) at 7 x + y */
+} Robots;
+
+/* the prize of the ticket [p, p + length) by a game's tables, or -1 if it is not well formed */
+typedef int64_t (*TicketPrize)(const void *tables, const unsigned char *p, Py_ssize_t length);
+
+typedef struct {
     const int64_t *lots; /* the prizes of the lot table, ascending */
     Py_ssize_t lot_count;
-    int rows, cells, base, extra_bits, max_grids;
-} Tables;
+    TicketPrize prize_of;
+    const void *tables;
+} Judge;
 
 /* The canonical JSON integer in [p, end): 1 to MAX_DIGITS digits, no leading zero. */
 static inline int read_integer(const unsigned char *p, const unsigned char *end, int64_t *value) {
@@ -54,7 +76,7 @@ static inline int read_integer(const unsigned char *p, const unsigned char *end,
     return 1;
 }
 
-static inline int is_lot(const Tables *t, int64_t prize) {
+static inline int is_lot(const Judge *t, int64_t prize) {
     Py_ssize_t lo = 0, hi = t->lot_count;
     while (lo < hi) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
@@ -67,7 +89,8 @@ static inline int is_lot(const Tables *t, int64_t prize) {
 }
 
 /* The prize of the eldorado ticket [p, p + length), or -1 when it is not well formed. */
-static int64_t ticket_prize(const Tables *t, const unsigned char *p, Py_ssize_t length) {
+static int64_t eldorado_prize(const void *tables, const unsigned char *p, Py_ssize_t length) {
+    const Eldorado *t = tables;
     Py_ssize_t row_width = t->cells + 1, grid_width = row_width * t->rows;
     if ((length + 1) % grid_width) return -1;
     Py_ssize_t grids = (length + 1) / grid_width;
@@ -96,6 +119,62 @@ static int64_t ticket_prize(const Tables *t, const unsigned char *p, Py_ssize_t 
     return granted == grids - 1 ? prize : -1;
 }
 
+/* What a byte is to the robots notation: the numpy kernel's kinds (RobotsTables). */
+enum { LETTER, X2, PLUS, SPACE, BAR, QUOTE, OTHER };
+
+static inline int robots_kind(const Robots *t, unsigned char c) {
+    if (t->symbol[c] < t->symbols) return LETTER;
+    switch (c) {
+    case '2': return X2;
+    case '+': return PLUS;
+    case ' ': return SPACE;
+    case '|': return BAR;
+    case '"': return QUOTE;
+    default: return OTHER;
+    }
+}
+
+/* Whether byte y may follow byte x from a robots ticket's '|' to its closing quote: a reveal
+ * (a letter) starts after '|', ' ' or '+'; an X2 follows its letter; '+', ' ' and the end
+ * follow a reveal (a letter or its X2). */
+static inline int robots_pair(int x, int y) {
+    return (y == LETTER && (x == BAR || x == SPACE || x == PLUS)) || (y == X2 && x == LETTER) ||
+           ((y == PLUS || y == SPACE || y == QUOTE) && (x == LETTER || x == X2));
+}
+
+static void robots_lookups(Robots *t) {
+    for (int c = 0; c < 256; c++) t->kind[c] = (unsigned char)robots_kind(t, (unsigned char)c);
+    for (int x = 0; x < 7; x++)
+        for (int y = 0; y < 7; y++) t->pair[7 * x + y] = (unsigned char)robots_pair(x, y);
+}
+
+/* The prize of the robots ticket [p, p + length), or -1 when it is not well formed. */
+static int64_t robots_prize(const void *tables, const unsigned char *p, Py_ssize_t length) {
+    const Robots *t = tables;
+    if (length <= t->robots + 1 || length > t->max_ticket) return -1;
+    unsigned seen = 0;
+    for (int k = 0; k < t->robots; k++) {
+        unsigned char s = t->symbol[p[k]];
+        if (s >= t->symbols) return -1;
+        seen |= 1u << s;
+    }
+    if (seen != (1u << t->symbols) - 1 || p[t->robots] != '|') return -1;
+    int64_t notches[MAX_SYMBOLS] = {0};
+    int spaces = 0;
+    for (Py_ssize_t i = t->robots; i < length; i++) { /* the ticket's closing quote ends it */
+        unsigned char x = p[i], y = i + 1 < length ? p[i + 1] : '"';
+        int kind = t->kind[x], next = t->kind[y];
+        if (!t->pair[7 * kind + next]) return -1;
+        if (kind == LETTER) notches[t->symbol[x]] += next == X2 ? 2 : 1;
+        spaces += kind == SPACE;
+    }
+    if (spaces != t->spaces) return -1;
+    int64_t prize = 0;
+    for (int k = 0; k < t->symbols; k++)
+        if (notches[k] >= t->notches[k]) prize += t->amounts[k];
+    return prize;
+}
+
 #define OPEN "{\"index\":"
 #define PRIZE_KEY ",\"prize_cents\":"
 #define TICKET_KEY ",\"ticket\":\""
@@ -103,7 +182,7 @@ static int64_t ticket_prize(const Tables *t, const unsigned char *p, Py_ssize_t 
 
 /* Judge lines [0, size) of buf, whose line ends are known to number n; fills ends, prizes,
  * indices. 1 when every line is vouched for. */
-static int judge_lines(const Tables *t, const unsigned char *buf, Py_ssize_t size, Py_ssize_t n,
+static int judge_lines(const Judge *t, const unsigned char *buf, Py_ssize_t size, Py_ssize_t n,
                        int64_t *ends, int64_t *prizes, int64_t *indices) {
     const unsigned char *p = buf, *stop = buf + size;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -129,13 +208,57 @@ static int judge_lines(const Tables *t, const unsigned char *buf, Py_ssize_t siz
             memcmp(comma, TICKET_KEY, sizeof TICKET_KEY - 1))
             return 0;
         const unsigned char *ticket = comma + sizeof TICKET_KEY - 1;
-        if (!is_lot(t, prize) || ticket_prize(t, ticket, (e - 2) - ticket) != prize) return 0;
+        if (!is_lot(t, prize) || t->prize_of(t->tables, ticket, (e - 2) - ticket) != prize)
+            return 0;
         ends[i] = e - buf;
         prizes[i] = prize;
         indices[i] = index;
         p = e + 1;
     }
     return p == stop;
+}
+
+/* Checks the chunk's size and the lot table, then judges the chunk: (ends, prizes, indices) as
+ * int64 bytearrays, None, or NULL with an exception set. */
+static PyObject *judge_chunk(const Py_buffer *chunk, Py_ssize_t size, const Py_buffer *lots,
+                             TicketPrize prize_of, const void *tables) {
+    Judge judge = {lots->buf, lots->len / 8, prize_of, tables};
+    if (size < 0 || size > chunk->len) {
+        PyErr_Format(PyExc_ValueError, "size %zd outside the chunk's %zd bytes", size, chunk->len);
+        return NULL;
+    }
+    if (lots->len % 8 || (uintptr_t)lots->buf % 8) {
+        PyErr_Format(PyExc_ValueError, "the lot table has %zd bytes, not 8-byte aligned int64",
+                     lots->len);
+        return NULL;
+    }
+    for (Py_ssize_t k = 1; k < judge.lot_count; k++) {
+        if (judge.lots[k - 1] >= judge.lots[k]) {
+            PyErr_SetString(PyExc_ValueError, "the lot table's prizes are not strictly ascending");
+            return NULL;
+        }
+    }
+    const unsigned char *buf = chunk->buf;
+    Py_ssize_t n = 0;
+    for (const unsigned char *p = buf, *stop = buf + size;
+         (p = memchr(p, '\n', stop - p)) != NULL; p++)
+        n++;
+    if (n == 0 || buf[size - 1] != '\n') return Py_NewRef(Py_None);
+    PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++) {
+        out[k] = PyByteArray_FromStringAndSize(NULL, n * 8);
+        if (out[k] == NULL) goto done;
+    }
+    int64_t *ends = (int64_t *)PyByteArray_AS_STRING(out[0]);
+    int64_t *prizes = (int64_t *)PyByteArray_AS_STRING(out[1]);
+    int64_t *indices = (int64_t *)PyByteArray_AS_STRING(out[2]);
+    int vouched;
+    Py_BEGIN_ALLOW_THREADS vouched = judge_lines(&judge, buf, size, n, ends, prizes, indices);
+    Py_END_ALLOW_THREADS
+    result = vouched ? PyTuple_Pack(3, out[0], out[1], out[2]) : Py_NewRef(Py_None);
+done:
+    for (int k = 0; k < 3; k++) Py_XDECREF(out[k]);
+    return result;
 }
 
 static PyObject *eldorado_chunk(PyObject *self, PyObject *args) {
@@ -145,14 +268,10 @@ static PyObject *eldorado_chunk(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*ny*y*iiiiiy*", &chunk, &size, &letter, &row_values, &rows,
                           &cells, &base, &extra_bits, &max_grids, &lots))
         return NULL;
-    PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
-    Tables t = {letter.buf, row_values.buf, row_values.len / 8, lots.buf, lots.len / 8,
-                rows, cells, base, extra_bits, max_grids};
+    PyObject *result = NULL;
+    Eldorado t = {letter.buf, row_values.buf, row_values.len / 8, rows, cells, base, extra_bits,
+                  max_grids};
     Py_ssize_t expected_rows = 1;
-    if (size < 0 || size > chunk.len) {
-        PyErr_Format(PyExc_ValueError, "size %zd outside the chunk's %zd bytes", size, chunk.len);
-        goto done;
-    }
     if (letter.len != 256) {
         PyErr_Format(PyExc_ValueError, "the letter table has %zd entries, not 256", letter.len);
         goto done;
@@ -172,50 +291,54 @@ static PyObject *eldorado_chunk(PyObject *self, PyObject *args) {
         }
         expected_rows *= base;
     }
-    if (row_values.len % 8 || t.row_count != expected_rows) {
-        PyErr_Format(PyExc_ValueError, "the row table has %zd bytes, not %zd int64", row_values.len,
+    if (row_values.len % 8 || t.row_count != expected_rows || (uintptr_t)row_values.buf % 8) {
+        PyErr_Format(PyExc_ValueError,
+                     "the row table has %zd bytes, not %zd 8-byte aligned int64", row_values.len,
                      expected_rows);
         goto done;
     }
-    if (lots.len % 8) {
-        PyErr_Format(PyExc_ValueError, "the lot table has %zd bytes, not int64", lots.len);
-        goto done;
-    }
-    if ((uintptr_t)row_values.buf % 8 || (uintptr_t)lots.buf % 8) {
-        PyErr_SetString(PyExc_ValueError, "the row and lot tables must be 8-byte aligned");
-        goto done;
-    }
-    for (Py_ssize_t k = 1; k < t.lot_count; k++) {
-        if (t.lots[k - 1] >= t.lots[k]) {
-            PyErr_SetString(PyExc_ValueError, "the lot table's prizes are not strictly ascending");
-            goto done;
-        }
-    }
-    const unsigned char *buf = chunk.buf;
-    Py_ssize_t n = 0;
-    for (const unsigned char *p = buf, *stop = buf + size;
-         (p = memchr(p, '\n', stop - p)) != NULL; p++)
-        n++;
-    if (n == 0 || buf[size - 1] != '\n') {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
-    for (int k = 0; k < 3; k++) {
-        out[k] = PyByteArray_FromStringAndSize(NULL, n * 8);
-        if (out[k] == NULL) goto done;
-    }
-    int64_t *ends = (int64_t *)PyByteArray_AS_STRING(out[0]);
-    int64_t *prizes = (int64_t *)PyByteArray_AS_STRING(out[1]);
-    int64_t *indices = (int64_t *)PyByteArray_AS_STRING(out[2]);
-    int vouched;
-    Py_BEGIN_ALLOW_THREADS vouched = judge_lines(&t, buf, size, n, ends, prizes, indices);
-    Py_END_ALLOW_THREADS
-    result = vouched ? PyTuple_Pack(3, out[0], out[1], out[2]) : Py_NewRef(Py_None);
+    result = judge_chunk(&chunk, size, &lots, eldorado_prize, &t);
 done:
-    for (int k = 0; k < 3; k++) Py_XDECREF(out[k]);
     PyBuffer_Release(&chunk);
     PyBuffer_Release(&letter);
     PyBuffer_Release(&row_values);
+    PyBuffer_Release(&lots);
+    return result;
+}
+
+static PyObject *robots_chunk(PyObject *self, PyObject *args) {
+    Py_buffer chunk = {0}, symbol = {0}, notches = {0}, amounts = {0}, lots = {0};
+    Py_ssize_t size;
+    int robots, buttons, max_ticket;
+    if (!PyArg_ParseTuple(args, "y*ny*y*y*iiiy*", &chunk, &size, &symbol, &notches, &amounts,
+                          &robots, &buttons, &max_ticket, &lots))
+        return NULL;
+    PyObject *result = NULL;
+    Robots t = {symbol.buf, {0}, {0}, 0, robots, buttons - 1, max_ticket};
+    if (notches.len >= 8 && notches.len <= 8 * 8) t.symbols = (int)(notches.len / 8);
+    if (symbol.len != 256) {
+        PyErr_Format(PyExc_ValueError, "the symbol table has %zd entries, not 256", symbol.len);
+        goto done;
+    }
+    /* every symbol once among the robots: read as a bit set of at most 8 (the numpy kernel's
+     * 6-bit fields, one a symbol, fill 48 bits) */
+    if (notches.len % 8 || amounts.len != notches.len || t.symbols < 1 || t.symbols > 8 ||
+        robots != t.symbols || buttons < 1 || max_ticket < robots + 2 || max_ticket > 72) {
+        PyErr_Format(PyExc_ValueError,
+                     "inconsistent robots: %zd notches, %zd amounts (bytes), %d robots, "
+                     "%d buttons, tickets of at most %d",
+                     notches.len, amounts.len, robots, buttons, max_ticket);
+        goto done;
+    }
+    memcpy(t.notches, notches.buf, (size_t)notches.len);
+    memcpy(t.amounts, amounts.buf, (size_t)amounts.len);
+    robots_lookups(&t);
+    result = judge_chunk(&chunk, size, &lots, robots_prize, &t);
+done:
+    PyBuffer_Release(&chunk);
+    PyBuffer_Release(&symbol);
+    PyBuffer_Release(&notches);
+    PyBuffer_Release(&amounts);
     PyBuffer_Release(&lots);
     return result;
 }
@@ -225,6 +348,9 @@ static PyMethodDef methods[] = {
      "eldorado_chunk(chunk, size, letter, row_values, rows, cells, base, extra_bits, max_grids, "
      "lots) -> (ends, prizes, indices) as int64 bytearrays when every line of chunk[:size] is "
      "a canonical unit line of a well-formed ticket showing its declared prize, else None"},
+    {"robots_chunk", robots_chunk, METH_VARARGS,
+     "robots_chunk(chunk, size, symbol, notches, amounts, robots, buttons, max_ticket, lots) -> "
+     "as eldorado_chunk, for robots tickets"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,3 +18,14 @@ def eldorado_chunk(
     max_grids: int,
     lots: _Buffer,
 ) -> tuple[bytearray, bytearray, bytearray] | None: ...
+def robots_chunk(
+    chunk: _Buffer,
+    size: int,
+    symbol: _Buffer,
+    notches: _Buffer,
+    amounts: _Buffer,
+    robots: int,
+    buttons: int,
+    max_ticket: int,
+    lots: _Buffer,
+) -> tuple[bytearray, bytearray, bytearray] | None: ...

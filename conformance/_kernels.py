@@ -20,6 +20,7 @@ reference writes them, or for none of it, and then the chunk takes the path abov
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -50,6 +51,25 @@ class ChunkVerdict:
 
 ChunkJudge = Callable[[bytes, int, int, frozenset[int]], ChunkVerdict | None]
 """(padded chunk, size, stake, the lot table's prizes) -> a verdict on every line, or None."""
+
+
+def compiled_verdict(found: tuple[bytearray, bytearray, bytearray] | None) -> ChunkVerdict | None:
+    """A compiled chunk judge's answer (``conformance._fastaudit``) as a ``ChunkVerdict``."""
+    if found is None:
+        return None
+    ends, prizes, indices = (np.frombuffer(part, np.int64) for part in found)
+    return ChunkVerdict(ends, prizes, indices)
+
+
+@functools.lru_cache(maxsize=8)
+def lot_prizes(table: frozenset[int]) -> IntArray | None:
+    """The lot table's prizes, ascending, as a compiled chunk judge reads them; None when one
+    does not fit an int64 (the chunks then take the numpy path)."""
+    try:
+        return np.array(sorted(table), np.int64)
+    except OverflowError:
+        return None
+
 
 if TYPE_CHECKING:
     from .games import GameKit

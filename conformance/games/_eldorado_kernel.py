@@ -3,14 +3,12 @@ of a grid as a number, its prize looked up in a table the reference evaluator fi
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 import reference
 
 from .._compiled import fastaudit
-from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words
+from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_verdict, lot_prizes
 
 
 class EldoradoTables:
@@ -165,16 +163,6 @@ def eldorado_prizes(
     return prize
 
 
-@functools.lru_cache(maxsize=8)
-def _lot_array(table: frozenset[int]) -> IntArray | None:
-    """The lot table's prizes, ascending, as the compiled judge reads them; None when one does
-    not fit an int64 (the chunks then take the numpy path)."""
-    try:
-        return np.array(sorted(table), np.int64)
-    except OverflowError:
-        return None
-
-
 def eldorado_chunk(
     padded: bytes, size: int, stake: int, table: frozenset[int]
 ) -> ChunkVerdict | None:
@@ -183,7 +171,7 @@ def eldorado_chunk(
     ticket shows the prize it declares, a prize of ``table``; None otherwise (a fault, another
     layout, an escape, or no compiled module), and the chunk takes the numpy path."""
     tables = eldorado_tables()
-    lots = _lot_array(table)
+    lots = lot_prizes(table)
     if fastaudit is None or stake not in tables.stakes or lots is None:
         return None
     found = fastaudit.eldorado_chunk(
@@ -198,7 +186,4 @@ def eldorado_chunk(
         MAX_ELDORADO_GRIDS,
         lots,
     )
-    if found is None:
-        return None
-    ends, prizes, indices = (np.frombuffer(part, np.int64) for part in found)
-    return ChunkVerdict(ends, prizes, indices)
+    return compiled_verdict(found)

@@ -7,7 +7,8 @@ import numpy as np
 
 import reference
 
-from .._kernels import BoolArray, Bytes, IntArray, Words
+from .._compiled import fastaudit
+from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_verdict, lot_prizes
 
 
 class RobotsTables:
@@ -58,6 +59,14 @@ class RobotsTables:
             bit[c] = 1 << k
         self.bit = bit
         self.all_bits = (1 << len(letters)) - 1
+        # for the compiled chunk judge: each byte's symbol (0xFF: none), gauges and amounts
+        symbol = bytearray([0xFF]) * 256
+        for k, c in enumerate(letters):
+            symbol[c] = k
+        self.symbol = bytes(symbol)
+        self.notch_array = np.array(self.notches, np.int64)
+        self.amount_array = np.array(self.amounts, np.int64)
+        self.stakes = tuple(rules.stakes_cents)
 
 
 _ROBOTS: RobotsTables | None = None
@@ -103,3 +112,28 @@ def robots_prizes(
     prize[idx] = total
     ok[idx] = good
     return prize
+
+
+def robots_chunk(
+    padded: bytes, size: int, stake: int, table: frozenset[int]
+) -> ChunkVerdict | None:
+    """Every line of ``padded[:size]`` judged at once in C (``conformance._fastaudit``), as
+    ``eldorado_chunk`` does for eldorado: each line's end, prize and index when every one is a
+    canonical unit line whose well-formed ticket shows the prize it declares, a prize of
+    ``table``; None otherwise, and the chunk takes the numpy path."""
+    tables = robots_tables()
+    lots = lot_prizes(table)
+    if fastaudit is None or stake not in tables.stakes or lots is None:
+        return None
+    found = fastaudit.robots_chunk(
+        padded,
+        size,
+        tables.symbol,
+        tables.notch_array,
+        tables.amount_array,
+        tables.robots,
+        tables.spaces + 1,
+        tables.MAX_TICKET,
+        lots,
+    )
+    return compiled_verdict(found)

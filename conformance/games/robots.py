@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 import reference
 
+from .._compiled import fastaudit
 from .._invalid_catalogue import INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
 from .._lazy import strategies_module, suite_strategies
 from ..checks._classify import ROBOTS_GENERAL, RobotsDiagnosis
 from . import Escape, GameKit, register_kit, sweep
 from ._boards import euros, shape_svg
-from ._robots_kernel import robots_prizes, robots_tables
+from ._robots_kernel import robots_chunk, robots_prizes, robots_tables
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -135,6 +136,7 @@ KIT = register_kit(
         board=board,
         board_css=CSS,
         kernel=robots_prizes,
+        chunk_judge=robots_chunk if fastaudit is not None else None,
         prepare=lambda stake: robots_tables(),
         requirement_files=(_DATA / "requirements" / "robots.yaml",),
         clause_files=(_DATA / "clauses" / "robots.yaml",),

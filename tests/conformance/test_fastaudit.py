@@ -1,6 +1,6 @@
-"""The compiled chunk judge (``conformance/_fastaudit.c``) vouches only for what the numpy path
-vouches for, with the same prize, index and line bounds; and the audit's verdicts do not
-depend on it.
+"""The compiled chunk judges (``conformance/_fastaudit.c``, both games) vouch only for what the
+numpy path vouches for, with the same prize, index and line bounds; and the audit's verdicts
+do not depend on them.
 
 The judge reads raw memory and decides the verdict on whole chunks, so it is held to the
 numpy fast path (itself held to the reference's evaluator in ``test_audit.py``) line by line:
@@ -22,14 +22,12 @@ from conformance import _audit, _compiled, _kernels
 from conformance._audit import audit, driver
 from conformance._audit import judge as audit_judge
 from conformance.games import kit
-from conformance.games._eldorado_kernel import (
-    EXTRA_BITS,
-    MAX_ELDORADO_GRIDS,
-    eldorado_chunk,
-    eldorado_tables,
-)
+from conformance.games._eldorado_kernel import EXTRA_BITS, MAX_ELDORADO_GRIDS, eldorado_tables
+from conformance.games._robots_kernel import robots_tables
 from tests.conformance import blockkit
 from tests.conformance.test_audit import (
+    ALPHABETS,
+    mutate,
     prizes_to_try,
     random_eldorado,
     sample_tickets,
@@ -37,31 +35,39 @@ from tests.conformance.test_audit import (
     ungranted_eldorado,
 )
 
-STAKES = [50, 100, 200]
+GAME_STAKES = [("eldorado", 50), ("eldorado", 100), ("eldorado", 200), ("robots", 100)]
+GAMES = ["eldorado", "robots"]
 
 
 def test_the_extension_is_built() -> None:
     """The project's install builds it (setup.py); a silent fallback would hide a broken build
     behind an audit several times slower. A machine without a C compiler fails here, only."""
     assert _compiled.fastaudit is not None
-    assert kit("eldorado").chunk_judge is not None
-    assert "eldorado" in _kernels.CHUNK_JUDGES
+    for game in GAMES:
+        assert kit(game).chunk_judge is not None
+        assert game in _kernels.CHUNK_JUDGES
 
 
-def _table(stake: int) -> frozenset[int]:
+def _table(game: str, stake: int) -> frozenset[int]:
     """The stake's lots, and the sums of two that ``prizes_to_try`` declares too."""
-    return frozenset(prizes_to_try("eldorado", stake)) | frozenset(
-        reference.load_rules("eldorado").lot_table(stake).counts()
+    return frozenset(prizes_to_try(game, stake)) | frozenset(
+        reference.load_rules(game).lot_table(stake).counts()
     )
 
 
-def _params(stake: int, table: frozenset[int]) -> audit_judge._Params:
-    return audit_judge._Params("eldorado", stake, 0, table, 10**6, ())
+def _params(game: str, stake: int, table: frozenset[int]) -> audit_judge._Params:
+    return audit_judge._Params(game, stake, 0, table, 10**6, ())
 
 
-def _numpy_path(chunk: bytes, stake: int, table: frozenset[int]) -> tuple[Any, ...]:
+def _numpy_path(game: str, chunk: bytes, stake: int, table: frozenset[int]) -> tuple[Any, ...]:
     padded = chunk + bytes(audit_judge.PADDING)
-    return audit_judge._fast_path(padded, len(chunk), _params(stake, table))
+    return audit_judge._fast_path(padded, len(chunk), _params(game, stake, table))
+
+
+def _judged(game: str, chunk: bytes, size: int, stake: int, table: frozenset[int]) -> Any:
+    judge = kit(game).chunk_judge
+    assert judge is not None
+    return judge(chunk, size, stake, table)
 
 
 def _line(index: int | bytes, prize: int | bytes, ticket: str | bytes) -> bytes:
@@ -71,13 +77,13 @@ def _line(index: int | bytes, prize: int | bytes, ticket: str | bytes) -> bytes:
     return b'{"index":%s,"prize_cents":%s,"ticket":"%s"}' % (index, prize, ticket)
 
 
-def _agrees(chunk: bytes, stake: int, table: frozenset[int]) -> bool:
+def _agrees(game: str, chunk: bytes, stake: int, table: frozenset[int]) -> bool:
     """Whether the compiled judge vouched for ``chunk``; fails the test if it vouched for a
     chunk the numpy path does not vouch for whole, or differs from it on any line."""
-    verdict = eldorado_chunk(chunk, len(chunk), stake, table)
+    verdict = _judged(game, chunk, len(chunk), stake, table)
     if verdict is None:
         return False
-    _starts, ends, prizes, indices, ok = _numpy_path(chunk, stake, table)
+    _starts, ends, prizes, indices, ok = _numpy_path(game, chunk, stake, table)
     assert ok.all(), (chunk, np.flatnonzero(~ok))
     assert verdict.ends.tolist() == ends.tolist(), chunk
     assert verdict.prizes.tolist() == prizes.tolist(), chunk
@@ -85,19 +91,22 @@ def _agrees(chunk: bytes, stake: int, table: frozenset[int]) -> bool:
     return True
 
 
-@pytest.mark.parametrize("stake", STAKES)
-def test_it_vouches_for_every_valid_canonical_line_as_the_numpy_path_does(stake: int) -> None:
+@pytest.mark.parametrize(("game", "stake"), GAME_STAKES)
+def test_it_vouches_for_every_valid_canonical_line_as_the_numpy_path_does(
+    game: str, stake: int
+) -> None:
     rng = random.Random(stake)
-    table = _table(stake)
-    prizes = [(t, true_prize("eldorado", stake, t)) for t in sample_tickets("eldorado", stake, rng)]
+    table = _table(game, stake)
+    prizes = [(t, true_prize(game, stake, t)) for t in sample_tickets(game, stake, rng)]
     lines = [_line(i * 7919, p, t) for i, (t, p) in enumerate(prizes) if p >= 0]
     lines = [line for line in lines if json.loads(line)["prize_cents"] in table]
     assert len(lines) > 2000
-    assert len({len(json.loads(line)["ticket"]) for line in lines}) >= 3  # several grid counts
-    assert _agrees(b"".join(line + b"\n" for line in lines), stake, table)
+    assert len({len(json.loads(line)["ticket"]) for line in lines}) >= 3  # grid counts, chains
+    assert len({json.loads(line)["prize_cents"] for line in lines}) >= 8
+    assert _agrees(game, b"".join(line + b"\n" for line in lines), stake, table)
 
 
-BYTES = b'0123456789YSVBPXZy/|"\\ ,:{}\r\t\x00\x80\xffe.-+'
+BYTES = b'0123456789YSVBPXZyDQTCSPHO2+/|"\\ ,:{}\r\t\x00\x80\xffe.-+'
 
 
 def _broken(line: bytes, rng: random.Random) -> bytes:
@@ -143,64 +152,93 @@ def _shapes(index: int, prize: int, ticket: str, table: frozenset[int]) -> list[
         _line(index, prize, ticket)[:-1] + b',"index":%d}' % index,  # a key twice
         _line(index, prize, ticket + "/"),
         _line(index, prize, ticket[:-1]),
-        _line(index, prize, ticket + "|" + ticket),  # an Extra grid nothing granted
+        _line(index, prize, ticket + "|" + ticket),  # an Extra grid nothing granted, a 2nd bar
+        _line(index, prize, ticket + " " + ticket[-1]),  # a button more
+        _line(index, prize, ticket.replace(" ", "  ", 1)),
+        _line(index, prize, ticket[1:] + ticket[0]),
         _line(index, prize, ""),
         b"{}",
         b"",
     ]
 
 
-@pytest.mark.parametrize("stake", STAKES)
-def test_it_never_vouches_for_a_line_the_numpy_path_does_not(stake: int) -> None:
+@pytest.mark.parametrize(("game", "stake"), GAME_STAKES)
+def test_it_never_vouches_for_a_line_the_numpy_path_does_not(game: str, stake: int) -> None:
     """Each line, broken at random bytes or written in another shape, between two valid lines:
     where the compiled judge vouches for the three, the numpy path does too, alike."""
     rng = random.Random(100 + stake)
-    table = _table(stake)
-    before = _line(1, 0, reference.generate_ticket("eldorado", stake, 0, rng))
+    table = _table(game, stake)
+    before = _line(1, 0, reference.generate_ticket(game, stake, 0, rng))
     vouched = refused = 0
     for n in range(3000):
-        prize = rng.choice(sorted(table & set(prizes_to_try("eldorado", stake)))) if n % 3 else 0
-        ticket = reference.generate_ticket("eldorado", stake, prize, rng)
+        prize = rng.choice(sorted(table & set(prizes_to_try(game, stake)))) if n % 3 else 0
+        ticket = reference.generate_ticket(game, stake, prize, rng)
         line = _line(2 + n, prize, ticket)
         candidates = _shapes(2 + n, prize, ticket, table) if n % 50 == 0 else []
         candidates += [_broken(line, rng) for _ in range(3)]
         for broken in candidates:
             after = _line(3 + n, prize, ticket)
-            if _agrees(before + b"\n" + broken + b"\n" + after + b"\n", stake, table):
+            if _agrees(game, before + b"\n" + broken + b"\n" + after + b"\n", stake, table):
                 vouched += 1
             else:
                 refused += 1
     assert vouched > 500 and refused > 5000  # both kinds were met
 
 
-def test_it_never_vouches_for_an_ill_formed_ticket_whatever_it_declares() -> None:
-    """Extra grids granted too late (E-I4), or random grids: each declaring every prize of the
-    table in turn, the one its rows would add up to among them."""
+def _ill_formed(game: str, rng: random.Random) -> list[str]:
+    if game == "eldorado":  # Extra grids granted too late (E-I4), or random grids
+        return [ungranted_eldorado(rng) for _ in range(200)] + [
+            random_eldorado(rng) for _ in range(200)
+        ]
+    tickets = [reference.generate_ticket(game, 100, 0, rng) for _ in range(400)]
+    return [mutate(t, rng, ALPHABETS[game]) for t in tickets]  # a letter, '2', '+', ' ' ...
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_it_never_vouches_for_an_ill_formed_ticket_whatever_it_declares(game: str) -> None:
+    """Broken tickets, each declaring every prize of the table in turn, the one the ticket's
+    wins would add up to among them."""
     rng = random.Random(11)
-    table = _table(100)
-    tickets = [ungranted_eldorado(rng) for _ in range(200)]
-    tickets += [random_eldorado(rng) for _ in range(200)]
+    table = _table(game, 100)
     vouched = 0
-    for n, ticket in enumerate(tickets):
-        valid = true_prize("eldorado", 100, ticket) >= 0
-        found = sum(_agrees(_line(n, p, ticket) + b"\n", 100, table) for p in sorted(table))
+    for n, ticket in enumerate(_ill_formed(game, rng)):
+        valid = true_prize(game, 100, ticket) >= 0
+        found = sum(_agrees(game, _line(n, p, ticket) + b"\n", 100, table) for p in sorted(table))
         assert found <= valid, ticket  # (a valid one whose prize is no lot: 0)
         vouched += found
-    assert vouched  # some random grids are valid: those are vouched for
+    assert vouched  # some are valid after all: those are vouched for
 
 
-def test_it_refuses_chunks_that_are_not_whole_lines() -> None:
-    table = _table(100)
-    line = _line(0, 0, reference.generate_ticket("eldorado", 100, 0, random.Random(1)))
-    assert _agrees(line + b"\n", 100, table)
+def test_long_robots_tickets_are_left_to_the_numpy_path() -> None:
+    """Valid tickets longer than the kernel's 72 characters (long X2/+1 chains) take the slow
+    path, not the judge, whatever they declare."""
+    lengths = []
+    for chains in range(4, 15):
+        ticket = "DQTCSPHO|" + " ".join(["D2+Q2"] * chains + ["C"] * (18 - chains))
+        prize = true_prize("robots", 100, ticket)
+        assert prize >= 0
+        table = _table("robots", 100) | {prize}
+        vouched = _agrees("robots", _line(0, prize, ticket) + b"\n", 100, table)
+        assert vouched == (len(ticket) <= robots_tables().MAX_TICKET), ticket
+        lengths.append(len(ticket))
+    assert min(lengths) <= 72 < max(lengths)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_it_refuses_chunks_that_are_not_whole_lines(game: str) -> None:
+    table = _table(game, 100)
+    line = _line(0, 0, reference.generate_ticket(game, 100, 0, random.Random(1)))
+    assert _agrees(game, line + b"\n", 100, table)
     for chunk in (line, b"", b"\n", line + b"\n\n", line + b"\n" + line):
-        assert eldorado_chunk(chunk, len(chunk), 100, table) is None, chunk
-    winner = _line(1, 500, reference.generate_ticket("eldorado", 100, 500, random.Random(1)))
-    assert _agrees(winner + b"\n", 100, table)
-    assert eldorado_chunk(winner + b"\n", len(winner) + 1, 100, table - {500}) is None
+        assert _judged(game, chunk, len(chunk), 100, table) is None, chunk
+    won = min(p for p in table if p)
+    winner = _line(1, won, reference.generate_ticket(game, 100, won, random.Random(1)))
+    assert _agrees(game, winner + b"\n", 100, table)
+    assert _judged(game, winner + b"\n", len(winner) + 1, 100, table - {won}) is None
+    assert _judged(game, line + b"\n", len(line) + 1, 101, table) is None  # no such stake
     # only the first ``size`` bytes count: the rest of the buffer is not read
-    assert eldorado_chunk(line + b"\nXYZ", len(line) + 1, 100, table) is not None
-    assert eldorado_chunk(line + b"\n", len(line), 100, table) is None
+    assert _judged(game, line + b"\nXYZ", len(line) + 1, 100, table) is not None
+    assert _judged(game, line + b"\n", len(line), 100, table) is None
 
 
 def _direct_call(**change: object) -> object:
@@ -216,15 +254,35 @@ def _direct_call(**change: object) -> object:
         "base": tables.base,
         "extra_bits": EXTRA_BITS,
         "max_grids": MAX_ELDORADO_GRIDS,
-        "lots": np.array(sorted(_table(100)), np.int64),
+        "lots": np.array(sorted(_table("eldorado", 100)), np.int64),
     }
     args.update(change)
     assert _compiled.fastaudit is not None
     return _compiled.fastaudit.eldorado_chunk(*args.values())
 
 
-def test_the_kernel_called_directly_vouches_for_a_line() -> None:
-    found: Any = _direct_call()
+def _robots_call(**change: object) -> object:
+    tables = robots_tables()
+    line = _line(0, 0, reference.generate_ticket("robots", 100, 0, random.Random(1))) + b"\n"
+    args: dict[str, object] = {
+        "chunk": line,
+        "size": len(line),
+        "symbol": tables.symbol,
+        "notches": tables.notch_array,
+        "amounts": tables.amount_array,
+        "robots": tables.robots,
+        "buttons": tables.spaces + 1,
+        "max_ticket": tables.MAX_TICKET,
+        "lots": np.array(sorted(_table("robots", 100)), np.int64),
+    }
+    args.update(change)
+    assert _compiled.fastaudit is not None
+    return _compiled.fastaudit.robots_chunk(*args.values())
+
+
+@pytest.mark.parametrize("call", [_direct_call, _robots_call])
+def test_the_kernels_called_directly_vouch_for_a_line(call: Callable[..., Any]) -> None:
+    found: Any = call()
     assert found is not None
     assert [np.frombuffer(part, np.int64).tolist() for part in found][1:] == [[0], [0]]
 
@@ -248,29 +306,51 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
     ({"lots": np.array([500, 200], np.int64)}, "ascending"),
     ({"lots": np.array([200, 200], np.int64)}, "ascending"),
     ({"lots": np.zeros(3, np.int8)}, "lot table"),
+    ({"lots": np.frombuffer(bytes(8 * 3 + 1), np.uint8)[1:]}, "lot table"),
+]
+ROBOTS_REFUSALS: list[tuple[dict[str, object], str]] = [
+    ({"size": -1}, "outside the chunk"),
+    ({"symbol": bytes(257)}, "symbol table"),
+    ({"notches": np.zeros(7, np.int64)}, "inconsistent robots"),  # 7 symbols, 8 robots
+    ({"notches": np.zeros(8, np.int32)}, "inconsistent robots"),  # the amounts' size differs
+    ({"notches": np.zeros(9, np.int64), "amounts": np.zeros(9, np.int64)}, "inconsistent"),
+    ({"notches": np.zeros(0, np.int64), "amounts": np.zeros(0, np.int64)}, "inconsistent"),
+    ({"notches": bytes(8 * 8 + 3)}, "inconsistent robots"),
+    ({"amounts": np.zeros(9, np.int64)}, "inconsistent robots"),
+    ({"robots": 9}, "inconsistent robots"),
+    ({"buttons": 0}, "inconsistent robots"),
+    ({"max_ticket": 9}, "inconsistent robots"),
+    ({"max_ticket": 73}, "inconsistent robots"),
+    ({"lots": np.array([500, 200], np.int64)}, "ascending"),
 ]
 
 
-@pytest.mark.parametrize(("change", "message"), REFUSALS)
-def test_the_kernel_refuses_inconsistent_arguments(change: dict[str, object], message: str) -> None:
-    """It reads raw memory by these sizes: every inconsistency is refused before it reads."""
+@pytest.mark.parametrize(
+    ("call", "change", "message"),
+    [(_direct_call, *r) for r in REFUSALS] + [(_robots_call, *r) for r in ROBOTS_REFUSALS],
+)
+def test_the_kernels_refuse_inconsistent_arguments(
+    call: Callable[..., Any], change: dict[str, object], message: str
+) -> None:
+    """They read raw memory by these sizes: every inconsistency is refused before they read."""
     with pytest.raises(ValueError, match=message):
-        _direct_call(**change)
+        call(**change)
 
 
 # -- the audit's verdicts do not depend on it ----------------------------------------------
 
 
-def _faulty_block(seed: int) -> list[bytes]:
-    """A small eldorado block with faults of every aspect a line can have, and lines in other
-    layouts: the chunks holding them are not vouched for, the others are."""
+def _faulty_block(game: str, seed: int) -> list[bytes]:
+    """A small block with faults of every aspect a line can have, and lines in other layouts:
+    the chunks holding them are not vouched for, the others are."""
     rng = random.Random(seed)
-    lines = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", seed))
+    lines = blockkit.unit_lines(game, 100, blockkit.shuffled_prizes(game, seed))
+    lots = sorted(p for p in blockkit.small_lots(game) if p)
     for at in rng.sample(range(len(lines)), 12):
         value = json.loads(lines[at])
         choice = rng.randrange(6)
         if choice == 0:
-            value["prize_cents"] = 300 if value["prize_cents"] != 300 else 200
+            value["prize_cents"] = lots[0] if value["prize_cents"] != lots[0] else lots[1]
         elif choice == 1:
             value["index"] += 1
         elif choice == 2:
@@ -278,8 +358,9 @@ def _faulty_block(seed: int) -> list[bytes]:
         elif choice == 3:
             lines[at] = json.dumps(value).encode()  # another layout, valid
             continue
-        elif choice == 4:
-            lines[at] = lines[at].replace(b"/", b"\\/")  # escaped slashes, valid
+        elif choice == 4:  # an escape, valid: the same string
+            first = value["ticket"][0]
+            lines[at] = lines[at].replace(b'"%s' % first.encode(), b'"\\u%04x' % ord(first), 1)
             continue
         else:
             lines[at] = _broken(lines[at], rng)
@@ -290,9 +371,9 @@ def _faulty_block(seed: int) -> list[bytes]:
     return lines
 
 
-def _audited(lines: list[bytes], workers: int) -> _audit.BlockAudit:
-    head = blockkit.header("eldorado", 100, "test-1")
-    expect = blockkit.expectation("eldorado", 100)
+def _audited(game: str, lines: list[bytes], workers: int) -> _audit.BlockAudit:
+    head = blockkit.header(game, 100, "test-1")
+    expect = blockkit.expectation(game, 100)
     return audit(head, blockkit.chunked(lines, 97), expect, workers=workers, keep=[(5, 40)])
 
 
@@ -309,12 +390,13 @@ def _summary(result: _audit.BlockAudit) -> tuple[object, ...]:
     )
 
 
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_audits_are_the_same_with_and_without_the_compiled_judge(
-    seed: int, monkeypatch: pytest.MonkeyPatch
+    game: str, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In this process, on threads (the compiled judge's) and through the numpy path alone."""
-    lines = _faulty_block(seed)
+    """In this process, on threads or worker processes, and through the numpy path alone."""
+    lines = _faulty_block(game, seed)
     calls: list[bool] = []
     judged: Callable[..., Any] = _kernels.judged_chunk
 
@@ -324,12 +406,20 @@ def test_audits_are_the_same_with_and_without_the_compiled_judge(
         return found
 
     monkeypatch.setattr(_kernels, "judged_chunk", counted)
-    with_judge = [_summary(_audited(lines, workers)) for workers in (1, 2)]
+    with_judge = [_summary(_audited(game, lines, workers)) for workers in (1, 2)]
     assert any(calls) and not all(calls)  # some chunks vouched for, some not
     monkeypatch.setattr(_kernels, "judged_chunk", lambda *args: None)
-    without = _summary(_audited(lines, 1))
+    without = _summary(_audited(game, lines, 1))
     assert with_judge == [without, without]
     assert without[1]  # the block has faults: the comparison says something
+
+
+def _losing_ticket_declared_a_winner(game: str) -> list[bytes]:
+    lines = blockkit.unit_lines(game, 100, blockkit.shuffled_prizes(game, 4))
+    at = next(i for i, line in enumerate(lines) if b'"prize_cents":0,' in line)
+    won = min(p for p in blockkit.small_lots(game) if p)
+    lines[at] = lines[at].replace(b'"prize_cents":0,', b'"prize_cents":%d,' % won)
+    return lines
 
 
 WITHOUT_EXTENSION = """
@@ -343,38 +433,38 @@ class NoExtension:  # as on a machine where setup.py could not build it
 
 sys.meta_path.insert(0, NoExtension())
 from conformance import _compiled, _kernels
-from conformance._audit import audit, driver
+from conformance._audit import audit
 from conformance.games import kit
 from tests.conformance import blockkit
+from tests.conformance.test_fastaudit import _losing_ticket_declared_a_winner
 
 assert _compiled.fastaudit is None
-assert kit("eldorado").chunk_judge is None and "eldorado" not in _kernels.CHUNK_JUDGES
-lines = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", 4))
-at = next(i for i, line in enumerate(lines) if b'"prize_cents":0,' in line)
-lines[at] = lines[at].replace(b'"prize_cents":0,', b'"prize_cents":200,')  # a losing ticket
-head = blockkit.header("eldorado", 100, "test-1")
-result = audit(head, blockkit.chunked(lines), blockkit.expectation("eldorado", 100), workers=2)
-print(result.sha256, sorted(result.fault_counts.items()))
+for game in ("eldorado", "robots"):
+    assert kit(game).chunk_judge is None and game not in _kernels.CHUNK_JUDGES
+    head, expect = blockkit.header(game, 100, "test-1"), blockkit.expectation(game, 100)
+    lines = _losing_ticket_declared_a_winner(game)
+    result = audit(head, blockkit.chunked(lines), expect, workers=2)
+    print(result.sha256, sorted(result.fault_counts.items()))
 """
 
 
 def test_without_the_extension_the_audit_is_the_same() -> None:
-    """A machine that could not build ``_fastaudit`` audits eldorado through numpy (on worker
+    """A machine that could not build ``_fastaudit`` audits both games through numpy (on worker
     processes): the same verdicts."""
     from tests.conformance.fresh import fresh_python
 
-    lines = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", 4))
-    at = next(i for i, line in enumerate(lines) if b'"prize_cents":0,' in line)
-    lines[at] = lines[at].replace(b'"prize_cents":0,', b'"prize_cents":200,')  # a losing ticket
-    result = audit(
-        blockkit.header("eldorado", 100, "test-1"),
-        blockkit.chunked(lines),
-        blockkit.expectation("eldorado", 100),
-        workers=2,
-    )
-    assert result.fault_counts
+    expected = []
+    for game in GAMES:
+        result = audit(
+            blockkit.header(game, 100, "test-1"),
+            blockkit.chunked(_losing_ticket_declared_a_winner(game)),
+            blockkit.expectation(game, 100),
+            workers=2,
+        )
+        assert result.fault_counts
+        expected.append(f"{result.sha256} {sorted(result.fault_counts.items())}")
     done = fresh_python(WITHOUT_EXTENSION, timeout=300)
-    assert done.stdout.strip() == f"{result.sha256} {sorted(result.fault_counts.items())}"
+    assert done.stdout.strip().splitlines() == expected
 
 
 def _fields(result: audit_judge._ChunkResult) -> tuple[object, ...]:
@@ -389,23 +479,24 @@ def _fields(result: audit_judge._ChunkResult) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_threads_and_worker_processes_give_the_same_chunk_results(seed: int) -> None:
-    lines = _faulty_block(seed)
+@pytest.mark.parametrize("game", GAMES)
+def test_threads_and_worker_processes_give_the_same_chunk_results(game: str) -> None:
+    lines = _faulty_block(game, 1)
     pieces, first = [], 0
     for chunk in blockkit.chunked(lines, 97):
         pieces.append((chunk, first))
         first += chunk.count(b"\n")
-    params = _params(100, frozenset(blockkit.small_lots("eldorado")))
-    params = audit_judge._Params("eldorado", 100, 0, params.table, 20, ((5, 40),))
+    table = frozenset(blockkit.small_lots(game))
+    params = audit_judge._Params(game, 100, 0, table, 20, ((5, 40),))
     on_threads = driver._judged_on_threads(pieces, params, 2)
     on_processes = driver._judged_on_processes(pieces, params, 2)
     assert [_fields(r) for r in on_threads] == [_fields(r) for r in on_processes]
     assert any(r.faults for r in on_threads)
 
 
+@pytest.mark.parametrize("game", GAMES)
 def test_the_first_chunk_decides_threads_or_worker_processes(
-    monkeypatch: pytest.MonkeyPatch,
+    game: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Lines the judge vouches for go to threads; a document in another layout, which the
     numpy path judges, to worker processes. The audit is the same either way."""
@@ -422,8 +513,8 @@ def test_the_first_chunk_decides_threads_or_worker_processes(
 
     for name in ("_judged_on_threads", "_judged_on_processes"):
         monkeypatch.setattr(driver, name, recorded(name))
-    canonical = blockkit.unit_lines("eldorado", 100, blockkit.shuffled_prizes("eldorado", 8))
+    canonical = blockkit.unit_lines(game, 100, blockkit.shuffled_prizes(game, 8))
     spaced = [json.dumps(json.loads(line)).encode() for line in canonical]
-    results = [_summary(_audited(lines, 2))[:5] for lines in (canonical, spaced, spaced[:0])]
+    results = [_summary(_audited(game, lines, 2))[:5] for lines in (canonical, spaced, [])]
     assert taken == ["_judged_on_threads", "_judged_on_processes"]  # none for no lines
     assert results[0] == results[1]
