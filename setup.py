@@ -1,5 +1,5 @@
 """The compiled parts (issue 12): reference._fastlines, the reference's unit lines in C, and
-conformance._fastaudit, the block audit's eldorado chunks in C.
+conformance._fastaudit, the block audit's chunks of both games in C.
 
 Both optional: where they cannot be built (no C compiler), the install goes on, blocks render
 through numpy and the audit judges through numpy: the same bytes and verdicts, slower.

@@ -12,8 +12,8 @@ Each game's kernel is its kit's (``conformance.games``: ``GameKit.kernel``, robo
 kernel goes through ``generic_prizes`` (the reference's evaluator, line by line): correct,
 only slower.
 
-Before any of that, a game's kit may have a *chunk judge* (``GameKit.chunk_judge``: eldorado's
-is compiled, ``_fastaudit.c``): it vouches for a whole chunk of lines written exactly as the
+Before any of that, a game's kit may have a *chunk judge* (``GameKit.chunk_judge``: both games'
+are compiled, ``_fastaudit.c``): it vouches for a whole chunk of lines written exactly as the
 reference writes them, or for none of it, and then the chunk takes the path above.
 """
 

@@ -113,9 +113,10 @@ class GameKit:
     """Builds the kernel's tables for a stake before worker processes fork."""
     chunk_judge: ChunkJudge | None = None
     """Judges a whole chunk of unit lines written as the reference writes them, at once
-    (eldorado's is compiled); it vouches for every line or for none, and a chunk it does not
-    vouch for takes the kernel's path. It must accept only lines the kernel's path accepts,
-    with the same prize and index (``tests/conformance/test_fastaudit.py`` holds eldorado's)."""
+    (both games' are compiled, and let the GIL go: chunks of a game that has one are judged on
+    threads); it vouches for every line or for none, and a chunk it does not vouch for takes
+    the kernel's path. It must accept only lines the kernel's path accepts, with the same prize
+    and index (``tests/conformance/test_fastaudit.py`` holds both games')."""
     requirement_files: tuple[Traversable, ...] = ()
     """YAML files of the game's requirements (the ``requirements/*.yaml`` format)."""
     clause_files: tuple[Traversable, ...] = ()
