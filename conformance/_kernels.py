@@ -53,8 +53,18 @@ ChunkJudge = Callable[[bytes, int, int, frozenset[int]], ChunkVerdict | None]
 """(padded chunk, size, stake, the lot table's prizes) -> a verdict on every line, or None."""
 
 
-def compiled_verdict(found: tuple[bytearray, bytearray, bytearray] | None) -> ChunkVerdict | None:
-    """A compiled chunk judge's answer (``conformance._fastaudit``) as a ``ChunkVerdict``."""
+def compiled_chunk(
+    judge: Callable[..., tuple[bytearray, bytearray, bytearray] | None],
+    padded: bytes,
+    size: int,
+    table: frozenset[int],
+    *tables: object,
+) -> ChunkVerdict | None:
+    """A compiled chunk judge of ``conformance._fastaudit`` called on ``padded[:size]`` with its
+    game's ``tables`` and the lot table's prizes (its last argument), its answer as a
+    ``ChunkVerdict``; None when it does not vouch for every line, or a prize does not fit."""
+    lots = lot_prizes(table)
+    found = None if lots is None else judge(padded, size, *tables, lots)
     if found is None:
         return None
     ends, prizes, indices = (np.frombuffer(part, np.int64) for part in found)

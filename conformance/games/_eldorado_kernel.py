@@ -8,7 +8,7 @@ import numpy as np
 import reference
 
 from .._compiled import fastaudit
-from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_verdict, lot_prizes
+from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_chunk
 
 
 class EldoradoTables:
@@ -171,12 +171,13 @@ def eldorado_chunk(
     ticket shows the prize it declares, a prize of ``table``; None otherwise (a fault, another
     layout, an escape, or no compiled module), and the chunk takes the numpy path."""
     tables = eldorado_tables()
-    lots = lot_prizes(table)
-    if fastaudit is None or stake not in tables.stakes or lots is None:
+    if fastaudit is None or stake not in tables.stakes:
         return None
-    found = fastaudit.eldorado_chunk(
+    return compiled_chunk(
+        fastaudit.eldorado_chunk,
         padded,
         size,
+        table,
         tables.roles,
         tables.row_values(stake),
         tables.rows,
@@ -184,6 +185,4 @@ def eldorado_chunk(
         tables.base,
         EXTRA_BITS,
         MAX_ELDORADO_GRIDS,
-        lots,
     )
-    return compiled_verdict(found)

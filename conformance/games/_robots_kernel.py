@@ -8,7 +8,7 @@ import numpy as np
 import reference
 
 from .._compiled import fastaudit
-from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_verdict, lot_prizes
+from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_chunk
 
 
 class RobotsTables:
@@ -122,18 +122,17 @@ def robots_chunk(
     canonical unit line whose well-formed ticket shows the prize it declares, a prize of
     ``table``; None otherwise, and the chunk takes the numpy path."""
     tables = robots_tables()
-    lots = lot_prizes(table)
-    if fastaudit is None or stake not in tables.stakes or lots is None:
+    if fastaudit is None or stake not in tables.stakes:
         return None
-    found = fastaudit.robots_chunk(
+    return compiled_chunk(
+        fastaudit.robots_chunk,
         padded,
         size,
+        table,
         tables.symbol,
         tables.notch_array,
         tables.amount_array,
         tables.robots,
         tables.spaces + 1,
         tables.MAX_TICKET,
-        lots,
     )
-    return compiled_verdict(found)
