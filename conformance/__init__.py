@@ -5,6 +5,7 @@ from ._execute import CheckOutcome, execute
 from ._file_target import BlockFileAudit, audit_block_file
 from ._profiles import ProfileError, check_settings, load_profile, profile_names
 from ._registry import (
+    EVERY_STREAM,
     OUTCOMES,
     Check,
     CheckContext,
@@ -19,6 +20,7 @@ from ._replay import ReplayError, replay, replayer, replayers
 from ._settings import Settings
 
 __all__ = [
+    "EVERY_STREAM",
     "OUTCOMES",
     "BlockFileAudit",
     "CatalogueError",

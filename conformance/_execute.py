@@ -19,7 +19,7 @@ from contract import ContractBreach, TargetError, Validated
 
 from ._evidence import BreachEvidence
 from ._lazy import prepare_hypothesis_thread
-from ._registry import Check, CheckContext, CheckFailure, NotSupported
+from ._registry import EVERY_STREAM, Check, CheckContext, CheckFailure, NotSupported
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,11 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
     try:
         if check.capability != "blocks":  # it may import hypothesis: not two threads at once
             prepare_hypothesis_thread()
-        check.function(ctx)
+        if check.exclusive and not check.holds_streams:  # it watches every stream, throughout
+            with ctx.hold(EVERY_STREAM):
+                check.function(ctx)
+        else:
+            check.function(ctx)
     except CheckFailure as failure:
         outcome, message = "fail", failure.message
         evidence = [e.to_dict() for e in failure.evidence]

@@ -14,9 +14,10 @@ Any other exception is a harness bug and is also reported as *error*, with its t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from ._evidence import Counterexample
@@ -90,6 +91,17 @@ class ProgressSink(Protocol):
     def __call__(self, done: int, total: int | None, what: str) -> None: ...
 
 
+EVERY_STREAM: Final = "every stream"
+"""What a check holds when what it watches is not one (game, stake): every play waits."""
+
+StreamHold = Callable[[Collection[tuple[str, int]] | str], AbstractContextManager[None]]
+
+
+def _no_other_check(streams: Collection[tuple[str, int]] | str) -> AbstractContextManager[None]:
+    """The hold where no other check runs (the pytest plugin runs one check at a time)."""
+    return nullcontext()
+
+
 @dataclass
 class CheckContext:
     """What a check may use: the target, the run's settings, a seed, and a progress callback."""
@@ -102,6 +114,10 @@ class CheckContext:
     details: dict[str, Any] = field(default_factory=dict)  # filled by the check for the reports
     block_sink: Callable[[Mapping[str, Any]], None] = field(default=lambda block: None)
     """Receives one mapping per audited block, with the fields of ``harness.BlockAudited``."""
+    hold: StreamHold = field(default=_no_other_check)
+    """``with ctx.hold([(game, stake), ...]):`` no other check buys a unit of these (game,
+    stake) streams meanwhile (``EVERY_STREAM``: of any); the check's own plays go on. Given by
+    the runner, which runs checks side by side (``harness._streams``)."""
 
     def __post_init__(self) -> None:
         from ._settings import coerce
@@ -145,7 +161,18 @@ class Check:
     cost: str = "fast"  # "fast" | "block" (whole blocks) | "long" (many plays)
     exclusive: bool = False
     """The check judges what the target sells as a whole (units sold in block order, a
-    refused play that takes no unit off sale): no other check may play while it runs."""
+    refused play that takes no unit off sale): no other check may buy a unit of what it
+    watches while it watches. Unless it ``holds_streams``, that is every stream, for its
+    whole run (``conformance._execute``)."""
+    holds_streams: bool = False
+    """The exclusive check holds the streams it watches itself, scenario by scenario
+    (``CheckContext.hold``): other checks play on every other stream meanwhile."""
+    first: bool = False
+    """Start it before the other checks of its kind (block, exclusive, long or fast): it
+    reads the units about to be sold, and what it finds there should depend on the run's
+    seed, not on what checks beside it bought first (``play.top_lots``: the largest lot among
+    the next units); or it is among the longest, and the run should not end waiting on it
+    alone (the robots reveal checks: a play clicked through is about 25 requests)."""
 
 
 _REGISTRY: dict[str, Check] = {}
@@ -186,14 +213,20 @@ def check(
     per_game: PerGame | None = None,
     cost: str = "fast",
     exclusive: bool = False,
+    holds_streams: bool = False,
+    first: bool = False,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register a check function under ``id``, covering the given requirement ids.
 
     ``games``: the games the check applies to; None: every game with a kit, now and
     registered later (``conformance.games``). ``per_game(kit)``: requirement ids the check
     covers for each of its games' kits (``<game>.contract.invalid_stake``), added to
-    ``covers``. ``exclusive``: the check must run with no other check playing at the same
-    time (it watches the units on sale, which every account shares); see ``Check.exclusive``."""
+    ``covers``. ``exclusive``: no other check may buy units while the check watches the units
+    on sale (which every account shares); ``holds_streams``: it says which (game, stake) it
+    watches, and when, with ``CheckContext.hold``; see ``Check.exclusive``. ``first``: see
+    ``Check.first``."""
+    if holds_streams and not exclusive:
+        raise ConformanceError(f"check {id!r}: holds_streams=True is for an exclusive check")
 
     def register(function: CheckFunction) -> CheckFunction:
         if id in _REGISTRY:
@@ -211,6 +244,8 @@ def check(
             doc=(function.__doc__ or "").strip(),
             cost=cost,
             exclusive=exclusive,
+            holds_streams=holds_streams,
+            first=first,
         )
         return function
 

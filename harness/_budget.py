@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Generic, NoReturn, TypeVar
 
 from ._errors import TargetTimeout
+from ._streams import StreamGate
 
 T = TypeVar("T")
 
@@ -129,8 +130,15 @@ class GuardedAdapter:
     flight are tracked so that a cut can tell which operation hung, and for how long.
     """
 
-    def __init__(self, underlying: Any, token: CancelToken, stalls: Stalls) -> None:
+    def __init__(
+        self,
+        underlying: Any,
+        token: CancelToken,
+        stalls: Stalls,
+        gate: StreamGate | None = None,
+    ) -> None:
         self.underlying = underlying
+        self._gate = gate if gate is not None else StreamGate(())
         self.name = getattr(underlying, "name", "target")
         self._token = token
         self._stalls = stalls
@@ -184,8 +192,11 @@ class GuardedAdapter:
     def balance(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("balance", *args, **kwargs)
 
-    def play(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call("play", *args, **kwargs)
+    def play(self, account_id: Any, token: Any, game: Any, stake_cents: Any) -> Any:
+        """A play waits at the run's gate while another check watches its (game, stake)
+        (``harness._streams``); the wait is not a call in flight, and a cut ends it."""
+        with self._gate.playing(self, game, stake_cents, self._token.check):
+            return self._call("play", account_id, token, game, stake_cents)
 
     def reveal(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("reveal", *args, **kwargs)

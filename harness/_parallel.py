@@ -8,17 +8,22 @@ cores busy with audit processes of its own, forked) runs alone, in the calling t
 task is running while it runs, so no other thread is busy when it forks.
 
 A *guarded* task (a check that watches the units on sale: plays in a row get consecutive units,
-a refused play takes none) needs only that no other task buys units while it runs: it runs
-beside tasks that never play (the evaluation checks), one guarded task at a time. Against a
-target 20 ms away the guarded checks are seconds of round trips; run alone they were a third
-of a quick run's wall time.
+a refused play takes none) needs that no other task buys a unit of what it watches meanwhile.
+The run's stream gate gives that, (game, stake) by (game, stake) (``harness._streams``): the
+other tasks' plays on a watched stream wait at the gate, everything else they do goes on. Here
+guarded tasks only run one at a time (they watch much the same streams: two would mostly wait
+for each other, each holding a worker). Against a target 20 ms away the guarded checks are
+seconds of round trips: run alone they were a third of a quick run's wall time, and beside the
+tasks that never play (the evaluation checks) still a fifth.
 
 The order tasks *start* in is free, and chosen for the wall time: the solo tasks first, one by
-one, then the guarded ones, one by one, with the tasks that buy no units side by side with
-them, then every other task side by side, those marked ``early`` (the long ones) first. Solo
-tasks spread through the list would otherwise cut it into short groups, each waiting for its
-slowest member while the pool idles (against a target 20 ms away that was 35 s of a quick run
-instead of about 26).
+one, then the guarded ones, one by one, beside every other task, those marked ``early`` (the
+long ones) first; in each group, those marked ``first`` (a check that reads the units about to
+be sold: what it sees then depends the least on what the others bought; or one of the longest,
+which the run should not end waiting on alone) before the others.
+Solo tasks spread through the list would otherwise cut it into short groups, each waiting for
+its slowest member while the pool idles (against a target 20 ms away that was 35 s of a quick
+run instead of about 26).
 
 Reports must not depend on any of that: each task's events go to a buffer of its own and are
 handed on in task order, those of the first unfinished task as they come (its progress stays
@@ -43,28 +48,29 @@ Emit = Callable[[E], None]
 class Task(Generic[E]):
     """``run(emit)`` does the work and emits its events through ``emit``; ``finish()`` runs
     after its events were handed on, in task order; ``solo`` tasks run alone; ``guarded`` ones
-    (a check that watches the units on sale) run while no task that ``plays`` (buys units)
-    runs, beside tasks that do not; ``early`` ones start before the other side-by-side tasks
-    (a hint: the long ones)."""
+    (a check that watches the units on sale) one at a time, beside the others; ``early`` ones
+    start before the other side-by-side tasks (a hint: the long ones); ``first`` ones before
+    the others of their group."""
 
     run: Callable[[Emit[E]], None]
     finish: Callable[[], None] = lambda: None
     solo: bool = False
     early: bool = False
     guarded: bool = False
-    plays: bool = False
+    first: bool = False
     events: list[E] = field(default_factory=list)
     done: bool = False
     error: BaseException | None = None
 
 
 def start_order(tasks: Sequence[Task[E]]) -> list[Task[E]]:
-    """The order tasks start in: solo ones, guarded ones (each in task order), then ``early``
-    ones, then the rest."""
-    solo = [t for t in tasks if t.solo]
-    guarded = [t for t in tasks if not t.solo and t.guarded]
-    early = [t for t in tasks if not t.solo and not t.guarded and t.early]
-    rest = [t for t in tasks if not t.solo and not t.guarded and not t.early]
+    """The order tasks start in: solo ones, guarded ones, then ``early`` ones, then the rest;
+    in each group the ``first`` ones, then the others, each in task order."""
+    ordered = sorted(tasks, key=lambda t: not t.first)  # stable: task order within
+    solo = [t for t in ordered if t.solo]
+    guarded = [t for t in ordered if not t.solo and t.guarded]
+    early = [t for t in ordered if not t.solo and not t.guarded and t.early]
+    rest = [t for t in ordered if not t.solo and not t.guarded and not t.early]
     return [*solo, *guarded, *early, *rest]
 
 
@@ -87,9 +93,7 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
     place = {id(task): n for n, task in enumerate(tasks)}
     running = 0
     solo_running = False
-    playing = 0  # running tasks that buy units (guarded ones included)
     guarded_running = False
-    guarded_waiting = sum(1 for t in tasks if t.guarded and not t.solo)
     failed_at = len(tasks)  # the first task (in task order) that raised: none yet
 
     def emitter(task: Task[E]) -> Emit[E]:
@@ -101,7 +105,7 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
         return emit
 
     def body(task: Task[E], emit: Emit[E] | None = None) -> None:
-        nonlocal running, solo_running, playing, guarded_running, failed_at
+        nonlocal running, solo_running, guarded_running, failed_at
         try:
             task.run(emitter(task) if emit is None else emit)
         except BaseException as exc:  # handed on in its turn, in the caller's thread
@@ -114,8 +118,6 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
                 running -= 1
                 if task.solo:
                     solo_running = False
-                if task.plays or task.guarded:
-                    playing -= 1
                 if task.guarded and not task.solo:
                     guarded_running = False
                 changed.notify_all()
@@ -123,23 +125,20 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
     def may_start(task: Task[E]) -> bool:
         if task.solo:
             return running == 0
-        if task.guarded:  # no unit is bought under its eyes
-            return playing == 0
-        if task.plays:  # the guarded tasks first: one buying units would hold them up
-            return not guarded_running and not guarded_waiting
+        if task.guarded:  # what it watches is held at the stream gate, not here
+            return not guarded_running
         return True
 
     def start_what_may(pool: ThreadPoolExecutor) -> Task[E] | None:
         """Start waiting tasks while the rules allow (called with ``changed`` held), the first
         one that may in start order each time (a solo task lets none pass it); a solo task
         whose turn to start has come is returned instead, for this thread to run."""
-        nonlocal running, solo_running, playing, guarded_running, guarded_waiting
+        nonlocal running, solo_running, guarded_running
         while waiting and not solo_running and running < workers:
             chosen = None
             for task in list(waiting):
                 if place[id(task)] > failed_at:  # the run ends at that task: not needed
                     waiting.remove(task)
-                    guarded_waiting -= task.guarded and not task.solo
                     continue
                 if may_start(task):
                     chosen = task
@@ -151,11 +150,8 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
             waiting.remove(chosen)
             running += 1
             solo_running = chosen.solo
-            if chosen.plays or chosen.guarded:
-                playing += 1
             if chosen.guarded and not chosen.solo:
                 guarded_running = True
-                guarded_waiting -= 1
             if chosen.solo:
                 return chosen
             pool.submit(body, chosen)

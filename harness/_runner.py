@@ -21,6 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ from ._events import (
 from ._parallel import Task, run_ordered
 from ._provenance import interpretations, rules_sha256, suite_sha256
 from ._smoke import probe, stand_in
+from ._streams import StreamGate, offered_streams
 from ._waivers import Waiver, active
 
 # worst first: a requirement's outcome is the worst of its checks'
@@ -65,9 +67,6 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_STARTED = 0, 1, 2
 
 _PROGRESS_INTERVAL_S = 0.25
 OUT_OF_SCOPE = "outside this run's scope (filtered)"
-#: the capabilities whose checks buy units (open accounts and play): an ``exclusive`` check,
-#: which watches the units on sale, never runs beside one of them
-BUYS_UNITS = frozenset({"play", "reveal"})
 
 
 def worst(outcomes: Iterable[str]) -> str:
@@ -158,6 +157,7 @@ class Runner:
         self._clock = clock
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         self._stalls = Stalls()
+        self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
 
     # -- events -------------------------------------------------------------------------------
 
@@ -316,9 +316,10 @@ class Runner:
         outcomes: dict[str, list[tuple[str, str, str]]],
     ) -> None:
         """Every selected check, up to ``check_concurrency`` at once (``harness._parallel``):
-        block checks alone (and first), then ``exclusive`` ones one at a time, beside checks
-        that buy no units only, the long ones early, events and outcomes taken in check order,
-        so the reports are those of a run of one check at a time."""
+        block checks alone (and first), then ``exclusive`` ones one at a time, beside the
+        others, the long ones early; events and outcomes taken in check order, so the reports
+        are those of a run of one check at a time. What an exclusive check watches, no other
+        check buys meanwhile: its plays wait at the run's stream gate (``harness._streams``)."""
 
         def task(check: Check) -> Task[Event]:
             mine: dict[str, list[tuple[str, str, str]]] = {rid: [] for rid in outcomes}
@@ -332,10 +333,11 @@ class Runner:
                 finish=finish,
                 solo=check.cost == "block",
                 guarded=check.exclusive,
-                plays=check.capability in BUYS_UNITS,
                 early=check.cost == "long",
+                first=check.first,
             )
 
+        self._gate = StreamGate(offered_streams(implementation))
         workers = self.plan.settings.check_concurrency
         run_ordered([task(c) for c in selected], self.emit, workers=workers)
 
@@ -370,7 +372,7 @@ class Runner:
                 if not token.cancelled:
                     emit(BlockAudited(**{n: block[n] for n in names}))
 
-        guard = GuardedAdapter(adapter, token, self._stalls)
+        guard = GuardedAdapter(adapter, token, self._stalls, self._gate)
         ctx = CheckContext(
             adapter=guard,
             implementation=implementation,
@@ -378,6 +380,7 @@ class Runner:
             seed=plan.seed,
             progress=progress,
             block_sink=block_sink,
+            hold=partial(self._gate.hold, guard, cancelled=token.check),
         )
         outcome = self._execute_within(check, ctx, guard, token)
         outcome = replace(outcome, message=bounded(outcome.message, MESSAGE_CHARS))

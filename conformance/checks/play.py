@@ -13,20 +13,21 @@ import math
 from collections.abc import Callable
 from contextlib import closing
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._lazy import strategies_module
 from .._pool import iter_in_order, map_in_order, split, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
-from ._scenarios import SCENARIOS, Session, case_of
+from ._scenarios import SCENARIOS, Case, Session, case_of
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 else:  # imported on first use (conformance._lazy): a run of block checks never needs it
     st = strategies_module()
 
+R = TypeVar("R")
 ROBOTS = "robots"  # the reveal protocol below is robots' own (robots 4.3, 4.4, 4.7)
 MAX_STOP = 30  # AUTO after 0..30 clicks: a robots unit has 18 buttons plus its +1 reveals
 MAX_CLICKS = 40  # click choices drawn per example; later clicks take the first open button
@@ -74,26 +75,32 @@ def run_per_stake(
     scenario: str,
     message: str,
     *,
-    side_by_side: bool = True,
     most: int | None = None,
+    watching: bool = False,
     **params: Any,
 ) -> None:
     """Run ``scenario`` at every (game, stake) in scope; fail with the first evidence in pair
     order (the one a run of the pairs one after another reports).
 
-    ``side_by_side``: the pairs are played at once, up to ``scenario_workers``, each on
-    accounts of its own, and a scenario of ``SPLIT_OVER_ACCOUNTS`` spreads its plays over the
-    workers each pair gets (``accounts`` in its case, so a replay plays the same way). Plays
-    made side by side race one another: a check whose plays must not (its verdict would also
-    catch a race, which ``play.concurrent_sales`` judges) passes False and plays the pairs one
-    after another, one account each. ``most``: at most this many plays a pair."""
+    The pairs are played at once, up to ``scenario_workers``, each on accounts of its own. They
+    do not race one another: each (game, stake) sells the units of its own blocks (contract
+    section 4), so a play at one pair never moves the unit on sale at another. A scenario of
+    ``SPLIT_OVER_ACCOUNTS`` also spreads one pair's plays over the workers that pair gets
+    (``accounts`` in its case, so a replay plays the same way): those plays do race, on one
+    block, so a scenario whose verdict would also catch a race (one ``play.concurrent_sales``
+    judges) is not in that set and plays each pair's units in a row on one account.
+    ``most``: at most this many plays a pair. ``watching``: each pair's scenario watches the
+    units on sale of its (game, stake), which it holds meanwhile (``CheckContext.hold``; the
+    check is ``exclusive`` and ``holds_streams``)."""
     found = pairs(ctx, games)
-    workers = workers_of(ctx.settings) if side_by_side else 1
+    workers = workers_of(ctx.settings)
+    scenario_of = partial(SCENARIOS[scenario], session(ctx))
+    play_one = held(ctx, scenario_of) if watching else scenario_of
 
     def case(number: int, pair: tuple[str, int]) -> dict[str, Any]:
         game, stake = pair
         extra = {}
-        if side_by_side and scenario in SPLIT_OVER_ACCOUNTS:
+        if scenario in SPLIT_OVER_ACCOUNTS:
             # every worker plays: 8 over 3 pairs is 3, 3 and 2 accounts (not 2 each)
             share = workers // len(found) + (1 if number < workers % len(found) else 0)
             extra = {"accounts": max(1, share)}
@@ -104,13 +111,24 @@ def run_per_stake(
     cases = [case(number, pair) for number, pair in enumerate(found)]
     done = 0
     # closed on the first failure: the pairs not yet started are not played
-    with closing(iter_in_order(partial(SCENARIOS[scenario], session(ctx)), cases, workers)) as ran:
+    with closing(iter_in_order(play_one, cases, workers)) as ran:
         for (game, stake), one, evidence in zip(found, cases, ran, strict=True):
             if evidence is not None:
                 raise failure(f"{message} ({game} at {stake} cents)", [evidence])
             done += one["plays"]
             ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
     ctx.details["plays"] = done
+
+
+def held(ctx: CheckContext, scenario: Callable[[Case], R]) -> Callable[[Case], R]:
+    """``scenario(case)`` while the check holds the case's (game, stake): no other check buys
+    a unit of it meanwhile (``CheckContext.hold``)."""
+
+    def run(case: Case) -> R:
+        with ctx.hold([(case["game"], case["stake_cents"])]):
+            return scenario(case)
+
+    return run
 
 
 def history_article(game: str) -> str:
@@ -167,14 +185,16 @@ for _name, _article, _message in _PER_GAME:
     capability="play",
     cost="long",
     exclusive=True,
+    holds_streams=True,
+    first=True,  # its window, the next units on sale, is the block's first ones in every run
 )
 def top_lots(ctx: CheckContext) -> None:
     """At every (game, stake), accounts play on up to the largest lot among the next
     ``top_lot_units`` units on sale (read from the block): every play moves the balance by
     exactly -stake + its unit's lot, the largest lot too (``scenario_top_lot``). The pairs
     side by side, ``scenario_workers`` accounts in all playing at once (over a distant target
-    the plays' round trips add up); alone among the checks, since the units on sale are
-    counted."""
+    the plays' round trips add up); each pair's stream held while its scenario runs, since
+    its units on sale are counted: no other check buys one of them meanwhile."""
     if "blocks" not in ctx.implementation.get("capabilities", []):
         raise NotSupported("the target serves no blocks: the units on sale cannot be read")
     target = session(ctx)
@@ -189,10 +209,9 @@ def top_lots(ctx: CheckContext) -> None:
         )
         for game, stake in in_scope
     ]
+    scenario = held(ctx, partial(sc.scenario_top_lot, target))  # each its (game, stake)
     for case, found in zip(
-        cases,
-        map_in_order(partial(sc.scenario_top_lot, target), cases, workers_of(ctx.settings)),
-        strict=True,
+        cases, map_in_order(scenario, cases, workers_of(ctx.settings)), strict=True
     ):
         if found is not None:
             game, stake = case["game"], case["stake_cents"]
@@ -215,10 +234,11 @@ def money_exact(ctx: CheckContext) -> None:
     capability="play",
     cost="long",
     exclusive=True,
+    holds_streams=True,
 )
 def block_order(ctx: CheckContext) -> None:
     """Plays in a row get one unit each, the next unit of the block on sale every time."""
-    run_per_stake(ctx, None, "block_order", "plays were not in block order", side_by_side=False)
+    run_per_stake(ctx, None, "block_order", "plays were not in block order", watching=True)
 
 
 @check("play.block_unit", covers=["play.sales.block_unit"], capability="play", cost="long")
@@ -227,11 +247,10 @@ def block_unit(ctx: CheckContext) -> None:
     live play is tied to the audited block."""
     if not ctx.supports("blocks"):
         raise NotSupported("the target serves no blocks: a play cannot be tied to its unit")
-    # one play at a time: a unit reported for a play raced by another is a double sale
-    # (play.concurrent_sales'), not a play tied to another unit than its own
-    run_per_stake(
-        ctx, None, "block_unit", "a play was not the served block's unit", side_by_side=False
-    )
+    # each pair's plays in a row on one account (block_unit is not in SPLIT_OVER_ACCOUNTS): a
+    # unit reported for a play raced by another is a double sale (play.concurrent_sales'),
+    # not a play tied to another unit than its own
+    run_per_stake(ctx, None, "block_unit", "a play was not the served block's unit")
 
 
 AUTO_ANSWER_PLAYS = 40
@@ -256,6 +275,7 @@ def auto_answer(ctx: CheckContext) -> None:
     capability="play",
     cost="long",
     exclusive=True,
+    holds_streams=True,
 )
 def concurrent_sales(ctx: CheckContext) -> None:
     """Accounts playing at once (one thread each, all stakes in scope): no unit sold twice,
@@ -268,7 +288,8 @@ def concurrent_sales(ctx: CheckContext) -> None:
         threads=threads,
         plays_per_thread=per_thread,
     )
-    found = sc.concurrent_sales(session(ctx), case)
+    with ctx.hold([(game, stake) for game, stake in pairs(ctx)]):  # every pair it plays
+        found = sc.concurrent_sales(session(ctx), case)
     ctx.details["plays"] = threads * per_thread
     if found is not None:
         requirement, proof = found
@@ -280,17 +301,19 @@ def concurrent_sales(ctx: CheckContext) -> None:
     covers=["play.refusal.insufficient_funds"],
     capability="play",
     exclusive=True,  # a refused play must take no unit off sale: the next unit is watched
+    holds_streams=True,
 )
 def insufficient_funds(ctx: CheckContext) -> None:
     """A stake above the balance is refused with 402 and changes nothing (balance, history,
     the unit on sale); a balance of exactly the stake still plays."""
-    target = session(ctx)
-    for game, stake in pairs(ctx):
-        found = sc.scenario_insufficient_funds(
-            target, case_of("insufficient_funds", game=game, stake_cents=stake)
-        )
-        if found is not None:
-            raise failure(f"{game} at {stake} cents", [found])
+    in_scope = pairs(ctx)
+    cases = [case_of("insufficient_funds", game=g, stake_cents=s) for g, s in in_scope]
+    scenario = held(ctx, partial(sc.scenario_insufficient_funds, session(ctx)))
+    # the pairs at once (each watches the unit on sale of its own block), the first in order
+    with closing(iter_in_order(scenario, cases, workers_of(ctx.settings))) as ran:
+        for (game, stake), found in zip(in_scope, ran, strict=True):
+            if found is not None:
+                raise failure(f"{game} at {stake} cents", [found])
 
 
 @check("play.invalid_requests", covers=["play.refusal.invalid"], capability="play", exclusive=True)
@@ -373,6 +396,7 @@ RESUME_AFTER_CLICKS = 6  # clicks before a ticket is left half revealed (reveal_
     capability="reveal",
     games=(ROBOTS,),
     cost="long",
+    first=True,  # the longest checks: clicked through, ~25 requests a play
 )
 def reveal_order(ctx: CheckContext) -> None:
     """Buttons clicked in turn, then in click orders hypothesis picks, then all at once (each
@@ -425,6 +449,7 @@ def reveal_order(ctx: CheckContext) -> None:
     capability="reveal",
     games=(ROBOTS,),
     cost="long",
+    first=True,  # the longest checks: clicked through, ~25 requests a play
 )
 def plus_one(ctx: CheckContext) -> None:
     """Every button clicked until refused: a reveal with +1 allows exactly one more click, one

@@ -92,7 +92,13 @@ def gauge_fills(ctx: CheckContext) -> None:
             fail_with("gauge fills", found, RobotsDiagnosis(), ctx.adapter, general=ROBOTS_GENERAL)
 
 
-@check("robots_rules.robot_orders", covers=ROBOTS_RULES, capability="evaluate", games=("robots",))
+@check(
+    "robots_rules.robot_orders",
+    covers=ROBOTS_RULES,
+    capability="evaluate",
+    games=("robots",),
+    cost="long",  # 40 320 tickets in every profile: among a quick run's longest checks
+)
 def robot_orders(ctx: CheckContext) -> None:
     """Every one of the 8! robot orders (R-I1) with every gauge exactly full: each robot wins
     its symbol's amount, named by its position (articles 4.2, 4.8, 4.9)."""

@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from contextlib import closing
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from contract import ErrorReply
 
+from .._pool import iter_in_order, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from . import _scenarios as sc
 from .history import last_unit
-from .play import pairs, plays_per_stake
+from .play import held, pairs, plays_per_stake
 
 BALANCE_READ = "play.money.balance_read"
 ONE_ACCOUNT = "play.money.concurrent_one_account"
@@ -248,14 +250,23 @@ def _raise(message: str, found: Evidence, requirement: str) -> None:
 def balance_read(ctx: CheckContext) -> None:
     """After each play, the balance read at once equals the play's ``balance_cents``."""
     target = sc.Session.of(ctx.adapter, ctx.implementation)
+    cases = [
+        sc.case_of(
+            "balance_read",
+            game=game,
+            stake_cents=stake,
+            plays=min(MAX_READS, plays_per_stake(ctx, game)),
+        )
+        for game, stake in pairs(ctx)
+    ]
     done = 0
-    for game, stake in pairs(ctx):
-        plays = min(MAX_READS, plays_per_stake(ctx, game))
-        case = sc.case_of("balance_read", game=game, stake_cents=stake, plays=plays)
-        found = scenario_balance_read(target, case)
-        if found is not None:
-            _raise(f"{game} at {stake} cents", found, BALANCE_READ)
-        done += plays
+    # the pairs at once, each on its own account; the first failure in pair order
+    ran = iter_in_order(partial(scenario_balance_read, target), cases, workers_of(ctx.settings))
+    with closing(ran):
+        for case, found in zip(cases, ran, strict=True):
+            if found is not None:
+                _raise(f"{case['game']} at {case['stake_cents']} cents", found, BALANCE_READ)
+            done += case["plays"]
     ctx.details["plays"] = done
 
 
@@ -265,6 +276,7 @@ def balance_read(ctx: CheckContext) -> None:
     capability="play",
     cost="long",
     exclusive=True,  # the units sold at once are compared with the units on sale
+    holds_streams=True,
 )
 def concurrent_one_account(ctx: CheckContext) -> None:
     """An account funded for 3 stakes sends 8 plays at the same moment (a barrier), for
@@ -276,20 +288,25 @@ def concurrent_one_account(ctx: CheckContext) -> None:
         raise NotSupported("no game and stake in this run's scope")
     target = sc.Session.of(ctx.adapter, ctx.implementation)
     rounds = ctx.settings.one_account_rounds
-    for game in games:
-        stakes = ctx.stakes(game)
-        if not stakes:
-            continue
-        case = sc.case_of(
+    cases = [
+        sc.case_of(
             "one_account",
             game=game,
-            stake_cents=stakes[0],
+            stake_cents=ctx.stakes(game)[0],
             funded=STAKES_FUNDED,
             at_once=AT_ONCE,
             rounds=rounds,
         )
-        found = scenario_one_account(target, case)
-        if found is not None:
-            named = str(found.input.get("requirement", ONE_ACCOUNT))
-            _raise(f"{game} at {stakes[0]} cents", found, named)
+        for game in games
+        if ctx.stakes(game)
+    ]
+    # the games at once: each round's units are compared with those on sale at its own
+    # (game, stake), whose block no other game's play touches; the first failure in game order
+    scenario = held(ctx, partial(scenario_one_account, target))
+    ran = iter_in_order(scenario, cases, workers_of(ctx.settings))
+    with closing(ran):
+        for case, found in zip(cases, ran, strict=True):
+            if found is not None:
+                named = str(found.input.get("requirement", ONE_ACCOUNT))
+                _raise(f"{case['game']} at {case['stake_cents']} cents", found, named)
     ctx.details["plays"] = rounds * AT_ONCE * len(games)

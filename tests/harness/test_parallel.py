@@ -258,15 +258,16 @@ def test_the_runner_runs_checks_side_by_side_with_the_same_reports() -> None:
     assert "blocks.unit_sequence" in started and len(started) >= 6
 
 
-def test_guarded_tasks_run_one_at_a_time_beside_tasks_that_buy_no_units() -> None:
-    """A guarded task (it watches the units on sale) never has a task that plays beside it, nor
-    another guarded one; tasks that play no unit keep the other workers busy meanwhile."""
+def test_guarded_tasks_start_first_and_run_one_at_a_time_beside_the_others() -> None:
+    """A guarded task (it watches the units on sale) never has another guarded one beside it;
+    what it watches is held at the stream gate (harness._streams, tested there), so every
+    other task may run beside it; the guarded ones start first."""
     lock = threading.Lock()
     running: set[str] = set()
     seen_beside: dict[str, set[str]] = {}
     order: list[str] = []
 
-    def task(name: str, *, guarded: bool = False, plays: bool = False) -> Task[str]:
+    def task(name: str, *, guarded: bool = False) -> Task[str]:
         def run(emit: Any) -> None:
             with lock:
                 order.append(name)
@@ -281,14 +282,13 @@ def test_guarded_tasks_run_one_at_a_time_beside_tasks_that_buy_no_units() -> Non
                     running.discard(name)
             emit(name)
 
-        return Task(run=run, guarded=guarded, plays=plays)
+        return Task(run=run, guarded=guarded)
 
-    tasks = [task("p1", plays=True), task("g1", guarded=True), task("e1"), task("e2")]
-    tasks += [task("g2", guarded=True), task("p2", plays=True), task("e3"), task("e4")]
+    tasks = [task("p1"), task("g1", guarded=True), task("e1"), task("e2")]
+    tasks += [task("g2", guarded=True), task("p2"), task("e3"), task("e4")]
     got: list[str] = []
     run_ordered(tasks, got.append, workers=3)
     assert got == ["p1", "g1", "e1", "e2", "g2", "p2", "e3", "e4"]
-    for guarded in ("g1", "g2"):
-        assert not seen_beside[guarded] & {"p1", "p2", "g1", "g2"}, seen_beside[guarded]
-    assert seen_beside["g1"] | seen_beside["g2"]  # evaluation-like tasks ran beside them
-    assert order[0] == "g1" and order.index("g2") < min(order.index("p1"), order.index("p2"))
+    assert "g2" not in seen_beside["g1"] and "g1" not in seen_beside["g2"]
+    assert seen_beside["g1"] and seen_beside["g2"]  # the other workers were kept busy
+    assert order[0] == "g1" and set(order[1:3]) <= {"p1", "e1", "e2", "p2", "e3", "e4"}
