@@ -172,7 +172,7 @@ class Check:
     reads the units about to be sold, and what it finds there should depend on the run's
     seed, not on what checks beside it bought first (``play.top_lots``: the largest lot among
     the next units); or it is among the longest, and the run should not end waiting on it
-    alone (the robots reveal checks: a play clicked through is about 25 requests)."""
+    alone (a reveal check: each play clicked through is dozens of requests)."""
 
 
 _REGISTRY: dict[str, Check] = {}
