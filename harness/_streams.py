@@ -126,7 +126,8 @@ class StreamGate:
         finally:
             with self._changed:
                 self._add(self._playing, key, owner, -1)
-                self._changed.notify_all()
+                if self._wanted:  # only a holder waits for plays to end; plays never do
+                    self._changed.notify_all()
 
     @contextmanager
     def hold(
