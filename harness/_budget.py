@@ -25,7 +25,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, Generic, NoReturn, TypeVar
 
 from ._errors import TargetTimeout
@@ -69,9 +69,18 @@ class _Outcome(Generic[T]):
         self.error: BaseException | None = None
 
 
-def run_within(function: Callable[[], T], seconds: float, name: str) -> tuple[bool, T | None]:
+def run_within(
+    function: Callable[[], T],
+    seconds: float,
+    name: str,
+    *,
+    paused: Callable[[], float] = lambda: 0.0,
+    until: float = float("inf"),
+) -> tuple[bool, T | None]:
     """``(True, function())`` if it returns within ``seconds``, else ``(False, None)`` with the
-    call left running in its daemon thread. An exception it raises is raised here."""
+    call left running in its daemon thread. An exception it raises is raised here.
+    ``paused()``: seconds the call spent waiting on something else (the stream gate), which do
+    not count against ``seconds``; never past ``until`` (a monotonic time: the run's end)."""
     outcome: _Outcome[T] = _Outcome()
 
     def work() -> None:
@@ -85,9 +94,14 @@ def run_within(function: Callable[[], T], seconds: float, name: str) -> tuple[bo
             outcome.done.set()
 
     thread = threading.Thread(target=work, name=name, daemon=True)
+    began = time.monotonic()
     thread.start()
-    if not outcome.done.wait(max(seconds, 0.0)):
-        return False, None
+    while not outcome.done.is_set():
+        now = time.monotonic()
+        deadline = min(began + max(seconds, 0.0) + paused(), until)
+        if now >= deadline:
+            return False, None
+        outcome.done.wait(min(deadline - now, PAUSE_POLL_S))
     if outcome.error is not None:
         raise outcome.error
     return True, outcome.value
@@ -97,6 +111,10 @@ def close_within(adapter: Any, seconds: float = CLOSE_WAIT_S) -> None:
     """``adapter.close()``, given up after ``seconds`` (a hung vendor adapter must not keep
     the reports from being written)."""
     run_within(adapter.close, seconds, "instantcert-close")
+
+
+PAUSE_POLL_S = 0.5
+"""How often a check's deadline is moved on by the time it has spent waiting at the gate."""
 
 
 class Stalls:
@@ -146,6 +164,9 @@ class GuardedAdapter:
         self._streams: list[GuardedStream] = []  # block streams being read
         self._lock = threading.Lock()
         self._calls = 0
+        self._waiting = 0  # its threads waiting at the stream gate now
+        self._waited_s = 0.0  # wall time during which one at least waited, before now
+        self._wait_began = 0.0
 
     def _call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         self._token.check()
@@ -192,11 +213,51 @@ class GuardedAdapter:
     def balance(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("balance", *args, **kwargs)
 
+    def _gate_wait(self, delta: int) -> None:
+        """One more (``1``) or one fewer (``-1``) of its threads waiting at the gate."""
+        with self._lock:
+            now = time.monotonic()
+            if self._waiting == 0 and delta > 0:
+                self._wait_began = now
+            self._waiting += delta
+            if self._waiting == 0:
+                self._waited_s += now - self._wait_began
+
+    def waited_s(self) -> float:
+        """Seconds during which the check waited at the stream gate (some of its threads, at
+        least): they do not count against its budget (``run_within``'s ``paused``)."""
+        with self._lock:
+            ongoing = time.monotonic() - self._wait_began if self._waiting else 0.0
+            return self._waited_s + ongoing
+
     def play(self, account_id: Any, token: Any, game: Any, stake_cents: Any) -> Any:
         """A play waits at the run's gate while another check watches its (game, stake)
         (``harness._streams``); the wait is not a call in flight, and a cut ends it."""
-        with self._gate.playing(self, game, stake_cents, self._token.check):
-            return self._call("play", account_id, token, game, stake_cents)
+        self._gate_wait(1)
+        waiting = True
+        try:
+            with self._gate.playing(self, game, stake_cents, self._token.check):
+                self._gate_wait(-1)
+                waiting = False
+                return self._call("play", account_id, token, game, stake_cents)
+        finally:
+            if waiting:
+                self._gate_wait(-1)
+
+    @contextlib.contextmanager
+    def hold(self, streams: Collection[tuple[str, int]] | str) -> Iterator[None]:
+        """``CheckContext.hold`` for this check: its hold at the run's gate; the wait for it
+        does not count against the check's budget either, and a cut ends it."""
+        self._gate_wait(1)
+        waiting = True
+        try:
+            with self._gate.hold(self, streams, self._token.check):
+                self._gate_wait(-1)
+                waiting = False
+                yield
+        finally:
+            if waiting:
+                self._gate_wait(-1)
 
     def reveal(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("reveal", *args, **kwargs)

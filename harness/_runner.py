@@ -21,7 +21,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -380,7 +379,7 @@ class Runner:
             seed=plan.seed,
             progress=progress,
             block_sink=block_sink,
-            hold=partial(self._gate.hold, guard, cancelled=token.check),
+            hold=guard.hold,
         )
         outcome = self._execute_within(check, ctx, guard, token)
         outcome = replace(outcome, message=bounded(outcome.message, MESSAGE_CHARS))
@@ -443,22 +442,31 @@ class Runner:
                 "this check could start"
             )
             return CheckOutcome("error", message, requirements=check.requirements)
-        wait = min(budget, left)
         began = time.perf_counter()
-        done, outcome = run_within(lambda: execute(check, ctx), wait, f"check {check.id}")
+        done, outcome = run_within(
+            lambda: execute(check, ctx),
+            budget,
+            f"check {check.id}",
+            paused=guard.waited_s,  # its plays held up at the stream gate
+            until=self._run_ends,
+        )
         if done and outcome is not None:
             return outcome
-        if wait < budget:
+        ran, waited = time.perf_counter() - began, guard.waited_s()
+        if time.monotonic() >= self._run_ends:
             reason = (
                 f"cut when the run budget of {run_budget:g} s (run_budget_s) was spent, after "
-                f"{wait:.1f} s of this check"
+                f"{ran:.1f} s of this check"
             )
         else:
             reason = f"cut at its budget of {budget:g} s (check_budget_s): it had not ended"
+        if waited >= 0.05:  # not counted against its budget
+            reason += f" ({waited:.1f} s of it waiting at the stream gate, not counted)"
         hung = guard.in_flight()
         if hung:
             reason += "; still waiting on " + ", ".join(f"{op}() for {s:.1f} s" for op, s in hung)
         token.cancel(reason)
+        self._gate.release(guard)  # what it held: the others' plays go on
         for operation, seconds in hung:
             if seconds >= budget / 2:
                 self._stalls.record(

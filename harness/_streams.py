@@ -158,3 +158,16 @@ class StreamGate:
                 for key in keys:
                     self._add(self._held, key, owner, -1)
                 self._changed.notify_all()
+
+    def release(self, owner: object) -> None:
+        """Whatever ``owner`` holds or wants, let go: its check was cut, and its thread, left
+        to end on its own, may be stuck in a call that never returns (every later call of a
+        cut check is refused, so it buys nothing more). Its own ``hold`` blocks, if they ever
+        end, then let go of nothing."""
+        with self._changed:
+            for table in (self._held, self._wanted):
+                for key in list(table):
+                    table[key].pop(owner, None)
+                    if not table[key]:
+                        del table[key]
+            self._changed.notify_all()

@@ -146,6 +146,29 @@ def test_a_cut_check_stops_waiting_and_leaves_nothing_behind() -> None:
         assert in_thread(play_on(gate, "player", EL50))[1].wait(2)
 
 
+def test_a_cut_holder_lets_go_though_its_thread_never_ends() -> None:
+    """The runner releases a cut check's holds: its thread may be stuck in a call that never
+    returns, and the other checks' plays must not wait on it for the rest of the run."""
+    gate = StreamGate(STREAMS)
+    stuck = threading.Event()
+
+    def holder() -> None:
+        with gate.hold("stuck check", [ROBOTS]):
+            stuck.wait(10)  # a call that never returns, as far as the run can tell
+
+    thread, _, _ = in_thread(holder)
+    time.sleep(0.05)
+    _, waiting, _ = in_thread(play_on(gate, "other", ROBOTS))
+    assert not waiting.wait(0.2)
+    gate.release("stuck check")
+    assert waiting.wait(2)
+    with gate.hold("next check", [ROBOTS]):  # a later holder takes it
+        pass
+    stuck.set()
+    thread.join(2)
+    assert in_thread(play_on(gate, "other", ROBOTS))[1].wait(2)  # its late exit changed nothing
+
+
 def test_many_checks_at_once_never_see_a_foreign_play_on_a_held_stream_and_never_deadlock() -> None:
     """Owners hold random sets of streams (EVERY too) and play on random streams, known or not,
     at random; throughout, no play of one owner is in flight on a stream another holds."""
@@ -338,3 +361,43 @@ def test_a_watching_check_sees_no_play_of_the_checks_beside_it_on_what_it_holds(
         assert "eldorado" in inside and "robots" not in inside, spans
     if how == "whole":  # every stream held: no play asked meanwhile was answered before its end
         assert inside == []
+
+
+def test_a_watching_check_cut_while_it_holds_does_not_hold_up_the_run() -> None:
+    """A watching check stuck (in a call that never returns) while it holds robots is cut at
+    its budget; the check playing robots beside it goes on then, and passes."""
+    from conformance import Check
+    from conformance._profiles import load_profile
+    from harness._runner import Runner, RunPlan
+
+    release = threading.Event()
+    log: list[tuple[str, float, float]] = []
+    order, money = "play.sales.block_order", "play.money.exact"
+
+    def stuck(ctx: Any) -> None:
+        with ctx.hold([ROBOTS]):
+            release.wait(30)
+
+    checks = {
+        "stuck": Check("stuck", (order,), "play", ("robots",), stuck, "", "long", True, True),
+        "player": Check("player", (money,), "play", ("robots",), _player(ROBOTS, log), ""),
+    }
+    plan = RunPlan(
+        target="python:reference",
+        profile="quick",
+        settings={**load_profile("quick"), "check_concurrency": 4, "check_budget_s": 2},
+        seed=11,
+        config={},
+        filtered=True,
+        requirements=(order, money),
+    )
+    adapter = Slow()
+    began = time.monotonic()
+    try:
+        result = Runner(plan, [], checks=checks).run(adapter)  # type: ignore[arg-type]
+    finally:
+        release.set()
+        adapter.inner.close()
+    outcomes = {v.id: v.outcome for v in result.requirements if v.id in (order, money)}
+    assert outcomes == {order: "error", money: "pass"}, outcomes  # its wait was not counted
+    assert len(log) == 60 and time.monotonic() - began < 20
