@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator
+from contextlib import AbstractContextManager
 from typing import Any, Generic, NoReturn, TypeVar
 
 from ._errors import TargetTimeout
@@ -230,34 +231,31 @@ class GuardedAdapter:
             ongoing = time.monotonic() - self._wait_began if self._waiting else 0.0
             return self._waited_s + ongoing
 
-    def play(self, account_id: Any, token: Any, game: Any, stake_cents: Any) -> Any:
-        """A play waits at the run's gate while another check watches its (game, stake)
-        (``harness._streams``); the wait is not a call in flight, and a cut ends it."""
-        self._gate_wait(1)
-        waiting = True
-        try:
-            with self._gate.playing(self, game, stake_cents, self._token.check):
-                self._gate_wait(-1)
-                waiting = False
-                return self._call("play", account_id, token, game, stake_cents)
-        finally:
-            if waiting:
-                self._gate_wait(-1)
-
     @contextlib.contextmanager
-    def hold(self, streams: Collection[tuple[str, int]] | str) -> Iterator[None]:
-        """``CheckContext.hold`` for this check: its hold at the run's gate; the wait for it
-        does not count against the check's budget either, and a cut ends it."""
+    def _through(self, gate: AbstractContextManager[None]) -> Iterator[None]:
+        """Inside ``gate`` (a play's or a hold's passage through the run's gate), the time
+        spent waiting to enter it counted as waiting (``waited_s``)."""
         self._gate_wait(1)
         waiting = True
         try:
-            with self._gate.hold(self, streams, self._token.check):
+            with gate:
                 self._gate_wait(-1)
                 waiting = False
                 yield
         finally:
             if waiting:
                 self._gate_wait(-1)
+
+    def play(self, account_id: Any, token: Any, game: Any, stake_cents: Any) -> Any:
+        """A play waits at the run's gate while another check watches its (game, stake)
+        (``harness._streams``); the wait is not a call in flight, and a cut ends it."""
+        with self._through(self._gate.playing(self, game, stake_cents, self._token.check)):
+            return self._call("play", account_id, token, game, stake_cents)
+
+    def hold(self, streams: Collection[tuple[str, int]] | str) -> AbstractContextManager[None]:
+        """``CheckContext.hold`` for this check: its hold at the run's gate; the wait for it
+        does not count against the check's budget either, and a cut ends it."""
+        return self._through(self._gate.hold(self, streams, self._token.check))
 
     def reveal(self, *args: Any, **kwargs: Any) -> Any:
         return self._call("reveal", *args, **kwargs)

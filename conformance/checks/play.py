@@ -10,7 +10,7 @@ Every play buys a fresh unit of the block on sale, so the number of plays is the
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -118,6 +118,19 @@ def run_per_stake(
             done += one["plays"]
             ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
     ctx.details["plays"] = done
+
+
+def first_found(
+    ctx: CheckContext, scenario: Callable[[Case], Evidence | None], cases: Sequence[Case]
+) -> tuple[Case, Evidence] | None:
+    """The first case, in order, whose scenario found evidence, and that evidence (the one a
+    run of the cases one after another reports); the cases side by side, up to
+    ``scenario_workers``, those not yet started once it is found left unplayed."""
+    with closing(iter_in_order(scenario, cases, workers_of(ctx.settings))) as ran:
+        for case, found in zip(cases, ran, strict=True):
+            if found is not None:
+                return case, found
+    return None
 
 
 def held(ctx: CheckContext, scenario: Callable[[Case], R]) -> Callable[[Case], R]:
@@ -306,14 +319,13 @@ def concurrent_sales(ctx: CheckContext) -> None:
 def insufficient_funds(ctx: CheckContext) -> None:
     """A stake above the balance is refused with 402 and changes nothing (balance, history,
     the unit on sale); a balance of exactly the stake still plays."""
-    in_scope = pairs(ctx)
-    cases = [case_of("insufficient_funds", game=g, stake_cents=s) for g, s in in_scope]
+    cases = [case_of("insufficient_funds", game=g, stake_cents=s) for g, s in pairs(ctx)]
     scenario = held(ctx, partial(sc.scenario_insufficient_funds, session(ctx)))
     # the pairs at once (each watches the unit on sale of its own block), the first in order
-    with closing(iter_in_order(scenario, cases, workers_of(ctx.settings))) as ran:
-        for (game, stake), found in zip(in_scope, ran, strict=True):
-            if found is not None:
-                raise failure(f"{game} at {stake} cents", [found])
+    first = first_found(ctx, scenario, cases)
+    if first is not None:
+        case, found = first
+        raise failure(f"{case['game']} at {case['stake_cents']} cents", [found])
 
 
 @check("play.invalid_requests", covers=["play.refusal.invalid"], capability="play", exclusive=True)

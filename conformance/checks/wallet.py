@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from contextlib import closing
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from contract import ErrorReply
 
-from .._pool import iter_in_order, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from . import _scenarios as sc
 from .history import last_unit
-from .play import held, pairs, plays_per_stake
+from .play import first_found, held, pairs, plays_per_stake
 
 BALANCE_READ = "play.money.balance_read"
 ONE_ACCOUNT = "play.money.concurrent_one_account"
@@ -259,15 +257,12 @@ def balance_read(ctx: CheckContext) -> None:
         )
         for game, stake in pairs(ctx)
     ]
-    done = 0
     # the pairs at once, each on its own account; the first failure in pair order
-    ran = iter_in_order(partial(scenario_balance_read, target), cases, workers_of(ctx.settings))
-    with closing(ran):
-        for case, found in zip(cases, ran, strict=True):
-            if found is not None:
-                _raise(f"{case['game']} at {case['stake_cents']} cents", found, BALANCE_READ)
-            done += case["plays"]
-    ctx.details["plays"] = done
+    first = first_found(ctx, partial(scenario_balance_read, target), cases)
+    if first is not None:
+        case, found = first
+        _raise(f"{case['game']} at {case['stake_cents']} cents", found, BALANCE_READ)
+    ctx.details["plays"] = sum(case["plays"] for case in cases)
 
 
 @check(
@@ -302,11 +297,9 @@ def concurrent_one_account(ctx: CheckContext) -> None:
     ]
     # the games at once: each round's units are compared with those on sale at its own
     # (game, stake), whose block no other game's play touches; the first failure in game order
-    scenario = held(ctx, partial(scenario_one_account, target))
-    ran = iter_in_order(scenario, cases, workers_of(ctx.settings))
-    with closing(ran):
-        for case, found in zip(cases, ran, strict=True):
-            if found is not None:
-                named = str(found.input.get("requirement", ONE_ACCOUNT))
-                _raise(f"{case['game']} at {case['stake_cents']} cents", found, named)
+    first = first_found(ctx, held(ctx, partial(scenario_one_account, target)), cases)
+    if first is not None:
+        case, found = first
+        named = str(found.input.get("requirement", ONE_ACCOUNT))
+        _raise(f"{case['game']} at {case['stake_cents']} cents", found, named)
     ctx.details["plays"] = rounds * AT_ONCE * len(games)
