@@ -13,6 +13,7 @@ from ._registry import (
     ConformanceError,
     Evidence,
     NotSupported,
+    Reservation,
     check,
     registered_checks,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "ProfileError",
     "ReplayError",
     "Requirement",
+    "Reservation",
     "Settings",
     "audit_block_file",
     "catalogue_sha256",

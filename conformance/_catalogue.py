@@ -3,7 +3,14 @@
 Each entry has a stable ``id`` (``robots.4.6.x2``), the ``article`` it comes from (``robots 4.6``,
 ``eldorado 3.2``, ``R-I3``, ``law 70 %``, ``contract 4``), a one-line ``title``, the ``capability``
 it needs (``evaluate``, ``blocks``, ``play``, ``reveal``), whether certification ``required`` it,
-and optionally the rules.md ``interpretations`` the requirement rests on.
+and optionally the rules.md ``interpretations`` the requirement rests on and the ``readings``
+of the project its checks apply.
+
+What a requirement rests on (its ``basis``): the letter, the clauses of the contract and the
+rules that map to it in the clause catalogue (``conformance/_clauses.py``), and the readings,
+row ids of docs/contract-decisions.md for the points the letter leaves open. Only the letter
+fails a run: a reading not met is a reservation (``conformance.Reservation``), and a
+requirement no clause maps to cannot fail at all (``harness._runner``).
 """
 
 from __future__ import annotations
@@ -32,12 +39,14 @@ class Requirement:
     capability: str
     required: bool
     interpretations: tuple[str, ...] = ()
+    readings: tuple[str, ...] = ()  # row ids of docs/contract-decisions.md its checks apply
 
 
 def _entry(raw: Any, where: str) -> Requirement:
     if not isinstance(raw, dict):
         raise CatalogueError(f"{where}: expected a mapping, got {raw!r}")
-    unknown = set(raw) - {"id", "article", "title", "capability", "required", "interpretations"}
+    keys = {"id", "article", "title", "capability", "required", "interpretations", "readings"}
+    unknown = set(raw) - keys
     if unknown:
         raise CatalogueError(f"{where}: unknown key(s) {sorted(unknown)}")
     for key in ("id", "article", "title", "capability"):
@@ -58,6 +67,9 @@ def _entry(raw: Any, where: str) -> Requirement:
         isinstance(i, str) for i in interpretations
     ):
         raise CatalogueError(f"{where}: 'interpretations' must be a list of strings")
+    readings = raw.get("readings", [])
+    if not isinstance(readings, list) or not all(isinstance(r, str) and r for r in readings):
+        raise CatalogueError(f"{where}: 'readings' must be a list of row ids (strings)")
     return Requirement(
         raw["id"],
         raw["article"],
@@ -65,6 +77,7 @@ def _entry(raw: Any, where: str) -> Requirement:
         raw["capability"],
         raw["required"],
         tuple(interpretations),
+        tuple(readings),
     )
 
 

@@ -278,6 +278,24 @@ def load_clauses() -> dict[str, Clause]:
     return {c.id: c for f in load_clause_files() for c in f.clauses}
 
 
+def letters() -> dict[str, tuple[str, ...]]:
+    """Each requirement's letter: the ids of the clauses (contract, rules) that map to it."""
+    found: dict[str, list[str]] = {}
+    for clause in load_clauses().values():
+        for rid in clause.requirements:
+            found.setdefault(rid, []).append(clause.id)
+    return {rid: tuple(ids) for rid, ids in found.items()}
+
+
+def basis(requirement: Requirement) -> dict[str, list[str]]:
+    """What ``requirement`` rests on: the letter (clause ids) and the project's readings (row
+    ids of docs/contract-decisions.md). Only the letter can fail a run."""
+    return {
+        "letter": list(letters().get(requirement.id, ())),
+        "readings": list(requirement.readings),
+    }
+
+
 def original_text(name: str, beside: str | None = None) -> str:
     """A verbatim copy of a rules document shipped with the clauses (``robots.fr.txt``); for a
     game kit's clause file ``beside``, the copy in that file's folder."""

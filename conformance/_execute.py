@@ -3,7 +3,9 @@
 Both faces of the suite (the pytest plugin and ``instantcert certify``) call ``execute``, so a
 check means the same thing in either: it returns (*pass*), raises ``CheckFailure`` (*fail*),
 meets a ``harness.TargetError`` (*error*: the target misbehaved), raises ``NotSupported``
-(*not_supported*), or crashes (*error* with the traceback: a harness bug, never a pass).
+(*not_supported*), raises ``Reservation`` or records one with ``ctx.reserve`` and otherwise
+passes (*reserved*: a reading of the project not met, or what the contract lets a target leave
+out missing; never a failure), or crashes (*error* with the traceback: a harness bug, never a pass).
 A target that lacks the check's capability, or all of its games, is *not_supported* without
 the check being called: never a false pass.
 """
@@ -19,7 +21,14 @@ from contract import ContractBreach, TargetError, Validated
 
 from ._evidence import BreachEvidence
 from ._lazy import prepare_hypothesis_thread
-from ._registry import EVERY_STREAM, Check, CheckContext, CheckFailure, NotSupported
+from ._registry import (
+    EVERY_STREAM,
+    Check,
+    CheckContext,
+    CheckFailure,
+    NotSupported,
+    Reservation,
+)
 
 
 @dataclass(frozen=True)
@@ -31,13 +40,16 @@ class CheckOutcome:
     the fault breaks); runners attribute the outcome to exactly these.
     """
 
-    outcome: str  # pass | fail | error | not_supported | not_run
+    outcome: str  # pass | fail | error | reserved | not_supported | not_run
     message: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     duration_s: float = 0.0
     traceback: str | None = None
     requirements: tuple[str, ...] = ()
+    reservations: list[dict[str, Any]] = field(default_factory=list)
+    """Every reservation the check raised or recorded (``Reservation.to_dict``), whatever its
+    outcome: a failure found after a reservation does not hide it."""
 
 
 def scope_problem(check: Check, ctx: CheckContext) -> tuple[str, str] | None:
@@ -111,6 +123,8 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
         outcome, message = "fail", failure.message
         evidence = [e.to_dict() for e in failure.evidence]
         requirements = _narrowed(check, failure)
+    except Reservation as reservation:
+        ctx.reservations.append(reservation)
     except NotSupported as exc:
         outcome, message = "not_supported", str(exc) or "not supported by the target"
     except ContractBreach as breach:  # answered in shape, wrongly: a fail, not an error
@@ -123,6 +137,11 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
     except Exception as exc:  # a harness bug: reported, never a pass, never a crash
         outcome, message = "error", f"check crashed: {type(exc).__name__}: {exc}"
         trace = tb.format_exc()
+    reservations = [r.to_dict(_reserved(check, r)) for r in ctx.reservations]
+    if outcome == "pass" and reservations:
+        outcome = "reserved"
+        message = "; ".join(r["message"] for r in reservations)
+        requirements = tuple(dict.fromkeys(rid for r in reservations for rid in r["requirements"]))
     return CheckOutcome(
         outcome=outcome,
         message=message,
@@ -131,4 +150,12 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
         duration_s=time.perf_counter() - start,
         traceback=trace,
         requirements=requirements,
+        reservations=reservations,
     )
+
+
+def _reserved(check: Check, reservation: Reservation) -> tuple[str, ...]:
+    """The requirements a reservation is about: those it names among the check's own, else
+    the check's own."""
+    named = [r for r in reservation.requirements or () if r in check.requirements]
+    return tuple(named) or check.requirements

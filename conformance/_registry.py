@@ -7,7 +7,13 @@ returns (pass, optionally with ``details`` for the reports) or raises:
   it carries evidence (input, expected, got, request: ``conformance._evidence``), one per
   counterexample, and the requirements it breaks, all given when it is built;
 - ``contract.TargetError`` (verdict *error*): the target misbehaved (timeout, 500, garbage);
-- ``NotSupported`` (verdict *not_supported*): the target lacks what the check needs.
+- ``NotSupported`` (verdict *not_supported*): the target lacks what the check needs;
+- ``Reservation`` (verdict *reserved*): the letter is not broken, but the target does not meet
+  one of the project's readings of a point the contract leaves open (a row of
+  docs/contract-decisions.md), or left out what the check needs where the contract lets it (one
+  block listed): a finding with its evidence and what would lift it, never a failure. A check
+  that goes on after such a finding records it with ``ctx.reserve(...)`` instead: it ends
+  *reserved* if nothing fails.
 
 Any other exception is a harness bug and is also reported as *error*, with its traceback.
 """
@@ -26,7 +32,13 @@ if TYPE_CHECKING:
 
 from contract import Adapter
 
-OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "not_supported", "not_run")
+OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "reserved", "not_supported", "not_run")
+
+RESERVATION_KINDS: tuple[str, ...] = ("reading", "unverifiable", "scope")
+"""``reading``: the target does not meet a reading of the project (a failure only the letter
+may give); ``unverifiable``: the run could not verify a requirement because the contract lets
+the target leave out what it needs (one block listed at a stake); ``scope``: a capability or a
+game the target does not declare, outside the certificate (the runner's, not a check's)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,53 @@ class NotSupported(ConformanceError):
     """The target does not have the capability (or game, or stake) a check needs."""
 
 
+class Reservation(ConformanceError):
+    """A finding that may not fail a run: the target does not meet the reading ``basis`` (the
+    row id of docs/contract-decisions.md the check applies), or (``kind="unverifiable"``) the
+    run could not verify the requirement because the contract let the target leave out what it
+    needs. ``lift`` says what would lift it; ``evidence`` shows it, as a failure's would.
+
+    Raised, it ends the check *reserved*; given to ``CheckContext.reserve``, it is recorded and
+    the check goes on (what else it checks may still fail)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        basis: str,
+        lift: str,
+        evidence: Iterable[Counterexample] | None = None,
+        kind: str = "reading",
+        requirements: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        if kind not in RESERVATION_KINDS:
+            raise ConformanceError(f"reservation kind {kind!r}: one of {RESERVATION_KINDS}")
+        if not basis or not lift:
+            raise ConformanceError("a reservation names its basis and what would lift it")
+        self.message = message
+        self.basis = basis
+        self.lift = lift
+        self.kind = kind
+        self.evidence: list[Counterexample] = list(evidence or [])
+        self._requirements = tuple(dict.fromkeys(requirements)) if requirements else None
+
+    @property
+    def requirements(self) -> tuple[str, ...] | None:
+        return self._requirements
+
+    def to_dict(self, requirements: Sequence[str]) -> dict[str, Any]:
+        """The reservation as the reports carry it, for ``requirements``."""
+        return {
+            "kind": self.kind,
+            "basis": self.basis,
+            "message": self.message,
+            "lift": self.lift,
+            "requirements": list(requirements),
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
 class ProgressSink(Protocol):
     def __call__(self, done: int, total: int | None, what: str) -> None: ...
 
@@ -118,12 +177,18 @@ class CheckContext:
     """``with ctx.hold([(game, stake), ...]):`` no other check buys a unit of these (game,
     stake) streams meanwhile (``EVERY_STREAM``: of any); the check's own plays go on. Given by
     the runner, which runs checks side by side (``harness._streams``)."""
+    reservations: list[Reservation] = field(default_factory=list)
+    """Findings recorded with ``reserve``: the check ends *reserved* unless it fails."""
 
     def __post_init__(self) -> None:
         from ._settings import coerce
 
         # a mapping (a test's, a plugin's own) is validated here, once, as it enters
         self.settings = coerce(self.settings, "check context settings")
+
+    def reserve(self, reservation: Reservation) -> None:
+        """Record ``reservation`` and go on: the letter is still checked after it."""
+        self.reservations.append(reservation)
 
     def supports(self, capability: str) -> bool:
         return capability in self.implementation.get("capabilities", [])

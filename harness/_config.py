@@ -42,7 +42,11 @@ KEYS: dict[str, str] = {
     "out": "directory the reports are written to",
     "waivers": "path of a waivers file, or a list of waivers inline",
     "settings": "profile settings overridden (thresholds such as alpha, example counts, ...)",
+    "fail_on": "[reservation]: CERTIFIED WITH RESERVATIONS exits 1 instead of 0",
 }
+
+FAIL_ON: tuple[str, ...] = ("reservation",)
+"""What ``fail_on`` may name: verdicts that exit 0 by default and a pipeline may fail on."""
 
 
 def _suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -69,6 +73,7 @@ class RunConfig:
     out: str = "instantcert-report"
     waivers: str | list[Any] | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    fail_on: tuple[str, ...] = ()  # FAIL_ON: reservations exit 1
     source: str | None = None  # the config file, if any
 
     @property
@@ -122,6 +127,7 @@ class RunConfig:
             "out": self.out,
             "waivers": self.waivers,
             "settings": dict(self.settings),
+            "fail_on": list(self.fail_on),
             "source": self.source,
         }
 
@@ -229,6 +235,17 @@ def _settings(value: object, where: str) -> dict[str, Any]:
     return settings
 
 
+def _fail_on(value: object, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise ConfigError(f"{where} must be a list of {', '.join(FAIL_ON)}, got {value!r}")
+    for item in value:
+        if item not in FAIL_ON:
+            raise ConfigError(f"{where}: unknown value {item!r}{_suggest(str(item), FAIL_ON)}")
+    return tuple(dict.fromkeys(value))
+
+
 MAX_CONCURRENCY = 64
 
 
@@ -256,6 +273,7 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
         "check_concurrency": _concurrency,
         "out": _string,
         "settings": _settings,
+        "fail_on": _fail_on,
     }
     fields: dict[str, Any] = {}
     for key, value in raw.items():

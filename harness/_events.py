@@ -56,12 +56,15 @@ class Progress:
 class CheckFinished:
     check_id: str
     requirements: list[str]
-    outcome: str  # pass | fail | error | not_supported | not_run
+    outcome: str  # pass | fail | error | reserved | not_supported | not_run
     duration_s: float
     message: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     case_files: list[str] = field(default_factory=list)  # replayable cases written for it
+    # its reservations (conformance.Reservation.to_dict): kind, basis, message, lift,
+    # requirements, evidence
+    reservations: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -95,15 +98,22 @@ class RequirementVerdict:
     message: str = ""
     # the rules' own words: article, language, document, clauses, text (None: no clause)
     wording: dict[str, Any] | None = None
+    # what it rests on: {"letter": [clause ids], "readings": [docs/contract-decisions.md rows]}
+    basis: dict[str, list[str]] | None = None
+    reservations: list[dict[str, Any]] = field(default_factory=list)  # outcome "reserved"
 
 
 @dataclass(frozen=True)
 class RunFinished:
     finished_at: str
-    verdict: str  # CERTIFIED | NOT CERTIFIED | INCOMPLETE
+    verdict: str  # CERTIFIED | CERTIFIED WITH RESERVATIONS | NOT CERTIFIED | INCOMPLETE
     verdict_note: str  # e.g. "quick run: passed, not valid for certification"
     requirements: list[RequirementVerdict]
     exit_code: int
+    # every reservation of the run: the requirements' and the certificate's scope's
+    reservations: list[dict[str, Any]] = field(default_factory=list)
+    # what the certificate covers: {"capabilities": [...], "games": [...], "left_out": [...]}
+    scope: dict[str, Any] | None = None
 
 
 Event = (

@@ -22,14 +22,16 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from conformance import Check, CheckContext, Requirement, load_catalogue, registered_checks
+from conformance._clauses import basis as basis_of
+from conformance._clauses import letters
 from conformance._drawing import for_a_run as draw_workers_for_a_run
 from conformance._execute import CheckOutcome, execute, seamless
 from conformance._settings import Settings, coerce
 from conformance.games import kit_names
-from contract import Adapter, ProtocolViolation, Validated
+from contract import CAPABILITIES, Adapter, ProtocolViolation, Validated
 from contract._validated import check
 
 from . import __version__
@@ -56,11 +58,13 @@ from ._streams import StreamGate, offered_streams
 from ._waivers import Waiver, active
 
 # worst first: a requirement's outcome is the worst of its checks'
-SEVERITY: tuple[str, ...] = ("fail", "error", "not_supported", "not_run", "pass")
+SEVERITY: tuple[str, ...] = ("fail", "error", "reserved", "not_supported", "not_run", "pass")
 
 CERTIFIED = "CERTIFIED"
+CERTIFIED_WITH_RESERVATIONS = "CERTIFIED WITH RESERVATIONS"
 NOT_CERTIFIED = "NOT CERTIFIED"
 INCOMPLETE = "INCOMPLETE"
+VERDICTS: tuple[str, ...] = (CERTIFIED, CERTIFIED_WITH_RESERVATIONS, NOT_CERTIFIED, INCOMPLETE)
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_STARTED = 0, 1, 2
 
@@ -69,7 +73,8 @@ OUT_OF_SCOPE = "outside this run's scope (filtered)"
 
 
 def worst(outcomes: Iterable[str]) -> str:
-    """The worst outcome (``fail`` > ``error`` > ``not_supported`` > ``not_run`` > ``pass``)."""
+    """The worst outcome (``fail`` > ``error`` > ``reserved`` > ``not_supported`` >
+    ``not_run`` > ``pass``)."""
     ranked = [SEVERITY.index(o) for o in outcomes]
     return SEVERITY[min(ranked)] if ranked else "not_run"
 
@@ -87,6 +92,20 @@ def bounded(text: str, limit: int) -> str:
     return f"{text[:limit]}… (cut: {len(text):,} characters in all)"
 
 
+class Found(NamedTuple):
+    """One check's outcome for one requirement."""
+
+    outcome: str
+    check_id: str
+    message: str
+    reservations: tuple[dict[str, Any], ...] = ()
+
+
+NO_LETTER = "no-clause"
+"""The basis of a reservation the runner makes of a failure of a requirement that no clause of
+the contract or the rules maps to: only the letter can fail a run."""
+
+
 @dataclass(frozen=True)
 class RunPlan:
     """Everything a run needs besides the target: built by the CLI from config and flags."""
@@ -101,6 +120,7 @@ class RunPlan:
     capabilities: tuple[str, ...] | None = None  # only requirements needing these (audit-block)
     waivers: Sequence[Waiver] = ()
     out_dir: Path | None = None  # where case files go; None: no case files
+    fail_on_reservation: bool = False  # CERTIFIED WITH RESERVATIONS exits 1 (--fail-on)
     today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
 
     def __post_init__(self) -> None:
@@ -113,6 +133,8 @@ class RunResult:
     note: str
     exit_code: int
     requirements: list[RequirementVerdict]
+    reservations: list[dict[str, Any]] = field(default_factory=list)
+    scope: dict[str, Any] | None = None
 
 
 def _now() -> str:
@@ -157,6 +179,8 @@ class Runner:
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         self._stalls = Stalls()
         self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
+        self._letters = letters()  # each requirement's clauses: what can fail it
+        self._implementation: Mapping[str, Any] | None = None  # describe()'s, once answered
 
     # -- events -------------------------------------------------------------------------------
 
@@ -264,6 +288,7 @@ class Runner:
         started_at = _now()
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         implementation, smoke, reachable = self._smoke(adapter)
+        self._implementation = implementation
         scope = self.requirements(implementation)
         selected = self.selected_checks(implementation) if implementation is not None else []
         if implementation is not None:
@@ -291,11 +316,11 @@ class Runner:
             )
         )
         self.emit(smoke)
-        outcomes: dict[str, list[tuple[str, str, str]]] = {r.id: [] for r in scope}
+        outcomes: dict[str, list[Found]] = {r.id: [] for r in scope}
         if implementation is not None:
             with draw_workers_for_a_run():  # the processes drawing the checks' examples
                 self._run_checks(adapter, selected, implementation, outcomes)
-        result = self.verdicts(scope, outcomes, smoke, reachable)
+        result = self.verdicts(scope, outcomes, smoke, reachable, implementation)
         self.emit(
             RunFinished(
                 finished_at=_now(),
@@ -303,6 +328,8 @@ class Runner:
                 verdict_note=result.note,
                 requirements=result.requirements,
                 exit_code=result.exit_code,
+                reservations=result.reservations,
+                scope=result.scope,
             )
         )
         return result
@@ -312,7 +339,7 @@ class Runner:
         adapter: Adapter,
         selected: Sequence[Check],
         implementation: Mapping[str, Any],
-        outcomes: dict[str, list[tuple[str, str, str]]],
+        outcomes: dict[str, list[Found]],
     ) -> None:
         """Every selected check, up to ``check_concurrency`` at once (``harness._parallel``):
         block checks alone (and first), then ``exclusive`` ones one at a time, beside the
@@ -321,7 +348,7 @@ class Runner:
         check buys meanwhile: its plays wait at the run's stream gate (``harness._streams``)."""
 
         def task(check: Check) -> Task[Event]:
-            mine: dict[str, list[tuple[str, str, str]]] = {rid: [] for rid in outcomes}
+            mine: dict[str, list[Found]] = {rid: [] for rid in outcomes}
 
             def finish() -> None:
                 for rid, found in mine.items():
@@ -345,7 +372,7 @@ class Runner:
         adapter: Adapter,
         check: Check,
         implementation: Mapping[str, Any],
-        outcomes: dict[str, list[tuple[str, str, str]]],
+        outcomes: dict[str, list[Found]],
         emit: Callable[[Event], None] | None = None,
     ) -> None:
         plan = self.plan
@@ -413,19 +440,42 @@ class Runner:
                 evidence=list(outcome.evidence),
                 details=dict(outcome.details),
                 case_files=cases,
+                reservations=list(outcome.reservations),
             )
         )
         for rid in blamed:  # a fault found on the way may break a requirement not covered
             if rid in outcomes and rid not in check.requirements:
-                outcomes[rid].append((outcome.outcome, check.id, outcome.message))
+                outcomes[rid].append(self._found(rid, check.id, outcome))
         for rid in check.requirements:
             if rid not in outcomes:
                 continue
             if rid in blamed:
-                outcomes[rid].append((outcome.outcome, check.id, outcome.message))
+                outcomes[rid].append(self._found(rid, check.id, outcome))
+            elif outcome.outcome == "reserved":  # the check went on to its end
+                outcomes[rid].append(Found("pass", check.id, ""))
             else:  # the check stopped at another requirement's failure
                 note = f"{check.id} stopped at a failure of {', '.join(blamed)}"
-                outcomes[rid].append(("not_run", check.id, note))
+                outcomes[rid].append(Found("not_run", check.id, note))
+
+    def _found(self, rid: str, check_id: str, outcome: CheckOutcome) -> Found:
+        """``outcome`` for requirement ``rid``, with the reservations about it; a failure of a
+        requirement that no clause maps to is a reservation: only the letter fails a run."""
+        mine = tuple(r for r in outcome.reservations if rid in r["requirements"])
+        if outcome.outcome == "fail" and not self._letters.get(rid):
+            requirement = self.catalogue.get(rid)
+            readings = requirement.readings if requirement is not None else ()
+            made = {
+                "kind": "reading",
+                "basis": readings[0] if readings else NO_LETTER,
+                "message": outcome.message,
+                "lift": "meet the reading, or show the letter that permits what was seen",
+                "requirements": [rid],
+                "evidence": list(outcome.evidence),
+            }
+            return Found("reserved", check_id, outcome.message, (*mine, made))
+        if outcome.outcome == "reserved" and not mine:
+            return Found("pass", check_id, "")
+        return Found(outcome.outcome, check_id, outcome.message, mine)
 
     def _execute_within(
         self, check: Check, ctx: CheckContext, guard: GuardedAdapter, token: CancelToken
@@ -489,9 +539,10 @@ class Runner:
     def verdicts(
         self,
         scope: Sequence[Requirement],
-        outcomes: Mapping[str, list[tuple[str, str, str]]],
+        outcomes: Mapping[str, list[Found]],
         smoke: SmokeFinished,
         reachable: bool,
+        implementation: Mapping[str, Any] | None = None,
     ) -> RunResult:
         """Each requirement's verdict, then the run's (see docs/certify.md, "Verdicts")."""
         plan = self.plan
@@ -500,6 +551,7 @@ class Runner:
         verdicts: list[RequirementVerdict] = []
         for req in scope:
             results = outcomes.get(req.id, [])
+            reservations: list[dict[str, Any]] = []
             if not smoke.ok:
                 outcome = "not_run" if not reachable else "error"
                 message = smoke.message
@@ -508,10 +560,14 @@ class Runner:
             elif not results:
                 outcome, message = "not_run", "no check covers this requirement"
             else:
-                outcome = worst(o for o, _, _ in results)
+                outcome = worst(f.outcome for f in results)
                 message = "; ".join(
-                    f"{cid}: {msg}" for o, cid, msg in results if o == outcome and msg
+                    f"{f.check_id}: {f.message}"
+                    for f in results
+                    if f.outcome == outcome and f.message
                 )
+                if outcome == "reserved":
+                    reservations = [r for f in results for r in f.reservations]
             waiver = None
             if req.id in waivers:
                 w = waivers[req.id]
@@ -527,18 +583,90 @@ class Runner:
                     title=req.title,
                     outcome=outcome,
                     required=req.required,
-                    checks=sorted({cid for _, cid, _ in results}),
+                    checks=sorted({f.check_id for f in results}),
                     waiver=waiver,
                     message=message,
                     wording=requirement_wording(req),
+                    basis=basis_of(req),
+                    reservations=reservations,
                 )
             )
-        verdict, note, code = self.overall(verdicts, smoke, reachable)
-        return RunResult(verdict, note, code, verdicts)
+        certified_scope = self.certificate_scope(scope, implementation) if smoke.ok else None
+        reservations = self.reservations(verdicts, certified_scope)
+        verdict, note, code = self.overall(
+            verdicts, smoke, reachable, certified_scope, len(reservations)
+        )
+        return RunResult(verdict, note, code, verdicts, reservations, certified_scope)
+
+    # -- the certificate's scope and its reservations -----------------------------------------
+
+    def left_out(self, requirement: Requirement, implementation: Mapping[str, Any]) -> str | None:
+        """Why ``requirement`` is outside the certificate, or None: the contract lets a target
+        skip a whole capability ("it says which it has in /v1/implementation"), and a target
+        offers the games it offers."""
+        declared = set(implementation.get("capabilities", []))
+        if requirement.capability not in declared:
+            return f"capability {requirement.capability}"
+        offered = set(implementation.get("games", {}))
+        if not offered.intersection(_requirement_games(requirement.id)):
+            return f"game {_requirement_games(requirement.id)[0]}"
+        return None
+
+    def certificate_scope(
+        self, scope: Sequence[Requirement], implementation: Mapping[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """What the certificate covers: the capabilities and games the target declares (of
+        those the run checks), and what it leaves out, with how many requirements each."""
+        if implementation is None or self.plan.profile == "audit":
+            return None
+        left: dict[str, int] = {}
+        for requirement in scope:
+            reason = self.left_out(requirement, implementation)
+            if reason is not None and self.in_scope(requirement):
+                left[reason] = left.get(reason, 0) + 1
+        declared = list(implementation.get("capabilities", []))
+        capabilities = [c for c in CAPABILITIES if c in declared]
+        games = [g for g in self.games() if g in implementation.get("games", {})]
+        return {
+            "capabilities": capabilities,
+            "games": games,
+            "left_out": [{"what": what, "requirements": n} for what, n in left.items()],
+            "covers": scope_words(capabilities, games),
+        }
+
+    def reservations(
+        self, verdicts: Sequence[RequirementVerdict], certified_scope: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """Every reservation of the run, the scope's first, then the requirements', each once
+        (a reservation about several requirements is listed once, with all of them)."""
+        found: list[dict[str, Any]] = []
+        if certified_scope is not None and certified_scope["left_out"]:
+            found.append(scope_reservation(certified_scope))
+        seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for verdict in verdicts:
+            for reservation in verdict.reservations:
+                key = (reservation["kind"], reservation["basis"], reservation["message"])
+                if key in seen:
+                    kept = seen[key]["requirements"]
+                    kept += [r for r in reservation["requirements"] if r not in kept]
+                    continue
+                seen[key] = {**reservation, "requirements": list(reservation["requirements"])}
+                found.append(seen[key])
+        return found
 
     def overall(
-        self, verdicts: Sequence[RequirementVerdict], smoke: SmokeFinished, reachable: bool
+        self,
+        verdicts: Sequence[RequirementVerdict],
+        smoke: SmokeFinished,
+        reachable: bool,
+        certified_scope: Mapping[str, Any] | None = None,
+        reservation_count: int = 0,
     ) -> tuple[str, str, int]:
+        """The run's verdict, its note and its exit code (docs/certify.md, "Verdicts"): only
+        a failure (the letter) gives NOT CERTIFIED; an error, a quick or filtered run, or a
+        required requirement left unchecked though in scope gives INCOMPLETE; a full run
+        with reservations (readings not met, what the target may leave out, a narrower
+        scope) is CERTIFIED WITH RESERVATIONS, exit 0 unless ``fail_on_reservation``."""
         plan = self.plan
         if not reachable:
             return INCOMPLETE, f"the run could not start: {smoke.message}", EXIT_NOT_STARTED
@@ -553,14 +681,23 @@ class Runner:
         def open_(v: RequirementVerdict) -> bool:
             return not (v.waiver is not None and v.waiver["applied"])
 
+        outside = {
+            v.id
+            for v in verdicts
+            if plan.profile != "audit"
+            and v.outcome in ("not_supported", "not_run")
+            and self._outside_certificate(v.id)
+        }
         failed = [v.id for v in verdicts if v.outcome == "fail" and open_(v)]
         errored = [v.id for v in verdicts if v.outcome == "error" and open_(v)]
+        reserved = [v.id for v in verdicts if v.outcome == "reserved" and open_(v)]
         missing = [
             v.id
             for v in verdicts
             if v.required
             and v.outcome in ("not_supported", "not_run")
             and open_(v)
+            and v.id not in outside
             and self.in_scope(self.catalogue[v.id])
         ]
         if failed:
@@ -580,23 +717,70 @@ class Runner:
                 "a block audit alone does not certify an implementation"
             )
             return INCOMPLETE, note, EXIT_OK
+        covers = certified_scope["covers"] if certified_scope is not None else ""
+        with_reserved = f"; reserved: {_ids(reserved)}" if reserved else ""
         if missing:
             note = (
                 f"{len(missing)} required requirement(s) not checked (not supported by the "
-                f"target, or not run): {_ids(missing)}{with_waivers}"
+                f"target, or not run): {_ids(missing)}{with_reserved}{with_waivers}"
+            )
+            return INCOMPLETE, note, EXIT_OK
+        decided = [v for v in verdicts if v.id not in outside and v.outcome in ("pass", "reserved")]
+        if not decided:
+            note = "no requirement in the certificate's scope was checked: " + (
+                covers or "the target declares no capability the suite checks"
             )
             return INCOMPLETE, note, EXIT_OK
         if plan.profile != "full":
-            return INCOMPLETE, f"{plan.profile} run: passed, not valid for certification", EXIT_OK
+            note = f"{plan.profile} run: passed{with_reserved}, not valid for certification"
+            return INCOMPLETE, note, EXIT_OK
         if plan.filtered:
             note = "filtered full run (games, stakes or requirements narrowed): passed, not valid "
             return INCOMPLETE, note + "for certification", EXIT_OK
-        note = "full run: every required requirement passed"
-        if waived:
+        scope_left = bool(certified_scope and certified_scope["left_out"])
+        if reserved or scope_left:
             note = (
-                f"full run: every required requirement passed or is waived; waived: {_ids(waived)}"
+                f"full run: {covers}; no requirement failed; {reservation_count} reservation(s)"
+                f"{with_reserved}{with_waivers}"
             )
+            code = EXIT_FAILED if plan.fail_on_reservation else EXIT_OK
+            return CERTIFIED_WITH_RESERVATIONS, note, code
+        note = f"full run: {covers}; every required requirement passed"
+        if waived:
+            note += f" or is waived; waived: {_ids(waived)}"
         return CERTIFIED, note, EXIT_OK
+
+    def _outside_certificate(self, rid: str) -> bool:
+        requirement = self.catalogue.get(rid)
+        implementation = self._implementation
+        if requirement is None or implementation is None:
+            return False
+        return self.left_out(requirement, implementation) is not None
+
+
+def scope_words(capabilities: Sequence[str], games: Sequence[str]) -> str:
+    """``certified for evaluate, blocks, play (robots, eldorado)``: what a certificate covers."""
+    return f"certified for {', '.join(capabilities) or 'nothing'} ({', '.join(games) or 'no game'})"
+
+
+def scope_reservation(certified_scope: Mapping[str, Any]) -> dict[str, Any]:
+    """The reservation of a certificate narrower than the suite: what it leaves out."""
+    left = certified_scope["left_out"]
+    what = ", ".join(f"{x['what']} ({x['requirements']} requirements)" for x in left)
+    return {
+        "kind": "scope",
+        "basis": "capability-skipped",
+        "message": (
+            f"{certified_scope['covers']}: the target does not declare {what}; those "
+            "requirements are outside the certificate"
+        ),
+        "lift": (
+            "implement and declare what is left out in GET /v1/implementation (capabilities, "
+            "games), then certify again"
+        ),
+        "requirements": [],
+        "evidence": [],
+    }
 
 
 def _ids(ids: Sequence[str], limit: int = 8) -> str:

@@ -189,7 +189,8 @@ def _canonical(value: Any) -> bytes:
 
 
 def test_result(doc: Mapping[str, Any]) -> str:
-    """PASSED: certified; WARNED: nothing failed but it does not certify; FAILED: otherwise."""
+    """PASSED: certified; WARNED: nothing failed but it does not certify, or certifies with
+    reservations (each a warned test, listed in the target's annotations); FAILED: otherwise."""
     verdict = doc["verdict"]
     if verdict["exit_code"] != 0:
         return "FAILED"
@@ -207,7 +208,7 @@ def statement(
             passed.append(req["id"])
         elif req["outcome"] in ("fail", "error") and not waived:
             failed.append(req["id"])
-        else:  # not supported, not run, waived
+        else:  # reserved, not supported, not run, waived
             warned.append(req["id"])
     run = {
         "profile": doc["profile"],
@@ -235,7 +236,15 @@ def statement(
         {
             "name": "target",
             "uri": doc["target"],
-            "annotations": {"implementation": doc["implementation"], "runId": doc["run_id"]},
+            "annotations": {
+                "implementation": doc["implementation"],
+                "runId": doc["run_id"],
+                "verdict": doc["verdict"]["overall"],
+                "reservations": [
+                    f"{r['kind']} {r['basis']}: {r['message']}"
+                    for r in doc["verdict"].get("reservations") or []
+                ],
+            },
         },
     ]
     predicate: dict[str, Any] = {

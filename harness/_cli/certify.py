@@ -128,6 +128,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the profile's, 4); 1 runs them one by one",
     )
     parser.add_argument(
+        "--fail-on",
+        choices=["reservation"],
+        default=None,
+        help="exit 1 for CERTIFIED WITH RESERVATIONS too (default: exit 0, the reservations "
+        "listed in every report); the config key fail_on: [reservation] does the same",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -169,6 +176,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         "check_concurrency": args.check_concurrency,
         "out": args.out,
         "waivers": args.waivers,
+        "fail_on": [args.fail_on] if args.fail_on else None,
     }
     return build_config(args.config, flags).with_seed()
 
@@ -302,6 +310,7 @@ def run(args: argparse.Namespace) -> int:
         requirements=config.requirements,
         waivers=waivers,
         out_dir=out,
+        fail_on_reservation="reservation" in config.fail_on,
     )
     from conformance._hypothesis import unmanage_numpy_random
 

@@ -22,7 +22,7 @@ from .._events import (
 )
 
 REPORT_FORMAT = "instantcert-report/1"
-OUTCOMES = ("pass", "fail", "error", "not_supported", "not_run")
+OUTCOMES = ("pass", "fail", "error", "reserved", "not_supported", "not_run")
 
 
 @dataclass
@@ -112,6 +112,8 @@ def _document(record: RunRecord) -> dict[str, Any]:
             "note": finished.verdict_note,
             "exit_code": finished.exit_code,
             "counts": counts,
+            "reservations": finished.reservations,
+            "scope": finished.scope,
         },
         "requirements": requirements,
         "checks": checks,

@@ -1,7 +1,8 @@
 """``badge.json``: the verdict as a shields.io endpoint badge (https://shields.io/badges/endpoint-badge).
 
 Publish the file where shields.io can fetch it and point a badge at
-``https://img.shields.io/endpoint?url=<its URL>``. Colours: green CERTIFIED, red NOT CERTIFIED,
+``https://img.shields.io/endpoint?url=<its URL>``. Colours: green CERTIFIED, yellowgreen
+CERTIFIED WITH RESERVATIONS (the reservations are in the reports), red NOT CERTIFIED,
 orange INCOMPLETE after checks ran, lightgrey when nothing could be checked (target
 unreachable, adapter broken).
 """
@@ -21,6 +22,8 @@ def badge(doc: dict[str, Any]) -> dict[str, Any]:
     overall = doc["verdict"]["overall"]
     if overall == "CERTIFIED":
         color = "green"
+    elif overall == "CERTIFIED WITH RESERVATIONS":
+        color = "yellowgreen"
     elif overall == "NOT CERTIFIED":
         color = "red"
     elif doc["smoke"]["ok"] and doc["verdict"]["exit_code"] != 2:

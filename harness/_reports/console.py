@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from .._escape import map_strings, terminal
 from .._runner import OUT_OF_SCOPE
 from ._record import OUTCOMES, Collector
+from ._reservations import covers, line, reservations
 from ._table import simple_table
 from ._wording import coverage_line
 
@@ -20,6 +21,7 @@ MARK = {
     "pass": "pass",
     "fail": "FAIL",
     "error": "ERROR",
+    "reserved": "reserved",
     "not_supported": "not supported",
     "not_run": "not run",
 }
@@ -84,6 +86,13 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
     ]
     if replays:
         parts.append("\n".join(replays))
+    found = reservations(doc)
+    if found:  # every one, whole: a reservation is read, not skimmed
+        listed = [f"reservations ({len(found)}):"]
+        listed += [f"  {n}. {line(r)}" for n, r in enumerate(found, start=1)]
+        parts.append("\n".join(listed))
+    if covers(doc):
+        parts.append(f"scope: {covers(doc)}")
     parts.append(f"{doc['verdict']['overall']}: {doc['verdict']['note']}")
     return "\n\n".join(parts) + "\n"
 

@@ -1,7 +1,11 @@
 """``ctrf.json``: the run in the Common Test Report Format (https://ctrf.io), a test a requirement.
 
 The statuses follow ``junit.xml`` exactly, so both files count the same: pass → passed,
-fail → failed, error → other, not supported → skipped, not run → pending; a waived requirement
+fail → failed, error → other, reserved → passed (the letter held: a reservation fails nothing),
+with ``rawStatus`` "reserved", the tag ``reserved``, each reservation whole in ``stdout`` and in
+``extra.reservations`` (CTRF has no warning status; its ``flaky`` means "passed after failed
+attempts", which a reservation is not), not supported → skipped, not run → pending; a waived
+requirement
 is skipped (junit's ``<skipped>``) whatever its outcome. ``rawStatus`` keeps the outcome, and
 each test's ``extra`` the article, its wording, the checks, ``required`` and the waiver. A
 failed or errored test carries the counterexamples in ``trace`` (as junit's failure text) and
@@ -18,6 +22,7 @@ from typing import Any
 from reference import _strict_json as strict_json
 
 from ._record import Collector
+from ._reservations import line, reservations
 from .junit import _failure_text
 
 FILE = "ctrf.json"
@@ -26,6 +31,7 @@ STATUS = {
     "pass": "passed",
     "fail": "failed",
     "error": "other",
+    "reserved": "passed",
     "not_supported": "skipped",
     "not_run": "pending",
 }
@@ -50,6 +56,10 @@ def _test(
         "suite": ["instantcert", area, req["article"]],
         "tags": ["required" if req["required"] else "optional"],
     }
+    reserved = req.get("reservations") or []
+    if outcome == "reserved":
+        test["tags"].append("reserved")
+        test["stdout"] = [f"reservation: {line(r)}" for r in reserved]
     if waived:
         test["message"] = f"waived until {waiver['expires']} ({outcome}): {waiver['reason']}"
     elif req["message"]:
@@ -70,6 +80,8 @@ def _test(
         "checks": req["checks"],
         "waiver": waiver,
         "wording": req.get("wording"),  # the rules' own words (French for the rules' articles)
+        "basis": req.get("basis"),  # the letter (clause ids) and the readings (decision rows)
+        "reservations": reserved,
     }
     return test
 
@@ -111,6 +123,8 @@ def build(doc: dict[str, Any]) -> dict[str, Any]:
                     "verdict": verdict["overall"],
                     "verdictNote": verdict["note"],
                     "exitCode": verdict["exit_code"],
+                    "reservations": [line(r) for r in reservations(doc)],
+                    "scope": verdict.get("scope"),
                 },
             },
             "tests": tests,

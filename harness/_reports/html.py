@@ -17,6 +17,7 @@ from .._escape import html_text as escape
 from . import _plots
 from ._record import OUTCOMES, Collector
 from ._render import euros, pretty, render_evidence
+from ._reservations import covers, head, reservations
 from ._wording import coverage_line, label
 
 FILE = "report.html"
@@ -24,19 +25,22 @@ LABEL = {
     "pass": "pass",
     "fail": "fail",
     "error": "error",
+    "reserved": "reserved",
     "not_supported": "not supported",
     "not_run": "not run",
 }
 
 _CSS_BEFORE_BOARDS = """
-:root{--pass:#2e7d32;--fail:#c62828;--error:#e65100;--ns:#6d6d6d;--nr:#8a8a8a}
+:root{--pass:#2e7d32;--fail:#c62828;--error:#e65100;--ns:#6d6d6d;--nr:#8a8a8a;--rs:#7a6a00}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d1d1d;
 background:#f6f7f9}
 main{max-width:1180px;margin:0 auto;padding:24px}
 h1{margin:0 0 4px}h2{margin-top:32px;border-bottom:2px solid #dde;padding-bottom:4px}
 .verdict{border-radius:10px;padding:20px 24px;color:#fff;margin-bottom:16px}
 .verdict.CERTIFIED{background:var(--pass)}.verdict.NOT_CERTIFIED{background:var(--fail)}
-.verdict.INCOMPLETE{background:#8d6e00}
+.verdict.INCOMPLETE{background:#8d6e00}.verdict.CERTIFIED_WITH_RESERVATIONS{background:#558b2f}
+.o.reserved{background:var(--rs)}.reservation{background:#fff;border-left:6px solid var(--rs);
+border-radius:6px;padding:8px 16px;margin:10px 0}
 .verdict .big{font-size:34px;font-weight:700;letter-spacing:.5px}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;font-size:14px}
 .meta dt{color:#555}.meta dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}
@@ -132,6 +136,23 @@ def _head(doc: dict[str, Any]) -> str:
     )
 
 
+def _reservations(doc: dict[str, Any]) -> str:
+    """Every reservation: what, its basis, what was seen, what would lift it, the evidence."""
+    found = reservations(doc)
+    scope = f"<p>Scope: {escape(covers(doc))}.</p>" if covers(doc) else ""
+    if not found:
+        return scope
+    parts = [f"<h2>Reservations ({len(found)})</h2>{scope}"]
+    for item in found:
+        body = [
+            f"<h3>{escape(head(item))}</h3><p>{escape(item['message'])}</p>",
+            f"<p><b>To lift it:</b> {escape(item['lift'])}</p>",
+        ]
+        body += [render_evidence(ev) for ev in item["evidence"][:3]]
+        parts.append(f'<div class="reservation">{"".join(body)}</div>')
+    return "".join(parts)
+
+
 def _failures(doc: dict[str, Any]) -> str:
     bad = [c for c in doc["checks"] if c["outcome"] in ("fail", "error")]
     if not bad:
@@ -185,7 +206,7 @@ def _articles(doc: dict[str, Any]) -> str:
     for article, reqs in sorted(groups.items(), key=lambda item: _article_key(item[0])):
         worst = min(
             (r["outcome"] for r in reqs),
-            key=lambda o: ("fail", "error", "not_supported", "not_run", "pass").index(o),
+            key=lambda o: ("fail", "error", "reserved", "not_supported", "not_run", "pass").index(o),
         )
         rows = "".join(
             f"<tr><td><code>{escape(r['id'])}</code></td><td>{escape(r['article'])}</td>"
@@ -324,7 +345,7 @@ def _rest(doc: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> str:
     title = f"instantcert: {doc['verdict']['overall']} · {doc['target']}"
-    body = _head(doc) + _failures(doc) + _articles(doc) + _blocks(doc) + _rest(doc)
+    body = _head(doc) + _reservations(doc) + _failures(doc) + _articles(doc) + _blocks(doc) + _rest(doc)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

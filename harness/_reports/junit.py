@@ -1,7 +1,10 @@
 """``junit.xml``: one testcase per requirement, in the shape Jenkins, GitLab and GitHub read.
 
-Mapping: pass → plain testcase; fail → ``<failure>``; error → ``<error>``; not supported,
-not run and waived → ``<skipped>``. The failure text carries the minimal counterexample and
+Mapping: pass → plain testcase; fail → ``<failure>``; error → ``<error>``; reserved → a
+passed testcase (the letter held) with each reservation whole in its ``<system-out>``, and one
+``reservation`` property per reservation of the run in the testsuite's ``<properties>``: the
+JUnit XSD Jenkins reads (junit-10.xsd, pytest's xunit2) has no ``<properties>`` in a testcase,
+so none is put there, and no reader counts a system-out as a failure; not supported, not run and waived → ``<skipped>``. The failure text carries the minimal counterexample and
 the case file that replays it, so the CI test view alone is enough to start fixing.
 """
 
@@ -12,6 +15,8 @@ from typing import Any
 
 from .._escape import map_strings, xml_text
 from ._record import Collector, evidence_summary
+from ._reservations import line as reservation_line
+from ._reservations import reservations
 from ._wording import line
 
 FILE = "junit.xml"
@@ -56,6 +61,7 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
         ("harness_version", doc["harness_version"]),
         ("suite_sha256", doc["suite_sha256"]),
         *_clause_properties(doc),
+        *[("reservation", reservation_line(r)) for r in reservations(doc)],
     ):
         ET.SubElement(props, "property", name=name, value=value)
     total_time = 0.0
@@ -72,6 +78,7 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
         counts["tests"] += 1
         waiver = req["waiver"]
         outcome = req["outcome"]
+        reserved = (req.get("reservations") or []) if outcome == "reserved" else []
         if waiver is not None and waiver["applied"]:
             counts["skipped"] += 1
             ET.SubElement(
@@ -94,6 +101,8 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
         out.text = f"{req['title']}\nchecks: {', '.join(req['checks']) or '-'}\noutcome: {outcome}"
         if line(req):
             out.text += f"\n{line(req)}"
+        for item in reserved:
+            out.text += f"\nreservation: {reservation_line(item)}"
         if waiver is not None and waiver["unnecessary"]:
             out.text += "\nwaiver unnecessary: the requirement passes"
     for key, value in counts.items():

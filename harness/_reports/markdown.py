@@ -11,6 +11,7 @@ from reference import _strict_json as strict_json
 
 from .._escape import md_block, md_code, md_text
 from ._record import OUTCOMES, Collector
+from ._reservations import covers, head, reservations
 from ._wording import coverage_line, label
 
 FILE = "report.md"
@@ -18,6 +19,7 @@ ICON = {
     "pass": "✅ pass",
     "fail": "❌ fail",
     "error": "⚠️ error",
+    "reserved": "🔶 reserved",
     "not_supported": "➖ not supported",
     "not_run": "⏸️ not run",
 }
@@ -61,6 +63,7 @@ def render(doc: dict[str, Any]) -> str:
         out += ["", f"Clause coverage: {coverage_line(doc)} (docs/clauses.md)."]
     if not doc["smoke"]["ok"]:
         out += ["", f"**Smoke step failed:** {md_text(doc['smoke']['message'], 2000)}"]
+    out += _reservations(doc)
     if doc["failures"]:
         out += ["", "## Failures", ""]
         for failure in doc["failures"]:
@@ -125,6 +128,23 @@ def render(doc: dict[str, Any]) -> str:
                 f"- **{md_text(item['id'])}** ({md_text(item['game'])}): {md_text(item['text'])}"
             )
     return "\n".join(out) + "\n"
+
+
+def _reservations(doc: dict[str, Any]) -> list[str]:
+    """Every reservation, each with its basis, what was seen and what would lift it."""
+    found = reservations(doc)
+    if not found:
+        return []
+    scope = covers(doc)
+    out = ["", f"## Reservations ({len(found)})", ""]
+    if scope:
+        out += [f"Scope: {md_text(scope)}.", ""]
+    for n, item in enumerate(found, start=1):
+        out.append(f"{n}. **{md_text(head(item))}**: {md_text(item['message'], 2000)}")
+        out.append(f"   - to lift it: {md_text(item['lift'], 2000)}")
+        for ev in item["evidence"][:3]:
+            out.append(f"   - expected: {_code(ev.get('expected'))}; got: {_code(ev.get('got'))}")
+    return out
 
 
 def _own_words(doc: dict[str, Any]) -> list[str]:

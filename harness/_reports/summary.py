@@ -13,6 +13,7 @@ from typing import Any
 
 from ._mdtext import code, plain
 from ._record import OUTCOMES, Collector
+from ._reservations import covers, head, reservations
 
 FILE = "summary.md"
 MAX_ROWS = 50
@@ -21,6 +22,7 @@ LABEL = {
     "pass": "pass",
     "fail": "fail",
     "error": "error",
+    "reserved": "reserved",
     "not_supported": "not supported",
     "not_run": "not run",
 }
@@ -65,6 +67,23 @@ def render(doc: dict[str, Any], out_dir: str = "instantcert-report") -> str:
     ]
     if not doc["smoke"]["ok"]:
         out += ["", f"Smoke step failed: {code(doc['smoke']['message'], 300)}"]
+    found = reservations(doc)
+    if covers(doc):
+        out += ["", f"Scope: {plain(covers(doc), 200)}."]
+    if found:
+        out += [
+            "",
+            f"### Reservations ({len(found)})",
+            "",
+            "| reservation | what was seen | to lift it |",
+            "|---|---|---|",
+        ]
+        out += [
+            f"| {plain(head(r), 200)} | {code(r['message'], 300)} | {plain(r['lift'], 300)} |"
+            for r in found[:MAX_ROWS]
+        ]
+        if len(found) > MAX_ROWS:
+            out += ["", f"{len(found) - MAX_ROWS} more not shown here: the full reports list them."]
     bad = [r for r in doc["requirements"] if r["outcome"] in ("fail", "error")]
     if bad:
         cases = {c["check_id"]: c["case_files"] for c in doc["checks"]}
