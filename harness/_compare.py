@@ -5,7 +5,10 @@ build's report with the last release's and fails on a regression. It reads only 
 ``report.json`` documents (validated against ``harness/schemas/report.schema.json``).
 
 A requirement *regressed* when it now fails or errors and did not before, or when it is
-required, passed before and now is not supported or not run. It is *fixed* when it failed or
+required, passed before and now is not supported or not run. A requirement that passed and is
+now *reserved* (a reading of the project not met, or something the contract lets a target leave
+out, docs/certify.md) is an other outcome change, not a regression: a reservation fails no run,
+and the verdict line shows CERTIFIED becoming CERTIFIED WITH RESERVATIONS. It is *fixed* when it failed or
 errored and now passes. Any other change of outcome is listed as such; the same outcome with
 a different message or evidence (a new counterexample) is *changed evidence*. Outcomes are
 the raw ones: a waiver does not hide a regression (the entry says it is waived).
@@ -132,6 +135,7 @@ def _run(doc: Mapping[str, Any], path: str) -> dict[str, Any]:
         "seed": doc["seed"],
         "verdict": doc["verdict"]["overall"],
         "exit_code": doc["verdict"]["exit_code"],
+        "reservations": len(doc["verdict"].get("reservations") or []),
     }
 
 
@@ -157,7 +161,7 @@ def _notes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
 def _is_regression(old: str, new: str, required: bool) -> bool:
     if new in BROKEN:
         return old not in BROKEN
-    return old == "pass" and new != "pass" and required
+    return old == "pass" and new not in ("pass", "reserved") and required
 
 
 def compare(
@@ -288,6 +292,7 @@ def markdown(result: Mapping[str, Any]) -> str:
         f"| report | {code(old['path'], 120)} | {code(new['path'], 120)} |",
         f"| verdict | {old['verdict']} (exit {old['exit_code']}) | "
         f"{new['verdict']} (exit {new['exit_code']}) |",
+        f"| reservations | {old.get('reservations', 0)} | {new.get('reservations', 0)} |",
         f"| target | {_who(old)} | {_who(new)} |",
         f"| profile, seed | {plain(old['profile'], 40)}{' (filtered)' * old['filtered']}, "
         f"{old['seed']} | {plain(new['profile'], 40)}{' (filtered)' * new['filtered']}, "

@@ -25,7 +25,7 @@ ACTION = ROOT / "action.yml"
 WORKFLOW = ROOT / "ci" / "github" / "certify.yml"
 GITLAB = ROOT / "ci" / "gitlab" / "instantcert.gitlab-ci.yml"
 CI_DOC = ROOT / "docs" / "ci.md"
-MODES = ("not-certified", "error", "fail", "never")
+MODES = ("not-certified", "reservation", "error", "fail", "never")
 TINY = "profile: quick\nsettings: {hypothesis_max_examples: 10, block_sample_units: 2000}\n"
 
 
@@ -274,11 +274,31 @@ def _run_gitlab(tmp_path: Path, mode: str) -> int:
 
 # what each mode makes of (verdict, certify's exit code): the step's exit code
 OUTCOMES = {
-    ("CERTIFIED", 0): {"not-certified": 0, "error": 0, "fail": 0, "never": 0},
-    ("INCOMPLETE", 0): {"not-certified": 1, "error": 0, "fail": 0, "never": 0},
-    ("INCOMPLETE", 1): {"not-certified": 1, "error": 1, "fail": 0, "never": 0},
-    ("NOT CERTIFIED", 1): {"not-certified": 1, "error": 1, "fail": 1, "never": 0},
-    (None, 2): {"not-certified": 1, "error": 2, "fail": 1, "never": 0},
+    ("CERTIFIED", 0): {"not-certified": 0, "reservation": 0, "error": 0, "fail": 0, "never": 0},
+    ("CERTIFIED WITH RESERVATIONS", 0): {
+        "not-certified": 0,
+        "reservation": 1,
+        "error": 0,
+        "fail": 0,
+        "never": 0,
+    },
+    ("CERTIFIED WITH RESERVATIONS", 1): {  # certify --fail-on reservation
+        "not-certified": 0,
+        "reservation": 1,
+        "error": 1,
+        "fail": 0,
+        "never": 0,
+    },
+    ("INCOMPLETE", 0): {"not-certified": 1, "reservation": 1, "error": 0, "fail": 0, "never": 0},
+    ("INCOMPLETE", 1): {"not-certified": 1, "reservation": 1, "error": 1, "fail": 0, "never": 0},
+    ("NOT CERTIFIED", 1): {
+        "not-certified": 1,
+        "reservation": 1,
+        "error": 1,
+        "fail": 1,
+        "never": 0,
+    },
+    (None, 2): {"not-certified": 1, "reservation": 1, "error": 2, "fail": 1, "never": 0},
 }
 
 
