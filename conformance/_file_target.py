@@ -361,11 +361,11 @@ class BlockFileAudit:
     @property
     def passed(self) -> bool:
         """No requirement failed or errored (contract 6: exit 0); a single file cannot show
-        two blocks, so ``*.randomness.unrelated_blocks`` is *not_supported*, not a failure."""
+        two blocks, so ``*.randomness.unrelated_blocks`` is *reserved*, not a failure."""
         return not any(outcome in ("fail", "error") for outcome in self.requirements.values())
 
 
-_SEVERITY = ("fail", "error", "not_supported", "not_run", "pass")
+_SEVERITY = ("fail", "error", "reserved", "not_supported", "not_run", "pass")
 
 
 def audit_block_file(

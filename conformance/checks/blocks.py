@@ -33,7 +33,7 @@ from .._audit.driver import default_workers
 from .._file_target import block_file_of
 from .._pool import map_in_order
 from .._public_seeds import public_commitment, public_layout
-from .._registry import CheckContext, CheckFailure, NotSupported, check
+from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
 
@@ -778,6 +778,7 @@ def unrelated_blocks(ctx: CheckContext) -> None:
     # (game, first, second, across stakes?): every pair to compare, in the reports' order
     todo: list[tuple[str, AuditedBlock, AuditedBlock, bool]] = []
     consecutive = 0
+    single: dict[str, list[int]] = {}  # game -> stakes listing one block: not verifiable there
     for game in ctx.games():
         by_stake: list[list[AuditedBlock]] = []
         for stake in ctx.stakes(game):
@@ -786,6 +787,7 @@ def unrelated_blocks(ctx: CheckContext) -> None:
             by_stake.append(blocks)
             if len(entries) < 2:
                 compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
+                single.setdefault(game, []).append(stake)
                 continue
             same_stake = pairs_to_compare(blocks)
             todo += [(game, first, second, False) for first, second in same_stake]
@@ -858,7 +860,20 @@ def unrelated_blocks(ctx: CheckContext) -> None:
             evidence,
             requirements=tuple(sorted(set(broken))),
         )
-    if not consecutive:
+    for game, stakes in single.items():  # the contract lets a target list one block
+        ctx.reserve(
+            Reservation(
+                f"{game}: one block listed at {', '.join(f'{s} cents' for s in stakes)}: the "
+                "winner positions of two blocks of a stake could not be compared there",
+                kind="unverifiable",
+                basis="blocks-listed",
+                lift="list at least two blocks per stake in GET /v1/blocks, or audit the "
+                "emission's block files of each stake together: instantcert audit-block "
+                "BLOCK_1.jsonl BLOCK_2.jsonl ...",
+                requirements=(f"{game}.randomness.unrelated_blocks",),
+            )
+        )
+    if not consecutive and not single and not pairs:
         raise NotSupported("no (game, stake) in scope lists two blocks to compare")
 
 

@@ -17,19 +17,25 @@ Then the account plays on, still in turn and each play finished with AUTO, up to
 ``history_plays`` plays (setting: 37 quick, 117 full, counts no page size divides): a history
 read from its store a page at a time shows its faults only in a listing longer than a page
 (a red team's vendor lost the 11th newest play of every listing of more than 10 and was
-CERTIFIED by listings of 8). The whole listing (no ``limit``, and ``limit`` above the count)
-is judged as above, then ``limit`` 1, 2, 3 and every usual page size, one less and one more
-(9 to 11, 19 to 21, 24 to 26, 49 to 51, 99 to 101) below the count must give the first that
-many entries of the whole listing (``play.history.limit``).
+CERTIFIED by listings of 8). The whole listing, asked with an explicit ``limit`` above the
+count, is judged as above; then ``limit`` 1, 2, 3 and every usual page size, one less and one
+more (9 to 11, 19 to 21, 24 to 26, 49 to 51, 99 to 101) below the count must give the first
+that many entries of the whole listing (``play.history.limit``).
+
+Without ``limit`` the contract gives no length: the listing must be the newest plays, newest
+first (a prefix of the whole, at least the newest play), of whatever length the target chooses
+(a default page of 10 or 20 is correct; docs/contract-decisions.md, ``history-default-page``).
+A listing with an explicit ``limit`` that stops at a newest-first prefix of 100 entries or more
+is a page cap of the target's: a reservation (``history-page``), not a failure.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from ..games import kit
 from . import _scenarios as sc
 
@@ -79,7 +85,11 @@ def judge_listing(sold: list[str], listed: list[str]) -> tuple[str | None, str]:
     return None, ""
 
 
-def scenario_history_listing(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+def scenario_history_listing(
+    session: sc.Session,
+    case: Mapping[str, Any],
+    reserve: Callable[[Evidence], None] | None = None,
+) -> Evidence | None:
     """``plays`` plays over ``pairs`` in turn on one account, each finished with AUTO; after
     each, the listing is complete, its newest entry the play just made, newest first; then
     more plays up to ``long_plays`` (default ``plays``), the whole listing judged alike, and
@@ -112,21 +122,57 @@ def scenario_history_listing(session: sc.Session, case: Mapping[str, Any]) -> Ev
         played = session.play(account, game, stake)
         sold.append(played["play_id"])
         session.auto(account, played["play_id"])
-    for limit in (None, len(sold) + 7):
-        listing = session.history(account, limit)
-        requirement, seen = judge_listing(sold, _ids(listing))
-        if requirement is not None:
-            if requirement == "last_unit":
-                requirement = last_unit(pairs[(len(sold) - 1) % len(pairs)][0])
-            shown = "no limit" if limit is None else f"limit {limit}"
-            return sc.evidence(
-                {**case, "requirement": requirement},
+    listing = session.history(account, len(sold) + 7)  # an explicit limit above the count
+    requirement, seen = judge_listing(sold, _ids(listing))
+    capped = requirement is not None and _page_cap(sold, _ids(listing))
+    if capped and reserve is not None:
+        reserve(
+            sc.evidence(
+                {**case, "requirement": COMPLETE},
                 {"plays": sold[::-1]},
                 {"plays": _ids(listing)},
-                f"the listing of {len(sold)} plays ({shown}): {seen}",
-                {"operation": "history", "limit": limit},
+                f"limit {len(sold) + 7} gave the newest {len(listing)} of {len(sold)} plays "
+                "only: the target caps a page",
+                {"operation": "history", "limit": len(sold) + 7},
             )
+        )
+    if requirement is not None and not capped:
+        if requirement == "last_unit":
+            requirement = last_unit(pairs[(len(sold) - 1) % len(pairs)][0])
+        return sc.evidence(
+            {**case, "requirement": requirement},
+            {"plays": sold[::-1]},
+            {"plays": _ids(listing)},
+            f"the listing of {len(sold)} plays (limit {len(sold) + 7}): {seen}",
+            {"operation": "history", "limit": len(sold) + 7},
+        )
+    default = _ids(session.history(account, None))
+    if not _newest_prefix(sold, default):
+        return sc.evidence(
+            {**case, "requirement": ORDER if set(default) <= set(sold) else COMPLETE},
+            {"plays": f"a newest-first prefix of {sold[::-1]}, at least one entry"},
+            {"plays": default},
+            f"the listing without limit ({len(default)} entries) is not the newest plays "
+            f"first, of the {len(sold)} the account made",
+            {"operation": "history", "limit": None},
+        )
     return _judge_limits(session, case, account, _ids(listing))
+
+
+PAGE_CAP_FLOOR = 100
+"""A listing with an explicit ``limit`` that stops at a newest-first prefix of at least this many
+entries, though more were asked and exist, is a page cap of the target's (APIs commonly cap a
+page at 100): a reservation (``history-page``), not a failure; a shorter one loses plays."""
+
+
+def _newest_prefix(sold: list[str], listed: list[str]) -> bool:
+    """``listed`` is the newest ``len(listed)`` plays of ``sold`` (oldest first), newest
+    first, and holds at least the newest play (contract 4: a play shows as soon as bought)."""
+    return bool(listed) and listed == sold[::-1][: len(listed)]
+
+
+def _page_cap(sold: list[str], listed: list[str]) -> bool:
+    return len(listed) >= PAGE_CAP_FLOOR and _newest_prefix(sold, listed)
 
 
 def limits_to_ask(count: int) -> list[int]:
@@ -183,7 +229,21 @@ def history_listing(ctx: CheckContext) -> None:
     plays = max(6, min(12, len(pairs) * 2))
     long_plays = max(plays, ctx.settings.history_plays)
     case = sc.case_of("history_listing", pairs=pairs, plays=plays, long_plays=long_plays)
-    found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case)
+
+    def reserve(seen: Evidence) -> None:
+        ctx.reserve(
+            Reservation(
+                f"the history: {seen.note}; plays older than a page cannot be read through "
+                "the contract",
+                basis="history-page",
+                lift="honour an explicit limit of at least the account's plays (up to "
+                f"{long_plays + 7}) in GET /v1/accounts/{{id}}/history",
+                evidence=[seen],
+                requirements=(COMPLETE,),
+            )
+        )
+
+    found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case, reserve)
     ctx.details["plays"] = long_plays
     ctx.details["listings_judged_after_each_play"] = plays
     if found is not None:

@@ -72,7 +72,7 @@ def test_the_in_process_reference_passes_every_block_check() -> None:
             # (test_stats checks that rate); this seed is one of the 99 % or more that pass
             ctx = CheckContext(adapter, implementation, settings, 2, block_sink=sink.append)
             outcome = execute(registered_checks()[check_id], ctx)
-            if check_id == "blocks.unrelated_blocks" and outcome.outcome == "not_supported":
+            if check_id == "blocks.unrelated_blocks" and outcome.outcome == "reserved":
                 continue  # a target that lists one block per stake cannot be compared
             if check_id == "blocks.top_tiers" and "no top-tier unit" in outcome.message:
                 continue  # 600-unit slices may hold none (test_correct_small_blocks_pass_whole)
@@ -657,7 +657,10 @@ def test_audit_block_file_runs_the_same_checks(tmp_path: Path) -> None:
     result = audit_block_file(good)
     assert result.passed, {c: o.message for c, o in result.outcomes.items() if o.outcome != "pass"}
     assert result.requirements["eldorado.3.2.lot_table"] == "pass"
-    assert result.requirements["eldorado.randomness.unrelated_blocks"] == "not_supported"
+    # one file, one block: the cross-block requirement a reservation saying how to lift it
+    assert result.requirements["eldorado.randomness.unrelated_blocks"] == "reserved"
+    (reservation,) = result.outcomes["blocks.unrelated_blocks"].reservations
+    assert reservation["kind"] == "unverifiable" and "audit-block" in reservation["lift"]
     assert "robots.3.lot_table" not in result.requirements
     (block,) = result.blocks
     assert block["lots_observed"] == {

@@ -27,6 +27,7 @@ Case = Mapping[str, Any]
 Chooser = Callable[[int], int]
 KIND = "play"
 ROBOTS = "robots"
+WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one account
 MAX_CLICKS = 64  # more clicks than any valid robots unit has (18 buttons + their +1 chains)
 
 
@@ -137,11 +138,11 @@ class Session:
 
     def entry(self, account: Account, play_id: str, limit: int = 10) -> Document | None:
         """The history's entry of ``play_id`` among the newest ``limit``, else anywhere in
-        the whole listing (an entry out of place is play.history.order's fault, not a
-        missing one), or None."""
+        the whole listing asked with ``WHOLE_HISTORY`` (an entry out of place is
+        play.history.order's fault, not a missing one), or None."""
         found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
-        if found is None:
-            doc = self.adapter.history(account.account_id, account.token, None)
+        if found is None:  # an explicit limit: without one, the length is the target's
+            doc = self.adapter.history(account.account_id, account.token, WHOLE_HISTORY)
             found = next((dict(p) for p in doc["plays"] if p["play_id"] == play_id), None)
         return found
 
