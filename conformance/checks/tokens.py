@@ -27,15 +27,19 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from .._registry import CheckContext, CheckFailure, Evidence, check
+from .._registry import CheckContext, CheckFailure, Evidence, Reservation, check
 from . import _scenarios as sc
 
 UNGUESSABLE = "security.tokens.unguessable"
 MIN_BITS = 128
+SECRET_FLOOR_BITS = 64
+"""Below this a token is no secret by the letter: what varies can be enumerated against an
+online API (OWASP's session-id floor is 64 bits of entropy); from here to ``MIN_BITS`` it is the
+project's reading (a reservation)."""
 MIN_SAMPLE = 8
 ALPHABETS: tuple[tuple[str, frozenset[str]], ...] = (
     ("digits", frozenset(string.digits)),
@@ -142,10 +146,22 @@ def _without_id(token: str, account_id: str, id_part: str) -> tuple[str, str | N
 def token_fault(accounts: Sequence[tuple[str, str]]) -> str | None:
     """What makes the tokens of ``accounts`` ((account_id, token), creation order) guessable,
     or None."""
+    found = token_finding(accounts)
+    return None if found is None else found[1]
+
+
+def token_finding(accounts: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """(``letter`` or ``reading``, what) makes the tokens of ``accounts`` guessable, or None.
+
+    The letter ("the token is the account's secret") fails a token given twice, tokens with
+    nothing that varies but the account id (or a hash or encoding of it), a counter (each can
+    be had from another account's token or id), and fewer than ``SECRET_FLOOR_BITS`` bits in
+    what varies (enumerable). From there to ``MIN_BITS`` bits is the project's reading of
+    "secret" (docs/contract-decisions.md, ``token-bits``): a reservation, not a failure."""
     tokens = [t for _, t in accounts]
     twice = [t for t, n in Counter(tokens).items() if n > 1]
     if twice:
-        return f"two accounts got the same token {twice[0]!r}"
+        return "letter", f"two accounts got the same token {twice[0]!r}"
     _, _, id_parts = varying_parts([a for a, _ in accounts])
     residuals, taken = [], []
     for (account_id, token), id_part in zip(accounts, id_parts, strict=True):
@@ -156,38 +172,48 @@ def token_fault(accounts: Sequence[tuple[str, str]]) -> str | None:
     prefix, suffix, parts = varying_parts(residuals)
     name, size = alphabet(parts)
     shortest = min(len(p) for p in parts)
-    bits = shortest * math.log2(size) if shortest else 0.0
+    derived = f"{taken[0]}, which is no secret; " if taken else ""
+    if not shortest:
+        return "letter", f"{derived}nothing else in the tokens varies from one account to the next"
+    counter = _counter(parts)
+    if counter is not None:
+        return "letter", f"the tokens count: {counter}"
+    bits = shortest * math.log2(size)
     if bits < MIN_BITS:
         around = f" after the common prefix {prefix!r}" if prefix else ""
         around += f" before the common suffix {suffix!r}" if suffix else ""
-        derived = f"{taken[0]}, which is no secret; " if taken else ""
-        if not shortest:
-            return f"{derived}nothing else in the tokens varies from one account to the next"
-        return (
+        return "letter" if bits < SECRET_FLOOR_BITS else "reading", (
             f"{derived}the part of the tokens that varies{around} is as short as {shortest} "
             f"characters of {name} ({size} symbols): {bits:.0f} bits, fewer than {MIN_BITS}"
         )
-    counter = _counter(parts)
-    if counter is not None:
-        return f"the tokens count: {counter}"
     return None
 
 
-def scenario_tokens(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
-    """``accounts`` new accounts: their tokens are judged together (module docstring)."""
+def scenario_tokens(
+    session: sc.Session,
+    case: Mapping[str, Any],
+    reserve: Callable[[Evidence], None] | None = None,
+) -> Evidence | None:
+    """``accounts`` new accounts: their tokens are judged together (module docstring); a
+    finding of the reading only (``token_finding``) goes to ``reserve``."""
     opened = [session.open(0) for _ in range(int(case["accounts"]))]
     accounts = [(a.account_id, a.token) for a in opened]
-    fault = token_fault(accounts)
-    if fault is None:
+    found = token_finding(accounts)
+    if found is None:
         return None
+    kind, fault = found
     shown = [{"account_id": a, "token": t} for a, t in accounts[:6]]
-    return sc.evidence(
+    seen = sc.evidence(
         case,
         f"tokens of at least {MIN_BITS} bits, unrelated to each other and to the account id",
         {"accounts": shown, "sample": len(accounts)},
         fault,
         {"operation": "open_account", "times": len(accounts)},
     )
+    if kind == "reading" and reserve is not None:
+        reserve(seen)
+        return None
+    return seen
 
 
 sc.SCENARIOS["tokens"] = scenario_tokens
@@ -195,11 +221,25 @@ sc.SCENARIOS["tokens"] = scenario_tokens
 
 @check("security.tokens_unguessable", covers=[UNGUESSABLE], capability="play")
 def tokens_unguessable(ctx: CheckContext) -> None:
-    """``token_sample`` new accounts: no token twice, the part that varies holds 128 bits in
-    its alphabet, no counter, nothing of the account id inside or derived from it."""
+    """``token_sample`` new accounts: no token twice, no counter, nothing of the account id
+    inside or derived from it with nothing else varying (the letter: a *fail*); the part that
+    varies holds 128 bits in its alphabet (a reading: a reservation)."""
     sample = max(MIN_SAMPLE, ctx.settings.token_sample)
     case = sc.case_of("tokens", accounts=sample)
-    found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation), case)
+
+    def reserve(seen: Evidence) -> None:
+        ctx.reserve(
+            Reservation(
+                f"tokens may be short of a secret's strength: {seen.note}",
+                basis="token-bits",
+                lift=f"hand out tokens with at least {MIN_BITS} random bits (e.g. "
+                "secrets.token_urlsafe(16) or a UUID4)",
+                evidence=[seen],
+                requirements=(UNGUESSABLE,),
+            )
+        )
+
+    found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation), case, reserve)
     ctx.details["accounts"] = sample
     if found is not None:
         raise CheckFailure(

@@ -63,6 +63,7 @@ class Outcome:
     duration_s: float
     failed_checks: list[str] = field(default_factory=list)
     first_failed: list[str] = field(default_factory=list)  # the first failing check's blame
+    reservations: list[dict[str, Any]] = field(default_factory=list)  # RunFinished's
 
     @property
     def failed(self) -> list[str]:
@@ -71,6 +72,10 @@ class Outcome:
     @property
     def errored(self) -> list[str]:
         return sorted(r for r, o in self.outcomes.items() if o == "error")
+
+    @property
+    def reserved(self) -> list[str]:
+        return sorted(r for r, o in self.outcomes.items() if o == "reserved")
 
 
 class _Collector:
@@ -204,6 +209,7 @@ def certify(
         duration_s=duration,
         failed_checks=collector.failed_checks,
         first_failed=collector.first_failed,
+        reservations=list(finished.reservations),
     )
 
 
