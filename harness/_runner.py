@@ -710,15 +710,16 @@ class Runner:
             return INCOMPLETE, note, EXIT_FAILED
         waived = [v.id for v in verdicts if v.waiver is not None and v.waiver["applied"]]
         with_waivers = f"; waived: {_ids(waived)}" if waived else ""
+        with_reserved = f"; reserved: {_ids(reserved)}" if reserved else ""
         if plan.profile == "audit":
             unchecked = f"; not checkable from this file: {_ids(missing)}" if missing else ""
             note = (
-                f"block audit: every block requirement checked passed{unchecked}{with_waivers}; "
-                "a block audit alone does not certify an implementation"
+                f"block audit: every block requirement checked passed{unchecked}"
+                f"{with_reserved}{with_waivers}; a block audit alone does not certify an "
+                "implementation"
             )
             return INCOMPLETE, note, EXIT_OK
         covers = certified_scope["covers"] if certified_scope is not None else ""
-        with_reserved = f"; reserved: {_ids(reserved)}" if reserved else ""
         if missing:
             note = (
                 f"{len(missing)} required requirement(s) not checked (not supported by the "

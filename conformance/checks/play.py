@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._lazy import strategies_module
 from .._pool import iter_in_order, map_in_order, split, workers_of
-from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._scenarios import SCENARIOS, Case, Session, case_of
@@ -192,6 +192,18 @@ for _name, _article, _message in _PER_GAME:
     _register_per_game(_name, _article, _message)
 
 
+def _needs_blocks(what: str, requirements: list[str]) -> Reservation:
+    """The reservation of a play check that reads blocks, on a target that serves none: the
+    contract lets it skip the capability, so what the check needs could not be verified."""
+    return Reservation(
+        f"the target does not declare the blocks capability: {what}",
+        kind="unverifiable",
+        basis="capability-skipped",
+        lift="serve the blocks capability (GET /v1/blocks) and declare it, then certify again",
+        requirements=requirements,
+    )
+
+
 @check(
     "play.top_lots",
     covers=["robots.4.10.prize_credited", "eldorado.4.6.prize_credited"],
@@ -209,7 +221,10 @@ def top_lots(ctx: CheckContext) -> None:
     the plays' round trips add up); each pair's stream held while its scenario runs, since
     its units on sale are counted: no other check buys one of them meanwhile."""
     if "blocks" not in ctx.implementation.get("capabilities", []):
-        raise NotSupported("the target serves no blocks: the units on sale cannot be read")
+        raise _needs_blocks(
+            "the units on sale cannot be read: the largest lot on sale could not be bought",
+            [f"{prize_article(g)}.prize_credited" for g in ctx.games()],
+        )
     target = session(ctx)
     in_scope = pairs(ctx)
     cases = [
@@ -259,7 +274,7 @@ def block_unit(ctx: CheckContext) -> None:
     """Each play's ticket and prize are the unit at its (block_id, index) in the served block:
     live play is tied to the audited block."""
     if not ctx.supports("blocks"):
-        raise NotSupported("the target serves no blocks: a play cannot be tied to its unit")
+        raise _needs_blocks("a play cannot be tied to its unit", ["play.sales.block_unit"])
     # each pair's plays in a row on one account (block_unit is not in SPLIT_OVER_ACCOUNTS): a
     # unit reported for a play raced by another is a double sale (play.concurrent_sales'),
     # not a play tied to another unit than its own

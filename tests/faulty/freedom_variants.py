@@ -1,0 +1,281 @@
+"""Correct implementations that use a freedom the contract leaves (issue 28): each must end
+CERTIFIED, or CERTIFIED WITH RESERVATIONS naming exactly the reservations the freedom gives,
+in a full run; never NOT CERTIFIED, never INCOMPLETE.
+
+Each is the reference with one freedom taken (``FREEDOMS``: the factory and the reservations
+expected, as (requirement or "", basis) pairs, "" for the certificate's scope). Every factory
+is a module attribute: ``instantcert certify --target python:tests.faulty.freedom_variants:<name>``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import hmac
+import json
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness._errors import ErrorReply
+from reference._service import GameService
+
+from ._base import Delegating, reference_adapter
+
+Document = dict[str, Any]
+Expected = frozenset[tuple[str, str]]
+
+
+# -- history: a default page --------------------------------------------------------------------
+
+
+class DefaultPage(Delegating):
+    """Without ``limit`` the history answers a default page of ``page`` entries, newest first,
+    as most APIs do (the contract gives no default)."""
+
+    page = 10
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        answer = self.inner.history(account_id, token, self.page if limit is None else limit)
+        return dict(answer)
+
+
+class DefaultPage20(DefaultPage):
+    page = 20
+
+
+# -- blocks: one listed per stake ---------------------------------------------------------------
+
+
+class OneBlockListed(Delegating):
+    """``GET /v1/blocks`` lists only the block on sale at each stake."""
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        return list(self.inner.list_blocks(game, stake_cents))[:1]
+
+
+# -- a capability skipped -----------------------------------------------------------------------
+
+
+class NoReveal(Delegating):
+    """No reveal capability: AUTO only ("an implementation may skip a whole capability")."""
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        described["capabilities"] = [c for c in described["capabilities"] if c != "reveal"]
+        return described
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        raise ErrorReply(404, "not_found", "this implementation has no reveal")
+
+
+# -- ids and tokens -----------------------------------------------------------------------------
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+class JwtTokensService(GameService):
+    """UUID account ids and JWT-like tokens (header.payload.signature, HMAC-SHA256 over a
+    secret key, the account id and the time in the payload)."""
+
+    _key = secrets.token_bytes(32)
+
+    def open_account(self, balance_cents: object) -> Document:
+        account = super().open_account(balance_cents)
+        account_id = str(uuid.uuid4())
+        header = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+        claims = {"sub": account_id, "iat": int(dt.datetime.now(dt.UTC).timestamp())}
+        payload = _b64(json.dumps(claims).encode())
+        signed = f"{header}.{payload}".encode()
+        token = f"{header}.{payload}.{_b64(hmac.new(self._key, signed, hashlib.sha256).digest())}"
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET account_id = ?, token_sha256 = ? WHERE account_id = ?",
+                (account_id, hashlib.sha256(token.encode()).hexdigest(), account["account_id"]),
+            )
+        return {**account, "account_id": account_id, "token": token}
+
+
+class ShortTokensService(GameService):
+    """Tokens of 96 random bits (``token_hex(12)``): a secret, short of the project's 128."""
+
+    def open_account(self, balance_cents: object) -> Document:
+        account = super().open_account(balance_cents)
+        token = secrets.token_hex(12)
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET token_sha256 = ? WHERE account_id = ?",
+                (hashlib.sha256(token.encode()).hexdigest(), account["account_id"]),
+            )
+        return {**account, "token": token}
+
+
+# -- created_at formats -------------------------------------------------------------------------
+
+
+def _instant(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class CreatedAt(Delegating):
+    """The history's ``created_at`` written by ``form`` from the reference's instant."""
+
+    form: Callable[[dt.datetime], object] = staticmethod(lambda t: t.isoformat())
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        answer = self.inner.history(account_id, token, limit)
+        plays = [
+            {**p, "created_at": type(self).form(_instant(p["created_at"]))} for p in answer["plays"]
+        ]
+        return {**answer, "plays": plays}
+
+
+class CreatedAtParis(CreatedAt):
+    """RFC 3339 with a +01:00 offset: the same instant, another zone."""
+
+    form = staticmethod(
+        lambda t: t.astimezone(dt.timezone(dt.timedelta(hours=1))).isoformat(timespec="seconds")
+    )
+
+
+class CreatedAtEpoch(CreatedAt):
+    """A Unix time in seconds, as a JSON number."""
+
+    form = staticmethod(lambda t: int(t.timestamp()))
+
+
+class CreatedAtNoOffset(CreatedAt):
+    """``2026-12-03 15:04:05``: UTC, without the ``T`` or an offset."""
+
+    form = staticmethod(lambda t: t.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S"))
+
+
+# -- refusal statuses ---------------------------------------------------------------------------
+
+
+class Statuses(Delegating):
+    """Every refusal ``status`` in ``swap`` answered with the other status of its family."""
+
+    swap: dict[int, int] = {}
+
+    def __getattribute__(self, name: str) -> Any:
+        value = super().__getattribute__(name)
+        if name in _OPERATIONS and callable(value):
+            return _swapping(value, type(self).swap)
+        return value
+
+
+_OPERATIONS = frozenset(
+    ("evaluate", "list_blocks", "open_account", "balance", "play", "reveal", "auto", "history")
+)
+
+
+def _swapping(call: Callable[..., Any], swap: dict[int, int]) -> Callable[..., Any]:
+    def swapped(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return call(*args, **kwargs)
+        except ErrorReply as exc:
+            if exc.status in swap:
+                raise ErrorReply(swap[exc.status], exc.code, str(exc)) from None
+            raise
+
+    return swapped
+
+
+class Forbidden403(Statuses):
+    """403 where the reference answers 404: another's or an unknown account or play."""
+
+    swap = {404: 403}
+
+
+class Unprocessable422(Statuses):
+    """422 where the reference answers 400 (a framework's validation error)."""
+
+    swap = {400: 422}
+
+
+# -- the registry -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Freedom:
+    name: str
+    factory: Callable[[], Any]
+    expected: Expected  # (requirement, or "" for the scope; basis) of every reservation
+    doc: str
+
+
+SCOPE = ""
+FREEDOMS: dict[str, Freedom] = {}
+
+
+def _wrapped(cls: type[Delegating]) -> Callable[[], Any]:
+    def factory() -> Any:
+        name = f"freedom:{cls.__name__}"
+        return cls(reference_adapter(name=name), name)
+
+    return factory
+
+
+def _service(cls: type[GameService]) -> Callable[[], Any]:
+    def factory() -> Any:
+        name = f"freedom:{cls.__name__}"
+        return Delegating(reference_adapter(cls, name), name)
+
+    return factory
+
+
+def _add(name: str, factory: Callable[[], Any], doc: str | None, *expected: tuple[str, str]):  # type: ignore[no-untyped-def]
+    FREEDOMS[name] = Freedom(name, factory, frozenset(expected), " ".join((doc or "").split()))
+    globals()[name] = factory
+
+
+_add("history_page_10", _wrapped(DefaultPage), DefaultPage.__doc__)
+_add("history_page_20", _wrapped(DefaultPage20), DefaultPage.__doc__)
+_add(
+    "one_block_listed",
+    _wrapped(OneBlockListed),
+    OneBlockListed.__doc__,
+    ("robots.randomness.unrelated_blocks", "blocks-listed"),
+    ("eldorado.randomness.unrelated_blocks", "blocks-listed"),
+)
+_add("no_reveal", _wrapped(NoReveal), NoReveal.__doc__, (SCOPE, "capability-skipped"))
+_add("jwt_tokens", _service(JwtTokensService), JwtTokensService.__doc__)
+_add(
+    "tokens_96_bits",
+    _service(ShortTokensService),
+    ShortTokensService.__doc__,
+    ("security.tokens.unguessable", "token-bits"),
+)
+_add("created_at_paris", _wrapped(CreatedAtParis), CreatedAtParis.__doc__)
+_add(
+    "created_at_epoch",
+    _wrapped(CreatedAtEpoch),
+    CreatedAtEpoch.__doc__,
+    ("play.history.created_at", "created-at"),
+)
+_add(
+    "created_at_no_offset",
+    _wrapped(CreatedAtNoOffset),
+    CreatedAtNoOffset.__doc__,
+    ("play.history.created_at", "created-at"),
+)
+_add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
+_add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
+
+
+def reservations_of(found: Sequence[dict[str, Any]]) -> Expected:
+    """The (requirement or "", basis) pairs of a run's reservations."""
+    pairs = set()
+    for reservation in found:
+        for rid in reservation["requirements"] or [SCOPE]:
+            pairs.add((rid, reservation["basis"]))
+    return frozenset(pairs)
+
+
+__all__ = ["FREEDOMS", "Freedom", "reservations_of"]
