@@ -129,7 +129,7 @@ def test_summary_is_short_and_inert(runs: dict[str, Path]) -> None:
     lines = text.splitlines()
     assert lines[0] == "## instantcert: INCOMPLETE"
     assert lines[2].startswith("**INCOMPLETE** (exit code 1): ")
-    assert "| 1 | 1 | 1 | 1 | 2 |" in lines  # pass fail error not-supported not-run
+    assert "| 1 | 1 | 1 | 0 | 1 | 2 |" in lines  # pass fail error reserved not-supported not-run
     rows = [line for line in lines if line.startswith("| `")]
     assert [_cells(r)[0].strip() for r in rows] == ["`robots.4.6.x2`", "`eldorado.4.4.rows`"]
     assert all(len(_cells(r)) == 5 for r in rows)

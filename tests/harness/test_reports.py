@@ -87,7 +87,10 @@ def test_report_json_matches_its_schema(faulty_report: tuple[Path, str]) -> None
         "note": doc["verdict"]["note"],
         "exit_code": 1,
         "counts": doc["verdict"]["counts"],
+        "reservations": [],
+        "scope": doc["verdict"]["scope"],
     }
+    assert doc["verdict"]["scope"]["covers"].startswith("certified for evaluate")
     assert doc["seed"] == 11
     assert doc["failures"][0]["requirements"] == ["robots.4.6.x2"]
     evidence = doc["failures"][0]["evidence"][0]
