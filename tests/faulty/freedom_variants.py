@@ -18,7 +18,7 @@ import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from harness._errors import ErrorReply
 from reference._service import GameService
@@ -161,7 +161,7 @@ class CreatedAtNoOffset(CreatedAt):
 class Statuses(Delegating):
     """Every refusal ``status`` in ``swap`` answered with the other status of its family."""
 
-    swap: dict[int, int] = {}
+    swap: ClassVar[dict[int, int]] = {}
 
     def __getattribute__(self, name: str) -> Any:
         value = super().__getattribute__(name)
@@ -190,13 +190,13 @@ def _swapping(call: Callable[..., Any], swap: dict[int, int]) -> Callable[..., A
 class Forbidden403(Statuses):
     """403 where the reference answers 404: another's or an unknown account or play."""
 
-    swap = {404: 403}
+    swap: ClassVar[dict[int, int]] = {404: 403}
 
 
 class Unprocessable422(Statuses):
     """422 where the reference answers 400 (a framework's validation error)."""
 
-    swap = {400: 422}
+    swap: ClassVar[dict[int, int]] = {400: 422}
 
 
 # -- the registry -------------------------------------------------------------------------------
@@ -278,4 +278,18 @@ def reservations_of(found: Sequence[dict[str, Any]]) -> Expected:
     return frozenset(pairs)
 
 
-__all__ = ["FREEDOMS", "Freedom", "reservations_of"]
+def many_freedoms() -> Any:
+    """Several freedoms at once, for one run over HTTP: JWT-like tokens and UUID ids, one
+    block listed per stake, a default history page of 10, ``created_at`` at +01:00, 403 for
+    404 and 422 for 400."""
+    name = "freedom:many"
+    inner: Any = reference_adapter(JwtTokensService, name)
+    for layer in (OneBlockListed, DefaultPage, CreatedAtParis, Forbidden403, Unprocessable422):
+        inner = layer(inner, name)
+    return inner
+
+
+MANY_EXPECTED: Expected = FREEDOMS["one_block_listed"].expected
+
+
+__all__ = ["FREEDOMS", "MANY_EXPECTED", "Freedom", "many_freedoms", "reservations_of"]

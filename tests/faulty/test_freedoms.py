@@ -1,0 +1,150 @@
+"""Correct implementations that take a freedom the contract leaves are certified (issue 28):
+CERTIFIED, or CERTIFIED WITH RESERVATIONS naming exactly the reservations the freedom gives,
+never NOT CERTIFIED or INCOMPLETE; and the checks that judge those freedoms still fail what the
+letter forbids.
+
+Fast tier: each freedom against the check that judges it; several freedoms at once in a full
+run over HTTP. Slow tier: every freedom in a full run in-process (the tests' profile).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from conformance import CheckContext, execute, registered_checks
+from harness import open_target
+from reference import _strict_json as strict_json
+
+from ._base import Delegating, reference_adapter
+from .certify import TEST_SETTINGS, Outcome, certify, settings_for
+from .freedom_variants import (
+    FREEDOMS,
+    MANY_EXPECTED,
+    CreatedAt,
+    many_freedoms,
+    reservations_of,
+)
+from .http_bridge import bridge
+
+CERTIFIED = ("CERTIFIED", "CERTIFIED WITH RESERVATIONS")
+
+
+def assert_certified(name: str, outcome: Outcome, expected: frozenset[tuple[str, str]]) -> None:
+    bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
+    assert outcome.verdict in CERTIFIED, (name, outcome.note, bad)
+    assert outcome.exit_code == 0
+    assert reservations_of(outcome.reservations) == expected, (name, outcome.reservations)
+    assert (outcome.verdict == "CERTIFIED") == (not expected), (name, outcome.verdict)
+
+
+def one_check(adapter: Any, check_id: str) -> tuple[str, list[dict[str, Any]], str]:
+    """``check_id`` alone on ``adapter``, in the tests' profile: (outcome, reservations,
+    message)."""
+    try:
+        settings = settings_for(None, None, "quick")
+        ctx = CheckContext(adapter, adapter.describe(), settings, 7)
+        outcome = execute(registered_checks()[check_id], ctx)
+    finally:
+        adapter.close()
+    return outcome.outcome, outcome.reservations, outcome.message
+
+
+# -- each freedom, against the check that judges it -------------------------------------------
+
+JUDGED_BY = {
+    "history_page_10": ("play.history_listing", "pass"),
+    "history_page_20": ("play.history_listing", "pass"),
+    "jwt_tokens": ("security.tokens_unguessable", "pass"),
+    "tokens_96_bits": ("security.tokens_unguessable", "reserved"),
+    "created_at_paris": ("play.history_created_at", "pass"),
+    "created_at_epoch": ("play.history_created_at", "reserved"),
+    "created_at_no_offset": ("play.history_created_at", "reserved"),
+    "status_403_for_404": ("protocol.refusals", "pass"),
+    "status_422_for_400": ("protocol.refusals", "pass"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JUDGED_BY))
+def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
+    check_id, want = JUDGED_BY[name]
+    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id)
+    assert outcome == want, (name, message)
+    found = reservations_of(reservations)
+    assert found == {e for e in FREEDOMS[name].expected if e[0]}, found
+
+
+# -- created_at: the letter still fails ---------------------------------------------------------
+
+
+class LocalTimeAsUtc(CreatedAt):
+    """A Paris wall-clock time labelled UTC: an hour off (winter)."""
+
+    form = staticmethod(
+        lambda t: (t + dt.timedelta(hours=1)).astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    )
+
+
+class AccountOpening(CreatedAt):
+    """Every entry the same fixed instant (the account's, or a constant)."""
+
+    form = staticmethod(lambda t: "2026-01-01T00:00:00Z")
+
+
+class OldestFirstTimes(Delegating):
+    """The listing is newest first, but the times are given in the other order."""
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
+        answer = self.inner.history(account_id, token, limit)
+        times = [p["created_at"] for p in answer["plays"]][::-1]
+        return {
+            "plays": [{**p, "created_at": t} for p, t in zip(answer["plays"], times, strict=True)]
+        }
+
+
+class SecondsSince2000(CreatedAt):
+    """Seconds counted from 2000-01-01 (another epoch), read as a Unix time: 30 years off."""
+
+    form = staticmethod(lambda t: int(t.timestamp()) - 946_684_800)
+
+
+@pytest.mark.parametrize(
+    "cls", [LocalTimeAsUtc, AccountOpening, OldestFirstTimes, SecondsSince2000]
+)
+def test_a_created_at_that_is_not_the_purchase_time_fails(cls: type[Delegating]) -> None:
+    adapter = cls(reference_adapter(name="faulty:created_at"), "faulty:created_at")
+    outcome, _, message = one_check(adapter, "play.history_created_at")
+    assert outcome == "fail", message
+
+
+def test_an_unreadable_created_at_is_reserved_not_failed() -> None:
+    class Unreadable(CreatedAt):
+        form = staticmethod(lambda t: t.strftime("%d/%m/%Y %H:%M:%S"))
+
+    adapter = Unreadable(reference_adapter(name="freedom:unreadable"), "freedom:unreadable")
+    outcome, reservations, _ = one_check(adapter, "play.history_created_at")
+    assert outcome == "reserved" and "no format the suite reads" in reservations[0]["message"]
+
+
+# -- full runs ----------------------------------------------------------------------------------
+
+
+def test_many_freedoms_over_http_are_certified() -> None:
+    with bridge(many_freedoms()) as url:
+        outcome = certify(
+            open_target(url, timeout=20), target=url, settings=TEST_SETTINGS, profile="full"
+        )
+    assert_certified("many freedoms over HTTP", outcome, MANY_EXPECTED)
+    assert strict_json.dumps(outcome.reservations)  # JSON, as every report holds them
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FREEDOMS))
+def test_each_freedom_is_certified_by_a_full_run(name: str) -> None:
+    freedom = FREEDOMS[name]
+    outcome = certify(
+        freedom.factory(), target=f"freedom:{name}", settings=TEST_SETTINGS, profile="full"
+    )
+    assert_certified(name, outcome, freedom.expected)
