@@ -2,12 +2,16 @@
 
 Every faulty variant of ``tests/faulty/variants.py`` is certified in-process (the test
 profile of ``tests/faulty/certify.py``; the variants only whole blocks show with every block
-audited whole), every correct implementation, and each misbehaving HTTP target. The page
-lists each fault, the requirement(s) that caught it and the time it took; the mutation score
-(variants rejected for the right requirement / all variants) is on top.
+audited whole), every correct implementation, every correct implementation that takes a
+freedom of the contract (``tests/faulty/freedom_variants.py``: a full run each, which must end
+CERTIFIED or CERTIFIED WITH RESERVATIONS naming exactly the reservations expected), and each
+misbehaving HTTP target. The page lists each fault, the requirement(s) that caught it and the
+time it took; the mutation score (variants rejected for the right requirement / all variants)
+is on top.
 
     python scripts/strength_table.py [--scope area|suite] [--workers N] [--skip-whole-blocks]
-                                     [--skip-misbehaving] [--only NAME ...] [--out FILE]
+                                     [--skip-misbehaving] [--skip-freedoms] [--only NAME ...]
+                                     [--out FILE]
 
 ``--scope area`` (default) runs each variant over the requirements of its area and games, as
 the fast tests do; ``--scope suite`` over the whole suite (slower; shows every requirement a
@@ -39,6 +43,7 @@ from tests.faulty.certify import (  # noqa: E402
     whole_block_settings,
 )
 from tests.faulty.correct_variants import CORRECT  # noqa: E402
+from tests.faulty.freedom_variants import FREEDOMS, reservations_of  # noqa: E402
 from tests.faulty.misbehaving import MISBEHAVIOURS, TIMEOUT_S, certify_misbehaving  # noqa: E402
 from tests.faulty.variants import VARIANTS, Variant  # noqa: E402
 
@@ -47,6 +52,12 @@ Job = tuple[str, str]  # (kind "faulty" | "correct", name)
 
 def _run(job: tuple[str, str, str]) -> tuple[str, str, Outcome]:
     kind, name, scope = job
+    if kind == "freedom":
+        freedom = FREEDOMS[name]
+        outcome = certify(
+            freedom.factory(), target=f"freedom:{name}", settings=TEST_SETTINGS, profile="full"
+        )
+        return kind, name, outcome
     if kind == "correct":
         if name == "reference":
             from harness import open_target
@@ -107,12 +118,56 @@ def misbehaving_rows() -> list[str]:
     return rows
 
 
+def freedom_ok(name: str, outcome: Outcome) -> bool:
+    """Certified (with or without reservations), exit 0, exactly the reservations expected."""
+    expected = FREEDOMS[name].expected
+    return (
+        outcome.verdict == ("CERTIFIED WITH RESERVATIONS" if expected else "CERTIFIED")
+        and outcome.exit_code == 0
+        and reservations_of(outcome.reservations) == expected
+    )
+
+
+def freedom_rows(freedoms: dict[str, Outcome]) -> list[str]:
+    """The "correct" section: each freedom's full run, its verdict and reservations."""
+    if not freedoms:
+        return []
+    good = [n for n, o in freedoms.items() if freedom_ok(n, o)]
+
+    def shown(pairs: frozenset[tuple[str, str]]) -> str:
+        return ", ".join(f"`{r or 'scope'}` ({b})" for r, b in sorted(pairs)) or "—"
+
+    lines = [
+        "## Correct implementations that take a freedom",
+        "",
+        f"**{len(good)} / {len(freedoms)} certified as expected.** Each is the reference with "
+        "one freedom the contract leaves (`tests/faulty/freedom_variants.py`), certified by a "
+        "full run (the full profile with the test settings, unfiltered): it must end CERTIFIED, "
+        "or CERTIFIED WITH RESERVATIONS naming exactly the reservations expected "
+        "(requirement, and the row of docs/contract-decisions.md), exit 0.",
+        "",
+        "| implementation | freedom | verdict | reservations expected | reservations got "
+        "| failed or errored | time (s) | result |",
+        "|---|---|---|---|---|---|---:|---|",
+    ]
+    for name, outcome in sorted(freedoms.items()):
+        freedom = FREEDOMS[name]
+        lines.append(
+            f"| `{name}` | {_cell(freedom.doc)} | {outcome.verdict} | {shown(freedom.expected)} "
+            f"| {shown(reservations_of(outcome.reservations))} "
+            f"| {_code(outcome.failed + outcome.errored)} | {outcome.duration_s:.1f} "
+            f"| {'certified as expected' if freedom_ok(name, outcome) else '**wrong**'} |"
+        )
+    return [*lines, ""]
+
+
 def render(
     faulty: dict[str, Outcome],
     correct: dict[str, Outcome],
     scope: str,
     wall_s: float,
     misbehaving: list[str],
+    freedoms: dict[str, Outcome] | None = None,
 ) -> str:
     right = [n for n, o in faulty.items() if result_of(VARIANTS[n], o)[1]]
     rejected = [n for n, o in faulty.items() if o.verdict == "NOT CERTIFIED"]
@@ -181,6 +236,7 @@ def render(
         "never says CERTIFIED: *INCOMPLETE* with nothing failed or errored is the pass here; "
         "the slow tests certify them with the full profile.",
         "",
+        *freedom_rows(freedoms or {}),
     ]
     if misbehaving:
         lines += [
@@ -219,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--skip-whole-blocks", action="store_true")
     parser.add_argument("--skip-misbehaving", action="store_true")
+    parser.add_argument("--skip-freedoms", action="store_true")
     parser.add_argument("--only", nargs="*", default=None, metavar="NAME")
     parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"))
     args = parser.parse_args(argv)
@@ -234,17 +291,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.only is None:
         jobs += [("correct", n, args.scope) for n in ("reference", *sorted(CORRECT))]
+        if not args.skip_freedoms:
+            jobs += [("freedom", n, args.scope) for n in sorted(FREEDOMS)]
     faulty: dict[str, Outcome] = {}
     correct: dict[str, Outcome] = {}
+    freedoms: dict[str, Outcome] = {}
     start = time.monotonic()
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max(1, args.workers), mp_context=context) as pool:
         for kind, name, outcome in pool.map(_run, jobs):
-            (faulty if kind == "faulty" else correct)[name] = outcome
+            {"faulty": faulty, "correct": correct, "freedom": freedoms}[kind][name] = outcome
             shown = result_of(VARIANTS[name], outcome)[0] if kind == "faulty" else outcome.verdict
             print(f"{kind:7} {name:40} {outcome.duration_s:7.1f} s  {shown}", flush=True)
     misbehaving = [] if args.skip_misbehaving or args.only else misbehaving_rows()
-    page = render(faulty, correct, args.scope, time.monotonic() - start, misbehaving)
+    page = render(faulty, correct, args.scope, time.monotonic() - start, misbehaving, freedoms)
     Path(args.out).write_text(keep_power_table(page, Path(args.out)), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
