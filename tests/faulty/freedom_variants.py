@@ -235,8 +235,8 @@ def _add(name: str, factory: Callable[[], Any], doc: str | None, *expected: tupl
     globals()[name] = factory
 
 
-_add("history_page_10", _wrapped(DefaultPage), DefaultPage.__doc__)
-_add("history_page_20", _wrapped(DefaultPage20), DefaultPage.__doc__)
+_add("history_page_10", _wrapped(DefaultPage), "Without `limit`, a default history page of 10.")
+_add("history_page_20", _wrapped(DefaultPage20), "Without `limit`, a default history page of 20.")
 _add(
     "one_block_listed",
     _wrapped(OneBlockListed),
