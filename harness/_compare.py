@@ -8,10 +8,13 @@ A requirement *regressed* when it now fails or errors and did not before, or whe
 required, passed before and now is not supported or not run. A requirement that passed and is
 now *reserved* (a reading of the project not met, or something the contract lets a target leave
 out, docs/certify.md) is an other outcome change, not a regression: a reservation fails no run,
-and the verdict line shows CERTIFIED becoming CERTIFIED WITH RESERVATIONS. It is *fixed* when it failed or
-errored and now passes. Any other change of outcome is listed as such; the same outcome with
-a different message or evidence (a new counterexample) is *changed evidence*. Outcomes are
-the raw ones: a waiver does not hide a regression (the entry says it is waived).
+and the verdict line shows CERTIFIED becoming CERTIFIED WITH RESERVATIONS. A requirement that
+passed and is *not run* in a newer run that is filtered or quick is *narrower*: the narrower
+run explains it, not the implementation; those rows are folded into one line (issue 30). It is
+*fixed* when it failed or errored and now passes. Any other change of outcome is listed as
+such; the same outcome with a different message or evidence (a new counterexample) is *changed
+evidence*. Outcomes are the raw ones: a waiver does not hide a regression (the entry says it is
+waived).
 """
 
 from __future__ import annotations
@@ -33,7 +36,15 @@ from ._reports._mdtext import code, plain
 
 FORMAT = "instantcert-compare/1"
 BROKEN = ("fail", "error")
-CATEGORIES = ("regressions", "fixes", "changed_outcome", "changed_evidence", "added", "removed")
+CATEGORIES = (
+    "regressions",
+    "fixes",
+    "changed_outcome",
+    "changed_evidence",
+    "added",
+    "removed",
+    "narrower",
+)
 
 
 class CompareError(HarnessError):
@@ -164,6 +175,11 @@ def _is_regression(old: str, new: str, required: bool) -> bool:
     return old == "pass" and new not in ("pass", "reserved") and required
 
 
+def _narrower(old: str, new: str, run: Mapping[str, Any]) -> bool:
+    """pass -> not run in a newer run that is filtered or quick: its scope explains it."""
+    return old == "pass" and new == "not_run" and (run["filtered"] or run["profile"] == "quick")
+
+
 def compare(
     old: Mapping[str, Any], new: Mapping[str, Any], paths: tuple[str, str] = ("OLD", "NEW")
 ) -> dict[str, Any]:
@@ -198,7 +214,9 @@ def compare(
         elif b is None:
             found["removed"].append(entry)
         elif a["outcome"] != b["outcome"]:
-            if _is_regression(a["outcome"], b["outcome"], b["required"]):
+            if _narrower(a["outcome"], b["outcome"], new):
+                found["narrower"].append(entry)
+            elif _is_regression(a["outcome"], b["outcome"], b["required"]):
                 found["regressions"].append(entry)
             elif a["outcome"] in BROKEN and b["outcome"] == "pass":
                 found["fixes"].append(entry)
@@ -224,6 +242,11 @@ def headline(result: Mapping[str, Any]) -> str:
         f"{counts['changed_outcome']} other outcome change(s), "
         f"{counts['changed_evidence']} with changed evidence, {counts['added']} new, "
         f"{counts['removed']} removed, {result['unchanged']} unchanged"
+        + (
+            f", {counts['narrower']} not run in the narrower new run"
+            if counts.get("narrower")
+            else ""
+        )
     )
 
 
@@ -273,6 +296,12 @@ SECTIONS = (
 )
 
 
+def _how_narrow(run: Mapping[str, Any]) -> str:
+    return " and ".join(
+        w for w, on in (("filtered", run["filtered"]), ("quick", run["profile"] == "quick")) if on
+    )
+
+
 def _who(run: Mapping[str, Any]) -> str:
     impl = run["implementation"]
     return code(run["target"], 120) + (
@@ -305,4 +334,13 @@ def markdown(result: Mapping[str, Any]) -> str:
     for key, title, columns in SECTIONS:
         if result[key]:
             out += ["", f"### {title} ({len(result[key])})", "", *_table(result[key], columns)]
+    narrower = result.get("narrower") or []
+    if narrower:  # folded: one line, not a row each
+        ids = ", ".join(code(e["id"], 120) for e in narrower[:10])
+        more = f" and {len(narrower) - 10} more" if len(narrower) > 10 else ""
+        out += [
+            "",
+            f"Not run in the new run, which is {_how_narrow(new)} ({len(narrower)}, passed "
+            f"before; not regressions): {ids}{more}.",
+        ]
     return "\n".join(out) + "\n"

@@ -1,12 +1,16 @@
-"""The summary table on stdout: requirements that did not pass, counts, verdict.
+"""The summary on stdout: what failed first, then what was not checked, counts, verdict.
 
-Passing requirements are counted, not listed, unless ``verbose``: a person at a terminal wants
-to see what is wrong first; report.md and report.html list everything.
+Failed and errored requirements come first, each with its reason whole (wrapped, never cut:
+issue 30); then one line per group of not supported, not run and waived requirements, not a
+row each (a run of one capability has dozens); then the counts, the reservations and the
+verdict, last. Passing requirements are counted, not listed, unless ``verbose`` (a table of
+every requirement not listed above); report.md and report.html list everything.
 """
 
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,20 +31,92 @@ MARK = {
 }
 
 
+WIDTH = 100  # a reason is wrapped to this width, never cut
+GROUPED = ("not_supported", "not_run")  # one line per group, not a row per requirement
+LISTED_IN_A_GROUP = 6  # requirement ids named on a group's line, then "and N more"
+
+
 def _short(text: str, limit: int = 90) -> str:
     line = text.splitlines()[0] if text else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def _wrapped(text: str, indent: str = "    ") -> str:
+    """``text`` whole, each of its lines wrapped at ``WIDTH`` under ``indent``."""
+    out: list[str] = []
+    for text_line in text.splitlines() or [""]:
+        out += textwrap.wrap(
+            text_line,
+            WIDTH,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_long_words=True,
+            break_on_hyphens=False,
+        ) or [indent.rstrip()]
+    return "\n".join(out)
+
+
+def _waived(req: dict[str, Any]) -> bool:
+    return req["waiver"] is not None and bool(req["waiver"]["applied"])
+
+
+def _broken(doc: dict[str, Any]) -> str:
+    """Failed and errored requirements first, each with its reason whole (wrapped)."""
+    blocks = []
+    for req in doc["requirements"]:
+        if req["outcome"] not in ("fail", "error") or _waived(req):
+            continue
+        required = "required" if req["required"] else "optional"
+        head = f"{MARK[req['outcome']]}  {req['id']} ({req['article']}, {required})"
+        blocks.append(f"{head}\n{_wrapped(req['message'])}")
+    return "\n\n".join(blocks)
+
+
+def _groups(doc: dict[str, Any], verbose: bool) -> str:
+    """One line per group: not supported, not run (a filtered run's out-of-scope ones only
+    when ``verbose``), waived (whatever their outcome)."""
+    lines = []
+    for outcome in GROUPED:
+        members = [
+            r
+            for r in doc["requirements"]
+            if r["outcome"] == outcome
+            and not _waived(r)
+            and (verbose or r["message"] != OUT_OF_SCOPE)
+        ]
+        if members:
+            lines.append(_group_line(MARK[outcome], members))
+    waived = [r for r in doc["requirements"] if _waived(r)]
+    if waived:
+        lines.append(_group_line("waived", waived))
+    return "\n".join(lines)
+
+
+def _group_line(label: str, members: list[dict[str, Any]]) -> str:
+    """``not supported (12): <their one reason, if they share it>: id, id, ... and N more``."""
+    ids = [r["id"] for r in members]
+    shown = ", ".join(ids[:LISTED_IN_A_GROUP])
+    more = f" and {len(ids) - LISTED_IN_A_GROUP} more" if len(ids) > LISTED_IN_A_GROUP else ""
+    reasons = {r["message"].split(": ", 1)[-1] for r in members if r["message"]}
+    reason = f" {_short(next(iter(reasons)), 80)}:" if len(reasons) == 1 else ""
+    return f"{label} ({len(ids)}):{reason} {shown}{more}"
+
+
 def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None = None) -> str:
+    """What a person reads first, first: every failed or errored requirement with its reason
+    whole; then one line per group of not supported, not run and waived requirements; the
+    counts; the reservations; the verdict last. ``verbose`` adds a table of every other
+    requirement (passes included)."""
     doc = map_strings(doc, terminal)  # no control character reaches the terminal
     rows = []
     for req in doc["requirements"]:
         waiver = req["waiver"]
+        if req["outcome"] in ("fail", "error") and not _waived(req):
+            continue  # listed first, whole
+        if (req["outcome"] in GROUPED or _waived(req)) and not verbose:
+            continue  # one line per group
         if req["outcome"] == "pass" and not verbose and not (waiver and waiver["unnecessary"]):
             continue
-        if req["message"] == OUT_OF_SCOPE and not verbose:
-            continue  # a filtered run: counted below, not listed
         outcome = MARK[req["outcome"]]
         if waiver is not None:
             outcome += " (waived)" if waiver["applied"] else ""
@@ -59,6 +135,8 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
     if not doc["smoke"]["ok"]:
         rows = []  # every requirement has the smoke step's message: say it once, below
         parts.append(f"smoke step failed: {doc['smoke']['message']}")
+    else:
+        parts += [text for text in (_broken(doc), _groups(doc, verbose)) if text]
     if rows:
         parts.append(
             simple_table(rows, headers=["requirement", "article", "outcome", "required", "why"])

@@ -206,7 +206,7 @@ def _articles(doc: dict[str, Any]) -> str:
     for article, reqs in sorted(groups.items(), key=lambda item: _article_key(item[0])):
         worst = min(
             (r["outcome"] for r in reqs),
-            key=lambda o: ("fail", "error", "reserved", "not_supported", "not_run", "pass").index(o),
+            key=("fail", "error", "reserved", "not_supported", "not_run", "pass").index,
         )
         rows = "".join(
             f"<tr><td><code>{escape(r['id'])}</code></td><td>{escape(r['article'])}</td>"
@@ -345,7 +345,8 @@ def _rest(doc: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> str:
     title = f"instantcert: {doc['verdict']['overall']} · {doc['target']}"
-    body = _head(doc) + _reservations(doc) + _failures(doc) + _articles(doc) + _blocks(doc) + _rest(doc)
+    body = _head(doc) + _reservations(doc) + _failures(doc)
+    body += _articles(doc) + _blocks(doc) + _rest(doc)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

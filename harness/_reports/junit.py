@@ -4,8 +4,9 @@ Mapping: pass → plain testcase; fail → ``<failure>``; error → ``<error>``;
 passed testcase (the letter held) with each reservation whole in its ``<system-out>``, and one
 ``reservation`` property per reservation of the run in the testsuite's ``<properties>``: the
 JUnit XSD Jenkins reads (junit-10.xsd, pytest's xunit2) has no ``<properties>`` in a testcase,
-so none is put there, and no reader counts a system-out as a failure; not supported, not run and waived → ``<skipped>``. The failure text carries the minimal counterexample and
-the case file that replays it, so the CI test view alone is enough to start fixing.
+so none is put there, and no reader counts a system-out as a failure; not supported, not run
+and waived → ``<skipped>``. The failure text carries the minimal counterexample and the case
+file that replays it, so the CI test view alone is enough to start fixing.
 """
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ def test_a_check_that_stops_at_a_reservation_is_reserved() -> None:
         )
 
     stopping = Check("test.stops", (READ,), "evaluate", ("robots",), stops, "")
-    result, events, _ = run(ReferenceAdapter(), extra=(stopping,), waivers=[NO_PLAY])
+    result, _, _ = run(ReferenceAdapter(), extra=(stopping,), waivers=[NO_PLAY])
     assert {v.id: v.outcome for v in result.requirements}[READ] == "reserved"
     (reservation,) = result.reservations
     assert reservation["kind"] == "unverifiable" and reservation["requirements"] == [READ]
