@@ -72,6 +72,21 @@ class NoReveal(Delegating):
         raise ErrorReply(404, "not_found", "this implementation has no reveal")
 
 
+class NoBlocks(Delegating):
+    """No blocks capability: plays only, the blocks served to no one (404)."""
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        described["capabilities"] = [c for c in described["capabilities"] if c != "blocks"]
+        return described
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        raise ErrorReply(404, "not_found", "this implementation serves no blocks")
+
+    def read_block(self, block_id: str, start: int | None = None, count: int | None = None) -> Any:
+        raise ErrorReply(404, "not_found", "this implementation serves no blocks")
+
+
 # -- ids and tokens -----------------------------------------------------------------------------
 
 
@@ -245,6 +260,15 @@ _add(
     ("eldorado.randomness.unrelated_blocks", "blocks-listed"),
 )
 _add("no_reveal", _wrapped(NoReveal), NoReveal.__doc__, (SCOPE, "capability-skipped"))
+_add(
+    "no_blocks",
+    _wrapped(NoBlocks),
+    NoBlocks.__doc__,
+    (SCOPE, "capability-skipped"),
+    ("play.sales.block_unit", "capability-skipped"),
+    ("robots.4.10.prize_credited", "capability-skipped"),
+    ("eldorado.4.6.prize_credited", "capability-skipped"),
+)
 _add("jwt_tokens", _service(JwtTokensService), JwtTokensService.__doc__)
 _add(
     "tokens_96_bits",

@@ -257,3 +257,31 @@ def test_compare_a_new_reservation_is_no_regression(
     assert result["regressions"] == [] and result["exit_code"] == 0
     assert {e["id"] for e in result["changed_outcome"]} == {READ, NO_CLAUSE}
     assert (result["old"]["reservations"], result["new"]["reservations"]) == (0, 2)
+
+
+# -- --fail-on reservation and its config key -----------------------------------------------------
+
+
+def test_fail_on_is_a_config_key_and_a_flag(tmp_path: Path) -> None:
+    from harness._config import build_config
+    from harness._errors import ConfigError
+
+    path = tmp_path / "c.yaml"
+    path.write_text("fail_on: [reservation]\n")
+    assert build_config(path, {}).fail_on == ("reservation",)
+    assert build_config(None, {"fail_on": ["reservation"]}).fail_on == ("reservation",)
+    assert build_config(None, {}).fail_on == ()
+    path.write_text("fail_on: [reservations]\n")
+    with pytest.raises(ConfigError, match="did you mean 'reservation'"):
+        build_config(path, {})
+
+
+def test_the_cli_flag_reaches_the_exit_code(tmp_path: Path) -> None:
+    from harness._cli import main
+
+    argv = ["certify", "--target", "python:reference", "--profile", "quick", "--seed", "3"]
+    argv += ["--requirement", "robots.4.6.x2", "--out", str(tmp_path / "out")]
+    assert main([*argv, "--fail-on", "reservation"]) == 0  # quick: INCOMPLETE, no reservation
+    with pytest.raises(SystemExit) as bad:
+        main([*argv, "--fail-on", "reservations"])
+    assert bad.value.code == 2
