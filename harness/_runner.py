@@ -79,6 +79,11 @@ def worst(outcomes: Iterable[str]) -> str:
     return SEVERITY[min(ranked)] if ranked else "not_run"
 
 
+NAME_CHARS = 256
+"""A ``name`` or ``version`` longer than this is cut in every report (both are printed in each
+report's heading) and gives a reservation (docs/contract-decisions.md, ``name-length``): the
+contract bounds neither, and an 8 MB name made 34 MB reports."""
+
 MESSAGE_CHARS = 20_000
 """A check's message (and a traceback) is cut to this many characters in its event: messages
 quote what a target sent, and whatever a hostile target sends, each report stays readable and
@@ -181,6 +186,7 @@ class Runner:
         self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
         self._letters = letters()  # each requirement's clauses: what can fail it
         self._implementation: Mapping[str, Any] | None = None  # describe()'s, once answered
+        self._smoke_reservations: list[dict[str, Any]] = []  # what describe() gave (NAME_CHARS)
 
     # -- events -------------------------------------------------------------------------------
 
@@ -251,12 +257,35 @@ class Runner:
         if problem is not None:
             return None, SmokeFinished(False, f"the adapter is broken: {problem}"), True
         assert isinstance(document, dict)
+        document = self._named(document)
         capabilities = list(document["capabilities"])
         offered = ", ".join(
             f"{g} {document['games'][g]['stakes_cents']}" for g in document["games"]
         )
         message = f"{document['name']} {document['version']}: {offered}; {', '.join(capabilities)}"
         return dict(document), SmokeFinished(True, message, capabilities), True
+
+    def _named(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with a ``name`` or ``version`` over ``NAME_CHARS`` cut, and a
+        reservation saying so."""
+        long = [k for k in ("name", "version") if len(document[k]) > NAME_CHARS]
+        if not long:
+            return document
+        self._smoke_reservations.append(
+            {
+                "kind": "reading",
+                "basis": "name-length",
+                "message": "; ".join(
+                    f"the implementation's {k} is {len(document[k]):,} characters long, cut to "
+                    f"{NAME_CHARS} in every report"
+                    for k in long
+                ),
+                "lift": f"a name and a version of at most {NAME_CHARS} characters each",
+                "requirements": [],
+                "evidence": [],
+            }
+        )
+        return {**document, **{k: bounded(document[k], NAME_CHARS) for k in long}}
 
     def _smoke_cases(
         self,
@@ -642,6 +671,7 @@ class Runner:
         found: list[dict[str, Any]] = []
         if certified_scope is not None and certified_scope["left_out"]:
             found.append(scope_reservation(certified_scope))
+        found += self._smoke_reservations
         seen: dict[tuple[str, str, str], dict[str, Any]] = {}
         for verdict in verdicts:
             for reservation in verdict.reservations:
@@ -739,7 +769,7 @@ class Runner:
             note = "filtered full run (games, stakes or requirements narrowed): passed, not valid "
             return INCOMPLETE, note + "for certification", EXIT_OK
         scope_left = bool(certified_scope and certified_scope["left_out"])
-        if reserved or scope_left:
+        if reserved or scope_left or self._smoke_reservations:
             note = (
                 f"full run: {covers}; no requirement failed; {reservation_count} reservation(s)"
                 f"{with_reserved}{with_waivers}"

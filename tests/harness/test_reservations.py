@@ -285,3 +285,20 @@ def test_the_cli_flag_reaches_the_exit_code(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as bad:
         main([*argv, "--fail-on", "reservations"])
     assert bad.value.code == 2
+
+
+class LongName(ReferenceAdapter):
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "name": "n" * 300_000}
+
+
+def test_a_long_name_is_cut_and_reserved_not_refused() -> None:
+    from harness._events import RunStarted
+
+    result, events, _ = run(LongName(), extra=(), waivers=[NO_PLAY])
+    assert (result.verdict, result.exit_code) == ("CERTIFIED WITH RESERVATIONS", 0)
+    (reservation,) = result.reservations
+    assert reservation["basis"] == "name-length" and "300,000 characters" in reservation["message"]
+    started = events[0]
+    assert isinstance(started, RunStarted) and started.implementation is not None
+    assert len(started.implementation["name"]) < 400
