@@ -96,3 +96,19 @@ def test_the_runners_own_reservations_name_a_row(basis_id: str) -> None:
         }
     )
     assert made["basis"] in rows() and "capability play (3 requirements)" in made["message"]
+
+
+def test_the_third_games_requirements_rest_on_the_letter_too() -> None:
+    """A registered game brings its requirements and clauses (tests/third_game): each of its
+    requirements has a clause, and its readings are rows of the page."""
+    from tests.third_game import kit as coins_kit
+
+    with coins_kit.registered():
+        catalogue = load_catalogue()
+        coins = [r for rid, r in catalogue.items() if rid.startswith("coins.")]
+        assert coins
+        mapped = letters()
+        assert [r.id for r in coins if not mapped.get(r.id)] == []
+        found = rows()
+        assert all(reading in found for r in coins for reading in r.readings)
+        assert any(r.readings for r in coins)  # coins.randomness.unrelated_blocks
