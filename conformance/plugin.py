@@ -50,6 +50,21 @@ def settings_for(config: pytest.Config) -> Settings:
     return settings
 
 
+class ReservationWarning(UserWarning):
+    """A reservation (a reading not met, or what the contract lets a target leave out): the
+    pytest face passes the check and warns, as a passed test with a warning; it fails
+    nothing, as in ``instantcert certify`` (docs/certify.md, "Verdicts")."""
+
+
+def reservation_lines(outcome: CheckOutcome) -> list[str]:
+    """Each reservation of ``outcome`` as one line: requirements, basis, what, how to lift."""
+    return [
+        f"{', '.join(r['requirements'])}: {r['message']} (docs/contract-decisions.md row "
+        f"{r['basis']}; to lift it: {r['lift']})"
+        for r in outcome.reservations
+    ]
+
+
 def describe_outcome(check_id: str, outcome: CheckOutcome, seed: int) -> str:
     """A failure as a person reads it: requirements, message, evidence, how to replay."""
     lines = [

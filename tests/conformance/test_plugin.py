@@ -85,3 +85,12 @@ def test_profiles_load(name: str) -> None:
     settings = load_profile(name)
     assert settings["hypothesis_max_examples"] > 0
     assert settings["block_mode"] in ("sample", "whole")
+
+
+def test_a_reservation_passes_with_a_warning(tmp_path: Path) -> None:
+    """96-bit tokens: a reading not met (token-bits), so a passed test with a warning."""
+    target = "python:tests.faulty.freedom_variants:tokens_96_bits"
+    done = run_suite(tmp_path, target, "--game", "robots", "-k", "tokens_unguessable")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "1 passed" in done.stdout and "ReservationWarning" in done.stdout
+    assert "token-bits" in done.stdout
