@@ -40,11 +40,13 @@ def assert_certified(name: str, outcome: Outcome, expected: frozenset[tuple[str,
     assert (outcome.verdict == "CERTIFIED") == (not expected), (name, outcome.verdict)
 
 
-def one_check(adapter: Any, check_id: str) -> tuple[str, list[dict[str, Any]], str]:
-    """``check_id`` alone on ``adapter``, in the tests' profile: (outcome, reservations,
-    message)."""
+def one_check(
+    adapter: Any, check_id: str, **overrides: Any
+) -> tuple[str, list[dict[str, Any]], str]:
+    """``check_id`` alone on ``adapter``, in the tests' profile (with ``overrides``):
+    (outcome, reservations, message)."""
     try:
-        settings = settings_for(None, None, "quick")
+        settings = settings_for(overrides, None, "quick")
         ctx = CheckContext(adapter, adapter.describe(), settings, 7)
         outcome = execute(registered_checks()[check_id], ctx)
     finally:
@@ -76,6 +78,34 @@ def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
     assert found == {e for e in FREEDOMS[name].expected if e[0] in covered}, found
+
+
+# -- a history page cap ------------------------------------------------------------------------
+
+
+class PageCap(Delegating):
+    """An explicit ``limit`` above ``cap`` is answered with the newest ``cap`` plays."""
+
+    cap = 100
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
+        wanted = self.cap if limit is None else min(limit, self.cap)
+        return self.inner.history(account_id, token, wanted)
+
+
+class PageCap50(PageCap):
+    cap = 50
+
+
+@pytest.mark.parametrize(("cls", "want"), [(PageCap, "reserved"), (PageCap50, "fail")])
+def test_a_page_cap_of_100_is_reserved_a_smaller_one_fails(cls: type[PageCap], want: str) -> None:
+    adapter = cls(reference_adapter(name="freedom:page_cap"), "freedom:page_cap")
+    outcome, reservations, message = one_check(
+        adapter, "play.history_listing", history_plays=103, games=["robots"]
+    )
+    assert outcome == want, message
+    if want == "reserved":
+        assert [r["basis"] for r in reservations] == ["history-page"]
 
 
 # -- created_at: the letter still fails ---------------------------------------------------------
