@@ -302,3 +302,12 @@ def test_a_long_name_is_cut_and_reserved_not_refused() -> None:
     started = events[0]
     assert isinstance(started, RunStarted) and started.implementation is not None
     assert len(started.implementation["name"]) < 400
+
+
+def test_every_verdict_is_in_both_schemas() -> None:
+    from harness._runner import VERDICTS
+
+    report = json.loads(REPORT_SCHEMA.read_text())
+    compared = json.loads((ROOT / "harness" / "schemas" / "compare.schema.json").read_text())
+    assert report["properties"]["verdict"]["properties"]["overall"]["enum"] == list(VERDICTS)
+    assert compared["$defs"]["run"]["properties"]["verdict"]["enum"] == list(VERDICTS)
