@@ -14,10 +14,11 @@ import base64
 import binascii
 import contextvars
 import hashlib
+import json
 import re
 import secrets
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Generator, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -361,3 +362,37 @@ class BalanceInFloat64(GameService):
     def balance(self, account_id: object, token: object) -> Document:
         found = super().balance(account_id, token)
         return {**found, "balance_cents": int(float(found["balance_cents"]))}
+
+
+class SlicePastEndWraps(GameService):
+    """Contract 3: slices are served from a ring buffer over the block; a slice that runs past
+    the block's last unit is not refused but wraps round to unit 0 (numbered on from the end),
+    so it holds units from the block's start. Slices inside the block are right."""
+
+    def block_slice(
+        self, block_id: object, start: object = None, count: object = None
+    ) -> tuple[Any, int, int]:
+        block = self.block(block_id)
+        if type(start) is int and type(count) is int and 0 <= start < block.units < start + count:
+            return block, start, count
+        return super().block_slice(block_id, start, count)
+
+    def block_document(
+        self, block_id: object, start: object = None, count: object = None
+    ) -> Generator[bytes, None, None]:
+        block, first, size = self.block_slice(block_id, start, count)
+        if first + size <= block.units:
+            return super().block_document(block_id, start, count)
+        return self._wrapped(block, first, size)
+
+    @staticmethod
+    def _wrapped(block: Any, first: int, size: int) -> Generator[bytes, None, None]:
+        header = json.loads(block.header_line(first, block.units - first))
+        header["count"] = size
+        yield json.dumps(header, separators=(",", ":")).encode() + b"\n"
+        for number in range(size):
+            at = (first + number) % block.units
+            body = b"".join(block.document_lines(at, 1)).split(b"\n")[1]
+            unit = json.loads(body)
+            unit["index"] = first + number
+            yield json.dumps(unit, separators=(",", ":")).encode() + b"\n"

@@ -802,3 +802,34 @@ for _name, _shim, _expected in (
         _shim.__doc__,
         ("robots",),
     )
+
+# -- issue 27: parameters at and past their bounds ---------------------------------------------
+_service(
+    "play_buttons_modulo_18",
+    "play",
+    "robots 4.2",
+    wf.ButtonsModulo,
+    ["play.reveal.bounds"],
+    ("robots",),
+)
+_service(
+    "play_eldorado_reveal_answered",
+    "play",
+    "contract 4",
+    wf.EldoradoRevealAnswered,
+    ["play.reveal.bounds"],
+)
+_service(
+    "play_balance_in_float64",
+    "play",
+    "contract 4",
+    wf.BalanceInFloat64,
+    ["play.money.exact"],
+)
+_service(
+    "block_slice_past_end_wraps",
+    "blocks",
+    "contract 3",
+    wf.SlicePastEndWraps,
+    ["blocks.contract3.slice"],
+)
