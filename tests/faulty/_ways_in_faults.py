@@ -33,6 +33,7 @@ from reference._service import (
 )
 
 from ._base import reference_adapter
+from ._evaluator import Click, RobotsEvaluator
 from ._protocol_faults import BridgedHttp
 from .http_bridge import Serving, create_app
 
@@ -396,3 +397,15 @@ class SlicePastEndWraps(GameService):
             unit = json.loads(body)
             unit["index"] = first + number
             yield json.dumps(unit, separators=(",", ":")).encode() + b"\n"
+
+
+# == gauges far past full ==========================================================================
+
+
+class GaugeCounterFourBits(RobotsEvaluator):
+    """Robots 4.8 / R-I3: each gauge's notches are kept in a 4-bit field of the unit's packed
+    state (no gauge needs more than 7): past 15 notches the counter wraps round to 0, so a
+    gauge pushed far past full (many X2 reveals, long +1 chains) no longer wins."""
+
+    def gauges(self, clicks: list[Click]) -> dict[str, int]:
+        return {letter: notches % 16 for letter, notches in super().gauges(clicks).items()}

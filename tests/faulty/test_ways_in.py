@@ -39,6 +39,7 @@ ISSUE_27 = (
     "play_eldorado_reveal_answered",
     "play_balance_in_float64",
     "block_slice_past_end_wraps",
+    "robots_gauge_counter_four_bits",
 )
 
 

@@ -833,3 +833,9 @@ _service(
     wf.SlicePastEndWraps,
     ["blocks.contract3.slice"],
 )
+_robots(
+    "robots_gauge_counter_four_bits",
+    "robots 4.8",
+    wf.GaugeCounterFourBits,
+    "robots.4.8.gauge_capped",
+)
