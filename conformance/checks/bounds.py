@@ -3,9 +3,9 @@ or what a long-lived account reaches, and the contract still fixes.
 
 - ``play.reveal_bounds`` (``play.reveal.bounds``): a reveal names a button 0..17 (contract 4:
   body ``{"button": 0..17}``, robots 4.2's 18 buttons): -1, 18 and numbers far out (10**6,
-  2**31, 2**63) are refused with a 4xx and reveal nothing (each button then still shows its
-  first reveal); a reveal on a play of a game without buttons (eldorado: "the next reveal under
-  that button (robots only)") is refused with a 4xx.
+  2**31, 2**63, and one of them negative) are refused with a 4xx and reveal nothing (each
+  button then still shows its first reveal); a reveal on a play of a game without buttons
+  (eldorado: "the next reveal under that button (robots only)") is refused with a 4xx.
 - ``play.money_bounds`` (``play.money.exact``): balances past 2^53 cents (odd, so a double
   cannot hold them) are held exactly, opened and played from, or refused with a 4xx (a limit
   of the target's own, as ``play.money_exact`` reads one); never rounded.
@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+import reference
 from contract import ErrorReply, ProtocolViolation
 from reference import _strict_json as strict_json
 
@@ -36,7 +37,7 @@ from . import _scenarios as sc
 REVEAL_BOUNDS = "play.reveal.bounds"
 MONEY_EXACT = "play.money.exact"
 SLICE = "blocks.contract3.slice"
-BUTTONS = 18
+BUTTONS = 18  # a button number asked of a game without buttons (the contract's 0..17)
 FAR_BUTTONS = (10**6, 2**31, 2**63)
 TWO_53 = 2**53
 
@@ -48,15 +49,21 @@ def _rng(case: Mapping[str, Any], what: str) -> random.Random:
 # -- buttons and reveals --------------------------------------------------------------------
 
 
+def _first_reveal(doc: Mapping[str, Any], button: int) -> tuple[str, bool, bool]:
+    """A reveal document (the target's, or the engine's without ``button``) as a tuple."""
+    return sc.reveal_tuple({"button": button, **doc}, button)
+
+
 def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
-    """A robots play: buttons outside 0..17 refused, none of them consuming a reveal; an
-    eldorado play (when one is in scope): a reveal refused."""
+    """A play of a game with buttons: numbers outside its buttons refused, none of them
+    consuming a reveal; a play of a game without buttons (when one is in scope): a reveal
+    refused."""
     rng = _rng(case, "buttons")
     judged = {**case, "requirement": REVEAL_BOUNDS}
-    if case.get("eldorado"):
-        game, stake = case["eldorado"]
-        account = session.open(stake * 3)
-        played = session.play(account, game, stake)
+    if case.get("buttonless"):
+        other, other_stake = case["buttonless"]
+        account = session.open(other_stake * 3)
+        played = session.play(account, other, other_stake)
         button = rng.randrange(BUTTONS)
         reply = sc.refused(
             partial(session.adapter.reveal, played["play_id"], account.token, button)
@@ -67,13 +74,14 @@ def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evid
                 judged,
                 "a refusal (4xx): a play of a game without buttons has nothing to click",
                 reply,
-                f"a reveal of button {button} on a play of {game} (no buttons) was answered",
-                {"operation": "reveal", "game": game, "button": button},
+                f"a reveal of button {button} on a play of {other} (no buttons) was answered",
+                {"operation": "reveal", "game": other, "button": button},
             )
-    stake = case["stake_cents"]
+    game, stake = case["game"], case["stake_cents"]
+    buttons = reference.game_engine(game).buttons
     account = session.open(stake * 3)
-    played = session.play(account, sc.ROBOTS, stake)
-    wrong = [-1, BUTTONS, *FAR_BUTTONS, -rng.choice(FAR_BUTTONS)]
+    played = session.play(account, game, stake)
+    wrong = [-1, buttons, *FAR_BUTTONS, -rng.choice(FAR_BUTTONS)]
     rng.shuffle(wrong)
     for button in wrong:
         reply = sc.refused(
@@ -83,30 +91,34 @@ def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evid
             session.auto(account, played["play_id"])
             return sc.evidence(
                 judged,
-                "a refusal (4xx): the buttons are 0..17",
+                f"a refusal (4xx): the buttons are 0..{buttons - 1}",
                 reply,
                 f"a reveal of button {button} was answered",
                 {"operation": "reveal", "button": button},
             )
     ticket, _ = session.truth(account, played)
-    want = sc.robots_buttons(ticket) if ticket is not None else None
-    if want is None:
+    try:
+        want = reference.game_engine(game).button_reveals(ticket) if ticket else ()
+    except reference.GameError:
+        want = ()
+    if len(want) != buttons:
         session.auto(account, played["play_id"])
         return None  # the ticket is the other checks' to judge
-    order = list(range(BUTTONS))
+    order = list(range(buttons))
     rng.shuffle(order)
     for button in order:
         shown = sc.reveal_tuple(
             session.adapter.reveal(played["play_id"], account.token, button), button
         )
-        if shown != want[button][0]:
+        first = _first_reveal(want[button][0], button)
+        if shown != first:
             session.auto(account, played["play_id"])
             return sc.evidence(
                 judged,
-                {"button": button, "first_reveal": want[button][0]},
+                {"button": button, "first_reveal": first},
                 {"button": button, "reveal": shown},
-                f"after refused clicks on buttons outside 0..17, button {button}'s first "
-                "click did not show its first reveal (a refused click revealed something)",
+                f"after refused clicks on buttons outside 0..{buttons - 1}, button {button}'s "
+                "first click did not show its first reveal (a refused click revealed something)",
                 {"operation": "reveal", "button": button},
             )
     session.auto(account, played["play_id"])
@@ -118,16 +130,19 @@ sc.SCENARIOS["reveal_bounds"] = scenario_reveal_bounds
 
 @check("play.reveal_bounds", covers=[REVEAL_BOUNDS], capability="reveal")
 def reveal_bounds(ctx: CheckContext) -> None:
-    """Buttons -1, 18 and far out refused, revealing nothing; a reveal on a play of a game
-    without buttons refused."""
-    games = ctx.games()
-    if sc.ROBOTS not in games or not ctx.stakes(sc.ROBOTS):
-        raise NotSupported("no robots stake in this run's scope: no button to click")
-    others = [(g, ctx.stakes(g)[0]) for g in games if ctx.stakes(g) and not kit(g).reveals]
+    """Button numbers -1, one past the last and far out refused, revealing nothing; a reveal
+    on a play of a game without buttons refused."""
+    in_scope = [g for g in ctx.games() if ctx.stakes(g)]
+    with_buttons = [g for g in in_scope if kit(g).reveals]
+    if not with_buttons:
+        raise NotSupported("no game with buttons in this run's scope: nothing to click")
+    others = [(g, ctx.stakes(g)[0]) for g in in_scope if not kit(g).reveals]
+    game = with_buttons[0]
     case = sc.case_of(
         "reveal_bounds",
-        stake_cents=ctx.stakes(sc.ROBOTS)[0],
-        eldorado=list(others[0]) if others else None,
+        game=game,
+        stake_cents=ctx.stakes(game)[0],
+        buttonless=list(others[0]) if others else None,
         seed=ctx.seed,
     )
     found = scenario_reveal_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
