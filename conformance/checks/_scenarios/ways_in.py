@@ -192,6 +192,7 @@ def _probes(
     rng: random.Random,
 ) -> list[Probe]:
     found: list[Probe] = []
+    request: dict[str, Any]
     if ways in ("token", "neighbour"):
         if ways == "token":
             tokens = altered_tokens(owner.token, rng)
