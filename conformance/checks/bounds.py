@@ -14,6 +14,8 @@ or what a long-lived account reaches, and the contract still fixes.
   negative start or count: refused with a 4xx, or exactly the block's units in
   [start, min(start + count, units)), each once, in order; never units from elsewhere (a slice
   that wraps round to unit 0).
+- ``play.limit_bounds`` (``play.history.limit``): ``limit`` far past the listing, where a
+  16-, 32- or 64-bit integer ends: the whole listing, or refused with a 4xx.
 
 Which values, and in which order, is drawn from the run's seed (``case["seed"]``); a replay
 sends the same.
@@ -217,6 +219,67 @@ def money_bounds(ctx: CheckContext) -> None:
     found = scenario_money_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(MONEY_EXACT,))
+
+
+# -- the history's limit far out ------------------------------------------------------------
+
+
+LIMIT = "play.history.limit"
+
+
+def far_limits(rng: random.Random) -> list[int]:
+    """``limit`` values past every plausible page size, where a narrow integer wraps."""
+    found = [2**15, 2**31 - 1, 2**31, 2**32 + rng.randint(1, 2), 2**53 + 1, 2**63 - 1]
+    rng.shuffle(found)
+    return found
+
+
+def scenario_limit_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """An account with a few plays: every ``far_limits`` value gives the whole listing (more
+    than it holds), or is refused with a 4xx."""
+    game, stake, plays = case["game"], case["stake_cents"], int(case["plays"])
+    judged = {**case, "requirement": LIMIT}
+    account = session.open(stake * plays * 3)
+    for _ in range(plays):
+        played = session.play(account, game, stake)
+        session.auto(account, played["play_id"])
+    whole = [p["play_id"] for p in session.history(account, None)]
+    for limit in far_limits(_rng(case, "limits")):
+        try:
+            got = [p["play_id"] for p in session.history(account, limit)]
+        except ErrorReply as refusal:
+            if 400 <= refusal.status < 500:
+                continue  # a limit of the target's own
+            raise
+        if got != whole:
+            return sc.evidence(
+                judged,
+                {"plays": whole},
+                {"plays": got},
+                f"limit {limit} (more than the {len(whole)} plays held) gave {len(got)} "
+                "entries, not the whole listing",
+                {"operation": "history", "limit": limit},
+            )
+    return None
+
+
+sc.SCENARIOS["limit_bounds"] = scenario_limit_bounds
+
+
+@check("play.limit_bounds", covers=[LIMIT], capability="play")
+def limit_bounds(ctx: CheckContext) -> None:
+    """``limit`` far past the listing (2^15, 2^31 - 1, 2^31, just past 2^32, 2^53 + 1,
+    2^63 - 1): the whole listing, or a 4xx refusal."""
+    games = [g for g in ctx.games() if ctx.stakes(g)]
+    if not games:
+        raise NotSupported("no game and stake in this run's scope")
+    game = random.Random(f"{ctx.seed}:limit_bounds").choice(games)
+    case = sc.case_of(
+        "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
+    )
+    found = scenario_limit_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    if found is not None:
+        raise CheckFailure(found.note, [found], requirements=(LIMIT,))
 
 
 # -- block slices at their bounds -----------------------------------------------------------

@@ -409,3 +409,14 @@ class GaugeCounterFourBits(RobotsEvaluator):
 
     def gauges(self, clicks: list[Click]) -> dict[str, int]:
         return {letter: notches % 16 for letter, notches in super().gauges(clicks).items()}
+
+
+class HistoryLimitUint32(GameService):
+    """Contract 4 (history ``limit``): the listing's ``limit`` is parsed into an unsigned
+    32-bit page size (the ORM's ``UInt32`` field): a limit past 2^32 wraps round, so
+    ``limit`` 4 294 967 297 lists the newest play only."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        if type(limit) is int and limit > 0:
+            limit = (limit & 0xFFFFFFFF) or 1
+        return super().history(account_id, token, limit)

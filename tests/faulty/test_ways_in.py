@@ -40,6 +40,7 @@ ISSUE_27 = (
     "play_balance_in_float64",
     "block_slice_past_end_wraps",
     "robots_gauge_counter_four_bits",
+    "play_history_limit_uint32",
 )
 
 

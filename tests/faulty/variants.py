@@ -839,3 +839,11 @@ _robots(
     wf.GaugeCounterFourBits,
     "robots.4.8.gauge_capped",
 )
+_service(
+    "play_history_limit_uint32",
+    "play",
+    "contract 4",
+    wf.HistoryLimitUint32,
+    ["play.history.limit"],
+    ("robots",),
+)
