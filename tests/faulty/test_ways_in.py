@@ -168,3 +168,35 @@ def test_correct_target_over_http_lets_no_way_in() -> None:
         )
     bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
     assert not bad
+
+
+@pytest.mark.parametrize(
+    ("name", "ways"),
+    [("play_token_case_insensitive", "token"), ("play_neighbour_check_digit", "neighbour")],
+)
+def test_a_way_in_found_replays(name: str, ways: str) -> None:
+    from conformance._replay import replay
+    from conformance.checks._scenarios import Session
+    from conformance.checks._scenarios.ways_in import scenario_ways_in
+
+    adapter = VARIANTS[name].factory()
+    try:
+        session = Session.of(adapter)
+        found = None
+        for seed in range(5):  # the probe that lets in depends on the draw; one will
+            case = {
+                "kind": "play",
+                "scenario": "ways_in",
+                "game": "robots",
+                "stake_cents": 100,
+                "ways": ways,
+                "seed": seed,
+            }
+            found = scenario_ways_in(session, case)
+            if found is not None:
+                break
+        assert found is not None
+        again = replay(adapter, found.input)
+        assert again is not None and again.input["requirement"] == found.input["requirement"]
+    finally:
+        adapter.close()
