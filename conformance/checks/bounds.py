@@ -10,10 +10,11 @@ or what a long-lived account reaches, and the contract still fixes.
   cannot hold them) are held exactly, opened and played from, or refused with a 4xx (a limit
   of the target's own, as ``play.money_exact`` reads one); never rounded.
 - ``blocks.slice_bounds`` (``blocks.contract3.slice``): slices at and past the block's end
-  (ending on its last unit, running past it, starting at it or past it), of count 0, and of a
-  negative start or count: refused with a 4xx, or exactly the block's units in
-  [start, min(start + count, units)), each once, in order; never units from elsewhere (a slice
-  that wraps round to unit 0).
+  (ending on its last unit, running past it, starting at it or past it) and of count 0:
+  refused with a 4xx, or exactly the block's units in [start, min(start + count, units)),
+  each once, in order; never units from elsewhere (a slice that wraps round to unit 0). A
+  negative start or count is no slice of the contract: refused, or answered with units of the
+  block only (no index outside it).
 - ``play.limit_bounds`` (``play.history.limit``): ``limit`` far past the listing, where a
   16-, 32- or 64-bit integer ends: the whole listing, or refused with a 4xx.
 
@@ -326,8 +327,28 @@ def scenario_slice_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evide
             raise
         except ProtocolViolation:
             continue  # a stream of another length than asked: the slice checks' to judge
-        first, end = max(start, 0), min(start + max(count, 0), units)
-        want = [truth.get(i) for i in range(first, end)] if start >= 0 and count >= 0 else []
+        if start < 0 or count < 0:
+            # no slice of the contract: refused, or answered with units of the block at most
+            # (a target may clip it to nothing); never an index outside the block
+            outside = [
+                u.get("index")
+                for u in got
+                if not isinstance(u, dict)
+                or type(u.get("index")) is not int
+                or not 0 <= u["index"] < units
+            ]
+            if not outside:
+                continue
+            return sc.evidence(
+                judged,
+                f"a 4xx, or units of the block (indices 0..{units - 1})",
+                {"units": len(got), "outside": outside[:6]},
+                f"the slice start={start} count={count} of a block of {units} units held "
+                f"unit lines outside the block (index {outside[0]!r})",
+                {"operation": "read_block", "block_id": block_id, "start": start, "count": count},
+            )
+        first, end = start, min(start + count, units)
+        want = [truth.get(i) for i in range(first, end)]
         if got != want:
             shown = [(u.get("index"), u.get("prize_cents")) for u in got[:6] if isinstance(u, dict)]
             return sc.evidence(
