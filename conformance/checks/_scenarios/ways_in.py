@@ -52,8 +52,6 @@ REQUIREMENT = {
     "scheme": "security.tokens.bearer_only",
     "path": "security.paths.guarded",
 }
-WAYS = tuple(REQUIREMENT)
-RAW_WAYS = frozenset({"scheme", "path"})
 SHOWN_FIELDS = frozenset({"balance_cents", "plays", "ticket", "symbol", "prize_cents", "wins"})
 """Fields of an answer that show an account or its plays: a refusal carries none of them."""
 _CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase, "-_", "+/", ".~")
