@@ -203,3 +203,24 @@ def test_a_way_in_found_replays(name: str, ways: str) -> None:
         assert again is not None and again.input["requirement"] == found.input["requirement"]
     finally:
         adapter.close()
+
+
+def test_a_request_as_written_goes_through_the_budget_guard() -> None:
+    """``send_raw`` is guarded like the contract's operations where the adapter has it (a cut
+    check sends no more), and absent where it has not."""
+    from harness._budget import Cancelled, CancelToken, GuardedAdapter, Stalls
+
+    class Raw:
+        name = "raw"
+
+        def send_raw(self, method: str, path: str) -> RawAnswer:
+            return RawAnswer(404, path.encode())
+
+    plain = GuardedAdapter(open_target("python:reference"), CancelToken(), Stalls())
+    assert not hasattr(plain, "send_raw")
+    token = CancelToken()
+    guarded = GuardedAdapter(Raw(), token, Stalls())
+    assert guarded.send_raw("GET", "/v1//x") == RawAnswer(404, b"/v1//x")
+    token.cancel("cut")
+    with pytest.raises(Cancelled):
+        guarded.send_raw("GET", "/v1//x")
