@@ -6,7 +6,7 @@ can commit, and the JSON Schemas of every answer (``contract/schemas/``) with th
 that checks an adapter's answers against them (``Validated``).
 """
 
-from ._adapter import Adapter, BlockStream
+from ._adapter import RAW_BODY_BYTES, Adapter, BlockStream, RawAnswer, RawRequests
 from ._documents import (
     AutoResult,
     Balance,
@@ -53,6 +53,7 @@ __all__ = [
     "ERROR_STATUSES",
     "EVALUATE_BATCH_LIMIT",
     "OPERATIONS",
+    "RAW_BODY_BYTES",
     "Adapter",
     "AutoResult",
     "Balance",
@@ -73,6 +74,8 @@ __all__ = [
     "NewAccount",
     "Play",
     "ProtocolViolation",
+    "RawAnswer",
+    "RawRequests",
     "Reveal",
     "TargetError",
     "TargetTimeout",

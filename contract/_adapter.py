@@ -11,8 +11,8 @@ Faults are raised, never returned: ``ErrorReply`` for a well-formed contract err
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from ._documents import Document
 
@@ -91,3 +91,37 @@ class Adapter(Protocol):
     def close(self) -> None:
         """Release connections and files."""
         ...
+
+
+class RawAnswer(NamedTuple):
+    """What a target answered to a request sent as it was written (``RawRequests``): its
+    status and its body's first bytes (at most ``RAW_BODY_BYTES``)."""
+
+    status: int
+    body: bytes
+
+
+RAW_BODY_BYTES = 64 * 1024
+"""How much of a raw answer's body is kept: enough to see whether it shows an account."""
+
+
+@runtime_checkable
+class RawRequests(Protocol):
+    """An optional capability of an adapter that speaks HTTP: one request exactly as written.
+
+    The contract's operations take the token as a value; how a request carries it (the
+    ``Authorization: Bearer`` header), and the spelling of its path, exist only over HTTP. The
+    suite's "ways in" checks (docs/play-checks.md) ask a target about them through this method
+    when the adapter has it; an in-process adapter has no header or path to vary and is asked
+    only what the contract's operations can carry (other token values). ``path`` is sent as
+    written, query string included (no normalisation: a trailing slash, a doubled slash, a
+    percent-encoded character stay); ``headers`` are sent as given, with no ``Authorization``
+    unless they hold one; ``body`` is sent as JSON when not None. Never repeated."""
+
+    def send_raw(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str] | None = None,
+        body: object = None,
+    ) -> RawAnswer: ...

@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any, Generic, NoReturn, TypeVar
 
 from ._errors import TargetTimeout
@@ -270,7 +271,15 @@ class GuardedAdapter:
         """A check does not close the run's adapter: the runner does."""
 
     def __getattr__(self, name: str) -> Any:  # a vendor adapter's extras, unguarded
-        return getattr(self.underlying, name)
+        value = getattr(self.underlying, name)
+        if name in GUARDED_EXTRAS and callable(value):
+            return partial(self._call, name)
+        return value
+
+
+GUARDED_EXTRAS = frozenset({"send_raw"})
+"""Optional operations a check calls on the target (``contract.RawRequests``): guarded like
+the contract's, where the adapter has them (and absent, as on it, where it has not)."""
 
 
 class GuardedStream:

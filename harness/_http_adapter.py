@@ -23,6 +23,7 @@ from urllib.parse import quote, urlsplit
 import requests
 import urllib3.exceptions
 
+from contract import RAW_BODY_BYTES, RawAnswer
 from contract._schemas import first_fault
 from contract._validated import is_error_document
 from reference._strict_json import JsonError
@@ -763,6 +764,68 @@ class HttpAdapter:
     def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}/history"
         return self._call("GET", path, "history", params={"limit": limit}, token=token, safe=True)
+
+    # -- a request as written (``contract.RawRequests``) ------------------------------------
+
+    def send_raw(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str] | None = None,
+        body: object = None,
+    ) -> RawAnswer:
+        """One request exactly as written (``contract.RawRequests``): ``path`` (query string
+        included) is sent byte for byte, no normalisation (``requests`` would turn ``%61``
+        into ``a``), ``headers`` added to the adapter's own (no ``Authorization`` unless
+        given), ``body`` as JSON. Never repeated; the answer's status and its body's first
+        ``RAW_BODY_BYTES`` bytes, within the request's deadline."""
+        what = request_label(method, path)
+        key = endpoint(method, path)
+        self.breaker.check(key)
+        prepared = requests.PreparedRequest()
+        prepared.prepare(
+            method=method,
+            url=self.base_url + "/",
+            headers={**self._headers, **(headers or {})},
+            json=body,
+        )
+        prepared.url = self.base_url + path  # as written: prepare() would requote the path
+        deadline = Deadline(self.timeout[1])
+        try:
+            with deadline:
+                response = self._transport.send(
+                    prepared,
+                    stream=True,
+                    timeout=self.timeout,
+                    verify=self._verify,
+                    proxies=self._proxies,
+                )
+        except requests.exceptions.RequestException as exc:
+            deadline.finish()
+            if deadline.expired or isinstance(exc, requests.exceptions.Timeout):
+                message = f"{what}: no complete answer within {deadline.seconds:g} s"
+                self.breaker.timed_out(key, message)
+                raise TargetTimeout(message) from None
+            if isinstance(exc, requests.exceptions.ConnectionError):
+                raise self._connection_fault(what, exc) from None
+            raise ProtocolViolation(f"{what}: {exc}") from None
+        except BaseException:
+            deadline.finish()
+            raise
+        setattr(response, _DEADLINE, deadline)
+        setattr(response, _ENDPOINT, key)
+        reader = self._reader(response, what)
+        parts: list[bytes] = []
+        chunks = reader.chunks()
+        try:
+            for data in chunks:
+                parts.append(data)
+                if reader.received >= RAW_BODY_BYTES:
+                    break
+        finally:
+            chunks.close()
+            response.close()
+        return RawAnswer(response.status_code, b"".join(parts)[:RAW_BODY_BYTES])
 
     def close(self) -> None:
         self.session.close()

@@ -3,9 +3,11 @@
 A shrunk counterexample says *that* the target is wrong; the report must say *which rule* it
 breaks. For the symbol (robots) or the row (eldorado) on which the target's answer differs,
 the diagnosis sends a few probe tickets to the target, each exercising one rule in isolation
-(the gauge filled one notch short, exactly full, past full, through an X2, through a +1 reveal,
-on the last buttons; the row alone in a main grid, without its EXTRA, made adjacent, moved to
-an Extra grid, to an Extra grid of an Extra grid) and reads which probe the target gets wrong.
+(the gauge filled one notch short, exactly full, past full, far past full (8, 16 and 32
+notches, where a counter of 3, 4 or 5 bits wraps; 20 reveals through a +1 chain), through an
+X2, through a +1 reveal, on the last buttons; the row alone in a main grid, without its EXTRA,
+made adjacent, moved to an Extra grid, to an Extra grid of an Extra grid) and reads which
+probe the target gets wrong.
 When every probe passes, the fault lies in how wins combine (several gauges, several rows,
 the sum), in positions, or in the robots' order, which the remaining variants tell apart.
 Only when nothing narrows it does a disagreement stay on the game's general requirement.
@@ -97,6 +99,11 @@ def robots_probes(letter: str) -> list[tuple[str, str]]:
             ("x2", [double] + [plain] * (n - 2)),
             ("plus_x2", [after_double] + [plain] * (n - 2)),
         ]
+    # far past full, where a counter kept in 3, 4 or 5 bits wraps (8, 16, 32 notches, by X2
+    # reveals), and by 20 plain reveals, the last ones behind a +1 chain
+    for count in (8, 16, 32):
+        plans.append(("far_x2", [double] * (count // 2)))
+    plans.append(("far_plus", [S.SymbolReveal(after_plus=k >= S.BUTTONS - 1) for k in range(20)]))
     if n >= 2:
         plans.append(("short2", [plain] * (n - 2)))
     if n >= 3:
@@ -177,7 +184,11 @@ class RobotsDiagnosis:
             ids.append("robots.4.5.one_notch")
         elif wrong & {"short", "full"}:
             ids.append("robots.4.8.gauge_full")
-        elif "past" in wrong:
+        elif (
+            "past" in wrong
+            or ("far_x2" in wrong and not wrong & {"x2", "x2_short", "x2_chain", "plus_x2"})
+            or ("far_plus" in wrong and not wrong & {"plus", "plus_x2", "x2_chain"})
+        ):  # far past full counts only where the X2 and +1 probes near full are right
             ids.append("robots.4.8.gauge_capped")
         else:
             # probes mixing X2 and +1 count only when the pure probes of the other pass

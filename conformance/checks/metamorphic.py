@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._drawing import Recipe
-from .._evaluation import check_shape, is_error
+from .._evaluation import check_shape, difference, expected_result, is_error
 from .._evidence import Serialised, evaluate_request, require
 from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
-from ._differential import hunt
+from ..games import kit
+from ._differential import Disagreement, hunt
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -316,11 +317,36 @@ def _run(ctx: CheckContext, name: str) -> None:
     )
     ctx.details["examples"] = examples
     if found:
+        named = named_by_the_oracle(ctx.adapter, relation, found)
+        breaks = f" (the oracle names {', '.join(named)})" if named else ""
         raise CheckFailure(
-            f"{name}: the answer changed under a change the rules ignore",
+            f"{name}: the answer changed under a change the rules ignore{breaks}",
             found,
-            requirements=(name,),
+            requirements=named or (name,),
         )
+
+
+def named_by_the_oracle(
+    adapter: Any, relation: Relation, found: list[MetamorphicEvidence]
+) -> tuple[str, ...]:
+    """The requirements the game's classifier names for the answers of ``found`` that the
+    reference disagrees with (at least one of each pair does: the reference keeps every
+    relation), looking at the structure of the ticket before the relation's own name; () when
+    it narrows nothing. An answer that names a robot by the rules' order, not the screen's, is
+    ``robots.4.2.robot_positions`` on its own ticket, whatever order it came in."""
+    game_kit = kit(relation.game)
+    diagnose = game_kit.diagnosis()
+    for evidence in found[:3]:
+        pairs = ((evidence.ticket, evidence.first), (evidence.transformed, evidence.second))
+        for ticket, answer in pairs:
+            want = expected_result(relation.game, evidence.stake_cents, ticket)
+            if is_error(want) or difference(relation.game, want, answer) is None:
+                continue
+            wrong = Disagreement(relation.game, evidence.stake_cents, ticket, want, answer, "")
+            ids = [i for i in diagnose(adapter, wrong) if i != game_kit.general_requirement]
+            if ids:
+                return tuple(ids)
+    return ()
 
 
 @check(

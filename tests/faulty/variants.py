@@ -23,6 +23,7 @@ from . import _protocol_faults as prf
 from . import _round2_faults as r2
 from . import _round3_faults as r3
 from . import _stake_faults as sf
+from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
 from ._evaluator import EldoradoEvaluator, RobotsEvaluator
 
@@ -773,4 +774,76 @@ _service(
     ["eldorado.randomness.unrelated_blocks"],
     ("eldorado",),
     whole_blocks=True,  # the quick profile reads each stake's slice at a place of its own
+)
+
+
+# -- issue 27: every way in (tests/faulty/_ways_in_faults.py) ---------------------------------
+for _name, _cls, _expected in (
+    ("play_token_truncated", wf.TokenTruncated, "security.tokens.required"),
+    ("play_token_case_insensitive", wf.TokenCaseInsensitive, "security.tokens.required"),
+    ("play_token_prefix_search", wf.TokenPrefixSearch, "security.tokens.required"),
+    ("play_neighbour_check_digit", wf.NeighbourCheckDigit, "security.tokens.isolation"),
+):
+    _service(_name, "play", "contract 4", _cls, [_expected], ("robots",))
+for _name, _shim, _expected in (
+    ("http_basic_password_as_token", wf.basic_password_as_token, "security.tokens.bearer_only"),
+    ("http_token_in_query", wf.token_in_query, "security.tokens.bearer_only"),
+    ("http_token_in_cookie", wf.token_in_cookie, "security.tokens.bearer_only"),
+    ("http_trailing_slash_unguarded", wf.trailing_slash_ignored, "security.paths.guarded"),
+    ("http_merged_slashes_unguarded", wf.slashes_merged, "security.paths.guarded"),
+    ("http_encoded_path_unguarded", wf.guard_on_raw_path, "security.paths.guarded"),
+):
+    _add(
+        _name,
+        "play",
+        "contract 4",
+        [_expected],
+        wf.vendor_http_variant(_shim),
+        _shim.__doc__,
+        ("robots",),
+    )
+
+# -- issue 27: parameters at and past their bounds ---------------------------------------------
+_service(
+    "play_buttons_modulo_18",
+    "play",
+    "robots 4.2",
+    wf.ButtonsModulo,
+    ["play.reveal.bounds"],
+    ("robots",),
+)
+_service(
+    "play_eldorado_reveal_answered",
+    "play",
+    "contract 4",
+    wf.EldoradoRevealAnswered,
+    ["play.reveal.bounds"],
+)
+_service(
+    "play_balance_in_float64",
+    "play",
+    "contract 4",
+    wf.BalanceInFloat64,
+    ["play.money.exact"],
+)
+_service(
+    "block_slice_past_end_wraps",
+    "blocks",
+    "contract 3",
+    wf.SlicePastEndWraps,
+    ["blocks.contract3.slice"],
+)
+_robots(
+    "robots_gauge_counter_four_bits",
+    "robots 4.8",
+    wf.GaugeCounterFourBits,
+    "robots.4.8.gauge_capped",
+)
+_service(
+    "play_history_limit_uint32",
+    "play",
+    "contract 4",
+    wf.HistoryLimitUint32,
+    ["play.history.limit"],
+    ("robots",),
 )

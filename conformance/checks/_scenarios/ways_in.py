@@ -1,0 +1,310 @@
+"""Ways in (contract 4: "Every play endpoint needs the account's token; a token gives access
+to its own account and plays only"): every way a request can reach an account without being
+its owner's ``Authorization: Bearer <token>`` is refused, and changes nothing.
+
+One scenario, four families of probes (``case["ways"]``), each on a play of its own so a
+fault is named by the requirement of its family:
+
+- ``token`` (``security.tokens.required``): the account's token with its last 2 or 3
+  characters changed, a prefix of it, the token with a character more, the token in another
+  case (when it mixes cases: a hex or base32 token may rightly be read in either);
+- ``neighbour`` (``security.tokens.isolation``): the token of the account opened just before
+  the owner's, and of the one opened just after (an off-by-one between neighbours, either way);
+- ``scheme`` (``security.tokens.bearer_only``): the owner's own token, carried otherwise than
+  the contract's ``Authorization: Bearer``: ``Basic`` (as the password, or as the user), the
+  ``Token`` scheme, a query parameter (``token``, ``access_token``), a cookie;
+- ``path`` (``security.paths.guarded``): the endpoint's path spelled otherwise (a trailing
+  slash, a doubled slash, one character percent-encoded), with no token, an altered token or
+  a neighbour's.
+
+The first two travel through the contract's operations (any adapter); the last two need
+requests as written (``contract.RawRequests``: the HTTP adapter has it), and are not asked of
+an in-process adapter, which has neither header nor path. Which probes, in which order, with
+which variant (the characters changed, the place of the doubled slash or of the encoded
+character, the credential of a path probe) is drawn from ``case["seed"]``: a replay sends
+the same probes, and nothing in them is the same from one run to the next. A probe is let in
+when it is answered with a 2xx status, or with a body showing the account (its balance, its
+plays, a ticket, a reveal); then, every probe refused, the account must be as it was
+(balance, the play's reveal state, history: ``tokens._untouched``).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from contract import ErrorReply, RawAnswer
+from reference import _strict_json as strict_json
+
+from ..._registry import Evidence
+from ...games import kit
+from .client import Account, Case, Document, Session, evidence, refused, reply_doc
+from .tokens import _calls, _untouched
+
+REQUIREMENT = {
+    "token": "security.tokens.required",
+    "neighbour": "security.tokens.isolation",
+    "scheme": "security.tokens.bearer_only",
+    "path": "security.paths.guarded",
+}
+SHOWN_FIELDS = frozenset({"balance_cents", "plays", "ticket", "symbol", "prize_cents", "wins"})
+"""Fields of an answer that show an account or its plays: a refusal carries none of them."""
+_CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase, "-_", "+/", ".~")
+
+
+def has_raw(session: Session) -> bool:
+    """Whether the session's adapter sends requests as written (``contract.RawRequests``)."""
+    return callable(getattr(session.adapter, "send_raw", None))
+
+
+def _other_in_class(rng: random.Random, char: str) -> str:
+    for chars in _CLASSES:
+        if char in chars and len(chars) > 1:
+            return rng.choice([c for c in chars if c != char])
+    return rng.choice(string.ascii_letters)
+
+
+def altered_tokens(token: str, rng: random.Random) -> list[tuple[str, str]]:
+    """(what, token) of the ``token`` family: each differs from ``token``."""
+    found: list[tuple[str, str]] = []
+    # two characters at least: the last character of an encoded token may carry padding bits
+    # only (base64 of 32 bytes: 2 of its 6 bits), which a target that decodes and compares the
+    # bytes rightly ignores
+    changed = min(len(token), rng.randint(2, 3))
+    tail = "".join(_other_in_class(rng, c) for c in token[len(token) - changed :])
+    found.append((f"its last {changed} character(s) changed", token[: len(token) - changed] + tail))
+    if len(token) > 1:
+        cut = rng.randint(max(1, len(token) // 2), len(token) - 1)
+        found.append((f"its first {cut} of {len(token)} characters", token[:cut]))
+    found.append(("a character more at its end", token + _other_in_class(rng, token[-1])))
+    # only where case carries information: a token handed out in one case (hex, base32) may
+    # rightly be read whatever its case
+    if token.upper() != token and token.lower() != token:
+        found.append(("in another case", token.upper() if rng.random() < 0.5 else token.lower()))
+    return found
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One way in: what it is, the operation it aims at, and how to send it."""
+
+    what: str
+    operation: str
+    send: Callable[[], object]
+    request: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    operation: str
+    method: str
+    path: str  # as the contract spells it, ids quoted
+    query: str  # "" or "limit=10"
+    body: Document | None
+
+
+def _endpoints(session: Session, owner: Account, played: Document) -> list[Endpoint]:
+    acc, play_id = quote(owner.account_id, safe=""), quote(played["play_id"], safe="")
+    found = [
+        Endpoint("balance", "GET", f"/v1/accounts/{acc}", "", None),
+        Endpoint(
+            "play",
+            "POST",
+            f"/v1/accounts/{acc}/plays",
+            "",
+            {"game": played["game"], "stake_cents": played["stake_cents"]},
+        ),
+        Endpoint("history", "GET", f"/v1/accounts/{acc}/history", "limit=10", None),
+        Endpoint("auto", "POST", f"/v1/plays/{play_id}/auto", "", {}),
+    ]
+    if kit(played["game"]).reveals and "reveal" in session.capabilities:
+        found.insert(
+            3, Endpoint("reveal", "POST", f"/v1/plays/{play_id}/reveal", "", {"button": 0})
+        )
+    return found
+
+
+def _url(path: str, query: str, extra: str = "") -> str:
+    params = "&".join(p for p in (query, extra) if p)
+    return path + ("?" + params if params else "")
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def _scheme_ways(owner: Account, rng: random.Random) -> list[tuple[str, dict[str, str], str]]:
+    """(what, headers, extra query) carrying the owner's token otherwise than Bearer."""
+    token = owner.token
+    cookies = [f"token={token}", f"session={token}"]
+    rng.shuffle(cookies)
+    return [
+        (
+            "Basic, the token as the password",
+            {"Authorization": _basic(owner.account_id, token)},
+            "",
+        ),
+        ("Basic, the token as the user", {"Authorization": _basic(token, "")}, ""),
+        ("the Token scheme", {"Authorization": f"Token {token}"}, ""),
+        ("the token as a query parameter 'token'", {}, "token=" + quote(token, safe="")),
+        (
+            "the token as a query parameter 'access_token'",
+            {},
+            "access_token=" + quote(token, safe=""),
+        ),
+        ("the token in a cookie", {"Cookie": "; ".join(cookies)}, ""),
+    ]
+
+
+def _path_variant(path: str, rng: random.Random) -> list[tuple[str, str]]:
+    """(what, path) spellings of ``path`` a router may answer as ``path``."""
+    slashes = [i for i, c in enumerate(path) if c == "/"]
+    at = rng.choice(slashes)
+    letters = [i for i, c in enumerate(path) if c.isalnum()]
+    where = rng.choice(letters)
+    code = f"%{ord(path[where]):02X}"
+    code = code.lower() if rng.random() < 0.5 else code
+    return [
+        ("a trailing slash", path + "/"),
+        ("a doubled slash", path[:at] + "/" + path[at:]),
+        (f"{path[where]!r} percent-encoded", path[:where] + code + path[where + 1 :]),
+    ]
+
+
+def _raw(session: Session, method: str, url: str, headers: dict[str, str], body: object) -> Any:
+    adapter = session.adapter
+
+    def send() -> RawAnswer:
+        answer: RawAnswer = adapter.send_raw(method, url, headers, body)
+        return answer
+
+    return send
+
+
+def _probes(
+    session: Session,
+    ways: str,
+    owner: Account,
+    neighbours: tuple[Account, Account],
+    played: Document,
+    rng: random.Random,
+) -> list[Probe]:
+    found: list[Probe] = []
+    request: dict[str, Any]
+    if ways in ("token", "neighbour"):
+        if ways == "token":
+            tokens = altered_tokens(owner.token, rng)
+        else:
+            tokens = [
+                ("of the account opened just before", neighbours[0].token),
+                ("of the account opened just after", neighbours[1].token),
+            ]
+        for what, token in tokens:
+            for operation, call in _calls(session, owner, played, token):
+                request = {"operation": operation, "token": token}
+                found.append(Probe(f"the token {what}", operation, call, request))
+        return found
+    for end in _endpoints(session, owner, played):
+        if ways == "scheme":
+            for what, headers, extra in _scheme_ways(owner, rng):
+                url = _url(end.path, end.query, extra)
+                request = {"method": end.method, "path": url, "headers": headers}
+                send = _raw(session, end.method, url, headers, end.body)
+                found.append(
+                    Probe(f"the account's own token by {what}", end.operation, send, request)
+                )
+            continue
+        for what, path in _path_variant(end.path, rng):
+            credentials: list[tuple[str, dict[str, str]]] = [
+                ("no token", {}),
+                ("the token of the account opened just before", _bearer(neighbours[0].token)),
+                ("the token of the account opened just after", _bearer(neighbours[1].token)),
+                (
+                    "the token with its last characters changed",
+                    _bearer(altered_tokens(owner.token, rng)[0][1]),
+                ),
+            ]
+            label, headers = rng.choice(credentials)
+            url = _url(path, end.query)
+            request = {"method": end.method, "path": url, "headers": headers}
+            send = _raw(session, end.method, url, headers, end.body)
+            found.append(
+                Probe(f"the path spelled with {what}, {label}", end.operation, send, request)
+            )
+    return found
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def let_in(answer: RawAnswer | ErrorReply | Document) -> bool:
+    """Whether a probe's answer let it in: accepted, or showing the account all the same."""
+    if isinstance(answer, ErrorReply):
+        return False
+    if not isinstance(answer, RawAnswer):
+        return True  # a contract operation answered: accepted
+    if 200 <= answer.status < 300:
+        return True
+    try:
+        body = strict_json.loads(answer.body)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and bool(SHOWN_FIELDS & set(body))
+
+
+def _answer(send: Callable[[], object]) -> RawAnswer | ErrorReply | Document:
+    """A probe's answer: as written (``RawAnswer``), a refusal, or the document accepted."""
+    try:
+        answer = send()
+    except ErrorReply as reply:
+        return reply
+    if isinstance(answer, RawAnswer):
+        return answer
+    return refused(lambda: answer)
+
+
+def _shown(answer: RawAnswer | ErrorReply | Document) -> Any:
+    if isinstance(answer, RawAnswer):
+        text = answer.body[:600].decode("utf-8", "replace")
+        return {"status": answer.status, "body": text}
+    return reply_doc(answer)
+
+
+def scenario_ways_in(session: Session, case: Case) -> Evidence | None:
+    """The probes of ``case["ways"]`` on a play of a fresh account (module docstring), in an
+    order drawn from ``case["seed"]``; then the account must be as it was."""
+    game, stake, ways = case["game"], case["stake_cents"], case["ways"]
+    rng = random.Random(f"{case['seed']}:{game}:{stake}:{ways}")
+    judged = {**case, "requirement": REQUIREMENT[ways]}
+    before = session.open(stake * 2)
+    owner = session.open(stake * 6)
+    after = session.open(stake * 2)
+    played = session.play(owner, game, stake)
+    balance = session.balance(owner)
+    probes = _probes(session, ways, owner, (before, after), played, rng)
+    rng.shuffle(probes)
+    for probe in probes:
+        answer = _answer(probe.send)
+        if let_in(answer):
+            whose = "a play" if probe.operation in ("reveal", "auto") else "an account"
+            return evidence(
+                judged,
+                "a refusal (a 4xx status) that shows nothing of the account",
+                _shown(answer),
+                f"{probe.operation} of {whose} with {probe.what} was let in",
+                dict(probe.request),
+            )
+    return _untouched(
+        session,
+        judged,
+        owner,
+        played,
+        balance,
+        f"calls refused ({ways} ways in) changed the account",
+    )

@@ -1,0 +1,389 @@
+"""Parameters at and past their bounds (issue 27 item 3): what a player's client sends wrong,
+or what a long-lived account reaches, and the contract still fixes.
+
+- ``play.reveal_bounds`` (``play.reveal.bounds``): a reveal names a button 0..17 (contract 4:
+  body ``{"button": 0..17}``, robots 4.2's 18 buttons): -1, 18 and numbers far out (10**6,
+  2**31, 2**63, and one of them negative) are refused with a 4xx and reveal nothing (each
+  button then still shows its first reveal); a reveal on a play of a game without buttons
+  (eldorado: "the next reveal under that button (robots only)") is refused with a 4xx.
+- ``play.money_bounds`` (``play.money.exact``): balances past 2^53 cents (odd, so a double
+  cannot hold them) are held exactly, opened and played from, or refused with a 4xx (a limit
+  of the target's own, as ``play.money_exact`` reads one); never rounded.
+- ``blocks.slice_bounds`` (``blocks.contract3.slice``): slices at and past the block's end
+  (ending on its last unit, running past it, starting at it or past it) and of count 0:
+  refused with a 4xx, or exactly the block's units in [start, min(start + count, units)),
+  each once, in order; never units from elsewhere (a slice that wraps round to unit 0). A
+  negative start or count is no slice of the contract: refused, or answered with units of the
+  block only (no index outside it).
+- ``play.limit_bounds`` (``play.history.limit``): ``limit`` far past the listing, where a
+  16-, 32- or 64-bit integer ends: the whole listing, or refused with a 4xx.
+
+Which values, and in which order, is drawn from the run's seed (``case["seed"]``); a replay
+sends the same.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import reference
+from contract import ErrorReply, ProtocolViolation
+from reference import _strict_json as strict_json
+
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from ..games import kit
+from . import _scenarios as sc
+
+REVEAL_BOUNDS = "play.reveal.bounds"
+MONEY_EXACT = "play.money.exact"
+SLICE = "blocks.contract3.slice"
+BUTTONS = 18  # a button number asked of a game without buttons (the contract's 0..17)
+FAR_BUTTONS = (10**6, 2**31, 2**63)
+TWO_53 = 2**53
+
+
+def _rng(case: Mapping[str, Any], what: str) -> random.Random:
+    return random.Random(f"{case['seed']}:{case.get('game')}:{case.get('stake_cents')}:{what}")
+
+
+# -- buttons and reveals --------------------------------------------------------------------
+
+
+def _first_reveal(doc: Mapping[str, Any], button: int) -> tuple[str, bool, bool]:
+    """A reveal document (the target's, or the engine's without ``button``) as a tuple."""
+    return sc.reveal_tuple({"button": button, **doc}, button)
+
+
+def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """A play of a game with buttons: numbers outside its buttons refused, none of them
+    consuming a reveal; a play of a game without buttons (when one is in scope): a reveal
+    refused."""
+    rng = _rng(case, "buttons")
+    judged = {**case, "requirement": REVEAL_BOUNDS}
+    if case.get("buttonless"):
+        other, other_stake = case["buttonless"]
+        account = session.open(other_stake * 3)
+        played = session.play(account, other, other_stake)
+        button = rng.randrange(BUTTONS)
+        reply = sc.refused(
+            partial(session.adapter.reveal, played["play_id"], account.token, button)
+        )
+        session.auto(account, played["play_id"])
+        if not isinstance(reply, ErrorReply):
+            return sc.evidence(
+                judged,
+                "a refusal (4xx): a play of a game without buttons has nothing to click",
+                reply,
+                f"a reveal of button {button} on a play of {other} (no buttons) was answered",
+                {"operation": "reveal", "game": other, "button": button},
+            )
+    game, stake = case["game"], case["stake_cents"]
+    buttons = reference.game_engine(game).buttons
+    account = session.open(stake * 3)
+    played = session.play(account, game, stake)
+    wrong = [-1, buttons, *FAR_BUTTONS, -rng.choice(FAR_BUTTONS)]
+    rng.shuffle(wrong)
+    for button in wrong:
+        reply = sc.refused(
+            partial(session.adapter.reveal, played["play_id"], account.token, button)
+        )
+        if not isinstance(reply, ErrorReply):
+            session.auto(account, played["play_id"])
+            return sc.evidence(
+                judged,
+                f"a refusal (4xx): the buttons are 0..{buttons - 1}",
+                reply,
+                f"a reveal of button {button} was answered",
+                {"operation": "reveal", "button": button},
+            )
+    ticket, _ = session.truth(account, played)
+    try:
+        want = reference.game_engine(game).button_reveals(ticket) if ticket else ()
+    except reference.GameError:
+        want = ()
+    if len(want) != buttons:
+        session.auto(account, played["play_id"])
+        return None  # the ticket is the other checks' to judge
+    order = list(range(buttons))
+    rng.shuffle(order)
+    for button in order:
+        shown = sc.reveal_tuple(
+            session.adapter.reveal(played["play_id"], account.token, button), button
+        )
+        first = _first_reveal(want[button][0], button)
+        if shown != first:
+            session.auto(account, played["play_id"])
+            return sc.evidence(
+                judged,
+                {"button": button, "first_reveal": first},
+                {"button": button, "reveal": shown},
+                f"after refused clicks on buttons outside 0..{buttons - 1}, button {button}'s "
+                "first click did not show its first reveal (a refused click revealed something)",
+                {"operation": "reveal", "button": button},
+            )
+    session.auto(account, played["play_id"])
+    return None
+
+
+sc.SCENARIOS["reveal_bounds"] = scenario_reveal_bounds
+
+
+@check("play.reveal_bounds", covers=[REVEAL_BOUNDS], capability="reveal")
+def reveal_bounds(ctx: CheckContext) -> None:
+    """Button numbers -1, one past the last and far out refused, revealing nothing; a reveal
+    on a play of a game without buttons refused."""
+    in_scope = [g for g in ctx.games() if ctx.stakes(g)]
+    with_buttons = [g for g in in_scope if kit(g).reveals]
+    if not with_buttons:
+        raise NotSupported("no game with buttons in this run's scope: nothing to click")
+    others = [(g, ctx.stakes(g)[0]) for g in in_scope if not kit(g).reveals]
+    game = with_buttons[0]
+    case = sc.case_of(
+        "reveal_bounds",
+        game=game,
+        stake_cents=ctx.stakes(game)[0],
+        buttonless=list(others[0]) if others else None,
+        seed=ctx.seed,
+    )
+    found = scenario_reveal_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    if found is not None:
+        raise CheckFailure(found.note, [found], requirements=(REVEAL_BOUNDS,))
+
+
+# -- balances past 2^53 ---------------------------------------------------------------------
+
+
+def large_balances(rng: random.Random) -> list[int]:
+    """Odd balances past 2^53 (no double holds them), up to a 64-bit integer's largest."""
+    found = [TWO_53 + 2 * rng.randrange(1, 2**20) + 1, 2**62 + 2 * rng.randrange(2**30) + 1]
+    found.append(2**63 - 1 - 2 * rng.randrange(2**10))
+    return found
+
+
+def scenario_money_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """Each balance of ``large_balances``: opened and played from exactly, or refused (4xx)."""
+    game, stake = case["game"], case["stake_cents"]
+    judged = {**case, "requirement": MONEY_EXACT}
+    for balance in large_balances(_rng(case, "balances")):
+        try:
+            opened = session.adapter.open_account(balance)
+        except ErrorReply as refusal:
+            if 400 <= refusal.status < 500:
+                continue  # a limit of the target's own: not judged
+            raise
+        account = sc.Account(opened["account_id"], opened["token"])
+        request = {"operation": "open_account+play", "balance_cents": balance}
+        if opened["balance_cents"] != balance or session.balance(account) != balance:
+            return sc.evidence(
+                judged,
+                {"balance_cents": balance},
+                {"opened": opened["balance_cents"], "read": session.balance(account)},
+                f"an account opened with {balance} cents holds another balance",
+                request,
+            )
+        try:
+            played = session.play(account, game, stake)
+        except ErrorReply as refusal:
+            if 400 <= refusal.status < 500:
+                continue
+            raise
+        ticket, shown = session.auto(account, played["play_id"])
+        lot = sc.ref_prize(game, stake, ticket)
+        prize = shown if lot is None else lot  # the unit's lot (a wrong one is others' to judge)
+        exact = balance - stake + prize
+        after = session.balance(account)
+        if played["balance_cents"] != exact or after != exact:
+            return sc.evidence(
+                judged,
+                {"balance_cents": exact},
+                {"play_balance_cents": played["balance_cents"], "balance_after": after},
+                f"balance {balance} - stake {stake} + prize {prize} is {exact}; the play said "
+                f"{played['balance_cents']}, the account then held {after}",
+                request,
+            )
+    return None
+
+
+sc.SCENARIOS["money_bounds"] = scenario_money_bounds
+
+
+@check("play.money_bounds", covers=[MONEY_EXACT], capability="play")
+def money_bounds(ctx: CheckContext) -> None:
+    """Balances past 2^53 cents, up to 2^63 - 1: held exactly, or refused (4xx)."""
+    games = [g for g in ctx.games() if ctx.stakes(g)]
+    if not games:
+        raise NotSupported("no game and stake in this run's scope")
+    rng = random.Random(f"{ctx.seed}:money_bounds")
+    game = rng.choice(games)
+    case = sc.case_of("money_bounds", game=game, stake_cents=ctx.stakes(game)[0], seed=ctx.seed)
+    found = scenario_money_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    if found is not None:
+        raise CheckFailure(found.note, [found], requirements=(MONEY_EXACT,))
+
+
+# -- the history's limit far out ------------------------------------------------------------
+
+
+LIMIT = "play.history.limit"
+
+
+def far_limits(rng: random.Random) -> list[int]:
+    """``limit`` values past every plausible page size, where a narrow integer wraps."""
+    found = [2**15, 2**31 - 1, 2**31, 2**32 + rng.randint(1, 2), 2**53 + 1, 2**63 - 1]
+    rng.shuffle(found)
+    return found
+
+
+def scenario_limit_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """An account with a few plays: every ``far_limits`` value gives the whole listing (more
+    than it holds), or is refused with a 4xx."""
+    game, stake, plays = case["game"], case["stake_cents"], int(case["plays"])
+    judged = {**case, "requirement": LIMIT}
+    account = session.open(stake * plays * 3)
+    for _ in range(plays):
+        played = session.play(account, game, stake)
+        session.auto(account, played["play_id"])
+    whole = [p["play_id"] for p in session.history(account, None)]
+    for limit in far_limits(_rng(case, "limits")):
+        try:
+            got = [p["play_id"] for p in session.history(account, limit)]
+        except ErrorReply as refusal:
+            if 400 <= refusal.status < 500:
+                continue  # a limit of the target's own
+            raise
+        if got != whole:
+            return sc.evidence(
+                judged,
+                {"plays": whole},
+                {"plays": got},
+                f"limit {limit} (more than the {len(whole)} plays held) gave {len(got)} "
+                "entries, not the whole listing",
+                {"operation": "history", "limit": limit},
+            )
+    return None
+
+
+sc.SCENARIOS["limit_bounds"] = scenario_limit_bounds
+
+
+@check("play.limit_bounds", covers=[LIMIT], capability="play")
+def limit_bounds(ctx: CheckContext) -> None:
+    """``limit`` far past the listing (2^15, 2^31 - 1, 2^31, just past 2^32, 2^53 + 1,
+    2^63 - 1): the whole listing, or a 4xx refusal."""
+    games = [g for g in ctx.games() if ctx.stakes(g)]
+    if not games:
+        raise NotSupported("no game and stake in this run's scope")
+    game = random.Random(f"{ctx.seed}:limit_bounds").choice(games)
+    case = sc.case_of(
+        "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
+    )
+    found = scenario_limit_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    if found is not None:
+        raise CheckFailure(found.note, [found], requirements=(LIMIT,))
+
+
+# -- block slices at their bounds -----------------------------------------------------------
+
+
+def slice_bounds(units: int, rng: random.Random) -> list[tuple[int, int]]:
+    """(start, count) at and past the block's end, empty, and negative, in a drawn order."""
+    near = rng.randint(2, 40)
+    found = [
+        (units - near, near),  # up to the last unit
+        (units - near, near + rng.randint(1, 60)),  # past the end
+        (units - 1, rng.randint(2, 9)),
+        (units, 1),
+        (units + rng.randint(1, 999), 3),
+        (rng.randrange(units), 0),
+        (-1, rng.randint(1, 9)),
+        (rng.randrange(units), -rng.randint(1, 9)),
+    ]
+    rng.shuffle(found)
+    return found
+
+
+def _lines(session: sc.Session, block_id: str, start: int, count: int) -> list[Any]:
+    stream = session.adapter.read_block(block_id, start, count)
+    try:
+        return [strict_json.loads(line) for line in stream.lines()]
+    finally:
+        stream.close()
+
+
+def scenario_slice_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """Every slice of ``slice_bounds``: refused (4xx, or no stream at all), or exactly the
+    block's units in [start, min(start + count, units))."""
+    block_id, units = case["block_id"], int(case["units"])
+    judged = {**case, "requirement": SLICE}
+    tail = max(0, units - 100)
+    truth = {u["index"]: u for u in _lines(session, block_id, tail, units - tail)}
+    for start, count in slice_bounds(units, _rng(case, "slices")):
+        try:
+            got = _lines(session, block_id, start, count)
+        except ErrorReply as refusal:
+            if 400 <= refusal.status < 500:
+                continue
+            raise
+        except ProtocolViolation:
+            continue  # a stream of another length than asked: the slice checks' to judge
+        if start < 0 or count < 0:
+            # no slice of the contract: refused, or answered with units of the block at most
+            # (a target may clip it to nothing); never an index outside the block
+            outside = [
+                u.get("index")
+                for u in got
+                if not isinstance(u, dict)
+                or type(u.get("index")) is not int
+                or not 0 <= u["index"] < units
+            ]
+            if not outside:
+                continue
+            return sc.evidence(
+                judged,
+                f"a 4xx, or units of the block (indices 0..{units - 1})",
+                {"units": len(got), "outside": outside[:6]},
+                f"the slice start={start} count={count} of a block of {units} units held "
+                f"unit lines outside the block (index {outside[0]!r})",
+                {"operation": "read_block", "block_id": block_id, "start": start, "count": count},
+            )
+        first, end = start, min(start + count, units)
+        want = [truth.get(i) for i in range(first, end)]
+        if got != want:
+            shown = [(u.get("index"), u.get("prize_cents")) for u in got[:6] if isinstance(u, dict)]
+            return sc.evidence(
+                judged,
+                f"a 4xx, or units {first}..{end - 1} of the block (none past its end)",
+                {"units": len(got), "first": shown},
+                f"the slice start={start} count={count} of a block of {units} units held "
+                f"{len(got)} unit lines, not the block's {max(0, end - first)}",
+                {"operation": "read_block", "block_id": block_id, "start": start, "count": count},
+            )
+    return None
+
+
+sc.SCENARIOS["slice_bounds"] = scenario_slice_bounds
+
+
+@check("blocks.slice_bounds", covers=[SLICE], capability="blocks")
+def slice_bounds_check(ctx: CheckContext) -> None:
+    """Slices at and past the end of a listed block, empty and negative: refused, or exactly
+    the block's units there (none from elsewhere)."""
+    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    pairs = [(g, s) for g in ctx.games() for s in ctx.stakes(g)]
+    if not pairs:
+        raise NotSupported("no game and stake in this run's scope")
+    rng = random.Random(f"{ctx.seed}:slice_bounds")
+    game, stake = rng.choice(pairs)
+    blocks = ctx.adapter.list_blocks(game, stake)
+    if not blocks:
+        raise NotSupported(f"no block listed for {game} at {stake} cents")
+    block = rng.choice(blocks)
+    case = sc.case_of(
+        "slice_bounds", block_id=block["block_id"], units=block["units"], seed=ctx.seed
+    )
+    found = scenario_slice_bounds(target, case)
+    if found is not None:
+        raise CheckFailure(found.note, [found], requirements=(SLICE,))

@@ -1,0 +1,70 @@
+"""Every way in (issue 27 item 3): the play endpoints refuse every request that is not the
+account's owner with ``Authorization: Bearer <token>``, and nothing moves
+(``_scenarios/ways_in.py`` says which probes, and why each is a client's plausible mistake).
+
+``security.ways_in_token`` sends other token values (altered, a neighbour's) through the
+contract's operations, on any adapter; ``security.ways_in_request`` sends requests as written
+(another scheme, a query parameter, a cookie; the path spelled otherwise) where the adapter can
+(``contract.RawRequests``: over HTTP). An in-process adapter carries the token as a value and
+has no header or path: that check passes there having asked nothing, and says so in its
+details. Each (game, first stake in scope) is probed, the families in an order drawn from the
+run's seed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .._registry import CheckContext, CheckFailure, NotSupported, check
+from . import _scenarios as sc
+from ._scenarios.ways_in import REQUIREMENT, has_raw, scenario_ways_in
+
+sc.SCENARIOS["ways_in"] = scenario_ways_in
+
+
+def _probe(ctx: CheckContext, families: tuple[str, ...]) -> None:
+    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    pairs = [(g, ctx.stakes(g)[0]) for g in ctx.games() if ctx.stakes(g)]
+    if not pairs:
+        raise NotSupported("no game and stake in this run's scope")
+    rng = random.Random(f"{ctx.seed}:ways_in:{','.join(families)}")
+    runs = [(game, stake, ways) for game, stake in pairs for ways in families]
+    rng.shuffle(runs)
+    for game, stake, ways in runs:
+        case = sc.case_of(
+            "ways_in", game=game, stake_cents=stake, ways=ways, seed=rng.randrange(2**32)
+        )
+        found = scenario_ways_in(target, case)
+        if found is not None:
+            raise CheckFailure(f"{game}: {found.note}", [found], requirements=(REQUIREMENT[ways],))
+    ctx.details["ways_in"] = sorted(families)
+
+
+@check(
+    "security.ways_in_token",
+    covers=[REQUIREMENT["token"], REQUIREMENT["neighbour"]],
+    capability="play",
+)
+def ways_in_token(ctx: CheckContext) -> None:
+    """The account's token with its tail changed, cut short, lengthened or in another case,
+    and the tokens of the accounts opened just before and just after it: refused on every
+    play endpoint (balance, plays, reveal, AUTO, history), and the account unchanged."""
+    _probe(ctx, ("token", "neighbour"))
+
+
+@check(
+    "security.ways_in_request",
+    covers=[REQUIREMENT["scheme"], REQUIREMENT["path"]],
+    capability="play",
+)
+def ways_in_request(ctx: CheckContext) -> None:
+    """Over HTTP: the account's own token sent otherwise than ``Authorization: Bearer``
+    (Basic, the Token scheme, a query parameter, a cookie), and every play endpoint's path
+    with a trailing slash, a doubled slash or a percent-encoded character and no valid
+    token: refused, and the account unchanged. In-process: nothing to send (details say so)."""
+    if not has_raw(sc.Session.of(ctx.adapter, ctx.implementation)):
+        ctx.details["ways_in"] = (
+            "none: an in-process adapter carries the token as a value, with no scheme or path"
+        )
+        return
+    _probe(ctx, ("scheme", "path"))
