@@ -104,6 +104,8 @@ class RunFinished:
     verdict_note: str  # e.g. "quick run: passed, not valid for certification"
     requirements: list[RequirementVerdict]
     exit_code: int
+    # what the HTTP transport did to get answers (harness._transport.Counts); None: not HTTP
+    transport: dict[str, int] | None = None
 
 
 Event = (

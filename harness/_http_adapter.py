@@ -15,6 +15,8 @@ contract's shape came with decides between a breach (*fail*) and a violation (*e
 
 from __future__ import annotations
 
+import random
+import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import Any
@@ -39,7 +41,7 @@ from ._errors import (
     TargetUnreachable,
 )
 from ._targets import DEFAULT_TIMEOUT_S
-from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
+from ._transport import Breaker, Counts, Deadline, DeadlineHTTPAdapter, Limiter, endpoint
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
@@ -55,6 +57,13 @@ BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called aga
 POOL_SIZE = 64
 _DEADLINE = "instantcert_deadline"  # the response's attribute holding its Deadline
 _ENDPOINT = "instantcert_endpoint"  # ... and its endpoint, for the breaker
+DEFAULT_USER_AGENT = "okhttp/4.12.0"
+"""What the harness calls itself by default: OkHttp's User-Agent (its current 4.x release), the
+HTTP client inside most Android apps, the way most players reach an operator's servers; a lab
+names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``python-requests``
+(the mark of a script or a test tool) nor a browser's (a browser sends a dozen other headers
+whose absence would stand out). The request's other headers are OkHttp's too: ``Accept-Encoding:
+gzip`` and nothing that names the harness (docs/http-api.md)."""
 JSON_TYPE = "application/json"
 NDJSON_TYPE = "application/x-ndjson"
 
@@ -444,6 +453,62 @@ class HttpBlockStream:
         self.close()
 
 
+# -- plays whose answer was lost --------------------------------------------------------
+
+
+class LostAnswer(Exception):
+    """A request that changes a play or a balance lost its answer: it may have been done."""
+
+    def __init__(self, fault: TargetError) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+
+
+class _PlayBook:
+    """Per account, the plays this adapter bought (their ids) and the plays in flight: what a
+    lost answer is settled against. A settlement waits until no other play of the account is
+    in flight, and holds the account's new plays back until it is done, so that the history it
+    reads holds every play of the account but perhaps the lost one."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, set[str]] = {}
+        self._in_flight: dict[str, int] = {}
+        self._settling: set[str] = set()
+        self._changed = threading.Condition()
+
+    def start(self, account: str, seconds: float) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: account not in self._settling, seconds)
+            self._in_flight[account] = self._in_flight.get(account, 0) + 1
+
+    def end(self, account: str, play_id: object = None) -> None:
+        with self._changed:
+            self._in_flight[account] -= 1
+            if isinstance(play_id, str):
+                self._known.setdefault(account, set()).add(play_id)
+            self._changed.notify_all()
+
+    def settle(self, account: str, seconds: float) -> bool:
+        """Called by a play in flight whose answer was lost: wait (at most ``seconds``) until
+        it is the account's only play in flight and no other settles; False: never was."""
+        with self._changed:
+            alone = self._changed.wait_for(
+                lambda: self._in_flight[account] == 1 and account not in self._settling, seconds
+            )
+            if alone:
+                self._settling.add(account)
+            return alone
+
+    def settled(self, account: str) -> None:
+        with self._changed:
+            self._settling.discard(account)
+            self._changed.notify_all()
+
+    def known(self, account: str) -> set[str]:
+        with self._changed:
+            return set(self._known.get(account, ()))
+
+
 # -- the adapter --------------------------------------------------------------------------
 
 
@@ -465,12 +530,13 @@ class HttpAdapter:
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
         connect_timeout: float | None = None,
-        retries: int = 2,
-        backoff: float = 0.25,
+        retries: int = 3,
+        backoff: float = 0.2,
         min_rate: int = 16 * 1024,
         pool_size: int = POOL_SIZE,
         verify: bool | str = True,
         breaker_after: int = BREAKER_AFTER,
+        user_agent: str = DEFAULT_USER_AGENT,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -490,6 +556,9 @@ class HttpAdapter:
         self.backoff = backoff
         self.min_rate = min_rate
         self.breaker = Breaker(breaker_after)
+        self.counts = Counts(pool_size)
+        self.limiter = Limiter(pool_size, self.counts)
+        self._plays = _PlayBook()
         self.session = requests.Session()
         self.session.verify = verify
         self._transport = DeadlineHTTPAdapter(
@@ -497,7 +566,15 @@ class HttpAdapter:
         )
         self.session.mount("http://", self._transport)
         self.session.mount("https://", self._transport)
-        self.session.headers.update({"Accept": JSON_TYPE, "User-Agent": "instantcert-harness"})
+        self.session.headers.clear()  # requests' own: python-requests/x.y and deflate
+        self.session.headers.update(
+            {
+                "User-Agent": user_agent,
+                "Accept": JSON_TYPE,
+                "Accept-Encoding": "gzip",
+                "Connection": "keep-alive",
+            }
+        )
         self._headers = dict(self.session.headers)
         # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
         # once, here, as ``requests`` would read it for each request; see ``_send``.
@@ -519,7 +596,14 @@ class HttpAdapter:
         token: str | None = None,
         safe: bool = False,
     ) -> requests.Response:
-        """One request, answered with headers; repeated (if ``safe``) only when nothing answered.
+        """One request, answered with headers; sent again only when that cannot hurt.
+
+        A connection that fails before any answer (refused, reset, closed before the status
+        line) lowers the target's limit on requests in flight (``Limiter``). The request is
+        sent again, after a backoff, at most ``retries`` times, when it is ``safe`` (it
+        changes nothing, or nothing that matters: a read, an evaluation, a new account) or
+        when its connection was never made (nothing was sent). Otherwise the fault is raised
+        as a ``LostAnswer``: the play was perhaps made; ``play`` settles it from the history.
 
         Each attempt has its own total deadline (``self.timeout[1]``), which goes on running
         for the body: the response carries it, and the reader of the body ends it."""
@@ -527,9 +611,15 @@ class HttpAdapter:
         key = endpoint(method, path)
         self.breaker.check(key)
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
-        attempts = 1 + (self.retries if safe else 0)
-        for attempt in range(attempts):
+        for attempt in range(1 + self.retries):
+            if not self.limiter.acquire(self.timeout[1]):
+                raise TargetTimeout(
+                    f"{what}: not sent: the {int(self.limiter.limit)} requests this target is "
+                    f"allowed in flight (lowered after it dropped connections) stayed busy for "
+                    f"{self.timeout[1]:g} s"
+                )
             deadline = Deadline(self.timeout[1])
+            answered, unsent = False, False
             try:
                 with deadline:
                     response = self._transport.send(
@@ -539,6 +629,7 @@ class HttpAdapter:
                         verify=self._verify,
                         proxies=self._proxies,
                     )
+                answered = True
             except requests.exceptions.RequestException as exc:
                 deadline.finish()
                 if deadline.expired or isinstance(exc, requests.exceptions.ReadTimeout):
@@ -549,10 +640,12 @@ class HttpAdapter:
                     fault: TargetError = TargetUnreachable(
                         f"{what}: no connection to {self.base_url} within {self.timeout[0]:g} s"
                     )
+                    unsent = True
                 elif isinstance(exc, requests.exceptions.ConnectionError):
-                    fault = self._connection_fault(what, exc)
+                    fault, unsent = self._connection_fault(what, exc)
                 else:
                     raise ProtocolViolation(f"{what}: {exc}") from None
+                self.limiter.dropped()
             except UnicodeEncodeError as exc:  # e.g. a token the target chose, not Latin-1
                 deadline.finish()
                 raise ProtocolViolation(
@@ -562,19 +655,30 @@ class HttpAdapter:
             except BaseException:
                 deadline.finish()
                 raise
-            else:
-                if safe and response.status_code in (502, 503, 504) and attempt + 1 < attempts:
+            finally:
+                self.limiter.release(answered)
+            if answered:
+                if safe and response.status_code in (502, 503, 504) and attempt < self.retries:
                     deadline.finish()
                     response.close()
-                    time.sleep(self.backoff * 2**attempt)
+                    self.limiter.dropped()  # overloaded, by its own word
+                    self._pause(attempt)
                     continue
                 setattr(response, _DEADLINE, deadline)
                 setattr(response, _ENDPOINT, key)
                 return response
-            if attempt + 1 == attempts:
+            if not (safe or unsent):
+                raise LostAnswer(fault)
+            if attempt == self.retries:
                 raise fault
-            time.sleep(self.backoff * 2**attempt)
+            self._pause(attempt)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _pause(self, attempt: int) -> None:
+        """The backoff before attempt ``attempt + 2``: ``backoff`` doubled each time, spread by
+        a random half either way (requests dropped together are not sent again together)."""
+        self.counts.add("retries")
+        time.sleep(self.backoff * 2**attempt * (0.5 + random.random()))  # timing only
 
     def _prepare(
         self, method: str, path: str, body: object, query: Mapping[str, str], token: str | None
@@ -597,15 +701,19 @@ class HttpAdapter:
         )
         return prepared
 
-    def _connection_fault(self, what: str, exc: requests.exceptions.ConnectionError) -> TargetError:
+    def _connection_fault(
+        self, what: str, exc: requests.exceptions.ConnectionError
+    ) -> tuple[TargetError, bool]:
+        """The fault, and whether the request was surely not sent (no connection was made)."""
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, urllib3.exceptions.MaxRetryError):
             reason = reason.reason
         if isinstance(reason, urllib3.exceptions.ProtocolError):
             return ProtocolViolation(
                 f"{what}: the target closed the connection without an answer ({reason})"
-            )
-        return TargetUnreachable(f"{what}: nothing answers at {self.base_url} ({reason})")
+            ), False
+        unsent = isinstance(reason, urllib3.exceptions.NewConnectionError)
+        return TargetUnreachable(f"{what}: nothing answers at {self.base_url} ({reason})"), unsent
 
     def _reader(self, response: requests.Response, what: str) -> _Reader:
         return _Reader(
@@ -740,25 +848,121 @@ class HttpAdapter:
         return HttpBlockStream(response, self._reader(response, what), count)
 
     def open_account(self, balance_cents: int) -> Document:
-        body = {"balance_cents": balance_cents}
-        return self._call("POST", "/v1/accounts", "account", status=201, body=body)
+        body = {"balance_cents": balance_cents}  # sent again if lost: one more account, unused
+        return self._call("POST", "/v1/accounts", "account", status=201, body=body, safe=True)
 
     def balance(self, account_id: str, token: str | None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}"
         return self._call("GET", path, "balance", token=token, safe=True)
 
     def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        """A play; one whose answer was lost is settled from the history (``_settle``)."""
         path = f"/v1/accounts/{quote(account_id, safe='')}/plays"
         body = {"game": game, "stake_cents": stake_cents}
-        return self._call("POST", path, "play", status=201, body=body, token=token)
+        account = str(account_id)
+        self._plays.start(account, self.timeout[1])
+        bought: object = None
+        try:
+            try:
+                document = self._call("POST", path, "play", status=201, body=body, token=token)
+            except LostAnswer as lost:
+                document = self._settle(account_id, token, game, stake_cents, path, lost)
+            bought = document.get("play_id")
+            return document
+        finally:
+            self._plays.end(account, bought)
+
+    def _settle(
+        self,
+        account_id: str,
+        token: str | None,
+        game: str,
+        stake_cents: int,
+        path: str,
+        lost: LostAnswer,
+    ) -> Document:
+        """The lost play's answer, from the history and the balance, or the play sent again
+        when the history shows it was not bought (a play shows there as soon as it is bought:
+        contract section 4); ``lost.fault`` when neither can be told (the check: *error*).
+
+        The history holds the account's plays but the lost one, each known here, once no
+        other of its plays is in flight: a play there that is not known is the lost one."""
+        account = str(account_id)
+        cannot = f"{lost.fault}; the play was perhaps made, and the history could not tell"
+        if not self._plays.settle(account, self.timeout[1]):
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{cannot} (other plays of the account stayed in flight)")
+        try:
+            try:
+                history = self.history(account_id, token)
+            except TargetError as exc:
+                self.counts.add("lost")
+                raise ProtocolViolation(f"{cannot} (reading it: {exc})") from None
+            known = self._plays.known(account)
+            plays = history.get("plays")
+            new = [
+                p
+                for p in (plays if isinstance(plays, list) else [])
+                if type(p) is dict and p.get("play_id") not in known
+            ]
+            if not new:
+                self.counts.add("plays_resent")
+                try:
+                    return self._call(
+                        "POST",
+                        path,
+                        "play",
+                        status=201,
+                        body={"game": game, "stake_cents": stake_cents},
+                        token=token,
+                    )
+                except LostAnswer as again:
+                    self.counts.add("lost")
+                    raise again.fault from None
+            found = new[0]
+            if len(new) > 1 or (found.get("game"), found.get("stake_cents")) != (game, stake_cents):
+                self.counts.add("lost")
+                raise ProtocolViolation(
+                    f"{cannot}: it shows {len(new)} play(s) this harness did not see bought, "
+                    f"the newest {found!r:.300}"
+                )
+            try:
+                balance = self.balance(account_id, token)
+            except TargetError as exc:
+                self.counts.add("lost")
+                raise ProtocolViolation(f"{cannot} (reading the balance: {exc})") from None
+            self.counts.add("plays_bought")
+            fields = ("play_id", "game", "stake_cents", "block_id", "index")
+            return {
+                **{name: found.get(name) for name in fields},
+                "balance_cents": balance.get("balance_cents"),
+            }
+        finally:
+            self._plays.settled(account)
 
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/reveal"
-        return self._call("POST", path, "reveal", body={"button": button}, token=token)
+        return self._unsettled("POST", path, "reveal", body={"button": button}, token=token)
 
     def auto(self, play_id: str, token: str | None) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/auto"
-        return self._call("POST", path, "auto", body={}, token=token)
+        return self._unsettled("POST", path, "auto", body={}, token=token)
+
+    def _unsettled(self, method: str, path: str, shape: str, **kwargs: Any) -> Document:
+        """A reveal or an AUTO: a lost answer is not settled (the history shows no reveal
+        state) nor sent again (it would change the play again): the check cannot judge."""
+        try:
+            return self._call(method, path, shape, **kwargs)
+        except LostAnswer as lost:
+            self.counts.add("lost")
+            raise ProtocolViolation(
+                f"{lost.fault}; it changes the play, so it is not sent again, and nothing "
+                "tells whether it was done"
+            ) from None
+
+    def transport_counts(self) -> dict[str, int]:
+        """What the transport did (``harness._transport.Counts``): the report shows it."""
+        return self.counts.snapshot()
 
     def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}/history"

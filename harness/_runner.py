@@ -17,6 +17,7 @@ implementation is wrong* (it answers, and a check proves a rule broken).
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -303,6 +304,7 @@ class Runner:
                 verdict_note=result.note,
                 requirements=result.requirements,
                 exit_code=result.exit_code,
+                transport=transport_counts(adapter),
             )
         )
         return result
@@ -597,6 +599,16 @@ class Runner:
                 f"full run: every required requirement passed or is waived; waived: {_ids(waived)}"
             )
         return CERTIFIED, note, EXIT_OK
+
+
+def transport_counts(adapter: object) -> dict[str, int] | None:
+    """The HTTP transport's counts of an HTTP target (``HttpAdapter``; through ``Validated``)."""
+    http = sys.modules.get("harness._http_adapter")  # not loaded: no HTTP target (and no
+    adapter = getattr(adapter, "unchecked", adapter)  # import of requests for a run without)
+    if http is None or not isinstance(adapter, http.HttpAdapter):
+        return None
+    counts: dict[str, int] = adapter.transport_counts()
+    return counts
 
 
 def _ids(ids: Sequence[str], limit: int = 8) -> str:

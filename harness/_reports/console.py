@@ -30,6 +30,22 @@ def _short(text: str, limit: int = 90) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def transport_line(doc: dict[str, Any]) -> str:
+    """One line on what the HTTP transport did, when it did anything ("" otherwise)."""
+    counts = doc.get("transport")
+    if not counts or not any(
+        counts[k] for k in ("retries", "plays_bought", "plays_resent", "lost")
+    ):
+        return ""
+    settled = counts["plays_bought"] + counts["plays_resent"]
+    return (
+        f"transport: {counts['retries']} requests sent again, {settled} lost plays settled from "
+        f"the history ({counts['plays_bought']} bought, {counts['plays_resent']} sent again), "
+        f"{counts['lost']} answers lost unsettled; requests in flight halved "
+        f"{counts['reductions']} times (down to {counts['lowest_limit']})"
+    )
+
+
 def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None = None) -> str:
     doc = map_strings(doc, terminal)  # no control character reaches the terminal
     rows = []
@@ -84,6 +100,8 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
     ]
     if replays:
         parts.append("\n".join(replays))
+    if transport_line(doc):
+        parts.append(transport_line(doc))
     parts.append(f"{doc['verdict']['overall']}: {doc['verdict']['note']}")
     return "\n\n".join(parts) + "\n"
 
