@@ -19,7 +19,7 @@ import random
 import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -27,7 +27,7 @@ import urllib3.exceptions
 
 from contract._schemas import first_fault
 from contract._validated import is_error_document
-from reference._strict_json import JsonError
+from reference._strict_json import JsonError, OverCost
 from reference._strict_json import loads as strict_loads
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
@@ -48,8 +48,41 @@ READ_CHUNK = 64 * 1024
 BLOCK_READ = 1 << 18  # a block body is read 256 KiB at a time
 BLOCK_CHUNK = 1 << 19  # ``HttpBlockStream.chunks()`` hands on about 512 KiB of whole lines at once
 # (the block audit's chunk size: its numpy work stays in the core's cache; docs/block-audit.md)
-MAX_JSON_BYTES = 256 * 1024 * 1024  # a JSON answer bigger than this is not one of the contract's
-MAX_LINE_BYTES = 1024 * 1024  # a block line (header or unit) is a few hundred bytes
+KIB, MIB = 1024, 1024 * 1024
+MAX_LINE_BYTES = MIB  # a block line (header or unit) is a few hundred bytes
+LINE_COST = 4 * MIB  # ... and the memory its parsed value may take (reference._strict_json)
+
+
+class Limit(NamedTuple):
+    """What one answer may be: its bytes (on the wire, and after its Content-Encoding is
+    undone) and the memory its parsed value may take (``reference._strict_json.structure``)."""
+
+    size: int
+    memory: int
+
+
+ANSWER_LIMITS: dict[str | None, Limit] = {
+    # the contract's document for the operation (its schema) -> its limit. The reference's
+    # answers, for scale: describe 300 bytes, a batch of 1 000 evaluation results 54 KB
+    # (about 0.8 MiB parsed), a history of 300 plays 71 KB, anything else under 300 bytes
+    "implementation": Limit(64 * KIB, MIB),
+    "evaluate-response": Limit(2 * MIB, 16 * MIB),
+    "block-list": Limit(MIB, 8 * MIB),
+    "history": Limit(2 * MIB, 16 * MIB),
+    "account": Limit(64 * KIB, MIB),
+    "balance": Limit(64 * KIB, MIB),
+    "play": Limit(64 * KIB, MIB),
+    "reveal": Limit(64 * KIB, MIB),
+    "auto": Limit(64 * KIB, MIB),
+    None: Limit(64 * KIB, MIB),  # a refusal of a block stream
+}
+MAX_INFLATION = 200
+"""How many times its size on the wire a body may grow when its Content-Encoding (gzip) is
+undone, past ``INFLATION_FLOOR`` bytes (JSON and NDJSON inflate 5 to 20 times; a body of one
+byte repeated, 1 000 times: a bomb, cut early whatever its size limit)."""
+INFLATION_FLOOR = MIB
+INITIAL_LIMIT = 16  # requests in flight a target is first allowed (growing to pool_size)
+UNSAFE_SHARE = 0.5  # of the limit on requests in flight, under which a play or a reveal goes out
 BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called again
 # kept-alive connections: at least the requests a run sends at once (check_concurrency checks
 # times scenario_workers scenarios each: 4 x 8), so none is closed on return to a full pool
@@ -174,7 +207,8 @@ class _Reader:
         self.what = what
         self.grace = grace
         self.min_rate = min_rate
-        self.received = 0
+        self.received = 0  # bytes of the body, its Content-Encoding undone
+        self.wire = 0  # ... and as they came on the wire
         self.waited = 0.0
         self.read_size = READ_CHUNK
         deadline = getattr(response, _DEADLINE, None)
@@ -221,6 +255,13 @@ class _Reader:
                         self.breaker.answered(self.endpoint)
                     return
                 self.received += len(data)
+                self.wire = raw.tell()
+                if self.received > INFLATION_FLOOR and self.received > MAX_INFLATION * self.wire:
+                    raise ProtocolViolation(
+                        f"{self.what}: the body inflates more than {MAX_INFLATION} times: "
+                        f"{self.wire} bytes on the wire were {self.received} bytes and more "
+                        f"once its Content-Encoding was undone"
+                    )
                 floor = self.min_rate * (self.waited - self.grace)
                 if self.received < floor:
                     raise self._timeout(
@@ -233,14 +274,18 @@ class _Reader:
                 self.deadline.finish()
 
     def read_all(self, limit: int) -> bytes:
+        """The whole body, at most ``limit`` bytes on the wire and after its Content-Encoding
+        is undone; past either, ``ProtocolViolation`` naming the limit."""
         parts: list[bytes] = []
         chunks = self.chunks()
         try:
             for data in chunks:
                 parts.append(data)
-                if self.received > limit:
+                if self.received > limit or self.wire > limit:
+                    where = "once inflated" if self.received > limit else "on the wire"
                     raise ProtocolViolation(
-                        f"{self.what}: the answer exceeds {limit} bytes: {quote_bytes(parts[0])}"
+                        f"{self.what}: the answer exceeds its limit of {limit} bytes {where} "
+                        f"(docs/http-api.md, 'Bounded answers'): {quote_bytes(parts[0])}"
                     )
         finally:
             chunks.close()  # ends the deadline now, not when the generator is collected
@@ -309,7 +354,7 @@ class HttpBlockStream:
 
     def _parse(self, line: bytes, where: str) -> Any:
         try:
-            return strict_loads(line)
+            return strict_loads(line, max_cost=LINE_COST)
         except JsonError as exc:
             raise ProtocolViolation(
                 f"{self._what}: {where} is not JSON ({exc}): {quote_bytes(line)}"
@@ -433,7 +478,7 @@ class HttpBlockStream:
         stream was cut mid-line."""
         number = self.expected - self._left + sum(part.count(b"\n") for part in self._extra)
         try:
-            value = strict_loads(tail)
+            value = strict_loads(tail, max_cost=LINE_COST)
         except JsonError:
             value = None
         if type(value) is not dict:
@@ -556,8 +601,8 @@ class HttpAdapter:
         self.backoff = backoff
         self.min_rate = min_rate
         self.breaker = Breaker(breaker_after)
-        self.counts = Counts(pool_size)
-        self.limiter = Limiter(pool_size, self.counts)
+        self.counts = Counts(min(INITIAL_LIMIT, pool_size))
+        self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
         self._plays = _PlayBook()
         self.session = requests.Session()
         self.session.verify = verify
@@ -612,7 +657,7 @@ class HttpAdapter:
         self.breaker.check(key)
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
         for attempt in range(1 + self.retries):
-            if not self.limiter.acquire(self.timeout[1]):
+            if not self.limiter.acquire(self.timeout[1], 1.0 if safe else UNSAFE_SHARE):
                 raise TargetTimeout(
                     f"{what}: not sent: the {int(self.limiter.limit)} requests this target is "
                     f"allowed in flight (lowered after it dropped connections) stayed busy for "
@@ -723,16 +768,28 @@ class HttpAdapter:
     def _json(
         self, response: requests.Response, what: str, status: int, shape: str | None
     ) -> Document:
-        """The answer as a document of ``shape`` with ``status``, or the classified fault."""
+        """The answer as a document of ``shape`` with ``status``, or the classified fault.
+
+        Its size and the memory its value takes are bounded (``ANSWER_LIMITS``), and its
+        parse counts within the request's deadline."""
+        limit = ANSWER_LIMITS.get(shape, ANSWER_LIMITS[None])
+        deadline = getattr(response, _DEADLINE, None)
         try:
-            raw = self._reader(response, what).read_all(MAX_JSON_BYTES)
+            raw = self._reader(response, what).read_all(limit.size)
         finally:
             response.close()
         why = ""
         try:
-            value = strict_loads(raw)
+            value = strict_loads(raw, max_cost=limit.memory)
+        except OverCost as exc:
+            raise ProtocolViolation(f"{what}: the answer is over its memory limit: {exc}") from None
         except JsonError as exc:
             value, why = raw, f" ({exc})"
+        if isinstance(deadline, Deadline) and time.monotonic() > deadline.at:
+            raise TargetTimeout(
+                f"{what}: no complete answer within {deadline.seconds:g} s (its {len(raw)} "
+                f"bytes read and parsed)"
+            )
         if response.status_code != status:
             if 400 <= response.status_code < 500 and _is_error_document(value):
                 error = value["error"]
@@ -883,7 +940,8 @@ class HttpAdapter:
     ) -> Document:
         """The lost play's answer, from the history and the balance, or the play sent again
         when the history shows it was not bought (a play shows there as soon as it is bought:
-        contract section 4); ``lost.fault`` when neither can be told (the check: *error*).
+        contract section 4), at most ``retries`` times; ``ProtocolViolation`` when neither can
+        be told (the check: *error*).
 
         The history holds the account's plays but the lost one, each known here, once no
         other of its plays is in flight: a play there that is not known is the lost one."""
@@ -893,64 +951,90 @@ class HttpAdapter:
             self.counts.add("lost")
             raise ProtocolViolation(f"{cannot} (other plays of the account stayed in flight)")
         try:
-            try:
-                history = self.history(account_id, token)
-            except TargetError as exc:
-                self.counts.add("lost")
-                raise ProtocolViolation(f"{cannot} (reading it: {exc})") from None
-            known = self._plays.known(account)
-            plays = history.get("plays")
-            new = [
-                p
-                for p in (plays if isinstance(plays, list) else [])
-                if type(p) is dict and p.get("play_id") not in known
-            ]
-            if not new:
+            for attempt in range(1 + self.retries):
+                found = self._lost_play(account_id, token, game, stake_cents, cannot)
+                if found is not None:
+                    self.counts.add("plays_bought")
+                    return found
+                if attempt == self.retries:
+                    break
                 self.counts.add("plays_resent")
+                body = {"game": game, "stake_cents": stake_cents}
                 try:
-                    return self._call(
-                        "POST",
-                        path,
-                        "play",
-                        status=201,
-                        body={"game": game, "stake_cents": stake_cents},
-                        token=token,
-                    )
+                    return self._call("POST", path, "play", status=201, body=body, token=token)
                 except LostAnswer as again:
-                    self.counts.add("lost")
-                    raise again.fault from None
-            found = new[0]
-            if len(new) > 1 or (found.get("game"), found.get("stake_cents")) != (game, stake_cents):
-                self.counts.add("lost")
-                raise ProtocolViolation(
-                    f"{cannot}: it shows {len(new)} play(s) this harness did not see bought, "
-                    f"the newest {found!r:.300}"
-                )
-            try:
-                balance = self.balance(account_id, token)
-            except TargetError as exc:
-                self.counts.add("lost")
-                raise ProtocolViolation(f"{cannot} (reading the balance: {exc})") from None
-            self.counts.add("plays_bought")
-            fields = ("play_id", "game", "stake_cents", "block_id", "index")
-            return {
-                **{name: found.get(name) for name in fields},
-                "balance_cents": balance.get("balance_cents"),
-            }
+                    cannot = (
+                        f"{again.fault}; the play was perhaps made, and the history could not tell"
+                    )
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{lost.fault}; sent again {self.retries} times, each lost")
         finally:
             self._plays.settled(account)
+
+    def _lost_play(
+        self, account_id: str, token: str | None, game: str, stake_cents: int, cannot: str
+    ) -> Document | None:
+        """The play answer of the account's one play that is not known here, from the
+        history and the balance; None: the history shows none (it was not bought)."""
+        try:
+            history = self.history(account_id, token)
+        except TargetError as exc:
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{cannot} (reading it: {exc})") from None
+        known = self._plays.known(str(account_id))
+        plays = history.get("plays")
+        new = [
+            p
+            for p in (plays if isinstance(plays, list) else [])
+            if type(p) is dict and p.get("play_id") not in known
+        ]
+        if not new:
+            return None
+        found = new[0]
+        if len(new) > 1 or (found.get("game"), found.get("stake_cents")) != (game, stake_cents):
+            self.counts.add("lost")
+            raise ProtocolViolation(
+                f"{cannot}: it shows {len(new)} play(s) this harness did not see bought, "
+                f"the newest {found!r:.300}"
+            )
+        try:
+            balance = self.balance(account_id, token)
+        except TargetError as exc:
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{cannot} (reading the balance: {exc})") from None
+        fields = ("play_id", "game", "stake_cents", "block_id", "index")
+        return {
+            **{name: found.get(name) for name in fields},
+            "balance_cents": balance.get("balance_cents"),
+        }
 
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/reveal"
         return self._unsettled("POST", path, "reveal", body={"button": button}, token=token)
 
     def auto(self, play_id: str, token: str | None) -> Document:
+        """AUTO; one whose answer was lost is asked again, once: a second AUTO changes
+        nothing (docs/contract-decisions.md: it may answer the ticket again or refuse, and the
+        balance does not move), so its answer is the lost one's. A refusal then: the first
+        was done, its answer lost, and nothing else tells it (the check: *error*)."""
         path = f"/v1/plays/{quote(play_id, safe='')}/auto"
-        return self._unsettled("POST", path, "auto", body={}, token=token)
+        try:
+            return self._call("POST", path, "auto", body={}, token=token)
+        except LostAnswer as lost:
+            self.counts.add("retries")
+            try:
+                return self._unsettled("POST", path, "auto", body={}, token=token)
+            except ErrorReply as refused:
+                self.counts.add("lost")
+                raise ProtocolViolation(
+                    f"{lost.fault}; asked again, it was refused ({refused}): the first was "
+                    "perhaps done, and nothing tells its answer"
+                ) from None
 
     def _unsettled(self, method: str, path: str, shape: str, **kwargs: Any) -> Document:
-        """A reveal or an AUTO: a lost answer is not settled (the history shows no reveal
-        state) nor sent again (it would change the play again): the check cannot judge."""
+        """A reveal (or an AUTO asked again): a lost answer is not settled (the history
+        shows no reveal state) nor sent again (it would reveal the next symbol under the
+        button): the check cannot judge."""
         try:
             return self._call(method, path, shape, **kwargs)
         except LostAnswer as lost:

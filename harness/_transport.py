@@ -298,28 +298,40 @@ class Limiter:
     """An AIMD limit on the requests a target has in flight (waiting for their answer's
     headers), shared by every thread of the adapter, as TCP shares a link.
 
-    It starts at ``ceiling`` (the pool's size: no limit below the harness's own concurrency
-    for a target that drops nothing). A connection dropped before any answer halves it (down to
+    It starts at ``start`` (an initial window, as TCP's) and grows to ``ceiling`` (the pool's
+    size) as answers come. A connection dropped before any answer halves it (down to
     ``floor``), at most once per ``cooldown`` seconds (the requests already in flight when it
     was halved drop for the same cause); each answer raises it by ``1 / limit`` (one more per
     round of ``limit`` answers: it recovers slowly). A request waits for a free slot at most
-    its own deadline (``TargetTimeout`` then, said to be the harness's wait)."""
+    its own deadline (``TargetTimeout`` then, said to be the harness's wait).
 
-    def __init__(self, ceiling: int, counts: Counts, floor: int = 1, cooldown: float = 0.5):
+    A request that is not sent again if its connection drops (a play, a reveal) is let in only
+    under ``share`` of the limit: it goes out when the target is far from the load at which it
+    drops connections, so it is the least likely to be dropped."""
+
+    def __init__(
+        self,
+        ceiling: int,
+        counts: Counts,
+        *,
+        start: int | None = None,
+        floor: int = 1,
+        cooldown: float = 0.5,
+    ) -> None:
         self.ceiling = ceiling
         self.floor = floor
         self.cooldown = cooldown
-        self.limit = float(ceiling)
+        self.limit = float(min(start or ceiling, ceiling))
         self.in_flight = 0
         self.counts = counts
         self._cut_at = -cooldown
         self._ready = threading.Condition()
 
-    def acquire(self, seconds: float) -> bool:
-        """A slot within ``seconds``; False: none came free."""
+    def acquire(self, seconds: float, share: float = 1.0) -> bool:
+        """A slot within ``seconds``, under ``share`` of the limit; False: none came free."""
         ends = time.monotonic() + seconds
         with self._ready:
-            while self.in_flight >= int(self.limit):
+            while self.in_flight >= max(1, int(self.limit * share)):
                 left = ends - time.monotonic()
                 if left <= 0:
                     return False
@@ -332,7 +344,7 @@ class Limiter:
             self.in_flight -= 1
             if answered and self.limit < self.ceiling:
                 self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
-            self._ready.notify()
+            self._ready.notify_all()  # the waiting under a share, and the others
 
     def dropped(self) -> None:
         """A connection failed before any answer: halve the limit (once per cooldown)."""

@@ -175,19 +175,54 @@ def test_a_lost_play_the_history_cannot_tell_is_an_error(
     assert adapter.transport_counts()["lost"] == 1
 
 
-@pytest.mark.parametrize("operation", ["reveal", "auto"])
-def test_a_lost_reveal_or_auto_is_never_sent_again(
-    serve: Callable[[Behaviour], Target], operation: str
-) -> None:
+def test_a_lost_reveal_is_never_sent_again(serve: Callable[[Behaviour], Target]) -> None:
     target = serve(lambda target, method, path: None)
     adapter = target.adapter()
     with pytest.raises(ProtocolViolation, match="not sent again"):
-        if operation == "reveal":
-            adapter.reveal("play_2", "t", 3)
-        else:
-            adapter.auto("play_2", "t")
+        adapter.reveal("play_2", "t", 3)
     assert target.count("POST") == 1
     assert adapter.transport_counts()["lost"] == 1
+
+
+AUTO = {"play_id": "play_2", "ticket": "T", "prize_cents": 0, "wins": []}
+
+
+def test_a_lost_auto_is_asked_again_once(serve: Callable[[Behaviour], Target]) -> None:
+    """A second AUTO changes nothing (docs/contract-decisions.md): its answer is the lost one's."""
+    target = serve(drop_first(1, (200, AUTO)))
+    adapter = target.adapter()
+    assert adapter.auto("play_2", "t") == AUTO
+    assert target.count("POST") == 2
+
+
+def test_a_lost_auto_refused_when_asked_again_is_an_error(
+    serve: Callable[[Behaviour], Target],
+) -> None:
+    refusal = {"error": {"code": "already_revealed", "message": "nothing left"}}
+    target = serve(drop_first(1, (409, refusal)))
+    adapter = target.adapter()
+    with pytest.raises(ProtocolViolation, match="nothing tells its answer"):
+        adapter.auto("play_2", "t")
+    assert target.count("POST") == 2
+    assert adapter.transport_counts()["lost"] == 1
+
+
+def test_a_lost_auto_lost_again_is_an_error(serve: Callable[[Behaviour], Target]) -> None:
+    target = serve(lambda target, method, path: None)
+    adapter = target.adapter()
+    with pytest.raises(ProtocolViolation, match="not sent again"):
+        adapter.auto("play_2", "t")
+    assert target.count("POST") == 2  # asked again once, never a third time
+
+
+def test_plays_go_out_under_half_the_limit() -> None:
+    limiter = Limiter(4, Counts(4))
+    assert limiter.acquire(1) and limiter.acquire(1)
+    assert not limiter.acquire(0.05, share=0.5)  # two in flight: a play waits
+    assert limiter.acquire(0.05)  # a read does not
+    limiter.release(answered=True)
+    limiter.release(answered=True)
+    assert limiter.acquire(0.05, share=0.5)
 
 
 def test_a_target_that_drops_everything_still_fails() -> None:
