@@ -69,7 +69,7 @@ def test_a_hostile_evaluate_answer_costs_a_bounded_memory(name: str) -> None:
 def test_the_memory_limit_names_itself() -> None:
     with serve_payload("empty objects", EVALUATE, size_mib=1.5) as url:
         adapter = HttpAdapter(url, timeout=20)
-        with pytest.raises(ProtocolViolation, match="over its memory limit: .* 16.0 MiB"):
+        with pytest.raises(ProtocolViolation, match=r"over its memory limit: .* 16\.0 MiB"):
             adapter.evaluate("robots", 100, ["x"])
         adapter.close()
 
@@ -78,7 +78,7 @@ def test_a_gzip_bomb_is_cut_by_its_inflation() -> None:
     """A block stream has no size limit (it is read line by line): the ratio cuts it."""
     with serve_payload("gzip bomb of empty objects", (("GET", "/v1/blocks"),), 24) as url:
         adapter = HttpAdapter(url, timeout=20)
-        with pytest.raises(TargetError, match="limit|inflates"):
+        with pytest.raises(TargetError, match=r"limit|inflates"):
             adapter.list_blocks("robots", 100)
         adapter.close()
 
