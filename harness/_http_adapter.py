@@ -3,9 +3,12 @@
 One pooled session; a connect timeout, and one total deadline for the headers and body of every
 answer (``harness._transport``: a watchdog shuts the socket when it passes); a floor on the
 transfer rate of a block stream's body, so a target that trickles bytes forever is cut off
-too; an endpoint that timed out twice in a row is not waited on again (``Breaker``). Only calls
-that are safe to repeat (GET, and ``POST /v1/evaluate``, which changes nothing) are retried,
-with backoff, and only when no answer came at all: a play is never sent twice. Every fault is
+too; an endpoint that timed out twice in a row is not waited on again (``Breaker``). A call
+whose connection fails before any answer is sent again, with backoff, only when that cannot
+hurt (a read, an evaluation, a new account, or nothing was sent); a lost play is settled from
+the history, never sent twice blindly; the requests in flight are limited (``Limiter``, lowered
+when a target drops connections). Every answer is bounded in size and in the memory its parse
+takes (``ANSWER_LIMITS``), and 1xx answers are skipped (``InterimSkipping``). Every fault is
 classified (``contract._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
 ``TargetTimeout``; an answer outside the contract → ``ProtocolViolation`` quoting the offending
 bytes; a contract error document → ``ErrorReply``. An answer's shape is its schema's
@@ -564,9 +567,10 @@ class HttpAdapter:
     stream's headers only: its body is held to ``min_rate``), and bounds every single read;
     ``connect_timeout`` (default ``min(timeout, 10)``) bounds each connection attempt;
     ``min_rate`` is a block stream's transfer-rate floor (bytes per second of waiting) once
-    ``timeout`` seconds have been waited; ``retries`` is how often a safe call is repeated when
-    no answer came, after ``backoff`` s, doubled each time; an endpoint that timed out
-    ``breaker_after`` times in a row is not called again (0: always called).
+    ``timeout`` seconds have been waited; ``retries`` is how often a call is sent again when no
+    answer came and that is safe (``_send``), after ``backoff`` s, doubled each time; an
+    endpoint that timed out ``breaker_after`` times in a row is not called again (0: always
+    called); ``user_agent`` is the User-Agent header (``DEFAULT_USER_AGENT``).
     """
 
     def __init__(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from harness import open_target
@@ -20,6 +21,9 @@ from harness import open_target
 from .certify import certify
 from .wire_variants import WIRE_VARIANTS, wire_variant
 
+SCHEMA = json.loads(
+    (Path(__file__).parents[2] / "harness" / "schemas" / "report.schema.json").read_text()
+)
 BUSY = {"concurrency_threads": 24}  # the concurrency at which the backlog of 5 overflows
 
 
@@ -30,5 +34,6 @@ def test_wire_variant_certified_over_http(name: str, tmp_path: Path) -> None:
         outcome = certify(open_target(url, timeout=20), target=url, settings=settings, out=tmp_path)
     bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
     assert not bad, f"{name} is correct but was rejected: {bad}"
-    transport = json.loads((tmp_path / "report.json").read_text())["transport"]
-    assert transport["lost"] == 0, transport
+    report = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    assert report["transport"]["lost"] == 0, report["transport"]
