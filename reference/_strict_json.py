@@ -94,8 +94,8 @@ def structure(data: bytes | str, *, max_cost: int | None = None) -> Structure:
     """The ``Structure`` of ``data``, at C speed, in one copy of it at most: the strings
     removed (their content is no structure), then the brackets, commas and colons counted;
     the depth is the highest running sum of the brackets (+1 opening, -1 closing), taken by
-    iterators, with no copy per nesting level. Over ``max_cost`` already, the depth is not
-    counted (0): the text is refused anyway."""
+    iterators, with no copy per nesting level. Far over ``max_cost`` already (4 times), the
+    depth is not counted (1): the text is refused anyway, and counting it would cost time."""
     if isinstance(data, str):
         bare = _STRING_TEXT.sub('""', data).encode("utf-8", "surrogatepass")
     else:
@@ -103,7 +103,7 @@ def structure(data: bytes | str, *, max_cost: int | None = None) -> Structure:
     containers = bare.count(b"{") + bare.count(b"[")
     values = bare.count(b",") + bare.count(b":") + containers
     shape = Structure(containers, values, min(containers, 1))
-    if containers <= 1 or (max_cost is not None and shape.cost(len(data)) > max_cost):
+    if containers <= 1 or (max_cost is not None and shape.cost(len(data)) > 4 * max_cost):
         return shape
     steps = bare.translate(_STEPS, _NOT_BRACKETS)
     del bare
@@ -128,14 +128,14 @@ def loads(
     if len(data) > max_bytes:
         raise JsonError(f"the document exceeds {max_bytes} bytes ({len(data)})")
     shape = structure(data, max_cost=max_cost)
+    if shape.depth > max_depth:  # the first fault to name: no document of the contract is deep
+        raise JsonError(f"nested deeper than {max_depth} levels")
     if max_cost is not None and shape.cost(len(data)) > max_cost:
         raise OverCost(
             f"the document would take about {_mib(shape.cost(len(data)))} of memory to hold "
             f"({shape.containers} objects and arrays, {shape.values} values in "
             f"{len(data)} bytes), over its limit of {_mib(max_cost)}"
         )
-    if shape.depth > max_depth:
-        raise JsonError(f"nested deeper than {max_depth} levels")
     if isinstance(data, bytes | bytearray):
         try:
             text = bytes(data).decode("utf-8")
