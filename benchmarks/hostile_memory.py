@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._memory import tree_kib  # noqa: E402
+from _memory import tree_kib  # noqa: E402
+
 from tests.faulty._base import reference_adapter  # noqa: E402
 from tests.faulty.hostile_memory import serve_payload  # noqa: E402
 from tests.faulty.hostile_transport import ENDPOINTS  # noqa: E402
