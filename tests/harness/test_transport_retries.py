@@ -6,6 +6,7 @@ flight halves when a target drops connections; a target that drops everything st
 from __future__ import annotations
 
 import json
+import pathlib
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -13,8 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from harness import HttpAdapter, ProtocolViolation, TargetUnreachable
+from harness import HttpAdapter, ProtocolViolation, TargetUnreachable, open_target
+from harness._reports.console import transport_line
 from harness._transport import Counts, Limiter
+from tests.faulty.certify import certify
+from tests.faulty.hostile_transport import DESCRIBE as DESCRIBE_BYTES
+from tests.faulty.hostile_transport import RawTarget, read_request
 
 DESCRIBE = {"name": "x", "version": "1", "games": {}, "capabilities": []}
 ACCOUNT = "acct_1"
@@ -257,3 +262,42 @@ def test_the_limit_halves_once_per_cooldown() -> None:
     for _ in range(5):  # the requests in flight when it was halved drop for the same cause
         limiter.dropped()
     assert limiter.limit == 32
+
+
+def test_a_run_against_a_target_that_drops_every_connection_ends_in_error(
+    tmp_path: pathlib.Path,
+) -> None:
+    """Describe answers; every other request's connection is closed without a word: the
+    retries and the settling hide nothing, the run ends in *error*, in bounded time."""
+
+    def behaviour(conn: socket.socket, stop: threading.Event) -> None:
+        head = read_request(conn)
+        if head.startswith(b"GET /v1/implementation "):
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(DESCRIBE_BYTES), DESCRIBE_BYTES)
+            )
+        conn.close()
+
+    with RawTarget(behaviour) as url:
+        outcome = certify(
+            open_target(url, timeout=5),
+            target=url,
+            requirements=["robots.4.6.x2", "robots.4.2.invalid_board"],
+            out=tmp_path,
+        )
+    assert outcome.errored == ["robots.4.2.invalid_board", "robots.4.6.x2"]
+    assert not outcome.failed
+    assert "closed the connection without an answer" in outcome.messages["robots.4.6.x2"]
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["transport"]["retries"] >= 3 and report["transport"]["reductions"] >= 1
+
+
+def test_the_console_line_says_what_the_transport_did() -> None:
+    quiet = {"retries": 0, "plays_bought": 0, "plays_resent": 0, "lost": 0}
+    assert transport_line({"transport": None}) == ""
+    assert transport_line({"transport": {**quiet, "reductions": 0, "lowest_limit": 16}}) == ""
+    counts = {**quiet, "retries": 6, "plays_resent": 1, "reductions": 3, "lowest_limit": 4}
+    line = transport_line({"transport": counts})
+    assert line.startswith("transport: 6 requests sent again, 1 lost plays settled")
+    assert "halved 3 times (down to 4)" in line
