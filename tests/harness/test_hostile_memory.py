@@ -9,7 +9,10 @@ took about 100 MiB to parse, and the issue's 24 MiB one 1.9 GB.
 
 from __future__ import annotations
 
+import socket
+import threading
 import tracemalloc
+import zlib
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +21,7 @@ from harness import HttpAdapter, ProtocolViolation, TargetError, open_target
 from reference._strict_json import JsonError, loads, structure
 from tests.faulty.certify import certify
 from tests.faulty.hostile_memory import MIB, PAYLOADS, deep, empty_objects, serve_payload
+from tests.faulty.hostile_transport import RawTarget, read_request
 
 DESCRIBE = (("GET", "/v1/implementation"),)
 EVALUATE = (("POST", "/v1/evaluate"),)
@@ -122,3 +126,28 @@ def test_depth_is_counted_without_a_copy_per_level() -> None:
     raised, peak = peak_of(lambda: loads(text))
     assert isinstance(raised, JsonError) and "deeper than 64" in str(raised)
     assert peak < 3 * len(text)
+
+
+def test_a_block_stream_inflating_a_thousand_times_is_cut() -> None:
+    """A block stream has no size of its own (a whole block is hundreds of megabytes, read line
+    by line): a gzip bomb of short lines is cut by its inflation ratio."""
+    header = (
+        b'{"format":"block/1","game":"robots","stake_cents":100,"block_id":"b",'
+        b'"units":2000000,"start":0,"count":2000000}\n'
+    )
+    squeezer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    body = squeezer.compress(header + b'{"index":0}\n' * 2_000_000) + squeezer.flush()
+
+    def behaviour(conn: socket.socket, stop: threading.Event) -> None:
+        read_request(conn)
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+            b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+
+    with RawTarget(behaviour) as url:
+        adapter = HttpAdapter(url, timeout=20)
+        with pytest.raises(ProtocolViolation, match="inflates more than 200 times"):
+            for _ in adapter.read_block("b").lines():
+                pass
+        adapter.close()
