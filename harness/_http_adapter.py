@@ -514,19 +514,21 @@ class LostAnswer(Exception):
 
 class _PlayBook:
     """Per account, the plays this adapter bought (their ids) and the plays in flight: what a
-    lost answer is settled against. A settlement waits until no other play of the account is
-    in flight, and holds the account's new plays back until it is done, so that the history it
-    reads holds every play of the account but perhaps the lost one."""
+    lost answer is settled against. A play whose answer was lost stops counting as in flight
+    and holds the account's new plays back; it is settled once no other play of the account is
+    in flight, one settlement at a time, so that the history it reads holds every play of the
+    account but the lost ones."""
 
     def __init__(self) -> None:
         self._known: dict[str, set[str]] = {}
         self._in_flight: dict[str, int] = {}
+        self._held: dict[str, int] = {}  # lost answers waiting to be settled, per account
         self._settling: set[str] = set()
         self._changed = threading.Condition()
 
     def start(self, account: str, seconds: float) -> None:
         with self._changed:
-            self._changed.wait_for(lambda: account not in self._settling, seconds)
+            self._changed.wait_for(lambda: not self._held.get(account), seconds)
             self._in_flight[account] = self._in_flight.get(account, 0) + 1
 
     def end(self, account: str, play_id: object = None) -> None:
@@ -538,18 +540,24 @@ class _PlayBook:
 
     def settle(self, account: str, seconds: float) -> bool:
         """Called by a play in flight whose answer was lost: wait (at most ``seconds``) until
-        it is the account's only play in flight and no other settles; False: never was."""
+        no other play of the account is in flight and none settles; False: that never came.
+        Either way, ``settled(account, ready)`` follows."""
         with self._changed:
-            alone = self._changed.wait_for(
-                lambda: self._in_flight[account] == 1 and account not in self._settling, seconds
+            self._in_flight[account] -= 1
+            self._held[account] = self._held.get(account, 0) + 1
+            ready = self._changed.wait_for(
+                lambda: self._in_flight[account] == 0 and account not in self._settling, seconds
             )
-            if alone:
+            if ready:
                 self._settling.add(account)
-            return alone
+            return ready
 
-    def settled(self, account: str) -> None:
+    def settled(self, account: str, ready: bool) -> None:
         with self._changed:
-            self._settling.discard(account)
+            if ready:
+                self._settling.discard(account)
+            self._held[account] -= 1
+            self._in_flight[account] += 1  # counted again, until the play's ``end``
             self._changed.notify_all()
 
     def known(self, account: str) -> set[str]:
@@ -951,10 +959,11 @@ class HttpAdapter:
         other of its plays is in flight: a play there that is not known is the lost one."""
         account = str(account_id)
         cannot = f"{lost.fault}; the play was perhaps made, and the history could not tell"
-        if not self._plays.settle(account, self.timeout[1]):
-            self.counts.add("lost")
-            raise ProtocolViolation(f"{cannot} (other plays of the account stayed in flight)")
+        ready = self._plays.settle(account, self.timeout[1])
         try:
+            if not ready:
+                self.counts.add("lost")
+                raise ProtocolViolation(f"{cannot} (other plays of the account stayed in flight)")
             for attempt in range(1 + self.retries):
                 found = self._lost_play(account_id, token, game, stake_cents, cannot)
                 if found is not None:
@@ -973,7 +982,7 @@ class HttpAdapter:
             self.counts.add("lost")
             raise ProtocolViolation(f"{lost.fault}; sent again {self.retries} times, each lost")
         finally:
-            self._plays.settled(account)
+            self._plays.settled(account, ready)
 
     def _lost_play(
         self, account_id: str, token: str | None, game: str, stake_cents: int, cannot: str

@@ -301,3 +301,42 @@ def test_the_console_line_says_what_the_transport_did() -> None:
     line = transport_line({"transport": counts})
     assert line.startswith("transport: 6 requests sent again, 1 lost plays settled")
     assert "halved 3 times (down to 4)" in line
+
+
+def test_a_lost_play_among_plays_of_one_account_at_once(
+    serve: Callable[[Behaviour], Target],
+) -> None:
+    """Two of six plays of one account at once lose their answer (not bought): each waits
+    until the others are answered, is settled in turn, and is sent again."""
+    lock = threading.Lock()
+
+    def behaviour(target: Target, method: str, path: str) -> tuple[int, object] | None:
+        if path.endswith("/history"):
+            return 200, {"plays": list(target.state.get("bought", []))}  # type: ignore[call-overload]
+        with lock:
+            number = target.count("POST")
+        if number in (1, 2):
+            threading.Event().wait(0.2)  # the others go out meanwhile
+            return None
+        play = {**PLAY, "play_id": f"play_{number}", "balance_cents": 100}
+        with lock:
+            target.state.setdefault("bought", []).append(  # type: ignore[union-attr]
+                {**ENTRY, "play_id": f"play_{number}"}
+            )
+        return 201, play
+
+    target = serve(behaviour)
+    adapter = target.adapter()
+    answers: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: answers.append(adapter.play(ACCOUNT, "t", "robots", 100)))
+        for _ in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(answers) == 6
+    assert len({a["play_id"] for a in answers}) == 6  # type: ignore[index]
+    assert target.count(f"POST /v1/accounts/{ACCOUNT}/plays") == 8
+    assert adapter.transport_counts()["plays_resent"] == 2
