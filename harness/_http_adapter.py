@@ -18,6 +18,7 @@ contract's shape came with decides between a breach (*fail*) and a violation (*e
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -101,6 +102,7 @@ names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``py
 whose absence would stand out). The request's other headers are OkHttp's too: ``Accept-Encoding:
 gzip`` and nothing that names the harness (docs/http-api.md)."""
 JSON_TYPE = "application/json"
+JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
 
 
@@ -752,9 +754,17 @@ class HttpAdapter:
         headers = dict(self._headers)
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
+        data = None
+        if body is not None:  # compact, as a mobile client's JSON library writes it (Python's
+            # own ", " and ": " would name the client's language)
+            try:
+                data = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+            except (TypeError, ValueError) as exc:
+                raise requests.exceptions.InvalidJSONError(exc) from None
+            headers["Content-Type"] = JSON_BODY_TYPE
         prepared = requests.PreparedRequest()
         prepared.prepare(
-            method=method, url=self.base_url + path, headers=headers, json=body, params=query
+            method=method, url=self.base_url + path, headers=headers, data=data, params=query
         )
         return prepared
 
