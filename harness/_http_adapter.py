@@ -1036,28 +1036,32 @@ class HttpAdapter:
         return self._unsettled("POST", path, "reveal", body={"button": button}, token=token)
 
     def auto(self, play_id: str, token: str | None) -> Document:
-        """AUTO; one whose answer was lost is asked again, once: a second AUTO changes
-        nothing (docs/contract-decisions.md: it may answer the ticket again or refuse, and the
-        balance does not move), so its answer is the lost one's. A refusal then: the first
-        was done, its answer lost, and nothing else tells it (the check: *error*)."""
+        """AUTO; one whose answer was lost is asked again, as a safe request (at most
+        ``retries`` times, with backoff): a second AUTO changes nothing
+        (docs/contract-decisions.md: it may answer the ticket again or refuse, and the balance
+        does not move), so its answer is the lost one's. A refusal then: the first was done,
+        its answer lost, and nothing else tells it (the check: *error*)."""
         path = f"/v1/plays/{quote(play_id, safe='')}/auto"
         try:
             return self._call("POST", path, "auto", body={}, token=token)
         except LostAnswer as lost:
-            self.counts.add("retries")
+            self._pause(0)
             try:
-                return self._unsettled("POST", path, "auto", body={}, token=token)
+                return self._call("POST", path, "auto", body={}, token=token, safe=True)
             except ErrorReply as refused:
                 self.counts.add("lost")
                 raise ProtocolViolation(
                     f"{lost.fault}; asked again, it was refused ({refused}): the first was "
                     "perhaps done, and nothing tells its answer"
                 ) from None
+            except TargetError:
+                self.counts.add("lost")
+                raise
 
     def _unsettled(self, method: str, path: str, shape: str, **kwargs: Any) -> Document:
-        """A reveal (or an AUTO asked again): a lost answer is not settled (the history
-        shows no reveal state) nor sent again (it would reveal the next symbol under the
-        button): the check cannot judge."""
+        """A reveal: a lost answer is not settled (the history shows no reveal state) nor
+        sent again (it would reveal the next symbol under the button): the check cannot
+        judge."""
         try:
             return self._call(method, path, shape, **kwargs)
         except LostAnswer as lost:
