@@ -36,6 +36,7 @@ KEYS: dict[str, str] = {
     "requirements": "list of requirement ids to run (narrows the run: never CERTIFIED)",
     "seed": "integer fixing every random choice of the suite",
     "timeout_s": "seconds the target may take to answer one request",
+    "user_agent": "the User-Agent header sent to an HTTP target (default: a common client's)",
     "check_budget_s": "seconds one check may run before it is cut (default: the profile's)",
     "run_budget_s": "seconds the whole run may take (default: the profile's)",
     "check_concurrency": "checks run at once, block checks always alone (default: the profile's)",
@@ -67,6 +68,7 @@ class RunConfig:
     requirements: tuple[str, ...] | None = None
     seed: int | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
+    user_agent: str | None = None  # None: DEFAULT_USER_AGENT (harness._http_adapter)
     check_budget_s: float | None = None  # None: the profile's
     run_budget_s: float | None = None
     check_concurrency: int | None = None  # None: the profile's
@@ -121,6 +123,7 @@ class RunConfig:
             "requirements": list(self.requirements) if self.requirements is not None else None,
             "seed": self.seed,
             "timeout_s": self.timeout_s,
+            "user_agent": self.user_agent,
             "check_budget_s": self.check_budget_s,
             "run_budget_s": self.run_budget_s,
             "check_concurrency": self.check_concurrency,
@@ -244,6 +247,22 @@ def _fail_on(value: object, where: str) -> tuple[str, ...]:
         if item not in FAIL_ON:
             raise ConfigError(f"{where}: unknown value {item!r}{_suggest(str(item), FAIL_ON)}")
     return tuple(dict.fromkeys(value))
+MAX_USER_AGENT_CHARS = 256
+
+
+def _user_agent(value: object, where: str) -> str:
+    """A header value: printable ASCII (no CR, LF or other control), 1 to 256 characters."""
+    if (
+        not isinstance(value, str)
+        or not 1 <= len(value) <= MAX_USER_AGENT_CHARS
+        or not all(" " <= c <= "~" for c in value)
+        or value != value.strip()
+    ):
+        raise ConfigError(
+            f"{where} must be 1 to {MAX_USER_AGENT_CHARS} printable ASCII characters with no "
+            f"leading or trailing space, got {str(value)[:80]!r}"
+        )
+    return value
 
 
 MAX_CONCURRENCY = 64
@@ -268,6 +287,7 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
         "requirements": _requirements,
         "seed": _seed,
         "timeout_s": _timeout,
+        "user_agent": _user_agent,
         "check_budget_s": _budget,
         "run_budget_s": _budget,
         "check_concurrency": _concurrency,

@@ -114,6 +114,8 @@ class RunFinished:
     reservations: list[dict[str, Any]] = field(default_factory=list)
     # what the certificate covers: {"capabilities": [...], "games": [...], "left_out": [...]}
     scope: dict[str, Any] | None = None
+    # what the HTTP transport did to get answers (harness._transport.Counts); None: not HTTP
+    transport: dict[str, int] | None = None
 
 
 Event = (

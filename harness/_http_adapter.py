@@ -3,9 +3,12 @@
 One pooled session; a connect timeout, and one total deadline for the headers and body of every
 answer (``harness._transport``: a watchdog shuts the socket when it passes); a floor on the
 transfer rate of a block stream's body, so a target that trickles bytes forever is cut off
-too; an endpoint that timed out twice in a row is not waited on again (``Breaker``). Only calls
-that are safe to repeat (GET, and ``POST /v1/evaluate``, which changes nothing) are retried,
-with backoff, and only when no answer came at all: a play is never sent twice. Every fault is
+too; an endpoint that timed out twice in a row is not waited on again (``Breaker``). A call
+whose connection fails before any answer is sent again, with backoff, only when that cannot
+hurt (a read, an evaluation, a new account, or nothing was sent); a lost play is settled from
+the history, never sent twice blindly; the requests in flight are limited (``Limiter``, lowered
+when a target drops connections). Every answer is bounded in size and in the memory its parse
+takes (``ANSWER_LIMITS``), and 1xx answers are skipped (``InterimSkipping``). Every fault is
 classified (``contract._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
 ``TargetTimeout``; an answer outside the contract → ``ProtocolViolation`` quoting the offending
 bytes; a contract error document → ``ErrorReply``. An answer's shape is its schema's
@@ -15,9 +18,12 @@ contract's shape came with decides between a breach (*fail*) and a violation (*e
 
 from __future__ import annotations
 
+import json
+import random
+import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -26,7 +32,7 @@ import urllib3.exceptions
 from contract import RAW_BODY_BYTES, RawAnswer
 from contract._schemas import first_fault
 from contract._validated import is_error_document
-from reference._strict_json import JsonError
+from reference._strict_json import JsonError, OverCost
 from reference._strict_json import loads as strict_loads
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
@@ -40,15 +46,48 @@ from ._errors import (
     TargetUnreachable,
 )
 from ._targets import DEFAULT_TIMEOUT_S
-from ._transport import Breaker, Deadline, DeadlineHTTPAdapter, endpoint
+from ._transport import Breaker, Counts, Deadline, DeadlineHTTPAdapter, Limiter, endpoint
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
 BLOCK_READ = 1 << 18  # a block body is read 256 KiB at a time
 BLOCK_CHUNK = 1 << 19  # ``HttpBlockStream.chunks()`` hands on about 512 KiB of whole lines at once
 # (the block audit's chunk size: its numpy work stays in the core's cache; docs/block-audit.md)
-MAX_JSON_BYTES = 256 * 1024 * 1024  # a JSON answer bigger than this is not one of the contract's
-MAX_LINE_BYTES = 1024 * 1024  # a block line (header or unit) is a few hundred bytes
+KIB, MIB = 1024, 1024 * 1024
+MAX_LINE_BYTES = MIB  # a block line (header or unit) is a few hundred bytes
+LINE_COST = 4 * MIB  # ... and the memory its parsed value may take (reference._strict_json)
+
+
+class Limit(NamedTuple):
+    """What one answer may be: its bytes (on the wire, and after its Content-Encoding is
+    undone) and the memory its parsed value may take (``reference._strict_json.structure``)."""
+
+    size: int
+    memory: int
+
+
+ANSWER_LIMITS: dict[str | None, Limit] = {
+    # the contract's document for the operation (its schema) -> its limit. The reference's
+    # answers, for scale: describe 300 bytes, a batch of 1 000 evaluation results 54 KB
+    # (about 0.8 MiB parsed), a history of 300 plays 71 KB, anything else under 300 bytes
+    "implementation": Limit(64 * KIB, MIB),
+    "evaluate-response": Limit(2 * MIB, 16 * MIB),
+    "block-list": Limit(MIB, 8 * MIB),
+    "history": Limit(2 * MIB, 16 * MIB),
+    "account": Limit(64 * KIB, MIB),
+    "balance": Limit(64 * KIB, MIB),
+    "play": Limit(64 * KIB, MIB),
+    "reveal": Limit(64 * KIB, MIB),
+    "auto": Limit(64 * KIB, MIB),
+    None: Limit(64 * KIB, MIB),  # a refusal of a block stream
+}
+MAX_INFLATION = 200
+"""How many times its size on the wire a body may grow when its Content-Encoding (gzip) is
+undone, past ``INFLATION_FLOOR`` bytes (JSON and NDJSON inflate 5 to 20 times; a body of one
+byte repeated, 1 000 times: a bomb, cut early whatever its size limit)."""
+INFLATION_FLOOR = MIB
+INITIAL_LIMIT = 16  # requests in flight a target is first allowed (growing to pool_size)
+UNSAFE_SHARE = 0.5  # of the limit on requests in flight, under which a play or a reveal goes out
 BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called again
 # kept-alive connections: at least the requests a run sends at once (check_concurrency checks
 # times scenario_workers scenarios each: 4 x 8), so none is closed on return to a full pool
@@ -56,7 +95,15 @@ BREAKER_AFTER = 2  # timeouts in a row after which an endpoint is not called aga
 POOL_SIZE = 64
 _DEADLINE = "instantcert_deadline"  # the response's attribute holding its Deadline
 _ENDPOINT = "instantcert_endpoint"  # ... and its endpoint, for the breaker
+DEFAULT_USER_AGENT = "okhttp/4.12.0"
+"""What the harness calls itself by default: OkHttp's User-Agent (its current 4.x release), the
+HTTP client inside most Android apps, the way most players reach an operator's servers; a lab
+names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``python-requests``
+(the mark of a script or a test tool) nor a browser's (a browser sends a dozen other headers
+whose absence would stand out). The request's other headers are OkHttp's too: ``Accept-Encoding:
+gzip`` and nothing that names the harness (docs/http-api.md)."""
 JSON_TYPE = "application/json"
+JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
 
 
@@ -166,7 +213,8 @@ class _Reader:
         self.what = what
         self.grace = grace
         self.min_rate = min_rate
-        self.received = 0
+        self.received = 0  # bytes of the body, its Content-Encoding undone
+        self.wire = 0  # ... and as they came on the wire
         self.waited = 0.0
         self.read_size = READ_CHUNK
         deadline = getattr(response, _DEADLINE, None)
@@ -213,6 +261,13 @@ class _Reader:
                         self.breaker.answered(self.endpoint)
                     return
                 self.received += len(data)
+                self.wire = raw.tell()
+                if self.received > INFLATION_FLOOR and self.received > MAX_INFLATION * self.wire:
+                    raise ProtocolViolation(
+                        f"{self.what}: the body inflates more than {MAX_INFLATION} times: "
+                        f"{self.wire} bytes on the wire were {self.received} bytes and more "
+                        f"once its Content-Encoding was undone"
+                    )
                 floor = self.min_rate * (self.waited - self.grace)
                 if self.received < floor:
                     raise self._timeout(
@@ -225,14 +280,18 @@ class _Reader:
                 self.deadline.finish()
 
     def read_all(self, limit: int) -> bytes:
+        """The whole body, at most ``limit`` bytes on the wire and after its Content-Encoding
+        is undone; past either, ``ProtocolViolation`` naming the limit."""
         parts: list[bytes] = []
         chunks = self.chunks()
         try:
             for data in chunks:
                 parts.append(data)
-                if self.received > limit:
+                if self.received > limit or self.wire > limit:
+                    where = "once inflated" if self.received > limit else "on the wire"
                     raise ProtocolViolation(
-                        f"{self.what}: the answer exceeds {limit} bytes: {quote_bytes(parts[0])}"
+                        f"{self.what}: the answer exceeds its limit of {limit} bytes {where} "
+                        f"(docs/http-api.md, 'Bounded answers'): {quote_bytes(parts[0])}"
                     )
         finally:
             chunks.close()  # ends the deadline now, not when the generator is collected
@@ -301,7 +360,7 @@ class HttpBlockStream:
 
     def _parse(self, line: bytes, where: str) -> Any:
         try:
-            return strict_loads(line)
+            return strict_loads(line, max_cost=LINE_COST)
         except JsonError as exc:
             raise ProtocolViolation(
                 f"{self._what}: {where} is not JSON ({exc}): {quote_bytes(line)}"
@@ -425,7 +484,7 @@ class HttpBlockStream:
         stream was cut mid-line."""
         number = self.expected - self._left + sum(part.count(b"\n") for part in self._extra)
         try:
-            value = strict_loads(tail)
+            value = strict_loads(tail, max_cost=LINE_COST)
         except JsonError:
             value = None
         if type(value) is not dict:
@@ -445,6 +504,70 @@ class HttpBlockStream:
         self.close()
 
 
+# -- plays whose answer was lost --------------------------------------------------------
+
+
+class LostAnswer(Exception):
+    """A request that changes a play or a balance lost its answer: it may have been done."""
+
+    def __init__(self, fault: TargetError) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+
+
+class _PlayBook:
+    """Per account, the plays this adapter bought (their ids) and the plays in flight: what a
+    lost answer is settled against. A play whose answer was lost stops counting as in flight
+    and holds the account's new plays back; it is settled once no other play of the account is
+    in flight, one settlement at a time, so that the history it reads holds every play of the
+    account but the lost ones."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, set[str]] = {}
+        self._in_flight: dict[str, int] = {}
+        self._held: dict[str, int] = {}  # lost answers waiting to be settled, per account
+        self._settling: set[str] = set()
+        self._changed = threading.Condition()
+
+    def start(self, account: str, seconds: float) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: not self._held.get(account), seconds)
+            self._in_flight[account] = self._in_flight.get(account, 0) + 1
+
+    def end(self, account: str, play_id: object = None) -> None:
+        with self._changed:
+            self._in_flight[account] -= 1
+            if isinstance(play_id, str):
+                self._known.setdefault(account, set()).add(play_id)
+            self._changed.notify_all()
+
+    def settle(self, account: str, seconds: float) -> bool:
+        """Called by a play in flight whose answer was lost: wait (at most ``seconds``) until
+        no other play of the account is in flight and none settles; False: that never came.
+        Either way, ``settled(account, ready)`` follows."""
+        with self._changed:
+            self._in_flight[account] -= 1
+            self._held[account] = self._held.get(account, 0) + 1
+            ready = self._changed.wait_for(
+                lambda: self._in_flight[account] == 0 and account not in self._settling, seconds
+            )
+            if ready:
+                self._settling.add(account)
+            return ready
+
+    def settled(self, account: str, ready: bool) -> None:
+        with self._changed:
+            if ready:
+                self._settling.discard(account)
+            self._held[account] -= 1
+            self._in_flight[account] += 1  # counted again, until the play's ``end``
+            self._changed.notify_all()
+
+    def known(self, account: str) -> set[str]:
+        with self._changed:
+            return set(self._known.get(account, ()))
+
+
 # -- the adapter --------------------------------------------------------------------------
 
 
@@ -455,9 +578,10 @@ class HttpAdapter:
     stream's headers only: its body is held to ``min_rate``), and bounds every single read;
     ``connect_timeout`` (default ``min(timeout, 10)``) bounds each connection attempt;
     ``min_rate`` is a block stream's transfer-rate floor (bytes per second of waiting) once
-    ``timeout`` seconds have been waited; ``retries`` is how often a safe call is repeated when
-    no answer came, after ``backoff`` s, doubled each time; an endpoint that timed out
-    ``breaker_after`` times in a row is not called again (0: always called).
+    ``timeout`` seconds have been waited; ``retries`` is how often a call is sent again when no
+    answer came and that is safe (``_send``), after ``backoff`` s, doubled each time; an
+    endpoint that timed out ``breaker_after`` times in a row is not called again (0: always
+    called); ``user_agent`` is the User-Agent header (``DEFAULT_USER_AGENT``).
     """
 
     def __init__(
@@ -466,12 +590,13 @@ class HttpAdapter:
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
         connect_timeout: float | None = None,
-        retries: int = 2,
-        backoff: float = 0.25,
+        retries: int = 3,
+        backoff: float = 0.2,
         min_rate: int = 16 * 1024,
         pool_size: int = POOL_SIZE,
         verify: bool | str = True,
         breaker_after: int = BREAKER_AFTER,
+        user_agent: str = DEFAULT_USER_AGENT,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -491,6 +616,9 @@ class HttpAdapter:
         self.backoff = backoff
         self.min_rate = min_rate
         self.breaker = Breaker(breaker_after)
+        self.counts = Counts(min(INITIAL_LIMIT, pool_size))
+        self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
+        self._plays = _PlayBook()
         self.session = requests.Session()
         self.session.verify = verify
         self._transport = DeadlineHTTPAdapter(
@@ -498,7 +626,15 @@ class HttpAdapter:
         )
         self.session.mount("http://", self._transport)
         self.session.mount("https://", self._transport)
-        self.session.headers.update({"Accept": JSON_TYPE, "User-Agent": "instantcert-harness"})
+        self.session.headers.clear()  # requests' own: python-requests/x.y and deflate
+        self.session.headers.update(
+            {
+                "User-Agent": user_agent,
+                "Accept": JSON_TYPE,
+                "Accept-Encoding": "gzip",
+                "Connection": "keep-alive",
+            }
+        )
         self._headers = dict(self.session.headers)
         # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
         # once, here, as ``requests`` would read it for each request; see ``_send``.
@@ -520,7 +656,14 @@ class HttpAdapter:
         token: str | None = None,
         safe: bool = False,
     ) -> requests.Response:
-        """One request, answered with headers; repeated (if ``safe``) only when nothing answered.
+        """One request, answered with headers; sent again only when that cannot hurt.
+
+        A connection that fails before any answer (refused, reset, closed before the status
+        line) lowers the target's limit on requests in flight (``Limiter``). The request is
+        sent again, after a backoff, at most ``retries`` times, when it is ``safe`` (it
+        changes nothing, or nothing that matters: a read, an evaluation, a new account) or
+        when its connection was never made (nothing was sent). Otherwise the fault is raised
+        as a ``LostAnswer``: the play was perhaps made; ``play`` settles it from the history.
 
         Each attempt has its own total deadline (``self.timeout[1]``), which goes on running
         for the body: the response carries it, and the reader of the body ends it."""
@@ -528,9 +671,15 @@ class HttpAdapter:
         key = endpoint(method, path)
         self.breaker.check(key)
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
-        attempts = 1 + (self.retries if safe else 0)
-        for attempt in range(attempts):
+        for attempt in range(1 + self.retries):
+            if not self.limiter.acquire(self.timeout[1], 1.0 if safe else UNSAFE_SHARE):
+                raise TargetTimeout(
+                    f"{what}: not sent: the {int(self.limiter.limit)} requests this target is "
+                    f"allowed in flight (lowered after it dropped connections) stayed busy for "
+                    f"{self.timeout[1]:g} s"
+                )
             deadline = Deadline(self.timeout[1])
+            answered, unsent = False, False
             try:
                 with deadline:
                     response = self._transport.send(
@@ -540,6 +689,7 @@ class HttpAdapter:
                         verify=self._verify,
                         proxies=self._proxies,
                     )
+                answered = True
             except requests.exceptions.RequestException as exc:
                 deadline.finish()
                 if deadline.expired or isinstance(exc, requests.exceptions.ReadTimeout):
@@ -550,10 +700,12 @@ class HttpAdapter:
                     fault: TargetError = TargetUnreachable(
                         f"{what}: no connection to {self.base_url} within {self.timeout[0]:g} s"
                     )
+                    unsent = True
                 elif isinstance(exc, requests.exceptions.ConnectionError):
-                    fault = self._connection_fault(what, exc)
+                    fault, unsent = self._connection_fault(what, exc)
                 else:
                     raise ProtocolViolation(f"{what}: {exc}") from None
+                self.limiter.dropped()
             except UnicodeEncodeError as exc:  # e.g. a token the target chose, not Latin-1
                 deadline.finish()
                 raise ProtocolViolation(
@@ -563,19 +715,30 @@ class HttpAdapter:
             except BaseException:
                 deadline.finish()
                 raise
-            else:
-                if safe and response.status_code in (502, 503, 504) and attempt + 1 < attempts:
+            finally:
+                self.limiter.release(answered)
+            if answered:
+                if safe and response.status_code in (502, 503, 504) and attempt < self.retries:
                     deadline.finish()
                     response.close()
-                    time.sleep(self.backoff * 2**attempt)
+                    self.limiter.dropped()  # overloaded, by its own word
+                    self._pause(attempt)
                     continue
                 setattr(response, _DEADLINE, deadline)
                 setattr(response, _ENDPOINT, key)
                 return response
-            if attempt + 1 == attempts:
+            if not (safe or unsent):
+                raise LostAnswer(fault)
+            if attempt == self.retries:
                 raise fault
-            time.sleep(self.backoff * 2**attempt)
+            self._pause(attempt)
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _pause(self, attempt: int) -> None:
+        """The backoff before attempt ``attempt + 2``: ``backoff`` doubled each time, spread by
+        a random half either way (requests dropped together are not sent again together)."""
+        self.counts.add("retries")
+        time.sleep(self.backoff * 2**attempt * (0.5 + random.random()))  # timing only
 
     def _prepare(
         self, method: str, path: str, body: object, query: Mapping[str, str], token: str | None
@@ -592,21 +755,33 @@ class HttpAdapter:
         headers = dict(self._headers)
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
+        data = None
+        if body is not None:  # compact, as a mobile client's JSON library writes it (Python's
+            # own ", " and ": " would name the client's language)
+            try:
+                data = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+            except (TypeError, ValueError) as exc:
+                raise requests.exceptions.InvalidJSONError(exc) from None
+            headers["Content-Type"] = JSON_BODY_TYPE
         prepared = requests.PreparedRequest()
         prepared.prepare(
-            method=method, url=self.base_url + path, headers=headers, json=body, params=query
+            method=method, url=self.base_url + path, headers=headers, data=data, params=query
         )
         return prepared
 
-    def _connection_fault(self, what: str, exc: requests.exceptions.ConnectionError) -> TargetError:
+    def _connection_fault(
+        self, what: str, exc: requests.exceptions.ConnectionError
+    ) -> tuple[TargetError, bool]:
+        """The fault, and whether the request was surely not sent (no connection was made)."""
         reason = exc.args[0] if exc.args else exc
         if isinstance(reason, urllib3.exceptions.MaxRetryError):
             reason = reason.reason
         if isinstance(reason, urllib3.exceptions.ProtocolError):
             return ProtocolViolation(
                 f"{what}: the target closed the connection without an answer ({reason})"
-            )
-        return TargetUnreachable(f"{what}: nothing answers at {self.base_url} ({reason})")
+            ), False
+        unsent = isinstance(reason, urllib3.exceptions.NewConnectionError)
+        return TargetUnreachable(f"{what}: nothing answers at {self.base_url} ({reason})"), unsent
 
     def _reader(self, response: requests.Response, what: str) -> _Reader:
         return _Reader(
@@ -616,16 +791,28 @@ class HttpAdapter:
     def _json(
         self, response: requests.Response, what: str, status: int, shape: str | None
     ) -> Document:
-        """The answer as a document of ``shape`` with ``status``, or the classified fault."""
+        """The answer as a document of ``shape`` with ``status``, or the classified fault.
+
+        Its size and the memory its value takes are bounded (``ANSWER_LIMITS``), and its
+        parse counts within the request's deadline."""
+        limit = ANSWER_LIMITS.get(shape, ANSWER_LIMITS[None])
+        deadline = getattr(response, _DEADLINE, None)
         try:
-            raw = self._reader(response, what).read_all(MAX_JSON_BYTES)
+            raw = self._reader(response, what).read_all(limit.size)
         finally:
             response.close()
         why = ""
         try:
-            value = strict_loads(raw)
+            value = strict_loads(raw, max_cost=limit.memory)
+        except OverCost as exc:
+            raise ProtocolViolation(f"{what}: the answer is over its memory limit: {exc}") from None
         except JsonError as exc:
             value, why = raw, f" ({exc})"
+        if isinstance(deadline, Deadline) and time.monotonic() > deadline.at:
+            raise TargetTimeout(
+                f"{what}: no complete answer within {deadline.seconds:g} s (its {len(raw)} "
+                f"bytes read and parsed)"
+            )
         if response.status_code != status:
             if 400 <= response.status_code < 500 and _is_error_document(value):
                 error = value["error"]
@@ -741,25 +928,153 @@ class HttpAdapter:
         return HttpBlockStream(response, self._reader(response, what), count)
 
     def open_account(self, balance_cents: int) -> Document:
-        body = {"balance_cents": balance_cents}
-        return self._call("POST", "/v1/accounts", "account", status=201, body=body)
+        body = {"balance_cents": balance_cents}  # sent again if lost: one more account, unused
+        return self._call("POST", "/v1/accounts", "account", status=201, body=body, safe=True)
 
     def balance(self, account_id: str, token: str | None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}"
         return self._call("GET", path, "balance", token=token, safe=True)
 
     def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        """A play; one whose answer was lost is settled from the history (``_settle``)."""
         path = f"/v1/accounts/{quote(account_id, safe='')}/plays"
         body = {"game": game, "stake_cents": stake_cents}
-        return self._call("POST", path, "play", status=201, body=body, token=token)
+        account = str(account_id)
+        self._plays.start(account, self.timeout[1])
+        bought: object = None
+        try:
+            try:
+                document = self._call("POST", path, "play", status=201, body=body, token=token)
+            except LostAnswer as lost:
+                document = self._settle(account_id, token, game, stake_cents, path, lost)
+            bought = document.get("play_id")
+            return document
+        finally:
+            self._plays.end(account, bought)
+
+    def _settle(
+        self,
+        account_id: str,
+        token: str | None,
+        game: str,
+        stake_cents: int,
+        path: str,
+        lost: LostAnswer,
+    ) -> Document:
+        """The lost play's answer, from the history and the balance, or the play sent again
+        when the history shows it was not bought (a play shows there as soon as it is bought:
+        contract section 4), at most ``retries`` times; ``ProtocolViolation`` when neither can
+        be told (the check: *error*).
+
+        The history holds the account's plays but the lost one, each known here, once no
+        other of its plays is in flight: a play there that is not known is the lost one."""
+        account = str(account_id)
+        cannot = f"{lost.fault}; the play was perhaps made, and the history could not tell"
+        ready = self._plays.settle(account, self.timeout[1])
+        try:
+            if not ready:
+                self.counts.add("lost")
+                raise ProtocolViolation(f"{cannot} (other plays of the account stayed in flight)")
+            for attempt in range(1 + self.retries):
+                found = self._lost_play(account_id, token, game, stake_cents, cannot)
+                if found is not None:
+                    self.counts.add("plays_bought")
+                    return found
+                if attempt == self.retries:
+                    break
+                self.counts.add("plays_resent")
+                body = {"game": game, "stake_cents": stake_cents}
+                try:
+                    return self._call("POST", path, "play", status=201, body=body, token=token)
+                except LostAnswer as again:
+                    cannot = (
+                        f"{again.fault}; the play was perhaps made, and the history could not tell"
+                    )
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{lost.fault}; sent again {self.retries} times, each lost")
+        finally:
+            self._plays.settled(account, ready)
+
+    def _lost_play(
+        self, account_id: str, token: str | None, game: str, stake_cents: int, cannot: str
+    ) -> Document | None:
+        """The play answer of the account's one play that is not known here, from the
+        history and the balance; None: the history shows none (it was not bought)."""
+        try:
+            history = self.history(account_id, token)
+        except TargetError as exc:
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{cannot} (reading it: {exc})") from None
+        known = self._plays.known(str(account_id))
+        plays = history.get("plays")
+        new = [
+            p
+            for p in (plays if isinstance(plays, list) else [])
+            if type(p) is dict and p.get("play_id") not in known
+        ]
+        if not new:
+            return None
+        found = new[0]
+        if len(new) > 1 or (found.get("game"), found.get("stake_cents")) != (game, stake_cents):
+            self.counts.add("lost")
+            raise ProtocolViolation(
+                f"{cannot}: it shows {len(new)} play(s) this harness did not see bought, "
+                f"the newest {found!r:.300}"
+            )
+        try:
+            balance = self.balance(account_id, token)
+        except TargetError as exc:
+            self.counts.add("lost")
+            raise ProtocolViolation(f"{cannot} (reading the balance: {exc})") from None
+        fields = ("play_id", "game", "stake_cents", "block_id", "index")
+        return {
+            **{name: found.get(name) for name in fields},
+            "balance_cents": balance.get("balance_cents"),
+        }
 
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/reveal"
-        return self._call("POST", path, "reveal", body={"button": button}, token=token)
+        return self._unsettled("POST", path, "reveal", body={"button": button}, token=token)
 
     def auto(self, play_id: str, token: str | None) -> Document:
+        """AUTO; one whose answer was lost is asked again, as a safe request (at most
+        ``retries`` times, with backoff): a second AUTO changes nothing
+        (docs/contract-decisions.md: it may answer the ticket again or refuse, and the balance
+        does not move), so its answer is the lost one's. A refusal then: the first was done,
+        its answer lost, and nothing else tells it (the check: *error*)."""
         path = f"/v1/plays/{quote(play_id, safe='')}/auto"
-        return self._call("POST", path, "auto", body={}, token=token)
+        try:
+            return self._call("POST", path, "auto", body={}, token=token)
+        except LostAnswer as lost:
+            self._pause(0)
+            try:
+                return self._call("POST", path, "auto", body={}, token=token, safe=True)
+            except ErrorReply as refused:
+                self.counts.add("lost")
+                raise ProtocolViolation(
+                    f"{lost.fault}; asked again, it was refused ({refused}): the first was "
+                    "perhaps done, and nothing tells its answer"
+                ) from None
+            except TargetError:
+                self.counts.add("lost")
+                raise
+
+    def _unsettled(self, method: str, path: str, shape: str, **kwargs: Any) -> Document:
+        """A reveal: a lost answer is not settled (the history shows no reveal state) nor
+        sent again (it would reveal the next symbol under the button): the check cannot
+        judge."""
+        try:
+            return self._call(method, path, shape, **kwargs)
+        except LostAnswer as lost:
+            self.counts.add("lost")
+            raise ProtocolViolation(
+                f"{lost.fault}; it changes the play, so it is not sent again, and nothing "
+                "tells whether it was done"
+            ) from None
+
+    def transport_counts(self) -> dict[str, int]:
+        """What the transport did (``harness._transport.Counts``): the report shows it."""
+        return self.counts.snapshot()
 
     def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}/history"

@@ -17,6 +17,7 @@ implementation is wrong* (it answers, and a check proves a rule broken).
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -359,6 +360,7 @@ class Runner:
                 exit_code=result.exit_code,
                 reservations=result.reservations,
                 scope=result.scope,
+                transport=transport_counts(adapter),
             )
         )
         return result
@@ -812,6 +814,16 @@ def scope_reservation(certified_scope: Mapping[str, Any]) -> dict[str, Any]:
         "requirements": [],
         "evidence": [],
     }
+
+
+def transport_counts(adapter: object) -> dict[str, int] | None:
+    """The HTTP transport's counts of an HTTP target (``HttpAdapter``; through ``Validated``)."""
+    http = sys.modules.get("harness._http_adapter")  # not loaded: no HTTP target (and no
+    adapter = getattr(adapter, "unchecked", adapter)  # import of requests for a run without)
+    if http is None or not isinstance(adapter, http.HttpAdapter):
+        return None
+    counts: dict[str, int] = adapter.transport_counts()
+    return counts
 
 
 def _ids(ids: Sequence[str], limit: int = 8) -> str:

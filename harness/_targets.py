@@ -31,10 +31,17 @@ _FACTORY = re.compile(
 _OPERATIONS = (*OPERATIONS, "close")
 
 
-def open_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT_S, **http_options: Any) -> Adapter:
-    """The adapter of the target named ``spec``; ``timeout`` (s) and ``http_options`` (see
-    ``HttpAdapter``) apply to HTTP targets. ConfigError for a name that is none of the forms,
-    TargetUnreachable for a vendor adapter that cannot be loaded."""
+def open_target(
+    spec: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    user_agent: str | None = None,
+    **http_options: Any,
+) -> Adapter:
+    """The adapter of the target named ``spec``; ``timeout`` (s), ``user_agent`` (None: the
+    default, a common client's) and ``http_options`` (see ``HttpAdapter``) apply to HTTP
+    targets. ConfigError for a name that is none of the forms, TargetUnreachable for a vendor
+    adapter that cannot be loaded."""
     if not isinstance(spec, str):
         raise ConfigError(f"a target is a string, got {type(spec).__name__}: {spec!r}")
     if spec == DEFAULT_TARGET:
@@ -44,6 +51,8 @@ def open_target(spec: str, *, timeout: float = DEFAULT_TIMEOUT_S, **http_options
     if spec.startswith(("http://", "https://")):
         from ._http_adapter import HttpAdapter
 
+        if user_agent is not None:
+            http_options["user_agent"] = user_agent
         return HttpAdapter(spec, timeout=timeout, **http_options)
     match = _FACTORY.fullmatch(spec)
     if match is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import http.client
 import itertools
 import re
 import socket
@@ -137,8 +138,39 @@ def _attach_current(connection: Any) -> None:
         deadline.attach(connection.sock)
 
 
+MAX_INTERIM = 32
+"""Informational (1xx) answers skipped before a request's final answer; more is a fault of the
+target's (each is read within the request's deadline anyway)."""
+
+
+class InterimSkipping(http.client.HTTPResponse):
+    """An answer read past its informational (1xx) answers, as HTTP says (RFC 9110 15.2): a
+    ``103 Early Hints`` or a ``102 Processing`` before the final answer is skipped like the
+    ``100 Continue`` that ``http.client`` alone skips. ``101 Switching Protocols`` is final (the
+    harness asks for no upgrade, so a 101 stays the surprise it is)."""
+
+    _interim = 0
+
+    def _read_status(self) -> tuple[str, int, str]:
+        while True:
+            version, status, reason = super()._read_status()  # type: ignore[misc]
+            if 100 <= status < 200 and status != 101:
+                self._interim += 1
+                if self._interim > MAX_INTERIM:
+                    raise http.client.HTTPException(
+                        f"more than {MAX_INTERIM} informational (1xx) answers in a row"
+                    )
+                if status != 100:  # http.client's begin() skips a 100's headers itself
+                    http.client._read_headers(self.fp)  # type: ignore[attr-defined]
+                    continue
+            return version, status, reason
+
+
 class _Attaching(urllib3.connection.HTTPConnection):
-    """Registers its socket with the sending thread's deadline, new or kept alive."""
+    """Registers its socket with the sending thread's deadline, new or kept alive; reads its
+    answers past informational ones (``InterimSkipping``)."""
+
+    response_class = InterimSkipping
 
     def connect(self) -> None:
         super().connect()
@@ -226,3 +258,102 @@ class Breaker:
             seen = self._timeouts.get(key)
             if seen and len(seen) < self.threshold:
                 del self._timeouts[key]
+
+
+# -- concurrency for a target that drops connections ------------------------------------------
+
+
+class Counts:
+    """What the transport did to get answers from a target: the run's report shows it.
+
+    ``retries``: requests sent again because the connection failed before any answer (safe
+    ones, or any whose connection was never made, so nothing was sent) or a 502/503/504 came;
+    ``plays_settled``: plays whose answer was lost, settled from the history and the balance
+    (``plays_bought``: found there; ``plays_resent``: not there, so sent again); ``lost``:
+    answers lost that nothing could settle (the check says it could not judge: *error*);
+    ``reductions``: times the limit on requests in flight was halved; ``lowest_limit``: the
+    lowest it went."""
+
+    FIELDS = ("retries", "plays_bought", "plays_resent", "lost", "reductions", "lowest_limit")
+
+    def __init__(self, ceiling: int) -> None:
+        self.values = dict.fromkeys(self.FIELDS, 0)
+        self.values["lowest_limit"] = ceiling
+        self._lock = threading.Lock()
+
+    def add(self, name: str, amount: int = 1) -> None:
+        with self._lock:
+            self.values[name] += amount
+
+    def lowest(self, limit: int) -> None:
+        with self._lock:
+            self.values["lowest_limit"] = min(self.values["lowest_limit"], limit)
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.values)
+
+
+class Limiter:
+    """An AIMD limit on the requests a target has in flight (waiting for their answer's
+    headers), shared by every thread of the adapter, as TCP shares a link.
+
+    It starts at ``start`` (an initial window, as TCP's) and grows to ``ceiling`` (the pool's
+    size) as answers come. A connection dropped before any answer halves it (down to
+    ``floor``), at most once per ``cooldown`` seconds (the requests already in flight when it
+    was halved drop for the same cause); each answer raises it by ``1 / limit`` (one more per
+    round of ``limit`` answers: it recovers slowly). A request waits for a free slot at most
+    its own deadline (``TargetTimeout`` then, said to be the harness's wait).
+
+    A request that is not sent again if its connection drops (a play, a reveal) is let in only
+    under ``share`` of the limit: it goes out when the target is far from the load at which it
+    drops connections, so it is the least likely to be dropped."""
+
+    def __init__(
+        self,
+        ceiling: int,
+        counts: Counts,
+        *,
+        start: int | None = None,
+        floor: int = 1,
+        cooldown: float = 0.5,
+    ) -> None:
+        self.ceiling = ceiling
+        self.floor = floor
+        self.cooldown = cooldown
+        self.limit = float(min(start or ceiling, ceiling))
+        self.in_flight = 0
+        self.counts = counts
+        self._cut_at = -cooldown
+        self._ready = threading.Condition()
+
+    def acquire(self, seconds: float, share: float = 1.0) -> bool:
+        """A slot within ``seconds``, under ``share`` of the limit; False: none came free."""
+        ends = time.monotonic() + seconds
+        with self._ready:
+            while self.in_flight >= max(1, int(self.limit * share)):
+                left = ends - time.monotonic()
+                if left <= 0:
+                    return False
+                self._ready.wait(left)
+            self.in_flight += 1
+            return True
+
+    def release(self, answered: bool) -> None:
+        with self._ready:
+            self.in_flight -= 1
+            if answered and self.limit < self.ceiling:
+                self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
+            self._ready.notify_all()  # the waiting under a share, and the others
+
+    def dropped(self) -> None:
+        """A connection failed before any answer: halve the limit (once per cooldown)."""
+        with self._ready:
+            now = time.monotonic()
+            if now - self._cut_at < self.cooldown or self.limit <= self.floor:
+                return
+            self._cut_at = now
+            self.limit = max(float(self.floor), self.limit / 2)
+            lowest = int(self.limit)
+        self.counts.add("reductions")
+        self.counts.lowest(lowest)

@@ -5,9 +5,11 @@ Python's ``json`` accepts what RFC 8259 does not (``NaN``, ``Infinity``), turns 
 ``RecursionError`` on deep nesting and a bare ``ValueError`` on integers over 4 300 digits. A
 target, a case file or a block file chosen by someone else can send any of these, so
 ``loads`` refuses each with a ``JsonError`` naming the fault, within bounds on size, depth and
-integer digits; ``dumps`` writes any value as valid JSON (non-finite floats as strings, lone
-surrogates as ``\\uXXXX`` escapes). It lives in ``reference`` (stdlib only) so that the server,
-the suite and the harness all use it without layering cycles.
+integer digits, and (``max_cost``) the memory its value would take, estimated from its
+structure before anything is built (``structure``); ``dumps`` writes any value as valid
+JSON (non-finite floats as strings, lone surrogates as ``\\uXXXX`` escapes). It lives in
+``reference`` (stdlib only) so that the server, the suite and the harness all use it without
+layering cycles.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import json
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from itertools import accumulate, count
+from operator import sub
+from typing import Any, NamedTuple
 
 MAX_DEPTH = 64  # no document of the contract nests deeper than 5
 MAX_INT_DIGITS = 4300  # Python's own limit (sys.get_int_max_str_digits): parsed in C up to it
@@ -26,6 +30,10 @@ MAX_BYTES = 256 * 1024 * 1024
 
 class JsonError(ValueError):
     """A document that is not strict, bounded JSON; the message names the fault."""
+
+
+class OverCost(JsonError):
+    """A document whose value would take more memory than its ``max_cost``."""
 
 
 def _constant(name: str) -> Any:
@@ -48,23 +56,59 @@ def _int_parser(max_digits: int) -> Callable[[str], int]:
     return parse
 
 
+# a string, escapes and all, matched without backtracking (possessive: no state kept per
+# character, so a string of 24 MiB costs no more than its bytes)
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_STRING_TEXT = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+# brackets to steps of depth (an opening one 2, a closing one 0: minus 1 per bracket, below)
+_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_INNERMOST = re.compile(rb"\[\]|\{\}")
+
+# What a parsed value holds, per piece of its text, at most (measured on CPython 3.11: an empty
+# dict or list 56 to 72 bytes and its slot in its parent 8, a one-key dict 184, a string 49 plus
+# its characters, a float 24, an int 28 to 32; the text itself, decoded, up to 4 bytes a
+# character): an estimate that is never below what ``json.loads`` takes (benchmarks/memory.py).
+COST_PER_CONTAINER = 100
+COST_PER_VALUE = 64
+COST_PER_BYTE = 4
 
 
-def _too_deep(text: str, limit: int) -> bool:
-    """Whether valid JSON ``text`` nests deeper than ``limit``, at C speed and without
-    recursion: escapes dropped (``\\\\`` then ``\\"``, left to right as JSON pairs them), the
-    strings between the remaining quotes dropped, every byte but brackets dropped, then the
-    innermost ``[]``/``{}`` pairs removed once per level."""
-    bare = text.replace("\\\\", "").replace('\\"', "")
-    outside = "".join(bare.split('"')[::2]).encode("utf-8", "surrogatepass")
-    skeleton = outside.translate(None, _NOT_BRACKETS)
-    for _ in range(limit):
-        if not skeleton:
-            return False
-        skeleton = _INNERMOST.sub(b"", skeleton)  # one pass: exactly one level
-    return bool(skeleton)
+class Structure(NamedTuple):
+    """What a JSON text would build, counted on its text: objects and arrays, values and keys
+    (the commas and colons outside strings), and how deep it nests."""
+
+    containers: int
+    values: int
+    depth: int
+
+    def cost(self, size: int) -> int:
+        """About the most bytes of memory the parsed value of a text of ``size`` bytes takes."""
+        return (
+            COST_PER_CONTAINER * self.containers
+            + COST_PER_VALUE * self.values
+            + COST_PER_BYTE * size
+        )
+
+
+def structure(data: bytes | str, *, max_cost: int | None = None) -> Structure:
+    """The ``Structure`` of ``data``, at C speed, in one copy of it at most: the strings
+    removed (their content is no structure), then the brackets, commas and colons counted;
+    the depth is the highest running sum of the brackets (+1 opening, -1 closing), taken by
+    iterators, with no copy per nesting level. Far over ``max_cost`` already (4 times), the
+    depth is not counted (1): the text is refused anyway, and counting it would cost time."""
+    if isinstance(data, str):
+        bare = _STRING_TEXT.sub('""', data).encode("utf-8", "surrogatepass")
+    else:
+        bare = _STRING.sub(b'""', data)
+    containers = bare.count(b"{") + bare.count(b"[")
+    values = bare.count(b",") + bare.count(b":") + containers
+    shape = Structure(containers, values, min(containers, 1))
+    if containers <= 1 or (max_cost is not None and shape.cost(len(data)) > 4 * max_cost):
+        return shape
+    steps = bare.translate(_STEPS, _NOT_BRACKETS)
+    del bare
+    depth = max(map(sub, accumulate(steps), count(1)), default=0)
+    return shape._replace(depth=depth)
 
 
 def loads(
@@ -73,11 +117,25 @@ def loads(
     max_bytes: int = MAX_BYTES,
     max_depth: int = MAX_DEPTH,
     max_int_digits: int = MAX_INT_DIGITS,
+    max_cost: int | None = None,
     object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
 ) -> Any:
-    """``data`` (UTF-8 bytes, no BOM, or text) parsed strictly; ``JsonError`` names the fault."""
+    """``data`` (UTF-8 bytes, no BOM, or text) parsed strictly; ``JsonError`` names the fault.
+
+    Its structure is counted first (``structure``): nested deeper than ``max_depth``, or a
+    value that would take more than ``max_cost`` bytes of memory (None: no bound but
+    ``max_bytes``), is refused before anything is built."""
     if len(data) > max_bytes:
         raise JsonError(f"the document exceeds {max_bytes} bytes ({len(data)})")
+    shape = structure(data, max_cost=max_cost)
+    if shape.depth > max_depth:  # the first fault to name: no document of the contract is deep
+        raise JsonError(f"nested deeper than {max_depth} levels")
+    if max_cost is not None and shape.cost(len(data)) > max_cost:
+        raise OverCost(
+            f"the document would take about {_mib(shape.cost(len(data)))} of memory to hold "
+            f"({shape.containers} objects and arrays, {shape.values} values in "
+            f"{len(data)} bytes), over its limit of {_mib(max_cost)}"
+        )
     if isinstance(data, bytes | bytearray):
         try:
             text = bytes(data).decode("utf-8")
@@ -89,7 +147,7 @@ def loads(
     if text.startswith("\ufeff"):
         raise JsonError("the document starts with a byte order mark (BOM)")
     try:
-        value = json.loads(
+        return json.loads(
             text,
             parse_constant=_constant,
             parse_float=_float,
@@ -106,10 +164,10 @@ def loads(
         if "integer string conversion" in str(exc):
             raise JsonError(f"an integer of more than {_PYTHON_DIGITS} digits") from None
         raise JsonError(f"not JSON: {str(exc)[:200]}") from None
-    brackets = text.count("[") + text.count("{")
-    if brackets > max_depth and _too_deep(text, max_depth):
-        raise JsonError(f"nested deeper than {max_depth} levels")
-    return value
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size / 1024:.0f} KiB"
 
 
 def sanitise(value: Any) -> Any:

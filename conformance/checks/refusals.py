@@ -73,7 +73,7 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
         ("balance without a token", lambda: adapter.balance(acc, None), (401,), False),
         (
             "history with a token that opens no account",
-            lambda: adapter.history(acc, "instantcert-no-such-token-0", 5),
+            lambda: adapter.history(acc, owner.token[::-1], 5),  # a token mistyped
             (401,),
             False,
         ),

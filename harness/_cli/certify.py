@@ -90,6 +90,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"seconds the target may take to answer one request (default: {DEFAULT_TIMEOUT_S:g})",
     )
     parser.add_argument(
+        "--user-agent",
+        default=None,
+        metavar="TEXT",
+        help="the User-Agent header sent to an HTTP target (default: a common HTTP client's, "
+        "so that nothing in the traffic names the harness; docs/http-api.md)",
+    )
+    parser.add_argument(
         "--wait",
         type=float,
         default=0.0,
@@ -171,6 +178,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         "requirements": args.requirement,
         "seed": args.seed,
         "timeout_s": args.timeout,
+        "user_agent": args.user_agent,
         "check_budget_s": args.check_budget,
         "run_budget_s": args.run_budget,
         "check_concurrency": args.check_concurrency,
@@ -278,7 +286,11 @@ def run(args: argparse.Namespace) -> int:
         sign_key = load_sign_key(args.sign_key)
         budget = float(settings.check_budget_s)  # a vendor module that hangs on import
         ready, opened = run_within(
-            lambda: open_target(config.target, timeout=config.timeout_s), budget, "open target"
+            lambda: open_target(
+                config.target, timeout=config.timeout_s, user_agent=config.user_agent
+            ),
+            budget,
+            "open target",
         )
         if not ready or opened is None:
             raise TargetUnreachable(

@@ -122,6 +122,7 @@ def _document(record: RunRecord) -> dict[str, Any]:
         "interpretations": started.interpretations,
         "waivers": waivers,
         "clauses": coverage(started.clauses, {r["id"]: r["outcome"] for r in requirements}),
+        "transport": finished.transport,
     }
 
 

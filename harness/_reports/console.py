@@ -100,6 +100,20 @@ def _group_line(label: str, members: list[dict[str, Any]]) -> str:
     reasons = {r["message"].split(": ", 1)[-1] for r in members if r["message"]}
     reason = f" {_short(next(iter(reasons)), 80)}:" if len(reasons) == 1 else ""
     return f"{label} ({len(ids)}):{reason} {shown}{more}"
+def transport_line(doc: dict[str, Any]) -> str:
+    """One line on what the HTTP transport did, when it did anything ("" otherwise)."""
+    counts = doc.get("transport")
+    if not counts or not any(
+        counts[k] for k in ("retries", "plays_bought", "plays_resent", "lost")
+    ):
+        return ""
+    settled = counts["plays_bought"] + counts["plays_resent"]
+    return (
+        f"transport: {counts['retries']} requests sent again, {settled} lost plays settled from "
+        f"the history ({counts['plays_bought']} bought, {counts['plays_resent']} sent again), "
+        f"{counts['lost']} answers lost unsettled; requests in flight halved "
+        f"{counts['reductions']} times (down to {counts['lowest_limit']})"
+    )
 
 
 def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None = None) -> str:
@@ -171,6 +185,8 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
         parts.append("\n".join(listed))
     if covers(doc):
         parts.append(f"scope: {covers(doc)}")
+    if transport_line(doc):
+        parts.append(transport_line(doc))
     parts.append(f"{doc['verdict']['overall']}: {doc['verdict']['note']}")
     return "\n\n".join(parts) + "\n"
 

@@ -103,7 +103,7 @@ def scenario_no_token(session: Session, case: Case) -> Evidence | None:
     """Every play endpoint answers 401 to no token and to a token that opens no account."""
     owner, played = _owned_play(session, case["game"], case["stake_cents"])
     balance = session.balance(owner)
-    for token in (None, "", "instantcert-not-a-token-" + owner.token[:4][::-1]):
+    for token in (None, "", owner.token[::-1]):  # none, empty, one mistyped
         for operation, call in _calls(session, owner, played, token):
             reply = refused(call)
             if not isinstance(reply, ErrorReply) or reply.status != 401:

@@ -1,0 +1,39 @@
+"""Correct targets that speak HTTP differently (``wire_variants``), certified over HTTP with
+the tests' profile: none may end with a *fail* or an *error* outcome.
+
+The HTTP/1.0 server with an accept backlog of 5 is certified at the concurrency of a busy run
+(24 threads buying at once): its queue overflows, and connections are reset or closed before
+any answer (before the transport sent safe requests again, settled lost plays and lowered its
+concurrency, eight requirements of this very run ended in *error*: docs/http-api.md). The
+report's ``transport`` object says what the transport did.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from harness import open_target
+
+from .certify import certify
+from .wire_variants import WIRE_VARIANTS, wire_variant
+
+SCHEMA = json.loads(
+    (Path(__file__).parents[2] / "harness" / "schemas" / "report.schema.json").read_text()
+)
+BUSY = {"concurrency_threads": 24}  # the concurrency at which the backlog of 5 overflows
+
+
+@pytest.mark.parametrize("name", sorted(WIRE_VARIANTS))
+def test_wire_variant_certified_over_http(name: str, tmp_path: Path) -> None:
+    settings = BUSY if name == "http10_backlog5" else None
+    with wire_variant(name) as url:
+        outcome = certify(open_target(url, timeout=20), target=url, settings=settings, out=tmp_path)
+    bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
+    assert not bad, f"{name} is correct but was rejected: {bad}"
+    report = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    assert report["transport"]["lost"] == 0, report["transport"]

@@ -1,0 +1,261 @@
+"""Correct targets that speak HTTP differently: the suite must certify each over HTTP.
+
+Each is the reference (``reference_adapter``) behind Python's own ``http.server``
+(``ThreadingHTTPServer``, a thread per connection), with one freedom of the wire:
+
+- ``http10_backlog5``: HTTP/1.0, one connection per request, an accept backlog of 5 (a modest
+  server: under the harness's concurrency its queue overflows, and connections are reset or
+  closed before any answer, though every request it accepts is answered right);
+- ``chunked``: HTTP/1.1 kept alive, every body ``Transfer-Encoding: chunked``;
+- ``sized``: HTTP/1.1 kept alive, every body with its ``Content-Length`` (block streams too);
+- ``gzip``: every answer ``Content-Encoding: gzip`` when the request accepts it;
+- ``late``: every answer 150 ms late.
+
+``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from harness._adapter import EVALUATE_BATCH_LIMIT
+from harness._errors import ErrorReply
+
+from ._base import reference_adapter
+
+WIRE_VARIANTS: dict[str, dict[str, Any]] = {
+    "http10_backlog5": {"http10": True, "backlog": 5},
+    "chunked": {"chunked": True},
+    "sized": {},
+    "gzip": {"gzip": True},
+    "late": {"delay_s": 0.150},
+}
+
+Document = dict[str, Any]
+Answer = tuple[int, Any]  # status, a JSON document or an iterator of NDJSON bytes
+
+
+def _int(query: dict[str, list[str]], name: str) -> int | None:
+    values = query.get(name)
+    if not values:
+        return None
+    text = values[-1]
+    if not (text.isascii() and text.isdigit()):
+        raise ErrorReply(400, "malformed_request", f"{name} must be an integer, got {text!r}")
+    return int(text)
+
+
+def _field(body: Document, name: str) -> Any:
+    if name not in body:
+        raise ErrorReply(400, "malformed_request", f"the body has no {name!r}")
+    return body[name]
+
+
+def _block_lines(stream: Any) -> Iterator[bytes]:
+    try:
+        yield json.dumps(stream.header, separators=(",", ":")).encode() + b"\n"
+        batch: list[bytes] = []
+        for line in stream.lines():
+            batch.append(line + b"\n")
+            if len(batch) >= 512:
+                yield b"".join(batch)
+                batch = []
+        if batch:
+            yield b"".join(batch)
+    finally:
+        stream.close()
+
+
+Route = tuple[str, re.Pattern[str], Callable[..., Answer]]
+
+
+def routes(adapter: Any) -> list[Route]:
+    """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1."""
+
+    def implementation(query: Any, body: Document, token: str | None) -> Answer:
+        return 200, adapter.describe()
+
+    def evaluate(query: Any, body: Document, token: str | None) -> Answer:
+        tickets = _field(body, "tickets")
+        if type(tickets) is not list or not 1 <= len(tickets) <= EVALUATE_BATCH_LIMIT:
+            raise ErrorReply(400, "malformed_request", "tickets must be a list of 1 to 1000")
+        game, stake = _field(body, "game"), _field(body, "stake_cents")
+        return 200, {"results": adapter.evaluate(game, stake, tickets)}
+
+    def blocks(query: Any, body: Document, token: str | None) -> Answer:
+        game = (query.get("game") or [None])[-1]
+        return 200, {"blocks": adapter.list_blocks(game, _int(query, "stake_cents"))}
+
+    def block(block_id: str, query: Any, body: Document, token: str | None) -> Answer:
+        stream = adapter.read_block(block_id, _int(query, "start"), _int(query, "count"))
+        return 200, _block_lines(stream)
+
+    def accounts(query: Any, body: Document, token: str | None) -> Answer:
+        return 201, adapter.open_account(_field(body, "balance_cents"))
+
+    def balance(account: str, query: Any, body: Document, token: str | None) -> Answer:
+        return 200, adapter.balance(account, token)
+
+    def plays(account: str, query: Any, body: Document, token: str | None) -> Answer:
+        game, stake = _field(body, "game"), _field(body, "stake_cents")
+        return 201, adapter.play(account, token, game, stake)
+
+    def history(account: str, query: Any, body: Document, token: str | None) -> Answer:
+        return 200, adapter.history(account, token, _int(query, "limit"))
+
+    def reveal(play: str, query: Any, body: Document, token: str | None) -> Answer:
+        return 200, adapter.reveal(play, token, _field(body, "button"))
+
+    def auto(play: str, query: Any, body: Document, token: str | None) -> Answer:
+        return 200, adapter.auto(play, token)
+
+    table: list[tuple[str, str, Callable[..., Answer]]] = [
+        ("GET", r"/v1/implementation", implementation),
+        ("POST", r"/v1/evaluate", evaluate),
+        ("GET", r"/v1/blocks", blocks),
+        ("GET", r"/v1/blocks/([^/]+)", block),
+        ("POST", r"/v1/accounts", accounts),
+        ("GET", r"/v1/accounts/([^/]+)", balance),
+        ("POST", r"/v1/accounts/([^/]+)/plays", plays),
+        ("GET", r"/v1/accounts/([^/]+)/history", history),
+        ("POST", r"/v1/plays/([^/]+)/reveal", reveal),
+        ("POST", r"/v1/plays/([^/]+)/auto", auto),
+    ]
+    return [(method, re.compile(pattern), handler) for method, pattern, handler in table]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: WireHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._answer("GET")
+
+    def do_POST(self) -> None:
+        self._answer("POST")
+
+    def _answer(self, method: str) -> None:
+        options = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        status, document = self._dispatch(method, raw)
+        if options.delay_s:
+            time.sleep(options.delay_s)
+        if isinstance(document, Iterator):
+            self._send(status, "application/x-ndjson", document)
+        else:
+            self._send(status, "application/json", iter([json.dumps(document).encode()]))
+
+    def _dispatch(self, method: str, raw: bytes) -> Answer:
+        parts = urlsplit(self.path)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
+        bearer = token.strip() or None if scheme.lower() == "bearer" else None
+        try:
+            body = json.loads(raw) if raw else {}
+            if not isinstance(body, dict):
+                raise ErrorReply(400, "malformed_request", "the body must be a JSON object")
+            for verb, pattern, handler in self.server.routes:
+                match = pattern.fullmatch(parts.path)
+                if match is not None and verb == method:
+                    ids = [unquote(group) for group in match.groups()]
+                    return handler(*ids, query, body, bearer)
+            raise ErrorReply(404, "not_found", f"no such endpoint: {parts.path}")
+        except ErrorReply as exc:
+            return exc.status, {"error": {"code": exc.code, "message": exc.message}}
+        except ValueError as exc:
+            return 400, {"error": {"code": "malformed_request", "message": str(exc)}}
+
+    def _send(self, status: int, media: str, body: Iterator[bytes]) -> None:
+        options = self.server
+        squeeze = options.gzip and "gzip" in (self.headers.get("Accept-Encoding") or "")
+        if squeeze:
+            body = _gzipped(body)
+        self.send_response(status)
+        self.send_header("Content-Type", media)
+        if squeeze:
+            self.send_header("Content-Encoding", "gzip")
+        if options.http10 and media != "application/json":  # the end of the body: the close
+            self.end_headers()
+            for piece in body:
+                self.wfile.write(piece)
+            return
+        if options.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for piece in body:
+                if piece:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        data = b"".join(body)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
+    squeezer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
+    for piece in body:
+        out = squeezer.compress(piece)
+        if out:
+            yield out
+    yield squeezer.flush()
+
+
+class WireHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(
+        self,
+        adapter: Any,
+        *,
+        http10: bool = False,
+        backlog: int = 128,
+        chunked: bool = False,
+        gzip: bool = False,
+        delay_s: float = 0.0,
+    ) -> None:
+        self.request_queue_size = backlog  # read by server_activate's listen()
+        self.routes = routes(adapter)
+        self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s
+        handler = type(
+            "Handler", (_Handler,), {"protocol_version": "HTTP/1.0" if http10 else "HTTP/1.1"}
+        )
+        super().__init__(("127.0.0.1", 0), handler)
+
+
+class WireServer:
+    """``with WireServer(adapter, **options) as url``: served in a daemon thread; the adapter
+    is closed when the server stops."""
+
+    def __init__(self, adapter: Any, **options: Any) -> None:
+        self.adapter = adapter
+        self.server = WireHTTPServer(adapter, **options)
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> str:
+        self._thread.start()
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self._thread.join(10)
+        self.adapter.close()
+
+
+def wire_variant(name: str) -> WireServer:
+    """The reference served with the wire freedom ``name`` (a key of ``WIRE_VARIANTS``)."""
+    return WireServer(reference_adapter(name=f"wire:{name}"), **WIRE_VARIANTS[name])

@@ -1,0 +1,114 @@
+"""Nothing in a request says "harness" unless the lab asks (docs/http-api.md, "Nothing says
+'harness'"): the default User-Agent is a common client's, a lab names another by the config
+or ``certify --user-agent``, and no header, path, query or body of a run names the harness."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import ConfigError, HttpAdapter, open_target
+from harness._cli import main as cli_main
+from harness._config import build_config
+from harness._http_adapter import DEFAULT_USER_AGENT
+from tests.faulty._base import reference_adapter
+from tests.faulty.certify import SEED, TEST_SETTINGS
+from tests.faulty.http_bridge import Serving, create_app
+
+LABELS = re.compile(rb"instantcert|harness|certif|conformance|probe", re.IGNORECASE)
+REQUIREMENTS = (
+    "robots.4.6.x2",
+    "robots.4.1.stake_debited",
+    "blocks.contract3.header",
+    "protocol.refusals.status",
+    "security.tokens.required",
+)
+
+
+class Recording:
+    """The reference over HTTP, every request's line, headers and body kept."""
+
+    def __init__(self) -> None:
+        self.adapter = reference_adapter(name="user-agent")
+        self.app = create_app(self.adapter)
+        self.requests: list[bytes] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        head = [scope["method"].encode(), scope["raw_path"], scope["query_string"]]
+        head += [name + b": " + value for name, value in scope["headers"]]
+        body = bytearray()
+
+        async def recorded() -> Any:
+            message = await receive()
+            body.extend(message.get("body", b""))
+            return message
+
+        await self.app(scope, recorded, send)
+        self.requests.append(b"\n".join([*head, bytes(body)]))
+
+    def user_agents(self) -> set[bytes]:
+        return {
+            line.partition(b": ")[2]
+            for request in self.requests
+            for line in request.split(b"\n")
+            if line.lower().startswith(b"user-agent: ")
+        }
+
+
+@pytest.fixture
+def recording() -> Any:
+    target = Recording()
+    with Serving(target, on_close=target.adapter.close) as url:
+        target.url = url  # type: ignore[attr-defined]
+        yield target
+
+
+def _certify(url: str, tmp_path: Path, *extra: str) -> int:
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({"settings": TEST_SETTINGS}))
+    argv = ["certify", "--target", url, "--profile", "quick", "--seed", str(SEED)]
+    argv += ["--config", str(config), "--out", str(tmp_path / "out"), *extra]
+    for rid in REQUIREMENTS:
+        argv += ["--requirement", rid]
+    return cli_main(argv)
+
+
+def test_nothing_a_run_sends_names_the_harness(recording: Any, tmp_path: Path) -> None:
+    assert _certify(recording.url, tmp_path) == 0
+    assert len(recording.requests) > 50
+    assert recording.user_agents() == {DEFAULT_USER_AGENT.encode()}
+    labelled = [r[:300] for r in recording.requests if LABELS.search(r)]
+    assert not labelled
+
+
+def test_certify_user_agent_names_the_traffic(recording: Any, tmp_path: Path) -> None:
+    code = _certify(recording.url, tmp_path, "--user-agent", "ACME-lab-certification/2.0")
+    assert code == 0
+    assert recording.user_agents() == {b"ACME-lab-certification/2.0"}
+
+
+def test_the_config_key_and_its_bounds(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("user_agent: curl/8.5.0\n")
+    assert build_config(config, {}).user_agent == "curl/8.5.0"
+    assert build_config(config, {"user_agent": "x/1"}).user_agent == "x/1"  # the flag wins
+    for bad in ("", "a\r\nX-Injected: 1", "é", " padded", "x" * 257, 7):
+        config.write_text(json.dumps({"user_agent": bad}))
+        with pytest.raises(ConfigError, match="user_agent must be 1 to 256 printable ASCII"):
+            build_config(config, {})
+
+
+def test_open_target_passes_the_user_agent() -> None:
+    adapter = open_target("http://127.0.0.1:9", user_agent="lab/1")
+    assert isinstance(adapter, HttpAdapter)
+    assert adapter.session.headers["User-Agent"] == "lab/1"
+    default = HttpAdapter("http://127.0.0.1:9")
+    assert default.session.headers["User-Agent"] == DEFAULT_USER_AGENT
+    assert "python-requests" not in json.dumps(dict(default.session.headers))
