@@ -247,6 +247,8 @@ def _fail_on(value: object, where: str) -> tuple[str, ...]:
         if item not in FAIL_ON:
             raise ConfigError(f"{where}: unknown value {item!r}{_suggest(str(item), FAIL_ON)}")
     return tuple(dict.fromkeys(value))
+
+
 MAX_USER_AGENT_CHARS = 256
 
 

@@ -100,6 +100,8 @@ def _group_line(label: str, members: list[dict[str, Any]]) -> str:
     reasons = {r["message"].split(": ", 1)[-1] for r in members if r["message"]}
     reason = f" {_short(next(iter(reasons)), 80)}:" if len(reasons) == 1 else ""
     return f"{label} ({len(ids)}):{reason} {shown}{more}"
+
+
 def transport_line(doc: dict[str, Any]) -> str:
     """One line on what the HTTP transport did, when it did anything ("" otherwise)."""
     counts = doc.get("transport")
