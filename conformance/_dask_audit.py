@@ -28,6 +28,7 @@ run starts (the command exits 2 with one line); no wait is unbounded.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -122,7 +123,7 @@ class _Stream:
             raise ValueError("a URL stream seeks from its start only")
         if offset == self._at:
             return offset
-        if self._raw.seekable():
+        with contextlib.suppress(ValueError, OSError):  # fsspec's HTTP stream says it seeks
             self._raw.seek(offset)
             self._at = offset
             return offset
