@@ -14,13 +14,15 @@ an implementation's adapter cannot hand the checks an audit of its own making.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from . import _stats
 from ._audit import BlockAudit, Expectation, Source, audit, open_document, read_header
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,15 @@ class AuditEngine(Protocol):
     def audited(self, request: BlockRequest) -> EngineAudit:
         """The request's audit (submitted first if it was not); an exception naming the block
         and where it failed if it could not be audited."""
+        ...
+
+    def compare(
+        self,
+        function: Callable[..., R],
+        pairs: Sequence[tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]],
+    ) -> list[R]:
+        """``function(audit_a, audit_b, *args)`` for each ``(key_a, key_b, args)`` (keys of
+        requests already audited), in order, computed where the audits are."""
         ...
 
     def close(self) -> None:

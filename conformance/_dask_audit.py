@@ -34,7 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import distributed
 import fsspec  # type: ignore[import-untyped]
@@ -53,6 +53,8 @@ from ._audit import (
 )
 from ._audit_engine import BlockRequest, EngineAudit, audit_source
 from ._file_target import FileTarget, FileTargets
+
+R = TypeVar("R")
 
 # distributed's client API is untyped: its handles are held as Any here
 _Client: Any = distributed.Client
@@ -210,6 +212,16 @@ def _audit_on_worker(
     return result, randomness, worker, time.perf_counter() - began
 
 
+def _pair_on_worker(
+    function: Callable[..., R],
+    a: tuple[BlockAudit, _stats.FamilyVerdict, str, float],
+    b: tuple[BlockAudit, _stats.FamilyVerdict, str, float],
+    args: tuple[Any, ...],
+) -> R:
+    """``function`` on two blocks' audits (``_audit_on_worker``'s results, where they are)."""
+    return function(a[0], b[0], *args)
+
+
 # -- the engine, in the client ---------------------------------------------------------------
 
 
@@ -238,7 +250,7 @@ class DaskEngine:
                 _audit_on_worker,
                 self.sources[request.block_id],
                 request,
-                key=f"audit-block-{self._run}-{len(self._futures)}",
+                key=f"audit-block-{self._run}-{len(self._futures)}-{request.block_id}",
                 pure=False,
             )
 
@@ -267,6 +279,33 @@ class DaskEngine:
             "seconds": round(seconds, 3),
         }
         return EngineAudit(result, randomness, audited_by)
+
+    def compare(
+        self,
+        function: Callable[..., R],
+        pairs: Sequence[tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]],
+    ) -> list[R]:
+        """Each pair computed on a worker from the two audits the cluster holds (one of them
+        moved between workers if they sit apart: a prize a unit, never the block)."""
+        futures = [
+            self.client.submit(
+                _pair_on_worker, function, self._futures[a], self._futures[b], args, pure=False
+            )
+            for a, b, args in pairs
+        ]
+        deadline = time.monotonic() + self.timeout
+        results: list[R] = []
+        for (a, b, _), future in zip(pairs, futures, strict=True):
+            try:
+                results.append(future.result(timeout=max(0.0, deadline - time.monotonic())))
+            except ClusterError:
+                raise
+            except Exception as exc:
+                raise ClusterError(
+                    f"comparing blocks {a[0]} and {b[0]}: the cluster at {self.scheduler} "
+                    f"failed it: {_one_line(exc)}"
+                ) from None
+        return results
 
     def close(self) -> None:
         for future in self._futures.values():

@@ -858,17 +858,17 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         pair: tuple[str, AuditedBlock, AuditedBlock, bool],
     ) -> tuple[_stats.FamilyVerdict | None, str]:
         _game, first, second, across = pair
-        if across:
-            return _across_stakes(first, second, alpha)
-        lots = first.audit.expectation.lots
-        return _stats.unrelated(first.audit.prizes, second.audit.prizes, lots, alpha), ""
+        return compare_audits(first.audit, second.audit, across, alpha)
 
-    # the pairs' FFTs release the GIL: side by side they use the cores the block phase owns
+    engine = _engine(ctx)
+    if engine is not None:  # on the cluster, where the audits are: no prizes moved through here
+        keys = [(_key_of(a), _key_of(b), (across, alpha)) for _g, a, b, across in todo]
+        verdicts = engine.compare(compare_audits, keys)
+    else:  # the pairs' FFTs release the GIL: side by side they use the cores the block phase owns
+        verdicts = list(map_in_order(compare, todo, default_workers()))
     # (scale: "" for two blocks of a stake, else common_tiers')
     pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict, str]] = []
-    for (game, first, second, _), (verdict, scale) in zip(
-        todo, map_in_order(compare, todo, default_workers()), strict=True
-    ):
+    for (game, first, second, _), (verdict, scale) in zip(todo, verdicts, strict=True):
         if verdict is None:
             compared[f"{first.block_id}~{second.block_id}"] = scale
         else:
@@ -924,14 +924,28 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         raise NotSupported("no (game, stake) in scope lists two blocks to compare")
 
 
+def _key_of(block: AuditedBlock) -> tuple[str, int | None, int | None]:
+    """The block's ``BlockRequest.key``: how an engine names its audit."""
+    return (block.block_id, block.request["start"], block.request["count"])
+
+
+def compare_audits(
+    a: BlockAudit, b: BlockAudit, across: bool, alpha: float
+) -> tuple[_stats.FamilyVerdict | None, str]:
+    """The ``unrelated`` family on two audited blocks: of one stake, or (``across``) of two
+    stakes of a game (``_across_stakes``); with the scale of the tiers ("" for one stake)."""
+    if across:
+        return _across_stakes(a, b, alpha)
+    return _stats.unrelated(a.prizes, b.prizes, a.expectation.lots, alpha), ""
+
+
 def _across_stakes(
-    first: AuditedBlock, second: AuditedBlock, alpha: float
+    a: BlockAudit, b: BlockAudit, alpha: float
 ) -> tuple[_stats.FamilyVerdict | None, str]:
     """``unrelated`` on the first blocks of two stakes, tiers on the scale ``common_tiers``
     finds (returned with the verdict); None and why not when the two were read at different
     places (the quick profile's slices are seeded per stake): they hold different units, and
     a comparison of them could see nothing."""
-    a, b = first.audit, second.audit
     if (a.start, a.count) != (b.start, b.count):
         return None, "across stakes: slices read at different places, not compared"
     codes_a, codes_b, lots, scale = _crossblock.common_tiers(
