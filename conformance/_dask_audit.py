@@ -238,6 +238,7 @@ class DaskEngine:
         self.timeout = timeout
         self._futures: dict[tuple[Any, ...], Any] = {}
         self._run = uuid.uuid4().hex[:8]
+        self._stalled = False  # a block waited ``timeout`` in vain: the cluster is not answering
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "scheduler": self.scheduler}
@@ -261,10 +262,13 @@ class DaskEngine:
         if future is None:
             raise ClusterError(f"{what}: no file of this run holds it")
         try:
-            result, randomness, worker, seconds = future.result(timeout=self.timeout)
+            # once one block waited its whole budget, the others get only what is done
+            wait = 0.0 if self._stalled else self.timeout
+            result, randomness, worker, seconds = future.result(timeout=wait)
         except ClusterError:
             raise
         except distributed.TimeoutError:
+            self._stalled = True
             raise ClusterError(
                 f"{what}: not audited within {self.timeout:g} s by the cluster at {self.scheduler}"
             ) from None

@@ -407,3 +407,46 @@ def test_worker_processes_audit_like_the_local_path(
     assert _engine_free(there) == _engine_free(full_local)
     seen = {processes.name_of(b["audited_by"]["worker"]) for b in there["blocks"]}
     assert seen <= {"w1", "w2"} and seen
+
+
+class _Stuck:
+    """A future the cluster never finishes; it records how long it was waited for."""
+
+    def __init__(self, waits: list[float]) -> None:
+        self.waits = waits
+
+    def result(self, timeout: float) -> Any:
+        self.waits.append(timeout)
+        raise _dask_audit.distributed.TimeoutError()
+
+    def release(self) -> None:
+        pass
+
+
+class _StuckClient:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+        self.scheduler = None
+
+    def submit(self, *args: Any, **kwargs: Any) -> _Stuck:
+        return _Stuck(self.waits)
+
+    def close(self, timeout: float) -> None:
+        pass
+
+
+def test_a_cluster_that_stops_answering_costs_one_budget_not_one_per_block() -> None:
+    from conformance._audit import Expectation
+    from conformance._audit_engine import BlockRequest
+
+    client = _StuckClient()
+    engine = _dask_audit.DaskEngine(client, {"b1": "one.jsonl", "b2": "two.jsonl"}, 7.0)
+    requests = [
+        BlockRequest(b, Expectation.from_rules("robots", 100, b), (), 20, 0.01)
+        for b in ("b1", "b2")
+    ]
+    engine.submit(requests)
+    for request in requests:
+        with pytest.raises(_dask_audit.ClusterError, match=f"block {request.block_id}: not"):
+            engine.audited(request)
+    assert client.waits == [7.0, 0.0]
