@@ -12,8 +12,9 @@ on this machine (one thread each, no nanny), then times, alternately, ``--runs``
 
 each a whole process timed from outside (interpreter start, every block, every cross-block
 pair, every report). The cluster is started once, before the runs, and its workers import
-the audit's modules then: its start-up is a long-lived cluster's, not an emission's. Prints each run, the medians, their ratio (the target: the
-cluster at most 1.5 x the local time on the same machine, the engine's overhead), the
+the audit's modules then: its start-up is a long-lived cluster's, not an emission's. Prints
+each run, the medians, their ratio (the target: the cluster at most 1.5 x the local time on
+the same machine, the engine's overhead), the
 processes' CPU where it can be read, the load average before and after, and checks that the
 two report.json files agree (verdicts, figures) but for what names the engine.
 """
