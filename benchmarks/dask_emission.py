@@ -2,6 +2,7 @@
 
     PYTHONPATH=$PWD python benchmarks/dask_emission.py [--workdir DIR] [--blocks 20]
                                                        [--runs 3] [--workers 2]
+                                                       [--scheduler ADDRESS]
 
 Writes ``--blocks`` whole robots blocks (2 000 000 units each, fixed seeds used nowhere else)
 into ``--workdir`` once, starts ``dask scheduler`` and ``--workers`` ``dask worker`` processes
@@ -60,14 +61,18 @@ def write_blocks(workdir: Path, blocks: int) -> list[Path]:
 class Cluster:
     """A scheduler and ``workers`` worker processes on this machine."""
 
-    def __init__(self, workdir: Path, workers: int) -> None:
+    def __init__(self, workdir: Path, workers: int, address: str | None = None) -> None:
+        self.processes: list[subprocess.Popen[bytes]] = []
+        if address is not None:  # a cluster running elsewhere
+            self.address: str = address
+            return
         self.file = workdir / "scheduler.json"
         self.file.unlink(missing_ok=True)
         quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         dask = str(BIN / "dask")
         scheduler = [dask, "scheduler", "--host", "127.0.0.1", "--port", "0"]
         scheduler += ["--no-dashboard", "--scheduler-file", str(self.file)]
-        self.processes = [subprocess.Popen(scheduler, **quiet)]
+        self.processes.append(subprocess.Popen(scheduler, **quiet))
         for n in range(workers):
             worker = [dask, "worker", "--scheduler-file", str(self.file), "--nthreads", "1"]
             worker += ["--no-nanny", "--no-dashboard", "--name", f"w{n + 1}"]
@@ -76,7 +81,7 @@ class Cluster:
             if self.file.exists() and self.file.read_text().strip():
                 break
             time.sleep(0.1)
-        self.address: str = json.loads(self.file.read_text())["address"]
+        self.address = json.loads(self.file.read_text())["address"]
         connect: Any = distributed.Client
         with connect(self.address, timeout=30) as client:
             client.wait_for_workers(workers, timeout=120)
@@ -140,10 +145,16 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=20)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="a running cluster's scheduler instead of one started here (its workers must "
+        "read --workdir's files at the same paths); its processes' CPU is then not counted",
+    )
     args = parser.parse_args()
     paths = write_blocks(args.workdir, args.blocks)
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    cluster = Cluster(args.workdir, args.workers)
+    cluster = Cluster(args.workdir, args.workers, args.scheduler)
     files = [str(p) for p in paths]
     local_out, cluster_out = args.workdir / "report-local", args.workdir / "report-cluster"
     local_cmd = [*instantcert(), "audit-block", *files, "--seed", "1", "--out", str(local_out)]
