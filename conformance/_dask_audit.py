@@ -321,9 +321,7 @@ def connect(scheduler: str, connect_timeout: float = CONNECT_TIMEOUT_S) -> Any:
     """A client of the scheduler at ``scheduler`` with at least one worker, or
     ``ClusterUnavailable`` (one line) within about ``connect_timeout`` + ``WORKERS_TIMEOUT_S``."""
     try:
-        client = _Client(
-            scheduler, timeout=connect_timeout, set_as_default=False, direct_to_workers=False
-        )
+        client = _Client(scheduler, timeout=connect_timeout, set_as_default=False)
     except Exception as exc:  # OSError, TimeoutError, ValueError (a malformed address)
         raise ClusterUnavailable(
             f"cannot reach the Dask scheduler at {scheduler!r} within {connect_timeout:g} s: "
