@@ -29,6 +29,7 @@ from ._audit import (
     read_header,
     resume_document,
 )
+from ._audit_engine import AuditEngine
 from ._execute import CheckOutcome
 
 Document = dict[str, Any]
@@ -76,14 +77,23 @@ class FileTarget:
     decompression; a later slice read starts from the nearest one instead of from the top.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    engine: AuditEngine | None = None
+    """Where its block is audited when not in this process (``audit-block --scheduler``)."""
+
+    def __init__(
+        self, path: str | Path, header: Document | None = None, source: str | None = None
+    ) -> None:
+        """The file at ``path``, its header read from it; or, given the ``header`` an engine's
+        worker read, a file named ``source`` (a path or URL) that this process never opens."""
         self.path = Path(path)
-        self.name = f"file:{self.path}"
-        reader = open_document(self.path)
-        try:
-            header, _, _ = read_header(reader)
-        finally:
-            reader.close()
+        self.source = str(self.path) if source is None else source
+        self.name = f"file:{self.source}"
+        if header is None:
+            reader = open_document(self.path)
+            try:
+                header, _, _ = read_header(reader)
+            finally:
+                reader.close()
         expectation_for(header)  # AuditError unless it names a game and stake of the rules
         self.header = header
         self.game: str = header["game"]
@@ -242,7 +252,8 @@ class FileTarget:
         self._no()
 
     def close(self) -> None:
-        pass
+        if self.engine is not None:
+            self.engine.close()
 
 
 class FileTargets:
@@ -251,15 +262,21 @@ class FileTargets:
     them: the randomness family over every block, consecutive blocks of a stake compared,
     the top tiers of all of them pooled. Files holding slices must all hold the same slice."""
 
-    def __init__(self, paths: Sequence[str | Path]) -> None:
-        self.files = [open_file_target(p) for p in paths]
-        self.name = "file:" + os.pathsep.join(str(f.path) for f in self.files)
+    engine: AuditEngine | None = None
+    """Where their blocks are audited when not in this process (``audit-block --scheduler``)."""
+
+    def __init__(
+        self, paths: Sequence[str | Path], files: Sequence[FileTarget] | None = None
+    ) -> None:
+        """The files at ``paths``; or the ``files`` given (an engine read their headers)."""
+        self.files = [open_file_target(p) for p in paths] if files is None else list(files)
+        self.name = "file:" + os.pathsep.join(f.source for f in self.files)
         self._by_id: dict[str, FileTarget] = {}
         for target in self.files:
             other = self._by_id.get(target.block_id)
             if other is not None:
                 raise AuditError(
-                    f"{target.path} and {other.path} both hold block {target.block_id!r}: "
+                    f"{target.source} and {other.source} both hold block {target.block_id!r}: "
                     "a block can be audited once"
                 )
             self._by_id[target.block_id] = target
@@ -267,7 +284,7 @@ class FileTargets:
         slices = [f for f in self.files if (f.start, f.count) != (0, f.units)]
         if slices and len(spans) > 1:
             raise AuditError(
-                f"{slices[0].path} holds the slice [{slices[0].start}, "
+                f"{slices[0].source} holds the slice [{slices[0].start}, "
                 f"{slices[0].start + slices[0].count}): files audited together must all hold a "
                 "whole block, or all the same slice"
             )
@@ -305,6 +322,8 @@ class FileTargets:
     def close(self) -> None:
         for target in self.files:
             target.close()
+        if self.engine is not None:
+            self.engine.close()
 
 
 def block_file_of(adapter: object) -> FileTarget | FileTargets | None:

@@ -84,6 +84,9 @@ class BlockAudited:
     face_value_cents: int
     p_values: dict[str, float]
     cumulative_payout: list[list[int]]  # [[index, cumulative prize cents], ...] downsampled
+    # where it was audited when not in this process: engine, scheduler, worker (audit-block
+    # --scheduler); None for a local audit, and then absent from report.json
+    audited_by: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -422,12 +422,13 @@ class Runner:
 
         def block_sink(block: Mapping[str, Any]) -> None:
             names = [f.name for f in fields(BlockAudited)]
-            missing = [n for n in names if n not in block]
+            required = [f.name for f in fields(BlockAudited) if f.default is MISSING]
+            missing = [n for n in required if n not in block]
             if missing:
                 raise ValueError(f"check {check.id}: block report lacks {missing}")
             with token.lock:
                 if not token.cancelled:
-                    emit(BlockAudited(**{n: block[n] for n in names}))
+                    emit(BlockAudited(**{n: block[n] for n in names if n in block}))
 
         guard = GuardedAdapter(adapter, token, self._stalls, self._gate)
         ctx = CheckContext(

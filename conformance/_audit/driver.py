@@ -150,7 +150,7 @@ def _in_order(results: Sequence[_ChunkResult], start: int, count: int) -> bool:
 
 
 def _judged(
-    pieces: Iterable[tuple[bytes, int]], params: _Params, workers: int
+    pieces: Iterable[tuple[bytes, int]], params: _Params, workers: int, processes: bool = True
 ) -> list[_ChunkResult]:
     """Every chunk's result, in order: in this process, on threads, or on worker processes.
 
@@ -158,7 +158,9 @@ def _judged(
     lines one way, so the judge will most likely vouch for the others too. A document in
     another layout takes the numpy path, which holds the GIL for part of its work, so it goes
     to worker processes (900 000 eldorado lines written with ``", "`` and ``": "``: 0.70-0.74 s
-    a command on processes, 0.75-0.90 s on threads, three runs each)."""
+    a command on processes, 0.75-0.90 s on threads, three runs each). Without ``processes``
+    (a process that must not fork: a Dask worker is daemonic and runs threads of its own),
+    every document goes to threads: the same results, the numpy path slower."""
     if workers <= 1:
         return [audit_chunk(buf, first, params) for buf, first in pieces]
     ahead = iter(pieces)
@@ -167,7 +169,9 @@ def _judged(
         return []
     pieces = itertools.chain([head], ahead)
     buf = head[0]
-    if _kernels.judged_chunk(params.game, buf, len(buf), params.stake, params.table) is not None:
+    if not processes or (
+        _kernels.judged_chunk(params.game, buf, len(buf), params.stake, params.table) is not None
+    ):
         return _judged_on_threads(pieces, params, workers)
     return _judged_on_processes(pieces, params, workers)
 
@@ -238,6 +242,7 @@ def audit(
     max_faults: int = 20,
     keep: Sequence[tuple[int, int]] = (),
     progress: Callable[[int], None] | None = None,
+    processes: bool = True,
 ) -> BlockAudit:
     """Audit one block document: ``header`` (parsed) and ``chunks`` of whole unit lines.
 
@@ -250,7 +255,8 @@ def audit(
     the stream does hand on is judged, so a well-formed document that lacks units (it ends
     cleanly, early) or skips an index fails ``sequence``. A block *file* has no transport: a
     truncated ``.gz`` (``EOFError``, ``zlib.error``) or an unreadable file ends its document,
-    a ``sequence`` fault, since the units after it are missing.
+    a ``sequence`` fault, since the units after it are missing. ``processes=False`` keeps the
+    judging on threads (see ``_judged``).
     """
     header = dict(header)
     faults = _check_header(header, expect)
@@ -289,7 +295,7 @@ def audit(
             ended = str(exc) or type(exc).__name__
 
     _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
-    results = _judged(pieces(), params, workers)
+    results = _judged(pieces(), params, workers, processes)
     prizes = np.concatenate([r.prizes for r in results]) if results else np.zeros(0, np.int32)
     counts: dict[str, int] = {}
     for f in faults:

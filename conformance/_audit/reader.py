@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol
 
 from reference import _strict_json as strict_json
 
@@ -71,6 +71,13 @@ def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) 
         yield rest + b"\n"
 
 
+class Source(Protocol):
+    """Where a block file's bytes come from: a ``Path``, or any object that opens a binary
+    stream of them (the cluster engine's URL sources, ``conformance._dask_audit``)."""
+
+    def open(self, mode: str) -> IO[bytes]: ...
+
+
 RAW_READ = 1 << 16  # compressed bytes read at a time (a chunk is about one read inflated)
 CHECKPOINT_BYTES = 1 << 20  # a recording reader keeps a checkpoint about every MiB of file
 MAX_FILE_LINE_BYTES = 64 << 20  # a line without end past this ends the document
@@ -105,7 +112,7 @@ class DocumentReader:
 
     def __init__(
         self,
-        path: Path,
+        path: Source,
         start: Checkpoint | None = None,
         record: bool = False,
         fast: bool | None = None,
@@ -244,11 +251,12 @@ class DocumentReader:
 
 
 def open_document(
-    path: str | Path, record: bool = False, fast: bool | None = None
+    path: str | Path | Source, record: bool = False, fast: bool | None = None
 ) -> DocumentReader:
     """A reader over a block file's document bytes, decompressing ``.gz`` files (with isal
     when installed, unless ``record`` asks for checkpoints: see ``DocumentReader``)."""
-    return DocumentReader(Path(path), record=record, fast=fast)
+    source = Path(path) if isinstance(path, str) else path
+    return DocumentReader(source, record=record, fast=fast)
 
 
 def resume_document(path: str | Path, at: Checkpoint, offset: int) -> Callable[[int], bytes]:

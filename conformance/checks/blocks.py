@@ -30,6 +30,7 @@ from reference import _strict_json as strict_json
 from .. import _crossblock, _stats
 from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
 from .._audit.driver import default_workers
+from .._audit_engine import AuditEngine, BlockRequest
 from .._file_target import block_file_of
 from .._pool import map_in_order
 from .._public_seeds import public_commitment, public_layout
@@ -246,13 +247,20 @@ def _chunks(stream: Any) -> Iterator[bytes]:
     return chunks_from_lines(lines)
 
 
-def _audited(ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]) -> AuditedBlock:
+def _span_of(
+    ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]
+) -> tuple[int | None, int | None]:
+    """The slice of a listed block the checks audit (``_span``; None, None: whole)."""
     units = (
         entry["units"]
         if type(entry.get("units")) is int
         else reference.load_rules(game).block_units
     )
-    start, count = _span(ctx, game, stake, units)
+    return _span(ctx, game, stake, units)
+
+
+def _audited(ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]) -> AuditedBlock:
+    start, count = _span_of(ctx, game, stake, entry)
     key = (game, stake, entry["block_id"], start, count)
     session = _session(ctx)
     if key not in session.audits:
@@ -266,6 +274,24 @@ def _audited(ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]) ->
     return value
 
 
+def _block_request(
+    ctx: CheckContext,
+    game: str,
+    stake: int,
+    entry: dict[str, Any],
+    start: int | None,
+    count: int | None,
+) -> BlockRequest:
+    """What auditing a listed block asks: its expectation, the units to keep for the slice
+    check, the randomness family's segments and level."""
+    block_id = str(entry["block_id"])
+    expect = Expectation.from_rules(game, stake, block_id, start, count)
+    span_start = 0 if start is None else start
+    span_count = (entry.get("units") if count is None else count) or 0
+    keep = _keep_ranges(span_start, int(span_count), f"{ctx.seed}:{block_id}")
+    return BlockRequest(block_id, expect, keep, ctx.settings.randomness_segments, check_alpha(ctx))
+
+
 def _audit_block(
     ctx: CheckContext,
     game: str,
@@ -274,26 +300,26 @@ def _audit_block(
     start: int | None,
     count: int | None,
 ) -> AuditedBlock:
-    block_id = str(entry["block_id"])
-    expect = Expectation.from_rules(game, stake, block_id, start, count)
-    span_start = 0 if start is None else start
-    span_count = (entry.get("units") if count is None else count) or 0
-    keep = _keep_ranges(span_start, int(span_count), f"{ctx.seed}:{block_id}")
+    asked = _block_request(ctx, game, stake, entry, start, count)
+    block_id, expect, keep = asked.block_id, asked.expect, asked.keep
     request = {"operation": "read_block", "block_id": block_id, "start": start, "count": count}
-    total = span_count if isinstance(span_count, int) else None
-    what = f"auditing block {block_id}"
-    stream = ctx.adapter.read_block(block_id, start, count)
-    try:
-        result = audit(
-            stream.header,
-            _chunks(stream),
-            expect,
-            header_bytes=getattr(stream, "header_bytes", None),
-            keep=keep,
-            progress=lambda done: ctx.progress(done, total, what),
+    engine = _engine(ctx)
+    if engine is not None:  # audited where the file is read, its randomness family there too
+        engine.submit(_requests(ctx))
+        done = engine.audited(asked)
+        result, randomness = done.audit, done.randomness
+        audited_by: dict[str, Any] | None = done.audited_by
+    else:
+        span_count = (entry.get("units") if count is None else count) or 0
+        total = span_count if isinstance(span_count, int) else None
+        result = _audit_here(ctx, asked, start, count, total)
+        randomness = _stats.winner_positions(
+            result.prizes,
+            expect.lots,
+            ctx.settings.randomness_segments,
+            check_alpha(ctx),
         )
-    finally:
-        stream.close()
+        audited_by = None
     extra: list[Fault] = []
     header = result.header
     for key in ("block_id", "game", "stake_cents", "units"):
@@ -304,14 +330,50 @@ def _audit_block(
                     f"the header says {key} {header.get(key)!r}, the block list {entry.get(key)!r}",
                 )
             )
-    randomness = _stats.winner_positions(
-        result.prizes,
-        expect.lots,
-        ctx.settings.randomness_segments,
-        check_alpha(ctx),
-    )
-    ctx.block_sink(result.block_audited(randomness.p_values()))
+    record = result.block_audited(randomness.p_values())
+    if audited_by is not None:
+        record["audited_by"] = audited_by
+    ctx.block_sink(record)
     return AuditedBlock(dict(entry), request, result, randomness, keep, extra)
+
+
+def _audit_here(
+    ctx: CheckContext, asked: BlockRequest, start: int | None, count: int | None, total: int | None
+) -> BlockAudit:
+    """The block read through the run's adapter and audited in this process."""
+    what = f"auditing block {asked.block_id}"
+    stream = ctx.adapter.read_block(asked.block_id, start, count)
+    try:
+        return audit(
+            stream.header,
+            _chunks(stream),
+            asked.expect,
+            header_bytes=getattr(stream, "header_bytes", None),
+            keep=asked.keep,
+            progress=lambda done: ctx.progress(done, total, what),
+        )
+    finally:
+        stream.close()
+
+
+def _engine(ctx: CheckContext) -> AuditEngine | None:
+    """The engine the harness's own block-file target audits its blocks on, if any (a
+    target's adapter of its own cannot offer one: ``block_file_of``)."""
+    files = block_file_of(ctx.adapter)
+    return None if files is None else files.engine
+
+
+def _requests(ctx: CheckContext) -> list[BlockRequest]:
+    """Every block the checks will audit, asked as ``_audit_block`` asks: handed to an engine
+    at once, so that a cluster audits them side by side."""
+    requests: dict[tuple[Any, ...], BlockRequest] = {}
+    for game in ctx.games():
+        for stake in ctx.stakes(game):
+            for entry in [*_chosen(ctx, game, stake)[0], *_two_or_more(ctx, game, stake)]:
+                start, count = _span_of(ctx, game, stake, entry)
+                request = _block_request(ctx, game, stake, entry, start, count)
+                requests.setdefault(request.key, request)
+    return list(requests.values())
 
 
 def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, Any]], list[str]]:
@@ -798,17 +860,17 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         pair: tuple[str, AuditedBlock, AuditedBlock, bool],
     ) -> tuple[_stats.FamilyVerdict | None, str]:
         _game, first, second, across = pair
-        if across:
-            return _across_stakes(first, second, alpha)
-        lots = first.audit.expectation.lots
-        return _stats.unrelated(first.audit.prizes, second.audit.prizes, lots, alpha), ""
+        return compare_audits(first.audit, second.audit, across, alpha)
 
-    # the pairs' FFTs release the GIL: side by side they use the cores the block phase owns
+    engine = _engine(ctx)
+    if engine is not None:  # on the cluster, where the audits are: no prizes moved through here
+        keys = [(_key_of(a), _key_of(b), (across, alpha)) for _g, a, b, across in todo]
+        verdicts = engine.compare(compare_audits, keys)
+    else:  # the pairs' FFTs release the GIL: side by side they use the cores the block phase owns
+        verdicts = list(map_in_order(compare, todo, default_workers()))
     # (scale: "" for two blocks of a stake, else common_tiers')
     pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict, str]] = []
-    for (game, first, second, _), (verdict, scale) in zip(
-        todo, map_in_order(compare, todo, default_workers()), strict=True
-    ):
+    for (game, first, second, _), (verdict, scale) in zip(todo, verdicts, strict=True):
         if verdict is None:
             compared[f"{first.block_id}~{second.block_id}"] = scale
         else:
@@ -877,14 +939,28 @@ def unrelated_blocks(ctx: CheckContext) -> None:
         raise NotSupported("no (game, stake) in scope lists two blocks to compare")
 
 
+def _key_of(block: AuditedBlock) -> tuple[str, int | None, int | None]:
+    """The block's ``BlockRequest.key``: how an engine names its audit."""
+    return (block.block_id, block.request["start"], block.request["count"])
+
+
+def compare_audits(
+    a: BlockAudit, b: BlockAudit, across: bool, alpha: float
+) -> tuple[_stats.FamilyVerdict | None, str]:
+    """The ``unrelated`` family on two audited blocks: of one stake, or (``across``) of two
+    stakes of a game (``_across_stakes``); with the scale of the tiers ("" for one stake)."""
+    if across:
+        return _across_stakes(a, b, alpha)
+    return _stats.unrelated(a.prizes, b.prizes, a.expectation.lots, alpha), ""
+
+
 def _across_stakes(
-    first: AuditedBlock, second: AuditedBlock, alpha: float
+    a: BlockAudit, b: BlockAudit, alpha: float
 ) -> tuple[_stats.FamilyVerdict | None, str]:
     """``unrelated`` on the first blocks of two stakes, tiers on the scale ``common_tiers``
     finds (returned with the verdict); None and why not when the two were read at different
     places (the quick profile's slices are seeded per stake): they hold different units, and
     a comparison of them could see nothing."""
-    a, b = first.audit, second.audit
     if (a.start, a.count) != (b.start, b.count):
         return None, "across stakes: slices read at different places, not compared"
     codes_a, codes_b, lots, scale = _crossblock.common_tiers(

@@ -10,12 +10,16 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .._config import SEED_LIMIT
 from .._errors import ConfigError
 from .._runner import RunPlan
 from . import UsageError
 from .certify import execute_run, load_sign_key, open_out_dir
+
+if TYPE_CHECKING:  # the command loads conformance when it runs (start-up)
+    from conformance._file_target import FileTarget, FileTargets
 
 NAME = "audit-block"
 HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomness"
@@ -54,6 +58,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="sign the report folder with this Ed25519 key (see instantcert certify --sign-key)",
     )
     parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="audit on a Dask cluster (tcp://host:port, as `dask scheduler` prints it; pip "
+        "install 'instantcert[dask]'): its workers read the files, named by paths every worker "
+        "can open or fsspec URLs (https://, s3://, ...)",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -76,6 +88,31 @@ def _check_block_file(name: str, path: Path) -> None:
     )
 
 
+def _shown(name: str) -> str:
+    """A file as the reports name it: a path as ``pathlib`` writes it, a URL as given."""
+    return name if "://" in name else str(Path(name))
+
+
+def _on_cluster(names: list[str], scheduler: str, budget: float) -> FileTarget | FileTargets:
+    """The files as a target whose blocks a Dask cluster audits (``conformance._dask_audit``,
+    imported here only: nothing of Dask is loaded without ``--scheduler``)."""
+    try:
+        from conformance import _dask_audit
+    except ImportError as exc:
+        raise UsageError(
+            f"--scheduler needs Dask ({exc.name} is not installed): pip install 'instantcert[dask]'"
+        ) from None
+    try:
+        client: Any = _dask_audit.connect(scheduler)
+        try:
+            return _dask_audit.open_cluster_targets([_shown(n) for n in names], client, budget)
+        except BaseException:
+            client.close()
+            raise
+    except _dask_audit.ClusterUnavailable as exc:
+        raise UsageError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     import secrets
 
@@ -84,8 +121,9 @@ def run(args: argparse.Namespace) -> int:
     from conformance._profiles import ProfileError, profile_settings
 
     paths = [Path(f) for f in args.file]
-    for name, path in zip(args.file, paths, strict=True):
-        _check_block_file(name, path)
+    if args.scheduler is None:
+        for name, path in zip(args.file, paths, strict=True):
+            _check_block_file(name, path)
     if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
         raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)
@@ -97,9 +135,14 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.alpha is not None:
         overrides["alpha"] = args.alpha
+    engine: dict[str, object] | None = None
     try:
         settings = profile_settings("full").with_changes("--alpha", **overrides)
-        adapter = open_file_targets(paths)
+        if args.scheduler is None:
+            adapter: FileTarget | FileTargets = open_file_targets(paths)
+        else:
+            adapter = _on_cluster(args.file, args.scheduler, float(settings.check_budget_s))
+            engine = None if adapter.engine is None else adapter.engine.describe()
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     except AuditError as exc:
@@ -108,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{' '.join(args.file)!r}: {exc}") from None
     out = Path(args.out)
     open_out_dir(out, sign_key is not None, adapter)
-    target = "file:" + os.pathsep.join(str(p) for p in paths)
+    target = "file:" + os.pathsep.join(_shown(f) for f in args.file)
     plan = RunPlan(
         target=target,
         profile="audit",
@@ -119,8 +162,9 @@ def run(args: argparse.Namespace) -> int:
             "profile": "audit",
             "seed": seed,
             "out": str(out),
-            "file": str(paths[0]) if len(paths) == 1 else [str(p) for p in paths],
+            "file": _shown(args.file[0]) if len(paths) == 1 else [_shown(f) for f in args.file],
             "effective_settings": settings.to_dict(),
+            **({} if engine is None else {"engine": engine}),
         },
         capabilities=("blocks",),
         out_dir=out,

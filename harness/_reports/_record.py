@@ -118,12 +118,20 @@ def _document(record: RunRecord) -> dict[str, Any]:
         "requirements": requirements,
         "checks": checks,
         "failures": failures,
-        "blocks": [asdict(b) for b in record.blocks],
+        "blocks": [_block(b) for b in record.blocks],
         "interpretations": started.interpretations,
         "waivers": waivers,
         "clauses": coverage(started.clauses, {r["id"]: r["outcome"] for r in requirements}),
         "transport": finished.transport,
     }
+
+
+def _block(block: BlockAudited) -> dict[str, Any]:
+    """A block's entry: ``audited_by`` only where an engine elsewhere audited it."""
+    entry = asdict(block)
+    if entry["audited_by"] is None:
+        del entry["audited_by"]
+    return entry
 
 
 class Collector:
