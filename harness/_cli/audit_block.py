@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, OSError) as exc:
         raise UsageError(f"{' '.join(args.file)!r}: {exc}") from None
     out = Path(args.out)
-    open_out_dir(out, sign_key is not None, adapter)
+    folder = open_out_dir(out, sign_key is not None, adapter)
     target = "file:" + os.pathsep.join(str(p) for p in paths)
     plan = RunPlan(
         target=target,
@@ -123,6 +123,6 @@ def run(args: argparse.Namespace) -> int:
             "effective_settings": settings.to_dict(),
         },
         capabilities=("blocks",),
-        out_dir=out,
+        out_dir=folder.staging,
     )
-    return execute_run(adapter, plan, out, verbose=args.verbose, sign_key=sign_key)
+    return execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)
