@@ -11,6 +11,8 @@ import argparse
 import os
 from pathlib import Path
 
+from reference._files import NotRegularFile, check_regular, kind
+
 from .._config import SEED_LIMIT
 from .._errors import ConfigError
 from .._runner import RunPlan
@@ -70,10 +72,13 @@ def _check_block_file(name: str, path: Path) -> None:
         raise UsageError(f"{name!r}: no such file")
     if path.is_dir():
         raise UsageError(f"{name!r}: is a directory, expected a block file (.jsonl or .jsonl.gz)")
-    raise UsageError(
-        f"{name!r}: not a regular file (a pipe, socket or device); audit-block reads a block "
-        "file on disk: save the stream first (e.g. curl URL > block.jsonl)"
-    )
+    try:
+        check_regular(path)  # the one test of every path instantcert reads (reference/_files)
+    except NotRegularFile:
+        raise UsageError(
+            f"{name!r}: not a regular file ({kind(path.stat().st_mode)}); audit-block reads a "
+            "block file on disk: save the stream first (e.g. curl URL > block.jsonl)"
+        ) from None
 
 
 def run(args: argparse.Namespace) -> int:

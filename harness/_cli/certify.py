@@ -248,7 +248,7 @@ def execute_run(
             close_within(adapter)  # a hung vendor adapter must not keep the reports unwritten
         for handler in files:
             close_report(handler)
-        last = (_reports.REPORT_FILES[-1], *(_reports.SIGNED_FILES if sign_key else ()))
+        last = (_reports.REPORT_FILES[-1], *_reports.SIGNED_FILES)  # unsigned: a stale one goes
         folder.commit(_reports.REPORT_FILES[:-1], last, (CASES_DIR,))
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (harness/_cli/__init__.py)
         folder.discard()
