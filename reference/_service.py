@@ -4,6 +4,9 @@ The HTTP server (``_server``) and the in-process adapter (``harness._reference_a
 both thin layers over ``GameService``, so the two speak exactly the same documents and errors.
 Every refusal is a ``ServiceError`` carrying the HTTP status and the contract's error code.
 
+Only a new file or one the service created is used (``_service_db``: SQLite's
+``application_id`` and ``user_version``); any other is refused before anything in it changes.
+
 What is stored and why:
 - ``meta``: the master seed every block seed is derived from (so blocks are never stored:
   unit i of block n is recomputed from the seed), created with ``secrets`` on first start;
@@ -45,6 +48,7 @@ from ._errors import GameError
 from ._evaluate import evaluate
 from ._games import GAMES, GameEngine, check_game, check_stake, game_engine, load_rules
 from ._render import SliceRenderer
+from ._service_db import check_database, stamp
 
 Document = dict[str, Any]
 
@@ -183,8 +187,10 @@ class GameService:
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write transaction at a time in this process
         self._closed = False
+        check_database(self.db_path, _SCHEMA)  # someone else's file refused, before any change
         with self._connection() as db:
             db.executescript(_SCHEMA)
+            stamp(db)  # ours from now on (a new file, or one of an instantcert before the stamp)
             self._master_seed = self._init_seed(db, seed)
         self.renderer = SliceRenderer()
 
