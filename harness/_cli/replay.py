@@ -21,6 +21,7 @@ from .._targets import DEFAULT_TIMEOUT_S
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 NAME = "replay"
+MAX_TIMEOUT_S = 86400.0  # as certify's --timeout (harness/_config.py)
 HELP = "re-run a saved failure (cases/<check>-<n>.json) against a target"
 
 
@@ -101,6 +102,8 @@ def choose_target(recorded: str, given: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from conformance._replay import ReplayError, replay
 
+    if not 0 < args.timeout <= MAX_TIMEOUT_S:  # also NaN
+        raise UsageError(f"--timeout: {args.timeout!r} is not a number of seconds in (0, 86400]")
     try:
         case = load_case(args.case)
     except ConfigError as exc:

@@ -197,3 +197,30 @@ def test_open_regular_opens_a_file_and_names_a_directory(tmp_path: Path) -> None
         assert handle.read() == b"data"
     with pytest.raises(OSError, match="a directory"):
         open_regular(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "bound"),
+    [
+        (["certify", "--config", "{config}"], "from 1 to 256"),
+        (["certify", "--check-concurrency", "100000000"], "from 1 to 64"),
+        (["replay", "{case}", "--timeout", "1e12"], "(0, 86400]"),
+        (["replay", "{case}", "--timeout", "nan"], "(0, 86400]"),
+        (
+            ["generate-block", "--game", "robots", "-o", "{out}.jsonl", "--workers", "100000000"],
+            "from 1 to 64",
+        ),
+    ],
+)
+def test_a_setting_past_its_bound_is_refused_naming_the_bound(
+    argv: list[str], bound: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29 item 6: a thread count of 100 000 000 in a config file was accepted."""
+    config = tmp_path / "c.yaml"
+    config.write_text("settings:\n  concurrency_threads: 100000000\n")
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps(hostile.valid_case()))
+    paths = {"config": config, "case": case, "out": tmp_path / "b"}
+    code, text = run([a.format(**paths) for a in argv], capsys)
+    assert code == 2, text
+    assert bound in one_line(text), text
