@@ -52,6 +52,7 @@ from ._service_db import check_database, stamp
 
 Document = dict[str, Any]
 
+MAX_QUERY_INT = 10**18 - 1  # an integer query parameter: at most 18 digits (the server's)
 MAX_BALANCE_CENTS = 2**53 - 1  # the largest integer every JSON reader holds exactly
 MAX_BLOCK_NUMBER_DIGITS = 12  # a block number is 1, 2, ...: twelve digits is far past any
 SCHEMA_VERSION = "1"
@@ -322,24 +323,23 @@ class GameService:
 
     def list_blocks(self, game: object = None, stake_cents: object = None) -> Document:
         """``GET /v1/blocks``: the blocks issued so far (1 to the one after the one on sale)."""
+        # game and stake_cents filter the list: each must be sold (else 422), and a game with
+        # a stake that only another game sells lists no block (200, empty), as the OpenAPI
+        # document's independent enums of the two parameters allow that pair
+        pairs = [(g, s) for g in GAMES for s in load_rules(g).stakes_cents]
         if game is not None:
-            if stake_cents is not None:
-                pairs = [game_and_stake(game, stake_cents)]
-            else:
-                try:
-                    name = check_game(require_str(game, "game"))
-                except GameError as exc:
-                    raise _game_error(exc) from None
-                pairs = [(name, stake) for stake in load_rules(name).stakes_cents]
-        else:
-            pairs = [(g, s) for g in GAMES for s in load_rules(g).stakes_cents]
-            if stake_cents is not None:
-                require_int(stake_cents, "stake_cents", low=0, high=MAX_BALANCE_CENTS)
-                pairs = [(g, s) for g, s in pairs if s == stake_cents]
-                if not pairs:
-                    raise ServiceError(
-                        422, "invalid_stake", f"no game is sold at stake_cents {stake_cents!r}"
-                    )
+            try:
+                name = check_game(require_str(game, "game"))
+            except GameError as exc:
+                raise _game_error(exc) from None
+            pairs = [(g, s) for g, s in pairs if g == name]
+        if stake_cents is not None:
+            require_int(stake_cents, "stake_cents", low=0, high=MAX_BALANCE_CENTS)
+            if not any(s == stake_cents for g in GAMES for s in load_rules(g).stakes_cents):
+                raise ServiceError(
+                    422, "invalid_stake", f"no game is sold at stake_cents {stake_cents!r}"
+                )
+            pairs = [(g, s) for g, s in pairs if s == stake_cents]
         blocks = []
         for name, stake in pairs:
             for number in range(1, self._issued(name, stake) + 1):
@@ -366,10 +366,19 @@ class GameService:
     ) -> tuple[Block, int, int]:
         """The block and the checked slice [start, start+count) of it (default: all of it)."""
         block = self.block(block_id)
-        first = 0 if start is None else require_int(start, "start", low=0, high=block.units)
+        first = 0 if start is None else require_int(start, "start", low=0, high=MAX_QUERY_INT)
+        if first > block.units:  # a well-formed slice that this block has not: 404
+            raise not_found(
+                f"block {block.block_id} has {block.units} units: none at start {first}"
+            )
         size = block.units - first
         if count is not None:
-            size = require_int(count, "count", low=0, high=block.units - first)
+            size = require_int(count, "count", low=0, high=MAX_QUERY_INT)
+            if size > block.units - first:
+                raise not_found(
+                    f"block {block.block_id} has {block.units} units: the slice of {size} from "
+                    f"{first} runs past its end (at most {block.units - first})"
+                )
         return block, first, size
 
     def block_document(

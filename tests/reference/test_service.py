@@ -326,7 +326,8 @@ def test_list_blocks_filters(service: GameService) -> None:
     ]
     assert service.list_blocks("eldorado", 50)["blocks"][0]["units"] == 900_000
     expect(422, "invalid_game", service.list_blocks, "lotto")
-    expect(422, "invalid_stake", service.list_blocks, "robots", 50)
+    assert service.list_blocks("robots", 50) == {"blocks": []}  # only eldorado sells 50
+    expect(422, "invalid_stake", service.list_blocks, "robots", 75)
     expect(422, "invalid_stake", service.list_blocks, None, 75)
 
 
@@ -334,8 +335,9 @@ def test_list_blocks_filters(service: GameService) -> None:
     ("block_id", "start", "count", "status"),
     [
         ("robots-100-0001", -1, None, 400),
-        ("robots-100-0001", ROBOTS_UNITS + 1, None, 400),
-        ("robots-100-0001", 10, ROBOTS_UNITS, 400),
+        ("robots-100-0001", ROBOTS_UNITS + 1, None, 404),  # well formed, past the end
+        ("robots-100-0001", 10, ROBOTS_UNITS, 404),
+        ("robots-100-0001", 10**18, None, 400),  # past any query integer
         ("robots-100-0001", None, -5, 400),
         ("robots-100-1", 0, 1, 404),
         ("robots-50-0001", 0, 1, 404),
