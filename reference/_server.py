@@ -100,9 +100,15 @@ def _query_int(request: Request, name: str) -> int | None:
     text = _query_text(request, name)
     if text is None:
         return None
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+    digits, _, fraction = text.partition(".")  # 100.0 is 100, as JSON Schema's integer
+    if (
+        not (digits.isascii() and digits.isdigit())
+        or len(digits) > 18
+        or fraction.strip("0")
+        or (text.endswith(".") and not fraction)
+    ):
         raise malformed(f"query parameter {name} must be a non-negative integer, got {text!r}")
-    return int(text)
+    return int(digits)
 
 
 def _token(request: Request) -> str | None:

@@ -139,13 +139,26 @@ def _version() -> str:
         return "0+unknown"
 
 
+def as_integer(value: object) -> int | None:
+    """``value`` as JSON Schema reads an integer: an ``int``, or a number with no fraction
+    (``100.0``, ``1e2``: the OpenAPI document's "integer", issue 29 item 7); None for anything
+    else (a bool, ``100.5``, a string, an infinity)."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
 def require_int(value: object, what: str, *, low: int, high: int) -> int:
-    """``value`` if it is a JSON integer in [low, high] (a bool is not an integer here)."""
-    if type(value) is not int:
+    """``value`` if it is a JSON integer in [low, high] (a bool is not an integer here; a
+    number with no fraction is, as in JSON Schema)."""
+    number = as_integer(value)
+    if number is None:
         raise malformed(f"{what} must be an integer, got {type(value).__name__}: {value!r}")
-    if not low <= value <= high:
+    if not low <= number <= high:
         raise malformed(f"{what} must be between {low} and {high}, got {value!r}")
-    return value
+    return number
 
 
 def require_str(value: object, what: str) -> str:
@@ -157,10 +170,12 @@ def require_str(value: object, what: str) -> str:
 def game_and_stake(game: object, stake_cents: object) -> tuple[str, int]:
     """A (game, stake) the reference sells: 400 for a wrong JSON type, 422 for a wrong value."""
     name = require_str(game, "game")
-    if type(stake_cents) is not int:
+    stake = as_integer(stake_cents)
+    if stake is None:
         raise malformed(
             f"stake_cents must be an integer, got {type(stake_cents).__name__}: {stake_cents!r}"
         )
+    stake_cents = stake
     try:
         check_game(name)
         return name, check_stake(name, stake_cents)

@@ -153,7 +153,8 @@ def test_block_slice_is_the_generators_slice_and_audits_clean(url: str) -> None:
         ("start=", 400, "malformed_request"),
         ("count", 400, "malformed_request"),
         ("count=5&count=6", 400, "malformed_request"),  # repeated: which one?
-        ("count=100.0", 400, "malformed_request"),
+        ("count=100.5", 400, "malformed_request"),
+        ("count=1e2", 400, "malformed_request"),
     ],
 )
 def test_block_slice_query_refusals(url: str, query: str, status: int, code: str) -> None:
