@@ -136,6 +136,19 @@ def _schema_fault(data: object) -> str | None:
     return visible(shorten(f"{where}: {message}", 300), one_line=True)
 
 
+def _check_settings(settings: Mapping[str, Any], where: str) -> None:
+    """The settings a case records, held to the run's bounds (``conformance._settings``), so a
+    case file carries no setting a config file could not (issue 29 item 6); keys this version
+    does not know (a case from another version) are left as they are: replay reads none."""
+    from conformance._settings import ProfileError, Settings, names
+
+    known = {k: v for k, v in settings.items() if k in names()}
+    try:
+        Settings.parse(known, "settings")
+    except ProfileError as exc:
+        raise ConfigError(f"{where}: {visible(shorten(str(exc), 300), one_line=True)}") from None
+
+
 def load_case(path: str | Path) -> Case:
     """A case file, parsed strictly and validated against the case schema; ConfigError names
     the fault (one line). A case file may come from anyone: nothing in it is trusted."""
@@ -155,6 +168,7 @@ def load_case(path: str | Path) -> Case:
     fault = _schema_fault(data)
     if fault is not None:
         raise ConfigError(f"{where}: {fault}")
+    _check_settings(data.get("settings", {}), where)
     evidence = data["evidence"]
     return Case(
         check_id=data.get("check_id", ""),

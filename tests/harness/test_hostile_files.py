@@ -224,3 +224,14 @@ def test_a_setting_past_its_bound_is_refused_naming_the_bound(
     code, text = run([a.format(**paths) for a in argv], capsys)
     assert code == 2, text
     assert bound in one_line(text), text
+
+
+def test_a_case_file_setting_past_its_bound_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = tmp_path / "case.json"
+    case.write_text(
+        json.dumps({**hostile.valid_case(), "settings": {"concurrency_threads": 100_000_000}})
+    )
+    code, text = run(["replay", str(case)], capsys)
+    assert code == 2 and "from 1 to 256" in one_line(text), text
