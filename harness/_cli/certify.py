@@ -1,7 +1,9 @@
 """``instantcert certify``: run the conformance suite against a target, write the reports.
 
 Exit codes (contract section 6): 0 no requirement failed or errored, 1 one did, 2 the run
-could not start (bad arguments or config, an impossible target, the smoke step failed).
+could not start (bad arguments or config, an impossible target, the smoke step failed) or its
+reports could not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM). The reports
+are put in place together once all are written (``_reports._folder``).
 """
 
 from __future__ import annotations
@@ -317,7 +319,10 @@ def run(args: argparse.Namespace) -> int:
             run_within(lambda: wait_for_target(adapter, wait), wait + budget, "wait for target")
     assert config.seed is not None
     out = Path(config.out)
-    folder = open_out_dir(out, sign_key is not None, adapter)
+    from conformance._hypothesis import unmanage_numpy_random
+
+    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
+    folder = open_out_dir(out, sign_key is not None, adapter)  # execute_run removes its staging
     plan = RunPlan(
         target=config.target,
         profile=config.profile,
@@ -329,7 +334,4 @@ def run(args: argparse.Namespace) -> int:
         waivers=waivers,
         out_dir=folder.staging,
     )
-    from conformance._hypothesis import unmanage_numpy_random
-
-    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
     return execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)
