@@ -70,14 +70,16 @@ class Settings:
             )
         values = {**DEFAULTS, **raw}
         for key in _POSITIVE_INT:
-            if not _positive_int(values[key]):
+            if not _positive_int(values[key], MAXIMA[key]):
                 raise ProfileError(
-                    f"{where}: {key} must be a positive integer, got {_at(values, key)}"
+                    f"{where}: {key} must be an integer from 1 to {MAXIMA[key]:_}, "
+                    f"got {_at(values, key)}"
                 )
         for key in _POSITIVE_INT_OR_NULL:
-            if values[key] is not None and not _positive_int(values[key]):
+            if values[key] is not None and not _positive_int(values[key], MAXIMA[key]):
                 raise ProfileError(
-                    f"{where}: {key} must be a positive integer or null, got {_at(values, key)}"
+                    f"{where}: {key} must be an integer from 1 to {MAXIMA[key]:_} or null "
+                    f"(no limit), got {_at(values, key)}"
                 )
         for key in _SECONDS:
             value = values[key]
@@ -98,10 +100,13 @@ class Settings:
         if type(alpha) not in (int, float) or not 0 < alpha < 1:
             raise ProfileError(f"{where}: alpha must be a number in (0, 1), got {_shown(alpha)}")
         draw_workers = values["draw_workers"]
-        if draw_workers is not None and (type(draw_workers) is not int or draw_workers < 0):
+        most = MAXIMA["draw_workers"]
+        if draw_workers is not None and (
+            type(draw_workers) is not int or not 0 <= draw_workers <= most
+        ):
             raise ProfileError(
-                f"{where}: draw_workers must be a whole number of processes (0: none) or null "
-                f"(one per core, up to 4), got {_at(values, 'draw_workers')}"
+                f"{where}: draw_workers must be a whole number of processes from 0 (none) to "
+                f"{most}, or null (one per core, up to 4), got {_at(values, 'draw_workers')}"
             )
         games = _games(values["games"], where)
         stakes = _stakes(values["stakes"], where)
@@ -137,6 +142,9 @@ def coerce(settings: Settings | Mapping[str, Any], where: str) -> Settings:
     return Settings.parse(settings, where)
 
 
+MAX_STAKES = 100  # stakes of one game a run may narrow to
+MAX_STAKE_CENTS = 2**53 - 1  # the largest integer every JSON reader holds exactly
+
 # keys whose value is a positive integer, or null for "no limit"
 _POSITIVE_INT = (
     "hypothesis_max_examples",
@@ -153,17 +161,38 @@ _POSITIVE_INT = (
     "scenario_workers",
 )
 _POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
+# every count's largest value (issue 29 item 6): far above the full profile's (docs/certify.md,
+# "Settings"), below what would exhaust the machine running the harness (threads, processes,
+# memory) or keep a run going for days; a value over it is refused, naming the bound
+MAXIMA: dict[str, int] = {
+    "hypothesis_max_examples": 1_000_000,  # full: 5 000
+    "randomness_segments": 10_000,  # 20
+    "play_count": 1_000_000,  # full: 500
+    "concurrency_threads": 256,  # threads at once against the target (8)
+    "concurrent_plays_per_thread": 100_000,  # full: 100
+    "one_account_rounds": 10_000,  # full: 10
+    "token_sample": 100_000,  # full: 64
+    "top_lot_units": 100_000_000,  # full: 12 000; a block is at most a few million units
+    "history_plays": 1_000_000,  # full: 117
+    "reveal_resume_plays": 1_000_000,  # full: 2 500
+    "check_concurrency": 64,  # as harness/_config.py's MAX_CONCURRENCY
+    "scenario_workers": 256,  # threads of one check (8)
+    "block_sample_units": 1_000_000_000,  # null: the whole block
+    "blocks_per_stake": 10_000,  # null: every block listed
+    "draw_workers": 64,  # processes (null: one per core, up to 4)
+}
 # keys whose value is a number of seconds in (0, one week]
 _SECONDS = ("check_budget_s", "run_budget_s")
 
 
-def _positive_int(value: object) -> bool:
-    return type(value) is int and value > 0
+def _positive_int(value: object, most: int | None = None) -> bool:
+    return type(value) is int and value > 0 and (most is None or value <= most)
 
 
 def _shown(value: object) -> str:
-    """A value as an error message shows it: its repr and its type."""
-    return f"{value!r} ({type(value).__name__})"
+    """A value as an error message shows it: its repr (60 characters at most) and its type."""
+    text = repr(value)
+    return f"{text if len(text) <= 60 else text[:60] + '…'} ({type(value).__name__})"
 
 
 def _at(values: Mapping[str, Any], key: str) -> str:
@@ -212,11 +241,12 @@ def _stakes(stakes: object, where: str) -> tuple[tuple[str, tuple[int, ...]], ..
         if (
             not isinstance(listed, list | tuple)
             or not listed
-            or not all(map(_positive_int, listed))
+            or len(listed) > MAX_STAKES
+            or not all(_positive_int(cents, MAX_STAKE_CENTS) for cents in listed)
         ):
             raise ProfileError(
-                f"{where}: stakes[{game!r}] must be a non-empty list of positive integer "
-                f"cents, got {_shown(listed)}"
+                f"{where}: stakes[{game!r}] must be a non-empty list of at most {MAX_STAKES} "
+                f"positive integer cents up to {MAX_STAKE_CENTS}, got {_shown(listed)}"
             )
         pairs.append((game, tuple(listed)))
     return tuple(pairs)

@@ -14,10 +14,13 @@ import pytest
 import yaml
 
 from reference import _yaml
+from reference._files import open_regular
 
 from ._execute import CheckOutcome
 from ._profiles import ProfileError, profile_settings
 from ._settings import Settings
+
+MAX_PROFILE_BYTES = 1024 * 1024  # as a config file (harness/_config.py)
 
 
 def _seed(config: pytest.Config) -> int:
@@ -37,8 +40,12 @@ def settings_for(config: pytest.Config) -> Settings:
     """
     profile = config.getoption("--profile")
     try:
-        if profile.endswith((".yaml", ".yml")) and Path(profile).is_file():
-            raw = _yaml.load(Path(profile).read_text(encoding="utf-8")) or {}
+        if profile.endswith((".yaml", ".yml")) and Path(profile).exists():
+            with open_regular(profile) as handle:  # a FIFO or device refused, not read
+                text = handle.read(MAX_PROFILE_BYTES + 1).decode("utf-8", errors="replace")
+            if len(text) > MAX_PROFILE_BYTES:
+                raise ProfileError(f"larger than {MAX_PROFILE_BYTES} bytes")
+            raw = _yaml.load(text) or {}
             settings = Settings.parse(raw, profile)
         else:
             settings = profile_settings(profile)
@@ -47,6 +54,8 @@ def settings_for(config: pytest.Config) -> Settings:
             settings = settings.with_changes("--game", games=sorted(set(games)))
     except (ProfileError, yaml.YAMLError) as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc}") from None
+    except OSError as exc:
+        raise pytest.UsageError(f"--profile {profile}: {exc.strerror or exc}") from None
     return settings
 
 

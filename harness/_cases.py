@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reference import _strict_json as strict_json
+from reference._files import excerpt, quoting_excerpts, read_regular
 
 from . import __version__
 from ._errors import ConfigError
@@ -126,7 +127,7 @@ def _schema_fault(data: object) -> str | None:
     if error is None:
         return None
     path = [str(p) for p in error.absolute_path]
-    message = error.message
+    message = quoting_excerpts(error.message, error.instance)
     if error.validator == "required" and isinstance(error.instance, dict):
         missing = [k for k in error.validator_value if k not in error.instance]
         path.append(str(missing[0]) if missing else "?")
@@ -135,13 +136,25 @@ def _schema_fault(data: object) -> str | None:
     return visible(shorten(f"{where}: {message}", 300), one_line=True)
 
 
+def _check_settings(settings: Mapping[str, Any], where: str) -> None:
+    """The settings a case records, held to the run's bounds (``conformance._settings``), so a
+    case file carries no setting a config file could not (issue 29 item 6); keys this version
+    does not know (a case from another version) are left as they are: replay reads none."""
+    from conformance._settings import ProfileError, Settings, names
+
+    known = {k: v for k, v in settings.items() if k in names()}
+    try:
+        Settings.parse(known, "settings")
+    except ProfileError as exc:
+        raise ConfigError(f"{where}: {visible(shorten(str(exc), 300), one_line=True)}") from None
+
+
 def load_case(path: str | Path) -> Case:
     """A case file, parsed strictly and validated against the case schema; ConfigError names
     the fault (one line). A case file may come from anyone: nothing in it is trusted."""
     where = f"case file {str(path)!r}"
     try:
-        with Path(path).open("rb") as handle:
-            raw = handle.read(MAX_CASE_BYTES + 1)
+        raw = read_regular(path, MAX_CASE_BYTES)  # a FIFO or device refused, not read
     except OSError as exc:
         raise ConfigError(f"{where}: {exc.strerror or exc}") from None
     try:
@@ -151,10 +164,11 @@ def load_case(path: str | Path) -> Case:
         raise ConfigError(f"{where}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != CASE_FORMAT:
         got = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise ConfigError(f"{where}: expected format {CASE_FORMAT!r}, got {shorten(repr(got), 80)}")
+        raise ConfigError(f"{where}: expected format {CASE_FORMAT!r}, got {excerpt(str(got))}")
     fault = _schema_fault(data)
     if fault is not None:
         raise ConfigError(f"{where}: {fault}")
+    _check_settings(data.get("settings", {}), where)
     evidence = data["evidence"]
     return Case(
         check_id=data.get("check_id", ""),

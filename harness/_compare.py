@@ -30,11 +30,13 @@ from typing import Any
 import jsonschema
 
 from reference import _strict_json as strict_json
+from reference._files import quoting_excerpts, read_regular
 
 from ._errors import HarnessError
 from ._reports._mdtext import code, plain
 
 FORMAT = "instantcert-compare/1"
+MAX_REPORT_BYTES = strict_json.MAX_BYTES  # the strict parser's own bound on a document
 BROKEN = ("fail", "error")
 CATEGORIES = (
     "regressions",
@@ -79,10 +81,13 @@ def _newer_field_only(error: jsonschema.ValidationError) -> bool:
 def load_report(path: Path, label: str) -> dict[str, Any]:
     """The report.json of a report folder (or the file itself), validated."""
     file = path / "report.json" if path.is_dir() else path
-    if not file.is_file():
+    if not file.exists():  # a FIFO or device is named for what it is below
         raise CompareError(f"{label} {str(path)!r}: no report.json there (not a report folder)")
     try:
-        doc = strict_json.loads(file.read_text(encoding="utf-8"))
+        raw = read_regular(file, MAX_REPORT_BYTES)  # a FIFO or device refused, not read
+        if len(raw) > MAX_REPORT_BYTES:
+            raise CompareError(f"{label} {str(file)!r}: larger than {MAX_REPORT_BYTES} bytes")
+        doc = strict_json.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise CompareError(f"{label} {str(file)!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -93,8 +98,9 @@ def load_report(path: Path, label: str) -> dict[str, Any]:
     error = jsonschema.exceptions.best_match(e for e in errors if not _newer_field_only(e))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        fault = quoting_excerpts(error.message, error.instance)
         raise CompareError(
-            f"{label} {str(file)!r}: not an instantcert report: at {where}: {error.message:.200}"
+            f"{label} {str(file)!r}: not an instantcert report: at {where}: {fault:.200}"
         )
     ids = [r["id"] for r in doc["requirements"]]
     duplicate = next((i for i in ids if ids.count(i) > 1), None)

@@ -20,6 +20,7 @@ import reference
 from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
 from conformance._settings import Settings, names
 from conformance.games import kit_names
+from reference._files import excerpt, read_regular
 
 from ._errors import ConfigError
 from ._targets import DEFAULT_TIMEOUT_S
@@ -143,7 +144,7 @@ def _where(source: str, key: str) -> str:
 
 def _string(value: object, where: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ConfigError(f"{where} must be a non-empty string, got {value!r}")
+        raise ConfigError(f"{where} must be a non-empty string, got {excerpt(value, 60)}")
     return value
 
 
@@ -151,29 +152,37 @@ def _games(value: object, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
-        raise ConfigError(f"{where} must be a non-empty list of games, got {value!r}")
+        raise ConfigError(f"{where} must be a non-empty list of games, got {excerpt(value, 60)}")
     for game in value:
         if game not in kit_names():
-            raise ConfigError(f"{where}: unknown game {game!r}{_suggest(str(game), kit_names())}")
+            raise ConfigError(
+                f"{where}: unknown game {excerpt(game, 60)}{_suggest(str(game), kit_names())}"
+            )
     return tuple(dict.fromkeys(value))
 
 
 def _stakes(value: object, where: str) -> dict[str, list[int]]:
     if not isinstance(value, Mapping) or not value:
-        raise ConfigError(f"{where} must map games to lists of stake cents, got {value!r}")
+        raise ConfigError(
+            f"{where} must map games to lists of stake cents, got {excerpt(value, 60)}"
+        )
     stakes: dict[str, list[int]] = {}
     for game, listed in value.items():
         if game not in kit_names():
-            raise ConfigError(f"{where}: unknown game {game!r}{_suggest(str(game), kit_names())}")
+            raise ConfigError(
+                f"{where}: unknown game {excerpt(game, 60)}{_suggest(str(game), kit_names())}"
+            )
         if isinstance(listed, int) and not isinstance(listed, bool):
             listed = [listed]
         if not isinstance(listed, list) or not listed:
-            raise ConfigError(f"{where}.{game} must be a list of stake cents, got {listed!r}")
+            raise ConfigError(
+                f"{where}.{game} must be a list of stake cents, got {excerpt(listed, 60)}"
+            )
         sold = reference.load_rules(game).stakes_cents
         for stake in listed:
             if type(stake) is not int or stake not in sold:
                 raise ConfigError(
-                    f"{where}.{game}: {stake!r} is not a stake of {game} "
+                    f"{where}.{game}: {excerpt(stake, 60)} is not a stake of {game} "
                     f"(expected one of {', '.join(map(str, sold))})"
                 )
         stakes[game] = list(dict.fromkeys(listed))
@@ -186,50 +195,64 @@ def _requirements(value: object, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
-        raise ConfigError(f"{where} must be a non-empty list of requirement ids, got {value!r}")
+        raise ConfigError(
+            f"{where} must be a non-empty list of requirement ids, got {excerpt(value, 60)}"
+        )
     known = list(load_catalogue())
     for rid in value:
         if rid not in known:
-            raise ConfigError(f"{where}: unknown requirement id {rid!r}{_suggest(str(rid), known)}")
+            raise ConfigError(
+                f"{where}: unknown requirement id {excerpt(rid, 60)}{_suggest(str(rid), known)}"
+            )
     return tuple(dict.fromkeys(value))
 
 
 def _seed(value: object, where: str) -> int:
     if type(value) is not int or not 0 <= value < SEED_LIMIT:
-        raise ConfigError(f"{where} must be an integer in [0, 2**32), got {value!r}")
+        raise ConfigError(f"{where} must be an integer in [0, 2**32), got {excerpt(value, 60)}")
     return value
 
 
 def _timeout(value: object, where: str) -> float:
     if type(value) not in (int, float) or not 0 < value <= 86400:  # type: ignore[operator]
-        raise ConfigError(f"{where} must be a number of seconds in (0, 86400], got {value!r}")
+        raise ConfigError(
+            f"{where} must be a number of seconds in (0, 86400], got {excerpt(value, 60)}"
+        )
     return float(value)  # type: ignore[arg-type]
 
 
 def _budget(value: object, where: str) -> float:
     if type(value) not in (int, float) or not 0 < value <= 7 * 86400:  # type: ignore[operator]
-        raise ConfigError(f"{where} must be a number of seconds in (0, 604800], got {value!r}")
+        raise ConfigError(
+            f"{where} must be a number of seconds in (0, 604800], got {excerpt(value, 60)}"
+        )
     return float(value)  # type: ignore[arg-type]
 
 
 def _profile(value: object, where: str) -> str:
     names = profile_names()
     if value not in names:
-        raise ConfigError(f"{where}: unknown profile {value!r}{_suggest(str(value), names)}")
+        raise ConfigError(
+            f"{where}: unknown profile {excerpt(value, 60)}{_suggest(str(value), names)}"
+        )
     return str(value)
 
 
 def _settings(value: object, where: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{where} must be a mapping of profile settings, got {value!r}")
+        raise ConfigError(
+            f"{where} must be a mapping of profile settings, got {excerpt(value, 60)}"
+        )
     known = [k for k in names() if k not in ("games", "stakes")]
     for key in value:
         if key in ("games", "stakes"):
             raise ConfigError(
-                f"{where}.{key}: set {key!r} at the top level of the config, not here"
+                f"{where}.{key}: set {excerpt(key, 60)} at the top level of the config, not here"
             )
         if key not in known:
-            raise ConfigError(f"{where}: unknown setting {key!r}{_suggest(str(key), known)}")
+            raise ConfigError(
+                f"{where}: unknown setting {excerpt(key, 60)}{_suggest(str(key), known)}"
+            )
     settings = dict(value)
     try:
         check_settings(settings, where)
@@ -273,7 +296,7 @@ MAX_CONCURRENCY = 64
 def _concurrency(value: object, where: str) -> int:
     if type(value) is not int or not 1 <= value <= MAX_CONCURRENCY:
         raise ConfigError(
-            f"{where} must be an integer from 1 to {MAX_CONCURRENCY}, got {value!r}"
+            f"{where} must be an integer from 1 to {MAX_CONCURRENCY}, got {excerpt(value, 60)}"
             f" ({type(value).__name__})"
         )
     return value
@@ -300,11 +323,14 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or key not in KEYS:
-            raise ConfigError(f"{source}: unknown key {key!r}{_suggest(str(key), list(KEYS))}")
+            raise ConfigError(
+                f"{source}: unknown key {excerpt(key, 60)}{_suggest(str(key), list(KEYS))}"
+            )
         if key == "waivers":
             if not isinstance(value, str | list):
                 raise ConfigError(
-                    f"{_where(source, key)} must be a file path or a list of waivers, got {value!r}"
+                    f"{_where(source, key)} must be a file path or a list of waivers, got "
+                    f"{excerpt(value, 60)}"
                 )
             if isinstance(value, str):
                 value = str(Path(source).parent / value) if source != "flags" else value
@@ -350,8 +376,7 @@ def read_yaml_file(path: str | Path, what: str) -> Any:
     path = Path(path)
     where = f"{what} {str(path)!r}"
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_YAML_BYTES + 1)
+        raw = read_regular(path, MAX_YAML_BYTES)  # a FIFO or device refused, not read
     except OSError as exc:
         raise ConfigError(f"{where}: {exc.strerror or exc}") from None
     if len(raw) > MAX_YAML_BYTES:
@@ -380,7 +405,10 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"config file {str(path)!r}: expected a mapping of keys, got {data!r}")
+        raise ConfigError(
+            f"config file {str(path)!r}: expected a mapping of keys, got "
+            f"{type(data).__name__} {excerpt(str(data))}"
+        )
     return validate(data, str(path))
 
 

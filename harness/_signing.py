@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from reference import _strict_json as strict_json
+from reference._files import open_regular, read_regular
 from reference._strict_json import sanitise
 
 from ._errors import HarnessError
@@ -67,11 +68,17 @@ def keyid(key: Ed25519PublicKey) -> str:
     return hashlib.sha256(der).hexdigest()
 
 
+MAX_SIGNING_FILE_BYTES = 64 * 1024 * 1024  # a key or an attestation is far smaller
+
+
 def _read(path: Path, what: str) -> bytes:
     try:
-        return path.read_bytes()
+        data = read_regular(path, MAX_SIGNING_FILE_BYTES)  # a FIFO or device refused
     except OSError as exc:
         raise SigningError(f"{what} {str(path)!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_SIGNING_FILE_BYTES:
+        raise SigningError(f"{what} {str(path)!r}: larger than {MAX_SIGNING_FILE_BYTES} bytes")
+    return data
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:
@@ -143,7 +150,7 @@ def envelope(statement: Mapping[str, Any], key: Ed25519PrivateKey) -> dict[str, 
 
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:  # a FIFO in a report folder refused, not waited on
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()

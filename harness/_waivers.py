@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from reference._files import excerpt
+
 from ._config import read_yaml_file
 from ._errors import ConfigError
 
@@ -62,38 +64,48 @@ def parse_waivers(raw: object, source: str, known: Iterable[str]) -> list[Waiver
     if isinstance(raw, Mapping):
         unknown = [k for k in raw if k != "waivers"]
         if unknown:
-            raise ConfigError(f"{source}: unknown key {unknown[0]!r}; expected 'waivers'")
+            raise ConfigError(
+                f"{source}: unknown key {excerpt(str(unknown[0]))}; expected 'waivers'"
+            )
         raw = raw.get("waivers")
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise ConfigError(f"{source}: 'waivers' must be a list, got {raw!r}")
+        raise ConfigError(
+            f"{source}: 'waivers' must be a list, got {type(raw).__name__} {excerpt(str(raw))}"
+        )
     ids = list(known)
     waivers: list[Waiver] = []
     seen: set[str] = set()
     for n, entry in enumerate(raw):
         where = f"{source}: waivers[{n}]"
         if not isinstance(entry, Mapping):
-            raise ConfigError(f"{where}: expected a mapping with {', '.join(_KEYS)}, got {entry!r}")
+            raise ConfigError(
+                f"{where}: expected a mapping with {', '.join(_KEYS)}, got {excerpt(str(entry))}"
+            )
         for key in entry:
             if key not in _KEYS:
                 close = difflib.get_close_matches(str(key), _KEYS, n=1, cutoff=0.5)
                 hint = f"; did you mean {close[0]!r}?" if close else f"; valid: {', '.join(_KEYS)}"
-                raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+                raise ConfigError(f"{where}: unknown key {excerpt(str(key))}{hint}")
         for key in _KEYS:
             if key not in entry:
                 raise ConfigError(f"{where}: missing {key!r}")
         rid, reason = entry["requirement"], entry["reason"]
         if not isinstance(rid, str):
-            raise ConfigError(f"{where}: requirement must be a requirement id, got {rid!r}")
+            raise ConfigError(
+                f"{where}: requirement must be a requirement id, got {excerpt(str(rid))}"
+            )
         if rid not in ids:
             close = difflib.get_close_matches(str(rid), ids, n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ConfigError(f"{where}: unknown requirement id {rid!r}{hint}")
+            raise ConfigError(f"{where}: unknown requirement id {excerpt(rid, 80)}{hint}")
         if rid in seen:
             raise ConfigError(f"{where}: requirement {rid!r} is waived twice")
         if not isinstance(reason, str) or not reason.strip():
-            raise ConfigError(f"{where}: reason must be a non-empty string, got {reason!r}")
+            raise ConfigError(
+                f"{where}: reason must be a non-empty string, got {excerpt(str(reason))}"
+            )
         seen.add(rid)
         waivers.append(Waiver(rid, reason.strip(), _date(entry["expires"], where)))
     return waivers

@@ -82,8 +82,17 @@ def _field(body: dict[str, Any], name: str) -> Any:
 
 
 def _query_text(request: Request, name: str) -> str | None:
-    """An optional query parameter; given empty (``?game=``) is the same as not given."""
-    return request.query_params.get(name) or None
+    """An optional query parameter, given once with a value, or None when absent; 400 when it
+    is given empty (``?count=`` is no count: it must not stream the whole block) or more than
+    once (``?game=bogus&game=robots``: which one was meant?), as the OpenAPI document says."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return None
+    if len(values) > 1:
+        raise malformed(f"query parameter {name} is given {len(values)} times: give it once")
+    if values[0] == "":
+        raise malformed(f"query parameter {name} is empty: give a value, or leave it out")
+    return values[0]
 
 
 def _query_int(request: Request, name: str) -> int | None:
@@ -91,9 +100,15 @@ def _query_int(request: Request, name: str) -> int | None:
     text = _query_text(request, name)
     if text is None:
         return None
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+    digits, _, fraction = text.partition(".")  # 100.0 is 100, as JSON Schema's integer
+    if (
+        not (digits.isascii() and digits.isdigit())
+        or len(digits) > 18
+        or fraction.strip("0")
+        or (text.endswith(".") and not fraction)
+    ):
         raise malformed(f"query parameter {name} must be a non-negative integer, got {text!r}")
-    return int(text)
+    return int(digits)
 
 
 def _token(request: Request) -> str | None:

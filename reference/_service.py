@@ -4,6 +4,9 @@ The HTTP server (``_server``) and the in-process adapter (``harness._reference_a
 both thin layers over ``GameService``, so the two speak exactly the same documents and errors.
 Every refusal is a ``ServiceError`` carrying the HTTP status and the contract's error code.
 
+Only a new file or one the service created is used (``_service_db``: SQLite's
+``application_id`` and ``user_version``); any other is refused before anything in it changes.
+
 What is stored and why:
 - ``meta``: the master seed every block seed is derived from (so blocks are never stored:
   unit i of block n is recomputed from the seed), created with ``secrets`` on first start;
@@ -45,9 +48,11 @@ from ._errors import GameError
 from ._evaluate import evaluate
 from ._games import GAMES, GameEngine, check_game, check_stake, game_engine, load_rules
 from ._render import SliceRenderer
+from ._service_db import check_database, stamp
 
 Document = dict[str, Any]
 
+MAX_QUERY_INT = 10**18 - 1  # an integer query parameter: at most 18 digits (the server's)
 MAX_BALANCE_CENTS = 2**53 - 1  # the largest integer every JSON reader holds exactly
 MAX_BLOCK_NUMBER_DIGITS = 12  # a block number is 1, 2, ...: twelve digits is far past any
 SCHEMA_VERSION = "1"
@@ -134,13 +139,26 @@ def _version() -> str:
         return "0+unknown"
 
 
+def as_integer(value: object) -> int | None:
+    """``value`` as JSON Schema reads an integer: an ``int``, or a number with no fraction
+    (``100.0``, ``1e2``: the OpenAPI document's "integer", issue 29 item 7); None for anything
+    else (a bool, ``100.5``, a string, an infinity)."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
 def require_int(value: object, what: str, *, low: int, high: int) -> int:
-    """``value`` if it is a JSON integer in [low, high] (a bool is not an integer here)."""
-    if type(value) is not int:
+    """``value`` if it is a JSON integer in [low, high] (a bool is not an integer here; a
+    number with no fraction is, as in JSON Schema)."""
+    number = as_integer(value)
+    if number is None:
         raise malformed(f"{what} must be an integer, got {type(value).__name__}: {value!r}")
-    if not low <= value <= high:
+    if not low <= number <= high:
         raise malformed(f"{what} must be between {low} and {high}, got {value!r}")
-    return value
+    return number
 
 
 def require_str(value: object, what: str) -> str:
@@ -152,10 +170,12 @@ def require_str(value: object, what: str) -> str:
 def game_and_stake(game: object, stake_cents: object) -> tuple[str, int]:
     """A (game, stake) the reference sells: 400 for a wrong JSON type, 422 for a wrong value."""
     name = require_str(game, "game")
-    if type(stake_cents) is not int:
+    stake = as_integer(stake_cents)
+    if stake is None:
         raise malformed(
             f"stake_cents must be an integer, got {type(stake_cents).__name__}: {stake_cents!r}"
         )
+    stake_cents = stake
     try:
         check_game(name)
         return name, check_stake(name, stake_cents)
@@ -183,8 +203,10 @@ class GameService:
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write transaction at a time in this process
         self._closed = False
+        check_database(self.db_path, _SCHEMA)  # someone else's file refused, before any change
         with self._connection() as db:
             db.executescript(_SCHEMA)
+            stamp(db)  # ours from now on (a new file, or one of an instantcert before the stamp)
             self._master_seed = self._init_seed(db, seed)
         self.renderer = SliceRenderer()
 
@@ -316,24 +338,23 @@ class GameService:
 
     def list_blocks(self, game: object = None, stake_cents: object = None) -> Document:
         """``GET /v1/blocks``: the blocks issued so far (1 to the one after the one on sale)."""
+        # game and stake_cents filter the list: each must be sold (else 422), and a game with
+        # a stake that only another game sells lists no block (200, empty), as the OpenAPI
+        # document's independent enums of the two parameters allow that pair
+        pairs = [(g, s) for g in GAMES for s in load_rules(g).stakes_cents]
         if game is not None:
-            if stake_cents is not None:
-                pairs = [game_and_stake(game, stake_cents)]
-            else:
-                try:
-                    name = check_game(require_str(game, "game"))
-                except GameError as exc:
-                    raise _game_error(exc) from None
-                pairs = [(name, stake) for stake in load_rules(name).stakes_cents]
-        else:
-            pairs = [(g, s) for g in GAMES for s in load_rules(g).stakes_cents]
-            if stake_cents is not None:
-                require_int(stake_cents, "stake_cents", low=0, high=MAX_BALANCE_CENTS)
-                pairs = [(g, s) for g, s in pairs if s == stake_cents]
-                if not pairs:
-                    raise ServiceError(
-                        422, "invalid_stake", f"no game is sold at stake_cents {stake_cents!r}"
-                    )
+            try:
+                name = check_game(require_str(game, "game"))
+            except GameError as exc:
+                raise _game_error(exc) from None
+            pairs = [(g, s) for g, s in pairs if g == name]
+        if stake_cents is not None:
+            require_int(stake_cents, "stake_cents", low=0, high=MAX_BALANCE_CENTS)
+            if not any(s == stake_cents for g in GAMES for s in load_rules(g).stakes_cents):
+                raise ServiceError(
+                    422, "invalid_stake", f"no game is sold at stake_cents {stake_cents!r}"
+                )
+            pairs = [(g, s) for g, s in pairs if s == stake_cents]
         blocks = []
         for name, stake in pairs:
             for number in range(1, self._issued(name, stake) + 1):
@@ -360,10 +381,19 @@ class GameService:
     ) -> tuple[Block, int, int]:
         """The block and the checked slice [start, start+count) of it (default: all of it)."""
         block = self.block(block_id)
-        first = 0 if start is None else require_int(start, "start", low=0, high=block.units)
+        first = 0 if start is None else require_int(start, "start", low=0, high=MAX_QUERY_INT)
+        if first > block.units:  # a well-formed slice that this block has not: 404
+            raise not_found(
+                f"block {block.block_id} has {block.units} units: none at start {first}"
+            )
         size = block.units - first
         if count is not None:
-            size = require_int(count, "count", low=0, high=block.units - first)
+            size = require_int(count, "count", low=0, high=MAX_QUERY_INT)
+            if size > block.units - first:
+                raise not_found(
+                    f"block {block.block_id} has {block.units} units: the slice of {size} from "
+                    f"{first} runs past its end (at most {block.units - first})"
+                )
         return block, first, size
 
     def block_document(

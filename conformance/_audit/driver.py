@@ -12,6 +12,7 @@ import json
 import mmap
 import multiprocessing
 import os
+import signal
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -86,6 +87,9 @@ def _keep_heap() -> bool:
 def _init_worker(params: _Params, ring: _Ring | None = None) -> None:
     global _WORKER_PARAMS, _WORKER_RING
     _WORKER_PARAMS, _WORKER_RING = params, ring
+    # a forked worker inherits the command's SIGTERM handler (harness/_cli: it stops the run):
+    # a worker ends on SIGTERM as a process does, without a traceback of its own
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _keep_heap()
     _kernels.prepare(params.game, params.stake)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from reference import _strict_json as strict_json
+from reference._files import excerpt, open_regular
 
 from .model import AuditError
 
@@ -118,7 +119,7 @@ class DocumentReader:
         fast: bool | None = None,
     ) -> None:
         try:
-            self.raw = path.open("rb")
+            self.raw = open_regular(path)  # a FIFO or device refused, not read
         except OSError as exc:
             raise AuditError(f"cannot open block file {str(path)!r}: {exc.strerror}") from None
         self.gzip = self.raw.read(2) == b"\x1f\x8b"
@@ -292,9 +293,9 @@ def read_header(read: Callable[[int], bytes]) -> tuple[dict[str, Any], bytes, It
     try:
         header = strict_json.loads(line)
     except strict_json.JsonError as exc:
-        raise AuditError(f"line 1 is not a JSON header: {exc}; it starts {line[:200]!r}") from None
+        raise AuditError(f"line 1 is not a JSON header: {exc}; it starts {excerpt(line)}") from None
     if not isinstance(header, dict):
-        raise AuditError(f"line 1 must be a JSON object (the header), got {line[:200]!r}")
+        raise AuditError(f"line 1 must be a JSON object (the header), got {excerpt(line)}")
 
     def rest() -> Iterator[bytes]:
         if first[cut:]:

@@ -3,22 +3,51 @@
 Each subcommand module has ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
 adding a module adds the subcommand.
 Exit codes follow contract section 6: 0 success, 1 a requirement failed or errored, 2 the
-command could not do its work (bad arguments, bad input, unreachable target).
+command could not do its work (bad arguments, bad input, unreachable target, reports that
+could not be written); 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
-from types import ModuleType
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType, ModuleType
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C): 128 + 2, as a shell reports it
+EXIT_TERMINATED = 143  # SIGTERM (a CI job cancelled, a container stopped): 128 + 15
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: the run stops as for Ctrl-C (its reports left as
+    they were), and the command exits 143."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_stops_the_command() -> Iterator[None]:
+    """SIGTERM raises ``Terminated`` while a command runs (in the main thread only: signal
+    handlers can be set nowhere else); the previous handler is put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class UsageError(Exception):
@@ -78,16 +107,23 @@ def main(argv: Sequence[str] | None = None, *, loaded: Callable[[], None] | None
         loaded()
     args = parser.parse_args(argv)
     try:
-        code: int = args.run(args)
+        with _sigterm_stops_the_command():
+            code: int = args.run(args)
     except UsageError as exc:
         from .._escape import shorten, visible
 
         line = visible(f"instantcert {args.command}: {exc}", one_line=True)
         print(shorten(line, 2000), file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(f"instantcert {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        notes = "; ".join(getattr(exc, "__notes__", ()))
+        what = "terminated (SIGTERM)" if terminated else "interrupted"
+        from .._escape import visible
+
+        line = f"instantcert {args.command}: {what}{'; ' + notes if notes else ''}"
+        print(visible(line, one_line=True), file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     return code

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reference._files import NotRegularFile, check_regular, kind
+
 from .._config import SEED_LIMIT
 from .._errors import ConfigError
 from .._runner import RunPlan
@@ -82,10 +84,13 @@ def _check_block_file(name: str, path: Path) -> None:
         raise UsageError(f"{name!r}: no such file")
     if path.is_dir():
         raise UsageError(f"{name!r}: is a directory, expected a block file (.jsonl or .jsonl.gz)")
-    raise UsageError(
-        f"{name!r}: not a regular file (a pipe, socket or device); audit-block reads a block "
-        "file on disk: save the stream first (e.g. curl URL > block.jsonl)"
-    )
+    try:
+        check_regular(path)  # the one test of every path instantcert reads (reference/_files)
+    except NotRegularFile:
+        raise UsageError(
+            f"{name!r}: not a regular file ({kind(path.stat().st_mode)}); audit-block reads a "
+            "block file on disk: save the stream first (e.g. curl URL > block.jsonl)"
+        ) from None
 
 
 def _shown(name: str) -> str:
@@ -150,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, OSError) as exc:
         raise UsageError(f"{' '.join(args.file)!r}: {exc}") from None
     out = Path(args.out)
-    open_out_dir(out, sign_key is not None, adapter)
+    folder = open_out_dir(out, sign_key is not None, adapter)
     target = "file:" + os.pathsep.join(_shown(f) for f in args.file)
     plan = RunPlan(
         target=target,
@@ -167,6 +172,6 @@ def run(args: argparse.Namespace) -> int:
             **({} if engine is None else {"engine": engine}),
         },
         capabilities=("blocks",),
-        out_dir=out,
+        out_dir=folder.staging,
     )
-    return execute_run(adapter, plan, out, verbose=args.verbose, sign_key=sign_key)
+    return execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)

@@ -1,14 +1,15 @@
 """``instantcert certify``: run the conformance suite against a target, write the reports.
 
 Exit codes (contract section 6): 0 no requirement failed or errored, 1 one did, 2 the run
-could not start (bad arguments or config, an impossible target, the smoke step failed).
+could not start (bad arguments or config, an impossible target, the smoke step failed) or its
+reports could not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM). The reports
+are put in place together once all are written (``_reports._folder``).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,10 @@ from .._cases import CASES_DIR
 from .._config import DEFAULT_PROFILE, DEFAULT_TARGET, RunConfig, build_config
 from .._errors import ConfigError, TargetError, TargetUnreachable
 from .._escape import terminal
+from .._events import EventHandler
 from .._progress import ProgressHandler
+from .._reports._folder import STAGING_PREFIX, ReportFolder, ReportWriteError, describe
+from .._reports.console import ConsoleReport
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
 from .._targets import DEFAULT_TIMEOUT_S
 from .._waivers import load_waivers
@@ -189,15 +193,6 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return build_config(args.config, flags).with_seed()
 
 
-def prepare_out_dir(out: Path) -> None:
-    """Remove the report files of an earlier run (only ours), so the manifest tells no lie."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name in (*_reports.REPORT_FILES, *_reports.SIGNED_FILES):
-        (out / name).unlink(missing_ok=True)
-    if (out / CASES_DIR).is_dir():
-        shutil.rmtree(out / CASES_DIR)
-
-
 def load_sign_key(path: str | None) -> Ed25519PrivateKey | None:
     """``--sign-key``, loaded before anything runs: a bad key is exit 2, not a lost run."""
     if path is None:
@@ -214,7 +209,12 @@ def check_signable(out: Path) -> None:
     """A signed folder holds the report and nothing else (verify refuses any other file)."""
     from .._signing import folder_entries
 
-    foreign = sorted(folder_entries(out))
+    ours = {*_reports.REPORT_FILES, *_reports.SIGNED_FILES}
+    foreign = sorted(
+        name
+        for name in folder_entries(out)
+        if name not in ours and not name.startswith((f"{CASES_DIR}/", STAGING_PREFIX))
+    )
     if foreign:
         raise UsageError(
             f"--sign-key: the report folder {str(out)!r} holds other files ({foreign[0]!r}"
@@ -223,16 +223,17 @@ def check_signable(out: Path) -> None:
         )
 
 
-def open_out_dir(out: Path, signed: bool, adapter: Adapter) -> None:
-    """Make ``out`` ready for this run's reports (``prepare_out_dir``; for a signed run, a
-    folder of its own), or close ``adapter`` and exit 2 saying why."""
+def open_out_dir(out: Path, signed: bool, adapter: Adapter) -> ReportFolder:
+    """``out`` ready for this run's reports, written into a staging folder inside it until
+    every one is written (``_reports._folder``; for a signed run, a folder of its own), or
+    close ``adapter`` and exit 2 saying why. Nothing of an earlier run is removed here."""
     try:
-        prepare_out_dir(out)
-        if signed:
+        if signed and out.is_dir():
             check_signable(out)
-    except OSError as exc:
+        return ReportFolder(out)
+    except ReportWriteError as exc:
         adapter.close()
-        raise UsageError(f"--out {str(out)!r}: {exc.strerror or exc}") from None
+        raise UsageError(f"could not write the reports: {exc}") from None
     except UsageError:
         adapter.close()
         raise
@@ -241,34 +242,61 @@ def open_out_dir(out: Path, signed: bool, adapter: Adapter) -> None:
 def execute_run(
     adapter: Adapter,
     plan: RunPlan,
-    out: Path,
+    folder: ReportFolder,
     *,
     verbose: bool = False,
     sign_key: Ed25519PrivateKey | None = None,
 ) -> int:
-    """Run ``plan`` on ``adapter`` with every report and the progress display; the exit code."""
-    handlers = _reports.report_handlers(out, sys.stdout, verbose=verbose, sign_key=sign_key)
+    """Run ``plan`` on ``adapter`` with every report and the progress display; the exit code.
+
+    The reports are written into ``folder``'s staging folder and put in place together once
+    all are written; a report that cannot be written exits 2 (one line, the previous reports
+    left as they were), an interrupted run leaves them as they were too."""
+    handlers = _reports.report_handlers(
+        folder.staging, sys.stdout, verbose=verbose, sign_key=sign_key, shown_as=folder.out
+    )
     progress = ProgressHandler()
     runner = Runner(plan, [progress, *handlers])
+    files = [h for h in handlers if not isinstance(h, ConsoleReport)]
     try:
-        result = runner.run(adapter)
-    finally:
-        progress.close()
-        close_within(adapter)  # a hung vendor adapter must not keep the reports from being written
-    code = result.exit_code
-    for handler in handlers:
         try:
+            result = runner.run(adapter)
+        finally:
+            progress.close()
+            close_within(adapter)  # a hung vendor adapter must not keep the reports unwritten
+        for handler in files:
+            close_report(handler)
+        last = (_reports.REPORT_FILES[-1], *_reports.SIGNED_FILES)  # unsigned: a stale one goes
+        folder.commit(_reports.REPORT_FILES[:-1], last, (CASES_DIR,))
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (harness/_cli/__init__.py)
+        folder.discard()
+        exc.add_note(f"the reports in {str(folder.out)!r} were not changed")
+        raise
+    except BaseException as exc:
+        folder.discard()
+        if isinstance(exc, OSError | ReportWriteError):
+            detail = describe(exc) if isinstance(exc, OSError) else str(exc)
+            raise UsageError(
+                f"could not write the reports: {detail}; the reports in {str(folder.out)!r} "
+                "were not changed"
+            ) from None
+        raise
+    for handler in handlers:
+        if isinstance(handler, ConsoleReport):  # the table, once the reports are in place
             handler.close()
-        except Exception as exc:  # a report that cannot be written must not hide the others
-            print(
-                terminal(
-                    f"instantcert: writing the {type(handler).__name__} failed: "
-                    f"{type(exc).__name__}: {exc}"
-                ),
-                file=sys.stderr,
-            )
-            code = max(code, 1)
-    return code
+    return result.exit_code
+
+
+def close_report(handler: EventHandler) -> None:
+    """Write one report; any fault of its own (not the disk's) is a report not written."""
+    try:
+        handler.close()
+    except OSError:
+        raise
+    except Exception as exc:
+        raise ReportWriteError(
+            f"the {type(handler).__name__} failed: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -311,7 +339,10 @@ def run(args: argparse.Namespace) -> int:
             run_within(lambda: wait_for_target(adapter, wait), wait + budget, "wait for target")
     assert config.seed is not None
     out = Path(config.out)
-    open_out_dir(out, sign_key is not None, adapter)
+    from conformance._hypothesis import unmanage_numpy_random
+
+    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
+    folder = open_out_dir(out, sign_key is not None, adapter)  # execute_run removes its staging
     plan = RunPlan(
         target=config.target,
         profile=config.profile,
@@ -321,10 +352,7 @@ def run(args: argparse.Namespace) -> int:
         filtered=config.filtered,
         requirements=config.requirements,
         waivers=waivers,
-        out_dir=out,
+        out_dir=folder.staging,
         fail_on_reservation="reservation" in config.fail_on,
     )
-    from conformance._hypothesis import unmanage_numpy_random
-
-    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
-    return execute_run(adapter, plan, out, verbose=args.verbose, sign_key=sign_key)
+    return execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)

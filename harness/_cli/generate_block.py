@@ -64,15 +64,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _int(value: str | None, option: str, low: int) -> int | None:
+MAX_WORKERS = 64  # processes: more than any machine this runs on has cores for
+
+
+def _int(value: str | None, option: str, low: int, high: int | None = None) -> int | None:
     if value is None:
         return None
     try:
-        number = int(value, 10)
+        number = int(value[:40], 10) if len(value) <= 40 else None
     except ValueError:
-        raise UsageError(f"{option} {value!r}: expected an integer") from None
-    if number < low:
-        raise UsageError(f"{option} {value!r}: expected an integer >= {low}")
+        number = None
+    if number is None:
+        raise UsageError(f"{option} {value[:40]!r}: expected an integer")
+    if number < low or (high is not None and number > high):
+        bound = f"from {low} to {high}" if high is not None else f">= {low}"
+        raise UsageError(f"{option} {value!r}: expected an integer {bound}")
     return number
 
 
@@ -119,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--stake-cents: {exc}") from None
     start = _int(args.start, "--start", 0) or 0
     count = _int(args.count, "--count", 0)
-    workers = _int(args.workers, "--workers", 1)
+    workers = _int(args.workers, "--workers", 1, MAX_WORKERS)
     block_id = args.block_id or reference.default_block_id(args.game, stake, 1)
     output: str = args.output
     if not output.endswith((".jsonl", ".jsonl.gz")):

@@ -21,6 +21,7 @@ from .._targets import DEFAULT_TIMEOUT_S
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 NAME = "replay"
+MAX_TIMEOUT_S = 86400.0  # as certify's --timeout (harness/_config.py)
 HELP = "re-run a saved failure (cases/<check>-<n>.json) against a target"
 
 
@@ -77,22 +78,32 @@ class _Terminal:
 
 
 def choose_target(recorded: str, given: str | None) -> str:
-    """The target to replay on. A case file may come from anyone, so a ``python:module:factory``
-    target it names (code on this machine) is used only when ``--target`` names the same one:
-    otherwise ConfigError saying to pass ``--target`` explicitly (docs/certify.md)."""
+    """The target to replay on. A case file may come from anyone, so it reads and runs nothing
+    the command line did not name: its recorded target is used only when it is the built-in
+    ``python:reference``; any other (a ``python:module:factory`` imports code, a ``file:PATH``
+    reads a file of this machine, a URL sends requests where the case says) only when
+    ``--target`` names one: otherwise ConfigError saying so (docs/certify.md)."""
     if given is not None:
         return given
-    if recorded.startswith("python:") and recorded != "python:reference":
-        raise ConfigError(
-            f"it names the target {shorten(recorded, 200)!r}, which imports and runs a "
-            "Python module: replay runs it only when you pass it explicitly with --target"
-        )
-    return recorded
+    if recorded == "python:reference":
+        return recorded
+    if recorded.startswith("python:"):
+        does = "imports and runs a Python module"
+    elif recorded.startswith("file:"):
+        does = "reads a file of this machine"
+    else:
+        does = "sends requests to the address it names"
+    raise ConfigError(
+        f"it names the target {shorten(recorded, 200)!r}, which {does}: replay uses a "
+        "case's target only when you pass it explicitly with --target"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from conformance._replay import ReplayError, replay
 
+    if not 0 < args.timeout <= MAX_TIMEOUT_S:  # also NaN
+        raise UsageError(f"--timeout: {args.timeout!r} is not a number of seconds in (0, 86400]")
     try:
         case = load_case(args.case)
     except ConfigError as exc:

@@ -12,9 +12,12 @@ import argparse
 from pathlib import Path
 
 from reference import _strict_json as strict_json
+from reference._files import read_regular
 
 from .._signing import SigningError, Verification, load_public_key, verify_folder
 from . import EXIT_FAILED, EXIT_OK, UsageError
+
+MAX_REPORT_BYTES = strict_json.MAX_BYTES  # the strict parser's own bound on a document
 
 NAME = "verify"
 HELP = "check a signed report folder: signature, every file's SHA-256, nothing added or removed"
@@ -29,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _verdict(folder: Path) -> str:
     try:
-        doc = strict_json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        doc = strict_json.loads(read_regular(folder / "report.json", MAX_REPORT_BYTES))
         return f"{doc['verdict']['overall']}: {doc['verdict']['note']}"
     except (OSError, ValueError, KeyError, TypeError):
         return "(report.json unreadable)"

@@ -33,9 +33,13 @@ def report_handlers(
     *,
     verbose: bool = False,
     sign_key: Ed25519PrivateKey | None = None,
+    shown_as: Path | None = None,
 ) -> list[EventHandler]:
     """Every report of a run written to ``out_dir``, plus the summary table on ``stdout``;
-    with ``sign_key``, the signed attestation over all of them (closed after the manifest)."""
+    with ``sign_key``, the signed attestation over all of them (closed after the manifest).
+    ``shown_as``: the folder the reports will be in, when ``out_dir`` is a staging folder
+    (``_folder.py``): the name the summary and the console give."""
+    shown = out_dir if shown_as is None else shown_as
     signed: list[EventHandler] = []
     if sign_key is not None:
         from .attestation import AttestationReport
@@ -46,12 +50,12 @@ def report_handlers(
         JunitReport(out_dir),
         CtrfReport(out_dir),
         MarkdownReport(out_dir),
-        SummaryReport(out_dir),
+        SummaryReport(out_dir, shown),
         BadgeReport(out_dir),
         HtmlReport(out_dir),
         ManifestReport(out_dir),
         *signed,
-        ConsoleReport(out_dir, stdout, verbose=verbose),
+        ConsoleReport(shown, stdout, verbose=verbose),
     ]
 
 

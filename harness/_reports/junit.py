@@ -11,6 +11,7 @@ file that replays it, so the CI test view alone is enough to start fixing.
 
 from __future__ import annotations
 
+import datetime as dt
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -65,10 +66,8 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
         *[("reservation", reservation_line(r)) for r in reservations(doc)],
     ):
         ET.SubElement(props, "property", name=name, value=value)
-    total_time = 0.0
     for req in doc["requirements"]:
         time_s = sum(durations.get(cid, 0.0) for cid in req["checks"])
-        total_time += time_s
         case = ET.SubElement(
             suite,
             "testcase",
@@ -106,16 +105,30 @@ def build(doc: dict[str, Any]) -> ET.ElementTree:
             out.text += f"\nreservation: {reservation_line(item)}"
         if waiver is not None and waiver["unnecessary"]:
             out.text += "\nwaiver unnecessary: the requirement passes"
+    wall = f"{wall_time_s(doc):.3f}"  # the run's, not the sum of its checks' (docs/reports.md)
     for key, value in counts.items():
         suite.set(key, str(value))
-    suite.set("time", f"{total_time:.3f}")
+    suite.set("time", wall)
     suite.set("timestamp", doc["started_at"].removesuffix("Z"))
-    root = ET.Element("testsuites", name="instantcert", time=f"{total_time:.3f}")
-    for key, value in counts.items():
-        root.set(key, str(value))
+    # <testsuites> takes no "skipped" in Jenkins xUnit's JUnit schema (the plugin drops the
+    # file): tests, failures, errors and time only (tests/harness/schemas/junit-10.xsd)
+    root = ET.Element("testsuites", name="instantcert", time=wall)
+    for key in ("tests", "failures", "errors"):
+        root.set(key, str(counts[key]))
     root.append(suite)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def wall_time_s(doc: dict[str, Any]) -> float:
+    """The run's wall time: from its start to its end (each check's time counted once,
+    checks side by side not added up); 0 when the times cannot be read."""
+    try:
+        began = dt.datetime.fromisoformat(doc["started_at"])
+        ended = dt.datetime.fromisoformat(doc["finished_at"])
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+    return max(0.0, (ended - began).total_seconds())
 
 
 def _clause_properties(doc: dict[str, Any]) -> list[tuple[str, str]]:

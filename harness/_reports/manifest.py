@@ -11,15 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from reference import _strict_json as strict_json
+from reference._files import open_regular, read_regular
 
 from ._record import Collector
 
 FILE = "manifest.json"
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
 
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:  # a FIFO in a report folder refused, not waited on
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
@@ -52,7 +54,7 @@ def manifest(out_dir: Path, case_files: list[str]) -> dict[str, Any]:
 
 def verify(out_dir: Path) -> list[str]:
     """The files whose hash differs from the manifest, or that are missing or unlisted."""
-    listed = json.loads((out_dir / FILE).read_text(encoding="utf-8"))["files"]
+    listed = json.loads(read_regular(out_dir / FILE, MAX_MANIFEST_BYTES))["files"]
     cases = [n for n in listed if n not in REPORT_FILES]
     cases += [p.relative_to(out_dir).as_posix() for p in (out_dir / "cases").glob("*.json")]
     now = manifest(out_dir, sorted(set(cases)))["files"]

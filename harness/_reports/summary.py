@@ -9,6 +9,7 @@ step-summary limit), so a hostile or verbose target cannot break or flood the pa
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ._mdtext import code, plain
@@ -121,6 +122,10 @@ def _bounded(text: str) -> str:
 
 
 class SummaryReport(Collector):
+    def __init__(self, out_dir: Path, shown_as: Path | None = None) -> None:
+        super().__init__(out_dir)
+        self.shown_as = out_dir if shown_as is None else shown_as  # the folder's final name
+
     def write(self, doc: dict[str, Any]) -> None:
-        text = render(doc, self.out_dir.as_posix())
+        text = render(doc, self.shown_as.as_posix())
         (self.out_dir / FILE).write_text(text, encoding="utf-8")

@@ -299,6 +299,20 @@ OUTCOMES = {
         "never": 0,
     },
     (None, 2): {"not-certified": 1, "reservation": 1, "error": 2, "fail": 1, "never": 0},
+    (None, 130): {  # Ctrl-C
+        "not-certified": 1,
+        "reservation": 1,
+        "error": 130,
+        "fail": 1,
+        "never": 0,
+    },
+    (None, 143): {  # SIGTERM
+        "not-certified": 1,
+        "reservation": 1,
+        "error": 143,
+        "fail": 1,
+        "never": 0,
+    },
 }
 
 
@@ -384,3 +398,20 @@ def test_the_documented_manifest_check(tmp_path: Path) -> None:
 
     (folder / "extra.txt").write_text("added\n", encoding="utf-8")
     assert _check_folder(tmp_path) != 0
+
+
+@pytest.mark.parametrize("code", [2, 130, 143])
+def test_a_stopped_run_does_not_pass_on_the_previous_report(tmp_path: Path, code: int) -> None:
+    """certify stopped (Ctrl-C, SIGTERM) or unable to write leaves the previous reports as
+    they were: their CERTIFIED verdict is not this run's, and no mode passes on it."""
+    bin_dir = tmp_path / "runner" / "instantcert-venv" / "bin"
+    _fake_instantcert(bin_dir, None, code)
+    previous = {"run_id": "earlier", "verdict": {"overall": "CERTIFIED"}}
+    for mode in ("not-certified", "fail", "error"):
+        (tmp_path / "report").mkdir(exist_ok=True)
+        (tmp_path / "report" / "report.json").write_text(json.dumps(previous))
+        step, outputs, _ = _run_action(tmp_path, mode)
+        assert step != 0 and outputs["verdict"] == "", (mode, step, outputs)
+        (tmp_path / "instantcert-report").mkdir(exist_ok=True)
+        (tmp_path / "instantcert-report" / "report.json").write_text(json.dumps(previous))
+        assert _run_gitlab(tmp_path, mode) != 0, ("gitlab", mode)

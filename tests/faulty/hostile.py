@@ -221,6 +221,9 @@ def tampered_cases() -> dict[str, bytes]:
         "unknown_relation": _with_input(kind="metamorphic", relation="nope", seed=1),
         "os_system_target": {**valid_case(), "target": "python:os:system"},
         "marker_target": {**valid_case(), "target": "python:tests.faulty.hostile_payload:factory"},
+        # a case reads nothing the command line did not name (issue 29 item 2)
+        "environ_file_target": {**valid_case(), "target": "file:/proc/self/environ"},
+        "metadata_url_target": {**valid_case(), "target": "http://169.254.169.254"},
         "huge_stake": _with_input(stake_cents=10**400),
         "huge_index": {
             **valid_case(),

@@ -4,6 +4,7 @@ randomness statistics pooled (issue 10)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,9 @@ def test_a_shifted_copy_among_the_files_fails_unrelated_blocks(
     assert failed == {"eldorado.randomness.unrelated_blocks"}
     doc = json.loads((out / "report.json").read_text())
     case = out / doc["failures"][0]["case_files"][0]
-    assert main(["replay", str(case)]) == 1  # the case names both files: replayed, still failing
+    assert main(["replay", str(case)]) == 2  # a file: target only when --target names it
+    both = f"file:{files[0]}{os.pathsep}{copy}"
+    assert main(["replay", str(case), "--target", both]) == 1  # both files: still failing
 
 
 def test_two_files_holding_one_block_are_refused(

@@ -188,5 +188,6 @@ def test_audit_block_reports_and_replays(tmp_path: Path) -> None:
         "eldorado.3.unit_prize"
     ]
     case = out / doc["failures"][0]["case_files"][0]
-    assert main(["replay", str(case)]) == 1
+    assert main(["replay", str(case)]) == 2  # a file: target only when --target names it
+    assert main(["replay", str(case), "--target", f"file:{bad}"]) == 1
     assert main(["replay", str(case), "--target", f"file:{good}"]) == 0

@@ -174,7 +174,8 @@ def test_insufficient_funds_changes_nothing(service: GameService) -> None:
         ("robots", 200, 422, "invalid_stake"),
         ("eldorado", 0, 422, "invalid_stake"),
         (None, 100, 400, "malformed_request"),
-        ("robots", 100.0, 400, "malformed_request"),
+        ("robots", 100.5, 400, "malformed_request"),
+        ("robots", True, 400, "malformed_request"),
     ],
 )
 def test_play_refusals(
@@ -266,7 +267,7 @@ def test_history_is_newest_first_and_shows_unrevealed_plays(service: GameService
         assert (entry["ticket"], entry["prize_cents"]) == (unit.ticket, unit.prize_cents)
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", entry["created_at"])
     assert service.history(who, token, 2)["plays"] == history[:2]
-    for limit in (0, -1, "2", 1.0):
+    for limit in (0, -1, "2", 1.5, True):  # 1.0 is 1 (JSON Schema's integer)
         expect(400, "malformed_request", service.history, who, token, limit)
 
 
@@ -326,7 +327,8 @@ def test_list_blocks_filters(service: GameService) -> None:
     ]
     assert service.list_blocks("eldorado", 50)["blocks"][0]["units"] == 900_000
     expect(422, "invalid_game", service.list_blocks, "lotto")
-    expect(422, "invalid_stake", service.list_blocks, "robots", 50)
+    assert service.list_blocks("robots", 50) == {"blocks": []}  # only eldorado sells 50
+    expect(422, "invalid_stake", service.list_blocks, "robots", 75)
     expect(422, "invalid_stake", service.list_blocks, None, 75)
 
 
@@ -334,8 +336,9 @@ def test_list_blocks_filters(service: GameService) -> None:
     ("block_id", "start", "count", "status"),
     [
         ("robots-100-0001", -1, None, 400),
-        ("robots-100-0001", ROBOTS_UNITS + 1, None, 400),
-        ("robots-100-0001", 10, ROBOTS_UNITS, 400),
+        ("robots-100-0001", ROBOTS_UNITS + 1, None, 404),  # well formed, past the end
+        ("robots-100-0001", 10, ROBOTS_UNITS, 404),
+        ("robots-100-0001", 10**18, None, 400),  # past any query integer
         ("robots-100-0001", None, -5, 400),
         ("robots-100-1", 0, 1, 404),
         ("robots-50-0001", 0, 1, 404),
