@@ -7,7 +7,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO, Any, Protocol
 
 from reference import _strict_json as strict_json
@@ -119,7 +119,8 @@ class DocumentReader:
         fast: bool | None = None,
     ) -> None:
         try:
-            self.raw = open_regular(path)  # a FIFO or device refused, not read
+            # a path: a FIFO or device refused, not read; another source opens its own bytes
+            self.raw = open_regular(path) if isinstance(path, str | PurePath) else path.open("rb")
         except OSError as exc:
             raise AuditError(f"cannot open block file {str(path)!r}: {exc.strerror}") from None
         self.gzip = self.raw.read(2) == b"\x1f\x8b"

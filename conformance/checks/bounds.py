@@ -33,6 +33,7 @@ import reference
 from contract import ErrorReply, ProtocolViolation
 from reference import _strict_json as strict_json
 
+from .._file_target import block_file_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
@@ -370,7 +371,13 @@ sc.SCENARIOS["slice_bounds"] = scenario_slice_bounds
 @check("blocks.slice_bounds", covers=[SLICE], capability="blocks")
 def slice_bounds_check(ctx: CheckContext) -> None:
     """Slices at and past the end of a listed block, empty and negative: refused, or exactly
-    the block's units there (none from elsewhere)."""
+    the block's units there (none from elsewhere). Not for a block file: a file has no slice
+    reads of its own (contract 3's ``?start=&count=`` is a server's), as ``blocks.slices``."""
+    if block_file_of(ctx.adapter) is not None:
+        raise NotSupported(
+            "a block file has no slice reads of its own to test: contract 3's ?start=&count= "
+            "is a server's"
+        )
     target = sc.Session.of(ctx.adapter, ctx.implementation)
     pairs = [(g, s) for g in ctx.games() for s in ctx.stakes(g)]
     if not pairs:
