@@ -90,7 +90,9 @@ def test_profiles_load(name: str) -> None:
 def test_the_suite_runs_in_one_process_whatever_n_says(tmp_path: Path) -> None:
     """``-n 2`` (the project's own addopts give ``-n auto`` to a run from the clone's root):
     the suite's checks share one target and its streams, so the plugin turns xdist off."""
-    done = run_suite(tmp_path, "python:reference", "--game", "robots", "-n", "2", "-k", "several_gauges")
+    done = run_suite(
+        tmp_path, "python:reference", "--game", "robots", "-n", "2", "-k", "several_gauges"
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "passed" in done.stdout
     assert "bringing up nodes" not in done.stdout and "[gw" not in done.stdout
