@@ -59,10 +59,16 @@ def pytest_configure(config: pytest.Config) -> None:
     suite runs in one process: pytest-xdist's ``-n`` (the project's own test tier sets it in
     ``addopts``, which a run from the clone's root reads) is turned off for it, since workers
     would each open the target and buy from the same streams side by side, which the checks
-    that watch a stream (``play.sales.block_order``, ...) must have to themselves."""
-    if _runs_the_suite(config) and getattr(config.option, "numprocesses", None):
-        config.option.numprocesses = 0
-        config.option.dist = "no"
+    that watch a stream (``play.sales.block_order``, ...) must have to themselves. Nor does
+    the project's hang guard for its own tests (pytest-timeout's ``timeout`` in the same
+    ``addopts`` file) cut a check: a full profile's check may rightly run longer; the suite's
+    own budgets bound it (a ``--timeout`` given on the command line is kept)."""
+    if _runs_the_suite(config):
+        if getattr(config.option, "numprocesses", None):
+            config.option.numprocesses = 0
+            config.option.dist = "no"
+        if hasattr(config.option, "timeout") and config.option.timeout is None:
+            config.option.timeout = 0  # pytest-timeout: no timeout
     config._conformance_settings = settings_for(config)  # type: ignore[attr-defined]
 
 

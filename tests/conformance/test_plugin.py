@@ -96,3 +96,12 @@ def test_the_suite_runs_in_one_process_whatever_n_says(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "passed" in done.stdout
     assert "bringing up nodes" not in done.stdout and "[gw" not in done.stdout
+
+
+def test_the_tests_hang_guard_does_not_cut_the_suites_checks(tmp_path: Path) -> None:
+    """pytest-timeout's ``timeout`` of the project's pyproject.toml (read by a run from the
+    clone's root) is the tests' hang guard, not a budget of the suite's checks."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\ntimeout = 0.01\n", encoding="utf-8")
+    done = run_suite(tmp_path, "python:reference", "--game", "robots", "-k", "several_gauges")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Timeout" not in done.stdout + done.stderr
