@@ -81,7 +81,7 @@ def _target_hint(spec: str) -> str:
     scheme, a misspelt scheme, the reference without ``python:``; empty when nothing is close."""
     scheme, sep, rest = spec.partition("://")
     if sep:
-        close = difflib.get_close_matches(scheme.lower(), ["http", "https"], n=1, cutoff=0.5)
+        close = difflib.get_close_matches(scheme.lower(), ["http", "https"], n=1, cutoff=0.7)
         return f"; did you mean {close[0]}://{rest}?" if close else ""
     if _HOST_PORT.fullmatch(spec):
         return f"; did you mean http://{spec}?"

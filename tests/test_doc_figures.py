@@ -57,6 +57,7 @@ def test_the_pages_quote_the_runs_a_user_asks_about(figures: Any) -> None:
         ("certify.md", "certify-quick"),
     ]:
         assert where in quoted, where
+    assert ("README.md", "test-tier") in quoted
 
 
 def test_a_stale_figure_is_caught(figures: Any) -> None:

@@ -122,4 +122,4 @@ def test_a_check_exploring_plays_stops_at_the_first_timeout(tmp_path: Path) -> N
     report = json.loads((tmp_path / "report.json").read_text())
     (check,) = [c for c in report["checks"] if c["check_id"] == "play.robots_auto_any_moment"]
     assert "no complete answer within 1 s" in check["message"]
-    assert len(asked) == 1, asked  # no replay into the dead endpoint
+    assert len(asked) <= 1, asked  # no replay into the dead endpoint (none: cut before it)

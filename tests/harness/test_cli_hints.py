@@ -122,9 +122,10 @@ def test_a_target_without_its_scheme_gets_the_url_meant(target: str, hint: str) 
     assert str(refused_target.value).endswith(hint)
 
 
-def test_a_target_nothing_is_close_to_gets_the_forms_only() -> None:
+@pytest.mark.parametrize("target", ["foo", "ftp://x", "file:///tmp/x"])
+def test_a_target_nothing_is_close_to_gets_the_forms_only(target: str) -> None:
     with pytest.raises(ConfigError, match=r"is not one of: .*https://host:port$"):
-        open_target("foo")
+        open_target(target)
 
 
 @pytest.mark.parametrize(
