@@ -505,7 +505,9 @@ def merge_figures(path: Path, bench: Bench, row: Row, load_at_start: float) -> N
         "peak_mb": round(row.memory_run.peak_kib / 1024)
         if row.memory_run and row.memory_run.peak_kib
         else None,
-        "command": bench.show(row.command),
+        "command": bench.show(row.command)
+        .replace(sys.executable, "python")
+        .replace(str(ROOT), "."),
         "exit_codes": sorted({r.returncode for r in row.runs}),
         "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "cores": os.cpu_count(),
