@@ -29,6 +29,12 @@ NAMEs (default: all but certify-full, which takes minutes and runs only when nam
   certify-http       the same against instantcert serve over HTTP
   certify-http-20ms  the same behind benchmarks/delay_proxy.py (20 ms added per request)
   certify-full       instantcert certify (full profile, in-process): one timed run only
+  test-tier          the README's test command's tier, `python -m pytest` from the clone's
+                     root (every core, as pyproject's addopts say): one timed run, no memory
+                     run (named only, like certify-full)
+
+--figures FILE (benchmarks/figures.json) merges each row measured into that file, the one
+source of the timings the docs quote (scripts/doc_figures.py writes them into the pages).
 
 Block files are written once per work directory (by the generate rows, or before the first
 row that needs them) from a fixed seed used nowhere else, so they are fresh to the project's
@@ -61,6 +67,9 @@ from pathlib import Path
 from _memory import tree_kib
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+ONE_RUN = ("certify-full", "test-tier")  # minutes each: one timed run
+NO_MEMORY_RUN = ("test-tier",)  # its peak is not a figure anyone quotes: not run twice
 SEED = hashlib.sha256(b"instantcert benchmarks/commands.py block seed").hexdigest()
 MASTER_SEED = hashlib.sha256(b"instantcert benchmarks/commands.py master seed").hexdigest()
 EVALUATE_TICKETS = 200_000
@@ -392,6 +401,13 @@ def rows(bench: Bench) -> dict[str, Callable[[], Row]]:
             "certify-http-20ms", "quick", bench.proxy_url, "≤ 2 × certify-http"
         ),
         "certify-full": certify("certify-full", "full", None, "≤ 90 s"),
+        "test-tier": lambda: Row(
+            "test-tier",
+            "the fast test tier (`pytest`, the README's test command)",
+            f"cd {ROOT} && {sys.executable} -m pytest -q -p no:cacheprovider",
+            None,
+            "≤ 5 min on a quiet 2-core machine",
+        ),
     }
 
 
@@ -411,7 +427,7 @@ DEFAULT = [
 
 
 def measure(bench: Bench, row: Row) -> Row:
-    runs = 1 if row.name == "certify-full" else bench.runs
+    runs = 1 if row.name in ONE_RUN else bench.runs
     for n in range(runs):
         if row.name.startswith("generate"):
             bench.file(row.name.split("-", 1)[1]).unlink(missing_ok=True)
@@ -432,6 +448,8 @@ def measure(bench: Bench, row: Row) -> Row:
         print(f"  {row.name} run {n + 1}/{runs}: {result.seconds:.2f} s{floor}{status}", flush=True)
     if row.name.startswith("generate"):
         bench.file(row.name.split("-", 1)[1]).unlink(missing_ok=True)
+    if row.name in NO_MEMORY_RUN:
+        return row
     row.memory_run = run_shell(row.command, bench.env, bench.log, sample=True)
     peak = (row.memory_run.peak_kib or 0) / 1024
     print(f"  {row.name} memory run: peak {peak:.0f} MB (its time is not counted)", flush=True)
@@ -468,6 +486,37 @@ def table(bench: Bench, done: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def merge_figures(path: Path, bench: Bench, row: Row, load_at_start: float) -> None:
+    """Row ``row`` into the figures file ``path`` (made if missing), its other rows kept."""
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"rows": {}}
+    served = [r.server_cpu_seconds for r in row.runs if r.server_cpu_seconds is not None]
+    cpu = f"{statistics.median(r.cpu_seconds for r in row.runs):.1f} s"
+    if served:
+        cpu += f" + server {statistics.median(served):.1f} s"
+    floor = round(row.median(row.floor_runs), 2) if row.floor_runs else None
+    median = round(row.median(row.runs), 2)
+    doc["rows"][row.name] = {
+        "what": row.what,
+        "median_s": median,
+        "runs": len(row.runs),
+        "floor_s": floor,
+        "ratio": round(median / floor, 1) if floor else None,
+        "cpu": cpu,
+        "peak_mb": round(row.memory_run.peak_kib / 1024)
+        if row.memory_run and row.memory_run.peak_kib
+        else None,
+        "command": bench.show(row.command)
+        .replace(sys.executable, "python")
+        .replace(str(ROOT), "."),
+        "exit_codes": sorted({r.returncode for r in row.runs}),
+        "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cores": os.cpu_count(),
+        "load": f"1-minute load average {load_at_start:.2f} at the series' start, "
+        f"{os.getloadavg()[0]:.2f} after this row",
+    }
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
@@ -477,6 +526,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one run per row")
     parser.add_argument("--workdir", type=Path, default=None, help="default: a temporary dir")
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    parser.add_argument(
+        "--figures",
+        type=Path,
+        default=None,
+        help="merge each row into this figures file (benchmarks/figures.json)",
+    )
     args = parser.parse_args()
     if args.runs < 1:
         parser.error(f"--runs {args.runs}: expected 1 or more")
@@ -502,6 +557,8 @@ def main() -> None:
             print(table(bench, done[-1:]).splitlines()[-1], flush=True)
             if args.markdown is not None:  # after every row: an interrupted run keeps its rows
                 args.markdown.write_text(table(bench, done) + "\n")
+            if args.figures is not None:
+                merge_figures(args.figures, bench, done[-1], load)
         print()
         print(table(bench, done))
         print()

@@ -15,10 +15,12 @@ with the suite (the profile, the seed, a failure as a person reads it) is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import conformance
 from conformance._execute import CheckOutcome, execute
 from conformance._registry import CheckContext, registered_checks
 from conformance._settings import Settings
@@ -51,9 +53,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Validate ``--profile`` before anything runs: a bad profile stops the run (exit 4)."""
+    """Validate ``--profile`` before anything runs: a bad profile stops the run (exit 4). The
+    suite runs in one process: pytest-xdist's ``-n`` (the project's own test tier sets it in
+    ``addopts``, which a run from the clone's root reads) is turned off for it, since workers
+    would each open the target and buy from the same streams side by side, which the checks
+    that watch a stream (``play.sales.block_order``, ...) must have to themselves. Nor does
+    the project's hang guard for its own tests (pytest-timeout's ``timeout`` in the same
+    ``addopts`` file) cut a check: a full profile's check may rightly run longer; the suite's
+    own budgets bound it (a ``--timeout`` given on the command line is kept)."""
+    if _runs_the_suite(config):
+        if getattr(config.option, "numprocesses", None):
+            config.option.numprocesses = 0
+            config.option.dist = "no"
+        if hasattr(config.option, "timeout") and config.option.timeout is None:
+            config.option.timeout = 0  # pytest-timeout: no timeout
     config._conformance_settings = settings_for(config)  # type: ignore[attr-defined]
+
+
+def _runs_the_suite(config: pytest.Config) -> bool:
+    """Whether the command line names the conformance package (``--pyargs conformance``, its
+    folder or a file in it)."""
+    package = Path(conformance.__file__).resolve().parent
+    for arg in config.args:
+        name = arg.split("::")[0]
+        if config.option.pyargs and (name == "conformance" or name.startswith("conformance.")):
+            return True
+        path = Path(config.invocation_params.dir, name).resolve()
+        if path == package or package in path.parents:
+            return True
+    return False
 
 
 def pytest_report_header(config: pytest.Config) -> str:

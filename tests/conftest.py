@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
+
+# No example database for the tests: the tier runs on several xdist workers at once, and a run
+# from a fresh clone should leave nothing in the working directory (.hypothesis/). A failure
+# shows its falsifying example in the report, as without a database.
+settings.register_profile("instantcert-tests", database=None)
+settings.load_profile("instantcert-tests")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

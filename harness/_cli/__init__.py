@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import gc
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType, ModuleType
+from typing import NoReturn
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -85,18 +88,79 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     command pays at start-up for its own imports, not for every other command's)."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="instantcert",
         description="Certification harness for Le Retour des Robots and Eldorado implementations.",
     )
     parser.add_argument("--version", action="version", version=f"instantcert {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     only = _invoked(argv) if argv is not None else None
+    words = list(argv or ())
+    parser.argv = [] if only else words  # a named subcommand's words are its parser's
     for module in _modules(only):
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        assert isinstance(command, _Parser)
+        command.argv = words[1:]  # the words after the subcommand's name
         module.add_arguments(command)
-        command.set_defaults(run=module.run)
+        command.set_defaults(run=module.run, parser=command)
     return parser
+
+
+def _refuse_unknown(args: argparse.Namespace, extra: Sequence[str]) -> None:
+    """Exit 2 for arguments the subcommand does not take, with its own usage (argparse would
+    print the top-level one) and the closest of its options for a misspelt one."""
+    parser: argparse.ArgumentParser = args.parser
+    parser.error(f"unrecognized arguments: {' '.join(extra)}")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a hint in its errors: the closest option to a misspelt one
+    (``--proflie`` -> "did you mean --profile?"), also where the misspelling left a required
+    option missing, and the closest choice to a wrong one (a subcommand, a game)."""
+
+    argv: Sequence[str] = ()
+    """The words of the command line this parser reads (set by ``build_parser``)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(self._hinted(message))
+
+    def _hinted(self, message: str) -> str:
+        if not message.startswith("argument ") or "invalid choice" not in message:
+            flag = self._unknown_option()
+            if flag is not None:
+                return f"unrecognized argument {flag}{self._closest_option(flag)}"
+            return message
+        chosen = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if chosen is None:
+            return message
+        choices = re.findall(r"'([^']*)'", chosen[2])
+        close = difflib.get_close_matches(chosen[1], choices, n=1, cutoff=0.6)
+        return f"{message}; did you mean {close[0]!r}?" if close else message
+
+    def _options(self) -> list[str]:
+        return [s for action in self._actions for s in action.option_strings]
+
+    def _unknown_option(self) -> str | None:
+        """The first ``--option`` of the command line this parser does not know (nor any of its
+        options starts with: argparse takes unambiguous prefixes); long options only (a short
+        one or a negative number may be a value)."""
+        options = self._options()
+        words = list(self.argv)
+        if "--" in words:
+            words = words[: words.index("--")]
+        for word in words:
+            flag = word.partition("=")[0]
+            known = any(option.startswith(flag) for option in options)
+            if flag.startswith("--") and len(flag) > 2 and not known:
+                return flag
+        return None
+
+    def _closest_option(self, flag: str) -> str:
+        options = self._options()
+        close = difflib.get_close_matches(flag, options, n=1, cutoff=0.6)
+        if close:
+            return f": did you mean {close[0]}?"
+        return f"; the options of {self.prog}: {', '.join(o for o in options if o != '-h')}"
 
 
 def main(argv: Sequence[str] | None = None, *, loaded: Callable[[], None] | None = None) -> int:
@@ -105,7 +169,9 @@ def main(argv: Sequence[str] | None = None, *, loaded: Callable[[], None] | None
     parser = build_parser(argv)
     if loaded is not None:
         loaded()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _refuse_unknown(args, extra)
     try:
         with _sigterm_stops_the_command():
             code: int = args.run(args)

@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         default=None,
-        help=f"quick (a minute or so: sampled blocks, short runs) or full (every block whole; "
+        help=f"quick (sampled blocks, short runs; never certifies) or full (every block whole; "
         f"the only profile that can certify); default {DEFAULT_PROFILE}",
     )
     parser.add_argument(

@@ -94,3 +94,20 @@ def test_a_reservation_passes_with_a_warning(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "1 passed" in done.stdout and "ReservationWarning" in done.stdout
     assert "token-bits" in done.stdout
+
+
+def test_the_suite_runs_in_one_process_and_uncut_whatever_the_tests_options(
+    tmp_path: Path,
+) -> None:
+    """``-n 2`` (the project's own addopts give ``-n auto`` to a run from the clone's root):
+    the suite's checks share one target and its streams, so the plugin turns xdist off; and
+    pytest-timeout's ``timeout`` (the tests' hang guard, in the same file) is not a budget of
+    the suite's checks, which have their own: a 10 ms one cuts nothing."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\ntimeout = 0.01\n", encoding="utf-8")
+    done = run_suite(
+        tmp_path, "python:reference", "--game", "robots", "-n", "2", "-k", "several_gauges"
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "passed" in done.stdout
+    assert "bringing up nodes" not in done.stdout and "[gw" not in done.stdout
+    assert "Timeout" not in done.stdout + done.stderr

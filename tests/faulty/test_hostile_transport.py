@@ -1,5 +1,7 @@
-"""Hostile transports, certified end to end with ``--timeout 1``: each run ends within its
-bound, with the right verdict and exit code, and every report written (report.json parses).
+"""Hostile transports, certified end to end with ``--timeout 1``: each run ends, with the
+right verdict and exit code, every report written (report.json parses), and each cut call's
+error naming the deadline that cut it (no test asserts a duration: a run that hung would be
+stopped by the suite's hang guard, ``timeout`` in pyproject.toml, and fail).
 
 A run that cannot start (slow headers, a server that never reads, an endless HTTP/1.0 answer
 to describe) is in ``tests/harness/test_exit_codes.py``; here the run starts, and the target
@@ -10,8 +12,8 @@ each call, the circuit breaker stops the waiting after two timeouts per endpoint
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -22,9 +24,11 @@ from .certify import Outcome, certify
 from .hostile_transport import ENDPOINTS, hang, serve_broken, serve_slow
 from .http_bridge import Serving
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
 TIMEOUT_S = 1.0
-QUICK_BOUND_S = 60.0  # a whole quick run (both games) against a target that hangs or is slow
-SCOPED_BOUND_S = 15.0  # a run scoped to the requirements of one endpoint
 
 #: the requirements a run covers when one endpoint hangs: they need that endpoint
 SCOPES: dict[str, list[str]] = {
@@ -42,8 +46,7 @@ SCOPES: dict[str, list[str]] = {
 
 def certify_over(
     serving: Serving, out: Path, requirements: list[str] | None, games: list[str] | None
-) -> tuple[Outcome, float]:
-    began = time.monotonic()
+) -> Outcome:
     with serving as url:
         outcome = certify(
             open_target(url, timeout=TIMEOUT_S),
@@ -53,7 +56,7 @@ def certify_over(
             out=out,
             settings={"scenario_workers": 1},
         )
-    return outcome, time.monotonic() - began
+    return outcome
 
 
 def assert_reports(out: Path, outcome: Outcome) -> None:
@@ -68,8 +71,7 @@ def assert_reports(out: Path, outcome: Outcome) -> None:
 def test_a_hang_on_any_endpoint_ends_in_bounded_time(endpoint: str, tmp_path: Path) -> None:
     method, path = endpoint.split(" ")
     serving = serve_broken({(method, path): hang}, name=f"hang {endpoint}")
-    outcome, elapsed = certify_over(serving, tmp_path, SCOPES.get(endpoint), ["robots"])
-    assert elapsed < SCOPED_BOUND_S, f"{endpoint}: {elapsed:.1f} s"
+    outcome = certify_over(serving, tmp_path, SCOPES.get(endpoint), ["robots"])
     assert_reports(tmp_path, outcome)
     assert outcome.verdict == "INCOMPLETE" and not outcome.failed, outcome.note
     if endpoint == "GET /v1/implementation":
@@ -82,8 +84,7 @@ def test_a_hang_on_any_endpoint_ends_in_bounded_time(endpoint: str, tmp_path: Pa
 
 def test_every_evaluate_hanging_ends_a_quick_run_in_bounded_time(tmp_path: Path) -> None:
     serving = serve_broken({("POST", "/v1/evaluate"): hang}, name="hang evaluate")
-    outcome, elapsed = certify_over(serving, tmp_path, None, None)
-    assert elapsed < QUICK_BOUND_S, f"{elapsed:.1f} s"
+    outcome = certify_over(serving, tmp_path, None, None)
     assert_reports(tmp_path, outcome)
     assert (outcome.verdict, outcome.exit_code) == ("INCOMPLETE", 1)
     assert not outcome.failed
@@ -99,8 +100,7 @@ def test_every_evaluate_hanging_ends_a_quick_run_in_bounded_time(tmp_path: Path)
 
 
 def test_every_answer_late_ends_a_quick_run_in_bounded_time(tmp_path: Path) -> None:
-    outcome, elapsed = certify_over(serve_slow(1.5), tmp_path, None, None)
-    assert elapsed < QUICK_BOUND_S, f"{elapsed:.1f} s"
+    outcome = certify_over(serve_slow(1.5), tmp_path, None, None)
     assert_reports(tmp_path, outcome)
     assert (outcome.verdict, outcome.exit_code) == ("INCOMPLETE", 1)
     assert not outcome.failed and outcome.errored
@@ -110,10 +110,16 @@ def test_every_answer_late_ends_a_quick_run_in_bounded_time(tmp_path: Path) -> N
 def test_a_check_exploring_plays_stops_at_the_first_timeout(tmp_path: Path) -> None:
     """Hypothesis would shrink a timeout, replaying whole play scenarios (account, play,
     clicks) into the dead endpoint; the first timeout ends the exploration instead."""
-    serving = serve_broken({("POST", "/v1/plays/{play_id}/auto"): hang}, name="hang auto")
-    outcome, _ = certify_over(serving, tmp_path, ["robots.4.4.auto_any_moment"], ["robots"])
+    asked: list[str] = []
+
+    async def counted_hang(request: Request) -> Response:
+        asked.append(request.url.path)
+        return await hang(request)
+
+    serving = serve_broken({("POST", "/v1/plays/{play_id}/auto"): counted_hang}, name="hang auto")
+    outcome = certify_over(serving, tmp_path, ["robots.4.4.auto_any_moment"], ["robots"])
     assert outcome.outcomes["robots.4.4.auto_any_moment"] == "error"
     report = json.loads((tmp_path / "report.json").read_text())
     (check,) = [c for c in report["checks"] if c["check_id"] == "play.robots_auto_any_moment"]
     assert "no complete answer within 1 s" in check["message"]
-    assert check["duration_s"] < 3 * TIMEOUT_S, check["duration_s"]
+    assert len(asked) <= 1, asked  # no replay into the dead endpoint (none: cut before it)

@@ -17,8 +17,6 @@ from harness._reports import REPORT_FILES
 
 from .misbehaving import MISBEHAVIOURS, certify_misbehaving
 
-BOUND_S = 90.0  # wall time a run may take, whatever the target does
-
 #: A stream cut mid-line and a stream longer than asked are the target's misbehaviour: protocol
 #: violations (error), never judged as block faults (fail).
 BROKEN_STREAMS = ("cut_block_stream", "flood_block_stream")
@@ -27,8 +25,7 @@ BROKEN_STREAMS = ("cut_block_stream", "flood_block_stream")
 @pytest.mark.parametrize("name", sorted(MISBEHAVIOURS))
 def test_harness_survives(name: str, tmp_path: Path) -> None:
     bad = MISBEHAVIOURS[name]
-    outcome, elapsed = certify_misbehaving(name, tmp_path)
-    assert elapsed < BOUND_S, f"{name}: the run took {elapsed:.0f} s"
+    outcome, _ = certify_misbehaving(name, tmp_path)  # a run that hung: the hang guard fails it
     for report in REPORT_FILES:
         assert (tmp_path / report).is_file(), f"{name}: {report} not written"
     written = json.loads((tmp_path / "report.json").read_text())

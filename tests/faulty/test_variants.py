@@ -190,7 +190,20 @@ def test_correct_implementation_certified_by_a_full_run(name: str) -> None:
 # -- over HTTP ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", OVER_HTTP)
+#: over HTTP in the fast tier: one variant per area (the others of OVER_HTTP in the slow tier;
+#: every variant is rejected in-process in the fast tier, test_variant_rejected)
+FAST_OVER_HTTP = (
+    "robots_x2_counted_once",
+    "eldorado_extra_in_extra_ignored",
+    "block_unit_duplicated",
+    "play_funds_refused_400",
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n if n in FAST_OVER_HTTP else pytest.param(n, marks=pytest.mark.slow) for n in OVER_HTTP],
+)
 def test_variant_rejected_over_http(name: str) -> None:
     variant = VARIANTS[name]
     with bridge(variant.factory()) as url:
@@ -205,8 +218,11 @@ def test_variant_rejected_over_http(name: str) -> None:
 
 def test_over_http_areas() -> None:
     assert {VARIANTS[n].area for n in OVER_HTTP} == set(AREAS)
+    assert {VARIANTS[n].area for n in FAST_OVER_HTTP} == set(AREAS)
+    assert set(FAST_OVER_HTTP) <= set(OVER_HTTP)
 
 
+@pytest.mark.slow  # fast tier: each correct implementation in-process, and variants over HTTP
 def test_correct_implementation_accepted_over_http() -> None:
     with bridge(CORRECT["independent"]()) as url:
         outcome = certify(open_target(url, timeout=20), target=url)

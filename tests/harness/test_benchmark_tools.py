@@ -117,7 +117,9 @@ def test_a_row_measures_the_whole_tree(tmp_path: Path) -> None:
     timed = commands.run_shell(
         f"{sys.executable} -c 'import time; time.sleep(0.3)'", {}, tmp_path / "log"
     )
-    assert timed.peak_kib is None and 0.3 <= timed.seconds < 0.3 + commands.SAMPLE_SECONDS + 0.2
+    # a timed run is only waited for: never sampled; it lasts at least its sleep (a lower bound
+    # a busy machine cannot break; an upper bound would be a duration a busy machine can)
+    assert timed.peak_kib is None and timed.seconds >= 0.3
     failed = commands.run_shell("false | cat", {}, tmp_path / "log")
     assert failed.returncode != 0  # pipefail: a failing stage fails the row
     assert "$ echo hi" in (tmp_path / "log").read_text()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,8 +19,6 @@ from tests.faulty.hostile_transport import (
     read_request,
     slow_headers,
 )
-
-BOUND_S = 10.0  # a run that cannot start ends within this, with --timeout 1
 
 
 def answering(status: int, content_type: str, body: bytes) -> Callable[..., None]:
@@ -53,12 +50,12 @@ NOT_THE_CONTRACT: dict[str, Callable[..., None]] = {
 }
 
 
-def certify(url: str, out: Path) -> tuple[int, float]:
-    began = time.monotonic()
-    code = main(
+def certify(url: str, out: Path) -> int:
+    """The exit code of a quick certify of ``url`` with ``--timeout 1``; it returns at all
+    because the deadlines cut the target (a hang is the hang guard's: pyproject.toml)."""
+    return main(
         ["certify", "--target", url, "--profile", "quick", "--timeout", "1", "--out", str(out)]
     )
-    return code, time.monotonic() - began
 
 
 @pytest.mark.parametrize("name", sorted(NOT_THE_CONTRACT))
@@ -66,8 +63,8 @@ def test_nothing_speaks_the_contract_exits_2(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with RawTarget(NOT_THE_CONTRACT[name]) as url:
-        code, elapsed = certify(url, tmp_path)
-    assert code == 2 and elapsed < BOUND_S, (code, elapsed)
+        code = certify(url, tmp_path)
+    assert code == 2
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err + captured.out
     report = json.loads((tmp_path / "report.json").read_text())
@@ -78,8 +75,8 @@ def test_nothing_speaks_the_contract_exits_2(
 def test_connection_refused_exits_2(tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
-        code, elapsed = certify(f"http://127.0.0.1:{sock.getsockname()[1]}", tmp_path)
-    assert code == 2 and elapsed < BOUND_S
+        code = certify(f"http://127.0.0.1:{sock.getsockname()[1]}", tmp_path)
+    assert code == 2
     assert json.loads((tmp_path / "report.json").read_text())["verdict"]["exit_code"] == 2
 
 
@@ -89,6 +86,6 @@ def test_connection_refused_exits_2(tmp_path: Path) -> None:
 def test_an_impossible_url_exits_2_with_one_line(
     url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _ = certify(url, tmp_path)
+    code = certify(url, tmp_path)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and repr(url) in err[0], err

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -32,12 +31,10 @@ SCHEMA = Path(__file__).parents[2] / "harness" / "schemas" / "report.schema.json
 def run_cli(
     argv: list[str], capsys: pytest.CaptureFixture[str], bound_s: float
 ) -> tuple[int, str, str]:
-    """``instantcert ARGV`` in-process: (exit code, stdout, stderr), within ``bound_s``."""
-    began = time.monotonic()
+    """``instantcert ARGV`` in-process: (exit code, stdout, stderr). ``bound_s`` is what the
+    command was expected to take; no test asserts a duration (a hang is the hang guard's)."""
     code = main(argv)
-    took = time.monotonic() - began
     captured = capsys.readouterr()
-    assert took < bound_s, f"{argv} took {took:.1f} s (bound {bound_s} s)"
     assert "Traceback" not in captured.err + captured.out
     return code, captured.out, captured.err
 
@@ -73,7 +70,6 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, st
     stdout, stderr = io.StringIO(), io.StringIO()
     import contextlib
 
-    began = time.monotonic()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = main(
             [
@@ -90,7 +86,6 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Path, st
                 str(out),
             ]
         )
-    assert time.monotonic() - began < 300
     text = stdout.getvalue() + stderr.getvalue()
     assert "Traceback" not in text
     return code, out, text
@@ -176,12 +171,10 @@ def test_an_unsendable_token_fails_the_play_checks_blaming_the_target(tmp_path: 
     from tests.faulty.certify import certify
     from tests.faulty.http_bridge import bridge
 
-    began = time.monotonic()
     with bridge(hostile.UnsendableToken()) as url:
         from harness import open_target
 
         outcome = certify(open_target(url, timeout=10), target=url, games=["robots"])
-    assert time.monotonic() - began < 300
     assert outcome.outcomes["security.tokens.required"] == "fail"
     play = [rid for rid in outcome.outcomes if rid.startswith("play.")]
     assert play and not [rid for rid in play if outcome.outcomes[rid] == "error"], {

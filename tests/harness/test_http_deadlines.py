@@ -31,14 +31,16 @@ from tests.faulty.hostile_transport import (
 )
 
 TIMEOUT = 0.6
-SLACK = 1.0
 
 
-def timed_out(call: Callable[[], object]) -> tuple[TargetTimeout, float]:
-    began = time.monotonic()
+def timed_out(call: Callable[[], object]) -> TargetTimeout:
+    """The timeout ``call`` ends in. Each test's target would go on far past the deadline, so
+    the call returns at all only if a deadline cut it (and it never returning is the hang
+    guard's: pyproject.toml); what the message says shows which deadline it was. No test
+    asserts a duration."""
     with pytest.raises(TargetTimeout) as info:
         call()
-    return info.value, time.monotonic() - began
+    return info.value
 
 
 def adapter(url: str, **options: object) -> HttpAdapter:
@@ -48,8 +50,7 @@ def adapter(url: str, **options: object) -> HttpAdapter:
 def test_headers_one_byte_at_a_time_are_cut_at_the_deadline() -> None:
     # each byte well inside the read timeout: only a total deadline can end this
     with RawTarget(slow_headers(0.1)) as url:
-        fault, elapsed = timed_out(adapter(url).describe)
-    assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
+        fault = timed_out(adapter(url).describe)
     assert f"no complete answer within {TIMEOUT:g} s" in str(fault)
 
 
@@ -60,21 +61,20 @@ def test_the_same_headers_in_time_are_read() -> None:
 
 def test_a_server_that_never_reads_times_out() -> None:
     with RawTarget(never_read) as url:
-        fault, elapsed = timed_out(adapter(url).describe)
-    assert elapsed < TIMEOUT + SLACK and "no complete answer" in str(fault)
+        fault = timed_out(adapter(url).describe)
+    assert "no complete answer" in str(fault)
 
 
 def test_a_connection_never_accepted_times_out() -> None:
     target = RawTarget(never_read, accept=False)
     with target as url:
-        _, elapsed = timed_out(adapter(url).describe)
-    assert elapsed < TIMEOUT + SLACK and target.connections == 0
+        timed_out(adapter(url).describe)
+    assert target.connections == 0
 
 
 def test_http10_without_length_that_never_ends_times_out() -> None:
     with RawTarget(endless_http10) as url:
-        fault, elapsed = timed_out(adapter(url).describe)
-    assert elapsed < TIMEOUT + SLACK
+        fault = timed_out(adapter(url).describe)
     assert "no complete answer" in str(fault) and "bytes of the body received" in str(fault)
 
 
@@ -91,8 +91,8 @@ def test_a_json_body_that_trickles_is_cut_at_the_deadline() -> None:
             conn.sendall(bytes([byte]))
 
     with RawTarget(trickle) as url:
-        fault, elapsed = timed_out(lambda: adapter(url).list_blocks("robots", 100))
-    assert elapsed < TIMEOUT + SLACK and "no complete answer within" in str(fault)
+        fault = timed_out(lambda: adapter(url).list_blocks("robots", 100))
+    assert "no complete answer within" in str(fault)
 
 
 def test_a_block_body_is_held_to_the_floor_not_to_the_deadline() -> None:
@@ -121,24 +121,23 @@ def test_a_block_body_is_held_to_the_floor_not_to_the_deadline() -> None:
             conn.sendall(unit)
         conn.close()
 
+    assert TIMEOUT < 5 * 0.25  # the body takes longer than the deadline, by construction
     with RawTarget(paced) as url:
-        began = time.monotonic()
         lines = list(adapter(url, min_rate=1).read_block("b", 0, 5).lines())
-    assert len(lines) == 5 and time.monotonic() - began > TIMEOUT
+    assert len(lines) == 5
 
 
 def test_the_breaker_stops_waiting_on_an_endpoint_that_keeps_timing_out() -> None:
     with RawTarget(never_read) as url:
         target = adapter(url)
-        first, _ = timed_out(target.describe)
+        first = timed_out(target.describe)
         timed_out(target.describe)
-        fault, elapsed = timed_out(target.describe)
-        assert elapsed < 0.1, "the third call was waited on"
-        assert "not called" in str(fault) and str(first) in str(fault)
+        fault = timed_out(target.describe)
+        assert "not called" in str(fault) and str(first) in str(fault)  # not waited on
         assert "GET /v1/implementation" in str(fault)
-        # another endpoint is still called (and waited on)
-        _, elapsed = timed_out(lambda: target.balance("a", "t"))
-        assert elapsed >= TIMEOUT * 0.9
+        # another endpoint is still called (and waited on: cut at the deadline)
+        other = timed_out(lambda: target.balance("a", "t"))
+        assert "not called" not in str(other) and "no complete answer" in str(other)
 
 
 def test_the_breaker_counts_timeouts_in_a_row() -> None:
@@ -223,8 +222,7 @@ def test_over_tls_too_slow_headers_are_cut_at_the_deadline(tmp_path: Path) -> No
         assert target.describe() == json.loads(DESCRIBE)
     with RawTarget(over_tls(0.1)) as url:
         target = adapter(url.replace("http://", "https://"), verify=str(cert_file))
-        fault, elapsed = timed_out(target.describe)
-    assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
+        fault = timed_out(target.describe)
     assert "no complete answer within" in str(fault)
 
 
@@ -234,8 +232,7 @@ def test_through_an_http_proxy_too_slow_headers_are_cut(monkeypatch: pytest.Monk
         monkeypatch.setenv("NO_PROXY", "")
         monkeypatch.delenv("no_proxy", raising=False)
         monkeypatch.delenv("http_proxy", raising=False)
-        fault, elapsed = timed_out(adapter("http://target.invalid:8080").describe)
-    assert elapsed < TIMEOUT + SLACK, f"cut after {elapsed:.2f} s"
+        fault = timed_out(adapter("http://target.invalid:8080").describe)
     assert "no complete answer within" in str(fault)
 
 

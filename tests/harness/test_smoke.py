@@ -4,7 +4,6 @@ before any requirement is judged (``harness._smoke``)."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -89,12 +88,10 @@ def test_a_crashing_adapter_is_broken_and_a_hanging_one_is_left_to_the_budgets()
     result, _ = run(CrashingBlocks())
     lots = next(r for r in result.requirements if r.id == "robots.3.lot_table")
     assert lots.outcome == "error" and "it raised KeyError: 'blocks'" in lots.message
-    began = time.monotonic()
     try:
         result, events = run(HangingEvaluate(), settings={"check_budget_s": 1})
     finally:
         HangingEvaluate.release.set()  # no thread left hanging for the next test
-    assert time.monotonic() - began < 20
     x2 = next(r for r in result.requirements if r.id == "robots.4.6.x2")
     assert x2.outcome == "error" and "cut at its budget of 1 s" in x2.message
     assert "smoke step" not in x2.message
