@@ -1122,7 +1122,7 @@ class HttpAdapter:
                 self.breaker.timed_out(key, message)
                 raise TargetTimeout(message) from None
             if isinstance(exc, requests.exceptions.ConnectionError):
-                raise self._connection_fault(what, exc) from None
+                raise self._connection_fault(what, exc)[0] from None
             raise ProtocolViolation(f"{what}: {exc}") from None
         except BaseException:
             deadline.finish()

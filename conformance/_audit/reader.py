@@ -120,7 +120,9 @@ class DocumentReader:
     ) -> None:
         try:
             # a path: a FIFO or device refused, not read; another source opens its own bytes
-            self.raw = open_regular(path) if isinstance(path, str | PurePath) else path.open("rb")
+            self.raw = (
+                open_regular(str(path)) if isinstance(path, str | PurePath) else path.open("rb")
+            )
         except OSError as exc:
             raise AuditError(f"cannot open block file {str(path)!r}: {exc.strerror}") from None
         self.gzip = self.raw.read(2) == b"\x1f\x8b"
