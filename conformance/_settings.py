@@ -48,6 +48,11 @@ class Settings:
     top_lot_units: int = 1000  # units on sale searched for the largest lot, played up to it
     history_plays: int = 37  # plays of play.history_listing's account: listings past a page
     reveal_resume_plays: int = 300  # plays made while a robots ticket is left half revealed
+    player_accounts: int = 8  # accounts played at a player's pace (play.player_sessions)
+    player_span_s: float = 6  # seconds the player sessions last before they are judged again
+    old_account_plays: int = 60  # plays of each old account (play.player_sessions)
+    deep_units: int | None = None  # index in a block past which plays are judged (None: none)
+    deep_budget_s: float = 30  # seconds play.deep_stream may play through to deep_units
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
@@ -149,12 +154,14 @@ _POSITIVE_INT = (
     "top_lot_units",
     "history_plays",
     "reveal_resume_plays",
+    "player_accounts",
+    "old_account_plays",
     "check_concurrency",
     "scenario_workers",
 )
-_POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
+_POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake", "deep_units")
 # keys whose value is a number of seconds in (0, one week]
-_SECONDS = ("check_budget_s", "run_budget_s")
+_SECONDS = ("check_budget_s", "run_budget_s", "player_span_s", "deep_budget_s")
 
 
 def _positive_int(value: object) -> bool:

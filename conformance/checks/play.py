@@ -94,7 +94,8 @@ def run_per_stake(
     check is ``exclusive`` and ``holds_streams``)."""
     found = pairs(ctx, games)
     workers = workers_of(ctx.settings)
-    scenario_of = partial(SCENARIOS[scenario], session(ctx))
+    target = session(ctx)
+    scenario_of = partial(SCENARIOS[scenario], target)
     play_one = held(ctx, scenario_of) if watching else scenario_of
 
     def case(number: int, pair: tuple[str, int]) -> dict[str, Any]:
@@ -117,6 +118,7 @@ def run_per_stake(
                 raise failure(f"{message} ({game} at {stake} cents)", [evidence])
             done += one["plays"]
             ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
+    target.settle()  # every AUTO answer tied to its play's block unit
     ctx.details["plays"] = done
 
 
@@ -453,6 +455,7 @@ def reveal_order(ctx: CheckContext) -> None:
     found = sc.scenario_reveal_resumed(target, resumed)
     if found is not None:
         raise failure("revealed on after other plays", [found], "robots.4.3.reveal_symbols")
+    target.settle()
 
 
 @check(
@@ -496,3 +499,4 @@ def auto_any_moment(ctx: CheckContext) -> None:
     found = explore(ctx, one)
     if found:
         raise failure("AUTO changed the unit", [_simplest(found)])
+    target.settle()

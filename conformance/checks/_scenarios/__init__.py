@@ -59,6 +59,7 @@ from .money import (
     scenario_stake_debited,
     scenario_top_lot,
 )
+from .players import scenario_deep, scenario_players
 from .refusals import (
     invalid_requests,
     scenario_insufficient_funds,
@@ -111,6 +112,8 @@ SCENARIOS: dict[str, Scenario] = {
     "no_token": scenario_no_token,
     "cross_account": scenario_cross_account,
     "account_token": scenario_account_token,
+    "players": scenario_players,
+    "deep": scenario_deep,
 }
 
 __all__ = [
@@ -152,6 +155,8 @@ __all__ = [
     "scenario_block_unit",
     "scenario_concurrent",
     "scenario_cross_account",
+    "scenario_deep",
+    "scenario_players",
     "scenario_history_unrevealed",
     "scenario_insufficient_funds",
     "scenario_invalid",
