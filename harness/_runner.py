@@ -68,6 +68,11 @@ _PROGRESS_INTERVAL_S = 0.25
 OUT_OF_SCOPE = "outside this run's scope (filtered)"
 
 
+CERTIFYING_PROFILES = ("full", "soak")
+"""The profiles whose unfiltered passing run certifies: soak is full and player sessions over
+its duration (issue 27)."""
+
+
 def worst(outcomes: Iterable[str]) -> str:
     """The worst outcome (``fail`` > ``error`` > ``not_supported`` > ``not_run`` > ``pass``)."""
     ranked = [SEVERITY.index(o) for o in outcomes]
@@ -586,7 +591,7 @@ class Runner:
                 f"target, or not run): {_ids(missing)}{with_waivers}"
             )
             return INCOMPLETE, note, EXIT_OK
-        if plan.profile != "full":
+        if plan.profile not in CERTIFYING_PROFILES:
             return INCOMPLETE, f"{plan.profile} run: passed, not valid for certification", EXIT_OK
         if plan.filtered:
             note = "filtered full run (games, stakes or requirements narrowed): passed, not valid "

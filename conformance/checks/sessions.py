@@ -11,6 +11,8 @@ the plays there. docs/play-checks.md says what each judges and why.
 
 from __future__ import annotations
 
+import time
+
 from .._registry import CheckContext, NotSupported, check
 from ._scenarios import case_of
 from ._scenarios.players import deep_plays, scenario_players
@@ -52,7 +54,9 @@ def player_sessions(ctx: CheckContext) -> None:
         seed=ctx.seed,
     )
     target = session(ctx)
+    started = time.monotonic()
     found = scenario_players(target, case)
+    ctx.details["ran_s"] = round(time.monotonic() - started, 1)  # the span and the way back
     if found is None:
         target.settle()  # every AUTO of the sessions tied to its block unit
     ctx.details["span_s"] = ctx.settings.player_span_s
