@@ -21,6 +21,7 @@ from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, chec
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._scenarios import SCENARIOS, Case, Session, case_of
+from .blocks import audited_prizes
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -205,7 +206,8 @@ for _name, _article, _message in _PER_GAME:
 )
 def top_lots(ctx: CheckContext) -> None:
     """At every (game, stake), accounts play on up to the largest lot among the next
-    ``top_lot_units`` units on sale (read from the block): every play moves the balance by
+    ``top_lot_units`` units on sale (known from the run's block audit; where it did not read
+    them, played through blind and read afterwards): every play moves the balance by
     exactly -stake + its unit's lot, the largest lot too (``scenario_top_lot``). The pairs
     side by side, ``scenario_workers`` accounts in all playing at once (over a distant target
     the plays' round trips add up); each pair's stream held while its scenario runs, since
@@ -213,6 +215,7 @@ def top_lots(ctx: CheckContext) -> None:
     if "blocks" not in ctx.implementation.get("capabilities", []):
         raise NotSupported("the target serves no blocks: the units on sale cannot be read")
     target = session(ctx)
+    target.known = partial(audited_prizes, ctx.adapter)  # the block as the audit read it
     in_scope = pairs(ctx)
     cases = [
         case_of(
@@ -225,9 +228,9 @@ def top_lots(ctx: CheckContext) -> None:
         for game, stake in in_scope
     ]
     scenario = held(ctx, partial(sc.scenario_top_lot, target))  # each its (game, stake)
-    for case, found in zip(
-        cases, map_in_order(scenario, cases, workers_of(ctx.settings)), strict=True
-    ):
+    results = map_in_order(scenario, cases, workers_of(ctx.settings))
+    target.settle()
+    for case, found in zip(cases, results, strict=True):
         if found is not None:
             game, stake = case["game"], case["stake_cents"]
             raise failure(

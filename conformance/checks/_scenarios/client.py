@@ -84,6 +84,8 @@ class Session:
     sold: dict[str, tuple[str, int]] = field(default_factory=dict)  # play_id -> block_id, index
     untied: list[Tied] = field(default_factory=list)  # AUTO answers not yet tied to their units
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    known: Callable[[str], list[tuple[int, Any]]] = field(default=lambda block_id: [])
+    """(start, declared prizes) of the slices of a block already read (this run's audit)."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -201,6 +203,18 @@ class Session:
             raise ProtocolViolation(f"block {block_id}: a unit line is not JSON: {exc}") from None
         finally:
             stream.close()
+
+    def known_prizes(self, block_id: str, first: int, count: int) -> dict[int, int] | None:
+        """The declared prizes of units ``first .. first+count-1`` of ``block_id`` as already
+        read (``known``: the run's block audit), by index; None when no slice read holds them
+        all (a unit without a declared prize included)."""
+        for start, prizes in self.known(block_id):
+            if start <= first and first + count <= start + len(prizes):
+                window = [int(p) for p in prizes[first - start : first - start + count]]
+                if min(window) < 0:  # -1: a line the audit found without a prize
+                    return None
+                return {first + k: p for k, p in enumerate(window)}
+        return None
 
     def block_size(self, game: str, stake: int, block_id: str) -> int | None:
         """The units of ``block_id`` if the target lists it (blocks capability), else None."""
