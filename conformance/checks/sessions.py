@@ -16,6 +16,7 @@ import time
 from .._registry import CheckContext, NotSupported, check
 from ._scenarios import case_of
 from ._scenarios.players import deep_plays, scenario_players
+from ._scenarios.reveal import REVEAL_REQUIREMENTS
 from .play import failure, pairs, session
 
 #: what the player sessions judge on the way back (docs/play-checks.md)
@@ -32,9 +33,11 @@ DEEP_JUDGED = 30  # plays judged past ``deep_units`` (their AUTO tied to their u
 @check(
     "play.player_sessions",
     covers=SESSIONS_COVER,
-    per_game=lambda k: (
-        [f"{k.prize_article}.prize_credited"] + (["robots.4.3.reveal_symbols"] if k.reveals else [])
-    ),
+    per_game=lambda k: [
+        f"{k.prize_article}.prize_credited",
+        f"{k.history_article}.history_unrevealed",
+        *(REVEAL_REQUIREMENTS if k.reveals else ()),
+    ],
     capability="play",
     cost="long",
     first=True,  # it mostly waits: started first, it ends with the others

@@ -49,6 +49,24 @@ SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
 docs/contract-decisions.md says why a token outside it fails security.tokens.required."""
 
 
+def mistyped(text: str) -> str:
+    """``text`` with its last character changed within its class (a digit for a digit, a
+    letter for a letter of the same case): a client's typo of a token or a name, of the
+    target's own format, never a label that says who sent it (issue 27)."""
+    if not text:
+        return "0"
+    last = text[-1]
+    for alphabet in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
+        if last in alphabet:
+            return text[:-1] + alphabet[(alphabet.index(last) + 1) % len(alphabet)]
+    return text[:-1] + ("A" if last != "A" else "B")
+
+
+def misspelt(game: str) -> str:
+    """A game's name as a client misspells it: its last letter doubled (``robotss``)."""
+    return game + game[-1:] if game else "robots"
+
+
 def token_fault(balance_cents: int, answer: object) -> Evidence:
     """The evidence of an account answer whose token no request could send back."""
     token = answer.get("token") if isinstance(answer, Mapping) else None

@@ -49,17 +49,17 @@ from .client import (
     Document,
     Session,
     evidence,
+    mistyped,
     ref_prize,
     refused,
     reply_doc,
     reveal_tuple,
-    robots_buttons,
 )
+from .reveal import revealed_on
 
 MONEY = "play.money.exact"
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
-REVEAL = "robots.4.3.reveal_symbols"
 AUTO_ANSWER = "play.auto.answer"
 TOKENS = "security.tokens.required"
 
@@ -77,6 +77,8 @@ class Bought:
 
     played: Document
     clicks: list[int] = field(default_factory=list)  # reveals shown, per button
+    order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
+    again: bool = False  # the last reveal showed a +1: its button has one more click
     ticket: str | None = None
     prize: int | None = None
 
@@ -110,15 +112,6 @@ class _Found(Exception):
 def _pause(rng: random.Random, bounds: tuple[float, float], deadline: float) -> None:
     """Sleep a player's pause, never past ``deadline``."""
     time.sleep(max(0.0, min(rng.uniform(*bounds), deadline - time.monotonic())))
-
-
-def _mistyped(token: str) -> str:
-    """The token with its last character changed within its class (a typo, not a label)."""
-    last = token[-1]
-    for alphabet in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
-        if last in alphabet:
-            return token[:-1] + alphabet[(alphabet.index(last) + 1) % len(alphabet)]
-    return token[:-1] + ("A" if last != "A" else "B")
 
 
 def _buy(session: Session, player: Player) -> Bought:
@@ -159,25 +152,29 @@ def _paced(
             one = _buy(session, player)
             play_id, token = str(one.played["play_id"]), player.account.token
             if one.clicks:
+                leave = rng.random() < 0.3  # left half revealed: come back to at the end
                 for _ in range(rng.randrange(0, 6)):
                     _pause(rng, CLICK_PAUSE_S, deadline)
-                    button = rng.randrange(len(one.clicks))
+                    # a ticket left is clicked buttons in turn (what it shows on the way back
+                    # is then 4.3's to judge); one finished by AUTO anywhere
+                    button = _in_turn(one) if leave else rng.randrange(len(one.clicks))
                     reply = refused(partial(session.adapter.reveal, play_id, token, button))
                     if isinstance(reply, ErrorReply):
                         if reply.status != 409:
                             raise reply
                         continue  # a button with nothing left: the way back judges it
-                    reveal_tuple(reply, button)
+                    one.again = reveal_tuple(reply, button)[2]
                     one.clicks[button] += 1
-                if rng.random() < 0.3:
-                    continue  # left half revealed: the player comes back at the end
+                    one.order.append(button)
+                if leave:
+                    continue
             _pause(rng, CLICK_PAUSE_S, deadline)
             _finish(session, player, one)
 
 
 def _mistake(session: Session, case: Case, player: Player) -> None:
     """The player's client sends a mistyped token: refused with 401, nothing else."""
-    token = _mistyped(player.account.token)
+    token = mistyped(player.account.token)
     reply = refused(lambda: session.adapter.balance(player.account.account_id, token))
     if not isinstance(reply, ErrorReply) or reply.status != 401:
         raise _found(
@@ -191,16 +188,27 @@ def _mistake(session: Session, case: Case, player: Player) -> None:
         )
 
 
+def _in_turn(one: Bought) -> int:
+    """The next button of buttons in turn: the last one clicked again when it showed a +1
+    (robots 4.7: one more click), else the next one."""
+    if not one.order:
+        return 0
+    last = one.order[-1]
+    return last if one.again else min(last + 1, len(one.clicks) - 1)
+
+
 def _old(session: Session, player: Player, plays: int) -> None:
     """An old account: its first ticket left half revealed, then ``plays`` plays in a row."""
     first = _buy(session, player)
     if first.clicks:
-        for button in range(HALF_CLICKS):
-            reveal_tuple(
+        for _ in range(HALF_CLICKS):  # buttons in turn, each to its end before the next
+            button = _in_turn(first)
+            first.again = reveal_tuple(
                 session.adapter.reveal(str(first.played["play_id"]), player.account.token, button),
                 button,
-            )
+            )[2]
             first.clicks[button] += 1
+            first.order.append(button)
     else:
         _finish(session, player, first)
     for _ in range(plays):
@@ -316,8 +324,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     missing = [p for p in mine if p not in set(listed)]
     strangers = [p for p in listed if p not in set(mine)]
     if missing or strangers or len(listed) != len(set(listed)):
+        unfinished = {str(one.played["play_id"]) for one in player.bought if not one.finished}
+        hidden = not strangers and len(listed) == len(set(listed)) and set(missing) <= unfinished
         raise fault(
-            HISTORY,
+            f"{kit(game).history_article}.history_unrevealed" if hidden else HISTORY,
             {"plays": len(mine)},
             {"plays": len(listed), "missing": missing[:10], "strangers": strangers[:10]},
             f"the whole history lists {len(listed)} plays of its {len(mine)}: "
@@ -362,58 +372,11 @@ Fault = Callable[[str, Any, Any, str, str], _Found]
 
 
 def _revealed_on(session: Session, player: Player, one: Bought, fault: Fault) -> None:
-    """Every button of a half revealed ticket clicked once more: the next symbol it holds, or
-    409 when it had nothing left; then AUTO ends on the ticket bought."""
-    buttons = robots_buttons(str(one.ticket))
-    if buttons is None:
-        return
+    """A half revealed ticket revealed on from where it stopped (``reveal.revealed_on``)."""
     play_id = str(one.played["play_id"])
-    for button, shown in enumerate(one.clicks):
-        reveals = buttons[button]
-        reply = refused(lambda b=button: session.adapter.reveal(play_id, player.account.token, b))
-        if shown >= len(reveals):
-            if not isinstance(reply, ErrorReply) or reply.status != 409:
-                raise fault(
-                    REVEAL,
-                    {"status": 409},
-                    reply_doc(reply),
-                    f"button {button} of play {play_id!r}, left half revealed, had shown all "
-                    f"{len(reveals)} of its symbols; clicked again on the way back it was not "
-                    "refused",
-                    "reveal",
-                )
-            continue
-        if isinstance(reply, ErrorReply):
-            if reply.status in (409,):
-                raise fault(
-                    REVEAL,
-                    {"reveal": list(reveals[shown])},
-                    reply_doc(reply),
-                    f"button {button} of play {play_id!r}, left half revealed after {shown} of "
-                    f"its {len(reveals)} symbols, was refused on the way back",
-                    "reveal",
-                )
-            raise reply
-        got = reveal_tuple(reply, button)
-        if got != reveals[shown]:
-            raise fault(
-                REVEAL,
-                {"reveal": list(reveals[shown])},
-                {"reveal": list(got)},
-                f"button {button} of play {play_id!r}, left half revealed after {shown} of its "
-                f"{len(reveals)} symbols, showed {got} on the way back, not its next symbol "
-                f"{reveals[shown]}",
-                "reveal",
-            )
-    ticket, _ = session.auto(player.account, play_id)
-    if ticket != one.ticket:
-        raise fault(
-            REVEAL,
-            {"ticket": one.ticket},
-            {"ticket": ticket},
-            f"AUTO on play {play_id!r}, left half revealed, ended on another ticket",
-            "auto",
-        )
+    found = revealed_on(session, player.account, play_id, str(one.ticket), one.clicks, one.order)
+    if found is not None:
+        raise fault(*found)
 
 
 def scenario_deep(session: Session, case: Case) -> Evidence | None:
