@@ -17,6 +17,7 @@ implementation is wrong* (it answers, and a check proves a rule broken).
 from __future__ import annotations
 
 import datetime as dt
+import random
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -339,6 +340,7 @@ class Runner:
                 guarded=check.exclusive,
                 early=check.cost == "long",
                 first=check.first,
+                rank=random.Random(f"{self.plan.seed}:start:{check.id}").random(),
             )
 
         self._gate = StreamGate(offered_streams(implementation))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+from .._pool import workers_of
 from .._registry import CheckContext, NotSupported, check
 from ._scenarios import case_of
 from ._scenarios.players import deep_plays, scenario_players
@@ -48,6 +49,7 @@ def player_sessions(ctx: CheckContext) -> None:
     for ``player_span_s`` seconds; then every account judged again: each play's balance, AUTO
     sent again long after, the balance read, the whole history, the half revealed tickets
     revealed on, each account playing once more first."""
+    players = ctx.settings.player_accounts + len(ctx.games())
     case = case_of(
         "players",
         pairs=[list(p) for p in pairs(ctx)],
@@ -55,6 +57,8 @@ def player_sessions(ctx: CheckContext) -> None:
         span_s=ctx.settings.player_span_s,
         old_plays=ctx.settings.old_account_plays,
         seed=ctx.seed,
+        # every player at once (they mostly wait); scenario_workers 1: one request at a time
+        workers=1 if workers_of(ctx.settings) == 1 else players,
     )
     target = session(ctx)
     started = time.monotonic()
@@ -80,8 +84,9 @@ def deep_stream(ctx: CheckContext) -> None:
     when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more: every play's
     balance judged against the block's units read afterwards."""
     depth = ctx.settings.deep_units
-    if depth is None:
-        raise NotSupported("deep_units is null in this profile: no play through (full, soak)")
+    if depth is None:  # nothing to judge, nothing missing: the quick profile's
+        ctx.details["deep_units"] = "null: no play through in this profile (full, soak: some)"
+        return
     if not ctx.supports("blocks"):
         raise NotSupported("the target serves no blocks: a deep play cannot be tied to its unit")
     firsts: dict[str, int] = {}

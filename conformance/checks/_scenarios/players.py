@@ -31,7 +31,6 @@ replay re-runs the same sessions, not the same tickets (as every play scenario).
 from __future__ import annotations
 
 import random
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Any
 import reference
 from contract import ErrorReply
 
+from ..._pool import map_in_order
 from ..._registry import Evidence
 from ...games import kit
 from .client import (
@@ -244,11 +244,8 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
-    threads = [threading.Thread(target=live, args=(n,), daemon=True) for n in range(len(players))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # side by side, up to ``workers`` at once (1: one request at a time, the players in turn)
+    map_in_order(live, range(len(players)), max(1, int(case.get("workers", len(players)))))
     if errors:
         first = errors[0]
         if isinstance(first, _Found):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import reference
-from contract import ContractBreach, ErrorReply
+from contract import ContractBreach, ErrorReply, ProtocolViolation
 
 from ..._pool import map_in_order, split
 from ..._registry import Evidence
@@ -37,6 +37,14 @@ REVEAL_ORDER = "robots.4.4.reveal_order"
 REVEAL_REQUIREMENTS = (REVEAL_SYMBOLS, REVEAL_ORDER, PLUS_ONE)
 
 
+def _answer(reply: object, button: int) -> tuple[str, bool, bool] | None:
+    """A reveal answer as (letter, x2, plus_one), None when it is not one."""
+    try:
+        return reveal_tuple(reply, button)
+    except (ContractBreach, ProtocolViolation):
+        return None
+
+
 def revealed_on(
     session: Session,
     account: Account,
@@ -59,22 +67,26 @@ def revealed_on(
     shown_wrong = REVEAL_SYMBOLS if order == natural[: len(order)] else REVEAL_ORDER
     for button, done in enumerate(clicks):
         reveals = buttons[button]
-        # a click too many or too few on a button with a +1 chain is the +1 protocol's
-        counted = PLUS_ONE if any(plus for _, _, plus in reveals) else shown_wrong
+        chain = any(plus for _, _, plus in reveals)
         for shown in range(done, len(reveals) + 1):
             reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
             said = f"button {button} of play {play_id!r}, left half revealed after {done} of "
             said += f"its {len(reveals)} symbols, clicked on the way back"
             if shown == len(reveals):
                 if not isinstance(reply, ErrorReply) or reply.status != 409:
+                    # its last symbol once more is one click too many: the +1 protocol's
+                    again = chain and _answer(reply, button) == reveals[-1]
                     what = f"{said} once more than it has symbols, was not refused"
-                    return counted, {"status": 409}, reply_doc(reply), what, "reveal"
+                    which = PLUS_ONE if again else shown_wrong
+                    return which, {"status": 409}, reply_doc(reply), what, "reveal"
                 break
             want = list(reveals[shown])
             if isinstance(reply, ErrorReply):
                 if reply.status == 409:
+                    # the click a +1 allows, refused: the +1 protocol's
+                    which = PLUS_ONE if chain and shown == len(reveals) - 1 else shown_wrong
                     what = f"{said}, was refused with {shown} shown"
-                    return counted, {"reveal": want}, reply_doc(reply), what, "reveal"
+                    return which, {"reveal": want}, reply_doc(reply), what, "reveal"
                 raise reply
             got = reveal_tuple(reply, button)
             if list(got) != want:
