@@ -103,7 +103,7 @@ class Player:
 class _Found(Exception):
     """A fault met on the way: its evidence and the requirement it breaks."""
 
-    def __init__(self, found: Any, requirement: str) -> None:
+    def __init__(self, found: Evidence, requirement: str) -> None:
         super().__init__(requirement)
         self.found = found
         self.requirement = requirement
@@ -262,6 +262,7 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
 
 
 def _named(found: _Found) -> Evidence:
+    """The evidence of a fault met (its input names the requirement it breaks)."""
     return found.found
 
 
