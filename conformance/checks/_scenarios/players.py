@@ -230,7 +230,7 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
         players.append(Player(session.open(funding), game, stake, funding, paced=False))
     for number in range(int(case["accounts"])):
         game, stake = pairs[number % len(pairs)]
-        funding = stake * FUNDED_PLAYS
+        funding = stake * max(FUNDED_PLAYS, int(span))  # a ticket every few seconds at most
         players.append(Player(session.open(funding), game, stake, funding, paced=True))
     errors: list[BaseException] = []
 
