@@ -245,19 +245,27 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
             errors.append(exc)
 
     # side by side, up to ``workers`` at once (1: one request at a time, the players in turn)
-    map_in_order(live, range(len(players)), max(1, int(case.get("workers", len(players)))))
+    workers = max(1, int(case.get("workers", len(players))))
+    map_in_order(live, range(len(players)), workers)
     if errors:
         first = errors[0]
         if isinstance(first, _Found):
             return _named(first)
         raise first
     time.sleep(max(0.0, deadline - time.monotonic()))  # old accounts wait for the way back
-    rng = random.Random(f"{seed}:way back")
-    for player in players:
+
+    def back(number: int) -> Evidence | None:
         try:
-            _way_back(session, case, player, rng)
+            _way_back(session, case, players[number], random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
+        return None
+
+    # every account judged again side by side (each its own requests in turn); the first
+    # fault in account order is the one reported, as one after another would report it
+    for found in map_in_order(back, range(len(players)), workers):
+        if found is not None:
+            return found
     return None
 
 
