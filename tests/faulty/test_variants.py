@@ -248,3 +248,17 @@ def test_cli_rejects_a_vendor_adapter(tmp_path: Path) -> None:
 def test_cli_accepts_a_correct_vendor_adapter(tmp_path: Path) -> None:
     code, outcomes = _cli_certify("python:tests.faulty.correct_variants:independent", tmp_path)
     assert code == 0, {r: o for r, o in outcomes.items() if o in ("fail", "error")}
+
+
+ISSUE_27 = ("play_paced_wins_queued", "play_history_keeps_newest", "play_lot_table_first_units")
+
+
+@pytest.mark.parametrize("name", ISSUE_27)
+def test_issue_27_variant_rejected_for_its_requirement_and_no_other(
+    name: str, fast_outcomes: dict[str, Outcome]
+) -> None:
+    """A target right for a harness's traffic only, for young accounts only, or near the start
+    of a block only: rejected for what it breaks, and nothing else fails."""
+    variant, outcome = VARIANTS[name], fast_outcomes[name]
+    assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, outcome.failed
+    assert outcome.errored == []
