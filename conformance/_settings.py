@@ -48,6 +48,11 @@ class Settings:
     top_lot_units: int = 1000  # units on sale searched for the largest lot, played up to it
     history_plays: int = 37  # plays of play.history_listing's account: listings past a page
     reveal_resume_plays: int = 300  # plays made while a robots ticket is left half revealed
+    player_accounts: int = 8  # accounts played at a player's pace (play.player_sessions)
+    player_span_s: float = 6  # seconds the player sessions last before they are judged again
+    old_account_plays: int = 60  # plays of each old account (play.player_sessions)
+    deep_units: int | None = None  # index in a block past which plays are judged (None: none)
+    deep_budget_s: float = 30  # seconds play.deep_stream may play through to deep_units
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
@@ -157,10 +162,12 @@ _POSITIVE_INT = (
     "top_lot_units",
     "history_plays",
     "reveal_resume_plays",
+    "player_accounts",
+    "old_account_plays",
     "check_concurrency",
     "scenario_workers",
 )
-_POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake")
+_POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake", "deep_units")
 # every count's largest value (issue 29 item 6): far above the full profile's (docs/certify.md,
 # "Settings"), below what would exhaust the machine running the harness (threads, processes,
 # memory) or keep a run going for days; a value over it is refused, naming the bound
@@ -180,9 +187,12 @@ MAXIMA: dict[str, int] = {
     "block_sample_units": 1_000_000_000,  # null: the whole block
     "blocks_per_stake": 10_000,  # null: every block listed
     "draw_workers": 64,  # processes (null: one per core, up to 4)
+    "player_accounts": 10_000,  # accounts at a player's pace (full: 16)
+    "old_account_plays": 1_000_000,  # plays of each old account (full: hundreds)
+    "deep_units": 100_000_000,  # null: no deep plays; a block is at most a few million units
 }
 # keys whose value is a number of seconds in (0, one week]
-_SECONDS = ("check_budget_s", "run_budget_s")
+_SECONDS = ("check_budget_s", "run_budget_s", "player_span_s", "deep_budget_s")
 
 
 def _positive_int(value: object, most: int | None = None) -> bool:

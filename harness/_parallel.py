@@ -58,6 +58,9 @@ class Task(Generic[E]):
     early: bool = False
     guarded: bool = False
     first: bool = False
+    rank: float = 0.0
+    """Where it starts within its group, after ``first`` (the run's seed draws it: the probes
+    of a run come at random places, not early; issue 27)."""
     events: list[E] = field(default_factory=list)
     done: bool = False
     error: BaseException | None = None
@@ -65,8 +68,8 @@ class Task(Generic[E]):
 
 def start_order(tasks: Sequence[Task[E]]) -> list[Task[E]]:
     """The order tasks start in: solo ones, guarded ones, then ``early`` ones, then the rest;
-    in each group the ``first`` ones, then the others, each in task order."""
-    ordered = sorted(tasks, key=lambda t: not t.first)  # stable: task order within
+    in each group the ``first`` ones, then the others, each by ``rank``, then in task order."""
+    ordered = sorted(tasks, key=lambda t: (not t.first, t.rank))  # stable: task order within
     solo = [t for t in ordered if t.solo]
     guarded = [t for t in ordered if not t.solo and t.guarded]
     early = [t for t in ordered if not t.solo and not t.guarded and t.early]

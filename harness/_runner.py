@@ -17,6 +17,7 @@ implementation is wrong* (it answers, and a check proves a rule broken).
 from __future__ import annotations
 
 import datetime as dt
+import random
 import sys
 import time
 import uuid
@@ -71,6 +72,11 @@ EXIT_OK, EXIT_FAILED, EXIT_NOT_STARTED = 0, 1, 2
 
 _PROGRESS_INTERVAL_S = 0.25
 OUT_OF_SCOPE = "outside this run's scope (filtered)"
+
+
+CERTIFYING_PROFILES = ("full", "soak")
+"""The profiles whose unfiltered passing run certifies: soak is full and player sessions over
+its duration (issue 27)."""
 
 
 def worst(outcomes: Iterable[str]) -> str:
@@ -392,6 +398,7 @@ class Runner:
                 guarded=check.exclusive,
                 early=check.cost == "long",
                 first=check.first,
+                rank=random.Random(f"{self.plan.seed}:start:{check.id}").random(),
             )
 
         self._gate = StreamGate(offered_streams(implementation))
@@ -765,7 +772,7 @@ class Runner:
                 covers or "the target declares no capability the suite checks"
             )
             return INCOMPLETE, note, EXIT_OK
-        if plan.profile != "full":
+        if plan.profile not in CERTIFYING_PROFILES:
             note = f"{plan.profile} run: passed{with_reserved}, not valid for certification"
             return INCOMPLETE, note, EXIT_OK
         if plan.filtered:

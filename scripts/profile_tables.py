@@ -25,6 +25,7 @@ import reference  # noqa: E402
 from conformance._profiles import load_profile, profile_names  # noqa: E402
 from harness._config import DEFAULT_PROFILE  # noqa: E402
 from harness._reference_adapter import ReferenceAdapter  # noqa: E402
+from harness._runner import CERTIFYING_PROFILES  # noqa: E402
 from harness._targets import DEFAULT_TIMEOUT_S, REFERENCE_SEED  # noqa: E402
 
 PAGES = {"certify": ROOT / "docs" / "certify.md", "settings": ROOT / "docs" / "conformance.md"}
@@ -96,8 +97,9 @@ def certify_table(listed: dict[tuple[str, int], list[int]]) -> str:
             else f"a seeded slice of {figure(s['block_sample_units'])}"
         )
         default = " (default)" if name == DEFAULT_PROFILE else ""
+        certifies = "yes" if name in CERTIFYING_PROFILES else "no"
         rows.append(
-            f"| `{name}`{default} | {'yes' if name == 'full' else 'no'} | {blocks} | {units} | "
+            f"| `{name}`{default} | {certifies} | {blocks} | {units} | "
             f"{figure(r.units)} units in {r.blocks} blocks | "
             f"{figure(s['hypothesis_max_examples'])} | {figure(s['play_count'])} |"
         )

@@ -67,18 +67,26 @@ def _run(job: tuple[str, str, str]) -> tuple[str, str, Outcome]:
             adapter = CORRECT[name]()
         return kind, name, certify(adapter, target=f"correct:{name}")
     variant = VARIANTS[name]
+    extra = dict(variant.settings or {})  # what the fault needs to show (deep units...)
+    if variant.soak:  # a soak's player sessions, with the test profile's sizes
+        extra["player_span_s"] = SOAK_SPAN_S
     if scope == "suite":
         expected = variant.expected_requirements
         settings = whole_block_settings(expected) if variant.whole_blocks else None
+        if extra:
+            settings = {**(settings or {}), **extra}
         return kind, name, certify(variant.factory(), settings=settings)
-    outcome = certify(
-        variant.factory(),
-        target=f"python:tests.faulty.variants:{name}",
-        **variant_scope(
-            variant.area, variant.games, variant.whole_blocks, variant.expected_requirements
-        ),
+    scoped = variant_scope(
+        variant.area, variant.games, variant.whole_blocks, variant.expected_requirements
     )
+    if extra:
+        scoped["settings"] = {**(scoped["settings"] or {}), **extra}
+    outcome = certify(variant.factory(), target=f"python:tests.faulty.variants:{name}", **scoped)
     return kind, name, outcome
+
+
+SOAK_SPAN_S = 100
+"""The player sessions' span for a variant only a soak shows (a cache entry of a minute)."""
 
 
 def _cell(text: str) -> str:

@@ -16,6 +16,7 @@ Two ways to look for disagreements, both ending in ``fail_with``:
 from __future__ import annotations
 
 import contextlib
+import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -34,6 +35,7 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
     st = strategies_module()
 
 CHUNK = 2000  # tickets per adapter call in exhaustive comparisons (progress granularity)
+ALONE = 8  # cases of a search's first pass sent as batches of one ticket
 MAX_EVIDENCE = 5
 
 
@@ -132,10 +134,19 @@ def hunt(
     from .. import _hypothesis  # noqa: F401  (draws depend on the seed alone)
 
     drawn = draw(cases, ctx.seed, examples, ctx.settings.draw_workers)
+    # a few cases, at places the seed draws, go alone: a batch of one ticket is what a
+    # player's client sends, judged like any other (never only the shrinking's)
+    alone = set(
+        random.Random(f"{ctx.seed}:{what}:alone").sample(range(len(drawn)), min(ALONE, len(drawn)))
+    )
     first: Finding | None = None
     known: set[Case] = set()
     for start in range(0, len(drawn), batch):
-        failing = examine(drawn[start : start + batch])
+        chunk = range(start, min(start + batch, len(drawn)))
+        failing = examine([drawn[k] for k in chunk if k not in alone])
+        for k in chunk:
+            if k in alone:
+                failing += examine([drawn[k]])
         known.update(case for case, _ in failing)
         if failing and first is None:
             first = failing[0][1]

@@ -161,6 +161,22 @@ def _session(ctx: CheckContext) -> _Session:
     return sessions.setdefault(key, _Session())
 
 
+def audited_prizes(adapter: Any, block_id: str) -> list[tuple[int, Any]]:
+    """(start, declared prizes) of every slice of ``block_id`` this run's block audits of
+    ``adapter`` have read: what the play checks know of a block without reading it again
+    (``play.top_lots``: never a read of the units ahead right before buying them)."""
+    try:
+        sessions = _SESSIONS.get(getattr(adapter, "underlying", adapter), {})
+    except TypeError:
+        return []
+    return [
+        (value.audit.start, value.audit.prizes)
+        for session in list(sessions.values())
+        for key, value in list(session.audits.items())
+        if key[2] == block_id and not isinstance(value, Exception)
+    ]
+
+
 def _listed(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
     session = _session(ctx)
     if (game, stake) not in session.listed:

@@ -24,6 +24,7 @@ from .._evidence import BatchEvidence, Counterexample, Serialised, require
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ..games import kit
+from ._scenarios.client import misspelt
 from .refusals import error_document_fault
 
 ORDER = "evaluate.batch.order"
@@ -215,7 +216,7 @@ def batch_errors(ctx: CheckContext) -> None:
 def _refusal_requests(game: str, stake: int) -> list[tuple[str, Any, Any, int | None, bool]]:
     """(what, game, stake_cents, tickets count or None for a string, needs one request)."""
     return [
-        ("an unknown game", "poker", stake, 1, False),
+        ("an unknown game (misspelt)", misspelt(game), stake, 1, False),
         ("a stake the game does not sell (1 cent)", game, 1, 1, False),
         ("stake_cents the string '100'", game, str(stake), 1, False),
         ("no ticket at all", game, stake, 0, True),

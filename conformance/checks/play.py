@@ -21,6 +21,7 @@ from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Rese
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._scenarios import SCENARIOS, Case, Session, case_of
+from .blocks import audited_prizes
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -94,7 +95,8 @@ def run_per_stake(
     check is ``exclusive`` and ``holds_streams``)."""
     found = pairs(ctx, games)
     workers = workers_of(ctx.settings)
-    scenario_of = partial(SCENARIOS[scenario], session(ctx))
+    target = session(ctx)
+    scenario_of = partial(SCENARIOS[scenario], target)
     play_one = held(ctx, scenario_of) if watching else scenario_of
 
     def case(number: int, pair: tuple[str, int]) -> dict[str, Any]:
@@ -117,6 +119,7 @@ def run_per_stake(
                 raise failure(f"{message} ({game} at {stake} cents)", [evidence])
             done += one["plays"]
             ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
+    target.settle()  # every AUTO answer tied to its play's block unit
     ctx.details["plays"] = done
 
 
@@ -215,7 +218,8 @@ def _needs_blocks(what: str, requirements: list[str]) -> Reservation:
 )
 def top_lots(ctx: CheckContext) -> None:
     """At every (game, stake), accounts play on up to the largest lot among the next
-    ``top_lot_units`` units on sale (read from the block): every play moves the balance by
+    ``top_lot_units`` units on sale (known from the run's block audit; where it did not read
+    them, played through blind and read afterwards): every play moves the balance by
     exactly -stake + its unit's lot, the largest lot too (``scenario_top_lot``). The pairs
     side by side, ``scenario_workers`` accounts in all playing at once (over a distant target
     the plays' round trips add up); each pair's stream held while its scenario runs, since
@@ -226,6 +230,7 @@ def top_lots(ctx: CheckContext) -> None:
             [f"{prize_article(g)}.prize_credited" for g in ctx.games()],
         )
     target = session(ctx)
+    target.known = partial(audited_prizes, ctx.adapter)  # the block as the audit read it
     in_scope = pairs(ctx)
     cases = [
         case_of(
@@ -238,9 +243,9 @@ def top_lots(ctx: CheckContext) -> None:
         for game, stake in in_scope
     ]
     scenario = held(ctx, partial(sc.scenario_top_lot, target))  # each its (game, stake)
-    for case, found in zip(
-        cases, map_in_order(scenario, cases, workers_of(ctx.settings)), strict=True
-    ):
+    results = map_in_order(scenario, cases, workers_of(ctx.settings))
+    target.settle()
+    for case, found in zip(cases, results, strict=True):
         if found is not None:
             game, stake = case["game"], case["stake_cents"]
             raise failure(
@@ -468,6 +473,7 @@ def reveal_order(ctx: CheckContext) -> None:
     found = sc.scenario_reveal_resumed(target, resumed)
     if found is not None:
         raise failure("revealed on after other plays", [found], "robots.4.3.reveal_symbols")
+    target.settle()
 
 
 @check(
@@ -511,3 +517,4 @@ def auto_any_moment(ctx: CheckContext) -> None:
     found = explore(ctx, one)
     if found:
         raise failure("AUTO changed the unit", [_simplest(found)])
+    target.settle()

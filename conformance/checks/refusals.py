@@ -31,6 +31,7 @@ from contract import ErrorReply
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
+from ._scenarios.client import misspelt, mistyped
 
 STATUS = "protocol.refusals.status"
 DOCUMENT = "protocol.refusals.error_document"
@@ -73,7 +74,7 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
         ("balance without a token", lambda: adapter.balance(acc, None), (401,), False),
         (
             "history with a token that opens no account",
-            lambda: adapter.history(acc, owner.token[::-1], 5),  # a token mistyped
+            lambda: adapter.history(acc, mistyped(owner.token), 5),
             (401,),
             False,
         ),
@@ -97,8 +98,8 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
         ),
         ("a play at 1 cent", lambda: adapter.play(acc, owner.token, game, 1), (422,), False),
         (
-            "a play of game 'poker'",
-            lambda: adapter.play(acc, owner.token, "poker", stake),
+            f"a play of game {misspelt(game)!r}",
+            lambda: adapter.play(acc, owner.token, misspelt(game), stake),
             (422,),
             False,
         ),

@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 import reference
 from contract import ErrorReply
 
-from .._evidence import ReplayError, Serialised, evaluate_request
+from .._evaluation import check_shape, difference, expected_result
+from .._evidence import EvaluationEvidence, ReplayError, Serialised, evaluate_request
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ..games import GameKit, UnknownGame, each_kit, kit
@@ -65,7 +66,10 @@ register_kind(StakesEvidence)
 
 
 def stake_problem(
-    adapter: Any, implementation: Mapping[str, Any], game: str
+    adapter: Any,
+    implementation: Mapping[str, Any],
+    game: str,
+    answers: dict[int, Any] | None = None,
 ) -> StakesEvidence | None:
     """Evidence when ``implementation`` declares other stakes than the rules' for ``game``, or
     ``adapter`` refuses to evaluate a valid ticket at one of the rules' stakes."""
@@ -90,7 +94,9 @@ def stake_problem(
     for stake in rules:
         ticket = game_kit.examples[0]
         try:
-            adapter.evaluate(game, stake, [ticket])
+            answer = adapter.evaluate(game, stake, [ticket])
+            if answers is not None:
+                answers[stake] = answer
         except ErrorReply as exc:
             return StakesEvidence(
                 game,
@@ -105,13 +111,41 @@ def stake_problem(
 
 def _judge(ctx: CheckContext, game: str) -> None:
     for _ in ctx.games((game,)):
-        found = stake_problem(ctx.adapter, ctx.implementation, game)
+        answers: dict[int, Any] = {}
+        found = stake_problem(ctx.adapter, ctx.implementation, game, answers)
         ctx.details["stakes_cents"] = list(reference.load_rules(game).stakes_cents)
         if found is not None:
             raise CheckFailure(
                 f"{game} is not sold at the stakes of article 2",
                 [found],
                 requirements=(f"{game}.2.stakes",),
+            )
+        _judge_answers(game, answers)
+
+
+def _judge_answers(game: str, answers: Mapping[int, Any]) -> None:
+    """The single-ticket evaluations the stakes were tried with are judged like any other
+    (issue 27: a batch of one ticket is a player's client's, never a probe left unjudged): a
+    wrong answer fails the game's evaluation requirement."""
+    ticket = kit(game).examples[0]
+    for stake, answer in answers.items():
+        got = check_shape(answer, [ticket])[0]
+        fault = difference(game, expected_result(game, stake, ticket), got)
+        if fault is not None:
+            general = kit(game).general_requirement
+            shown = EvaluationEvidence(
+                game=game,
+                stake_cents=stake,
+                ticket=ticket,
+                expected=expected_result(game, stake, ticket),
+                got=got,
+                note=f"a ticket evaluated alone: {fault}",
+                requirements=(general,),
+            )
+            raise CheckFailure(
+                f"{game} at {stake} cents: a ticket evaluated alone was answered wrong",
+                [shown],
+                requirements=(general,),
             )
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import reference
+from conformance._settings import WEEK_S
 
 from .. import _reports
 from .._adapter import Adapter
@@ -36,6 +39,8 @@ if TYPE_CHECKING:  # cryptography loads only when a run is signed
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 NAME = "certify"
+SOAK = "soak"
+DEFAULT_SOAK_MINUTES = 20.0
 HELP = "run the conformance suite against an implementation and write the reports"
 
 
@@ -71,8 +76,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         default=None,
-        help=f"quick (sampled blocks, short runs; never certifies) or full (every block whole; "
-        f"the only profile that can certify); default {DEFAULT_PROFILE}",
+        help=f"quick (sampled blocks, short runs; never certifies), full (every block whole; "
+        f"certifies) or soak (full, and player sessions over --duration; certifies); "
+        f"default {DEFAULT_PROFILE}",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help=f"soak only: minutes the player sessions last (default {DEFAULT_SOAK_MINUTES:g}; "
+        "fractions accepted); the run takes about that long",
     )
     parser.add_argument(
         "--out", default=None, metavar="DIR", help="report directory (default: instantcert-report)"
@@ -307,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--wait: {wait!r} is not a number of seconds in [0, 3600]")
     try:
         config = config_from_args(args)
+        with_duration(config, args)  # a bad --duration is exit 2 before the target opens
         settings = config.run_settings()
         from conformance import load_catalogue
 
@@ -337,6 +352,8 @@ def run(args: argparse.Namespace) -> int:
         # smoke step reports how
         with contextlib.suppress(Exception):
             run_within(lambda: wait_for_target(adapter, wait), wait + budget, "wait for target")
+    config = with_duration(config, args)
+    settings = config.run_settings()
     assert config.seed is not None
     out = Path(config.out)
     from conformance._hypothesis import unmanage_numpy_random
@@ -355,4 +372,39 @@ def run(args: argparse.Namespace) -> int:
         out_dir=folder.staging,
         fail_on_reservation="reservation" in config.fail_on,
     )
-    return execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)
+    from conformance._hypothesis import unmanage_numpy_random
+
+    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
+    started = time.monotonic()
+    code = execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)
+    if config.profile == SOAK:
+        ran = (time.monotonic() - started) / 60
+        print(
+            f"instantcert certify: the soak ran {ran:.1f} min; its player sessions "
+            f"{settings.player_span_s / 60:g} min (report.json: play.player_sessions' details)"
+        )
+    return code
+
+
+def with_duration(config: RunConfig, args: argparse.Namespace) -> RunConfig:
+    """``config`` with ``--duration`` applied: a soak's player sessions last that many minutes
+    (default 20), and the check and run budgets leave them room (unless given). UsageError
+    for ``--duration`` outside a soak, or not a number of minutes in (0, one week]."""
+    minutes = getattr(args, "duration", None)
+    if config.profile != SOAK:
+        if minutes is not None:
+            raise UsageError(f"--duration is for --profile soak, not {config.profile!r}")
+        return config
+    if minutes is None:
+        minutes = DEFAULT_SOAK_MINUTES
+    if not (minutes > 0 and minutes * 60 <= WEEK_S):  # NaN fails too
+        raise UsageError(
+            f"--duration: {minutes!r} is not a number of minutes in (0, {WEEK_S // 60}]"
+        )
+    span = minutes * 60
+    changes: dict[str, Any] = {"player_span_s": span}
+    if config.check_budget_s is None and "check_budget_s" not in config.settings:
+        changes["check_budget_s"] = min(WEEK_S, span + 600)  # the sessions check runs it all
+    if config.run_budget_s is None and "run_budget_s" not in config.settings:
+        changes["run_budget_s"] = min(WEEK_S, span + 14400)  # the full profile's beside it
+    return replace(config, settings={**config.settings, **changes})

@@ -74,7 +74,7 @@ class RevealInClickOrder(Wrapper):
 
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         account = self.owner[play_id]
-        plays = self.inner.history(account, token, 50)["plays"]
+        plays = self.inner.history(account, token, None)["plays"]  # the whole listing
         ticket = next(p["ticket"] for p in plays if p["play_id"] == play_id)
         parsed = reference.parse_ticket("robots", ticket)
         assert isinstance(parsed, reference.RobotsTicket)

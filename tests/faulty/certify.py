@@ -38,6 +38,9 @@ TEST_SETTINGS: dict[str, Any] = {
     "concurrent_plays_per_thread": 5,
     "history_plays": 23,  # past a page of 10 and of 20
     "reveal_resume_plays": 150,  # past the reveal-session cache of play_reveal_session_evicted
+    "player_span_s": 5,  # paced players for 5 s (pauses of 0.5 to 3 s), beside the other checks
+    "player_accounts": 16,  # a win among their paced plays in every run
+    "old_account_plays": 200,  # past play_history_keeps_newest's 150
 }
 
 #: The full profile's block audit (every block whole) with the test profile's play and rules

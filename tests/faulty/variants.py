@@ -9,7 +9,7 @@ a vendor-style target: ``instantcert certify --target python:tests.faulty.varian
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from . import _block_faults as bf
 from . import _crossblock_faults as xf
 from . import _faults as f
 from . import _play_faults as pf
+from . import _player_faults as plf
 from . import _protocol_faults as prf
 from . import _round2_faults as r2
 from . import _round3_faults as r3
@@ -42,6 +43,8 @@ class Variant:
     factory: Callable[[], Any]
     games: tuple[str, ...]  # the games the fault shows in
     whole_blocks: bool = False  # only an audit of whole blocks can see it (lot counts...)
+    settings: Mapping[str, Any] | None = None  # settings its runs need (deep units, old plays)
+    soak: bool = False  # only a soak run sees it (a cache entry's time to live): test_soak.py
 
     def caught_by(self, failed: Iterable[str]) -> list[str]:
         """The failed requirement ids that are among the expected ones."""
@@ -64,6 +67,8 @@ def _add(
     doc: str | None,
     games: tuple[str, ...],
     whole_blocks: bool = False,
+    settings: Mapping[str, Any] | None = None,
+    soak: bool = False,
 ) -> None:
     if name in VARIANTS:
         raise ValueError(f"variant {name!r} registered twice")
@@ -76,6 +81,8 @@ def _add(
         factory=factory(name),
         games=games,
         whole_blocks=whole_blocks,
+        settings=settings,
+        soak=soak,
     )
 
 
@@ -111,6 +118,8 @@ def _service(
     expected: Iterable[str],
     games: tuple[str, ...] = ("robots", "eldorado"),
     whole_blocks: bool = False,
+    settings: Mapping[str, Any] | None = None,
+    soak: bool = False,
 ) -> None:
     _add(
         name,
@@ -121,6 +130,8 @@ def _service(
         cls.__doc__,
         games,
         whole_blocks,
+        settings,
+        soak,
     )
 
 
@@ -846,4 +857,38 @@ _service(
     wf.HistoryLimitUint32,
     ["play.history.limit"],
     ("robots",),
+)
+
+# -- issue 27: a harness's look, old accounts, deep units, time (tests/faulty/_player_faults.py) --
+_service(
+    "play_paced_wins_queued",
+    "play",
+    "robots 4.10",
+    plf.PacedWinsQueued,
+    ["*.prize_credited"],
+)
+_service(
+    "play_history_keeps_newest",
+    "play",
+    "contract 4",
+    plf.HistoryKeepsNewest,
+    ["play.history.complete"],
+)
+_service(
+    "play_lot_table_first_units",
+    "play",
+    "robots 4.10",
+    plf.LotTableFirstUnits,
+    ["*.prize_credited"],
+    ("robots",),
+    settings={"deep_units": 5000, "deep_budget_s": 300},  # past its 4 096 units
+)
+_service(
+    "play_reveal_state_expires",
+    "play",
+    "robots 4.3",
+    plf.RevealStateExpires,
+    ["robots.4.3.reveal_symbols"],
+    ("robots",),
+    soak=True,  # its entries live a minute: tests/faulty/test_soak.py
 )

@@ -292,3 +292,19 @@ def test_guarded_tasks_start_first_and_run_one_at_a_time_beside_the_others() -> 
     assert "g2" not in seen_beside["g1"] and "g1" not in seen_beside["g2"]
     assert seen_beside["g1"] and seen_beside["g2"]  # the other workers were kept busy
     assert order[0] == "g1" and set(order[1:3]) <= {"p1", "e1", "e2", "p2", "e3", "e4"}
+
+
+def test_rank_orders_the_start_within_a_group_and_the_events_stay_in_task_order() -> None:
+    """Issue 27: the run's seed places each check (a probe among them) in its group; the
+    reports are those of the task order whatever the ranks."""
+    from harness._parallel import start_order
+
+    def task(name: str, rank: float, *, first: bool = False) -> Task[str]:
+        return Task(run=lambda emit: emit(name), rank=rank, first=first)
+
+    tasks = [task("a", 0.9), task("b", 0.1), task("c", 0.5), task("f", 0.99, first=True)]
+    names = {id(t): n for t, n in zip(tasks, "abcf", strict=True)}
+    assert [names[id(t)] for t in start_order(tasks)] == ["f", "b", "c", "a"]
+    got: list[str] = []
+    run_ordered(tasks, got.append, workers=1)
+    assert got == ["a", "b", "c", "f"]

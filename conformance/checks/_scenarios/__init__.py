@@ -59,6 +59,7 @@ from .money import (
     scenario_stake_debited,
     scenario_top_lot,
 )
+from .players import scenario_deep, scenario_players
 from .refusals import (
     invalid_requests,
     scenario_insufficient_funds,
@@ -111,6 +112,8 @@ SCENARIOS: dict[str, Scenario] = {
     "no_token": scenario_no_token,
     "cross_account": scenario_cross_account,
     "account_token": scenario_account_token,
+    "players": scenario_players,
+    "deep": scenario_deep,
 }
 
 __all__ = [
@@ -152,11 +155,13 @@ __all__ = [
     "scenario_block_unit",
     "scenario_concurrent",
     "scenario_cross_account",
+    "scenario_deep",
     "scenario_history_unrevealed",
     "scenario_insufficient_funds",
     "scenario_invalid",
     "scenario_money_exact",
     "scenario_no_token",
+    "scenario_players",
     "scenario_plus_one",
     "scenario_prize_credited",
     "scenario_reveal_concurrent",

@@ -8,6 +8,7 @@ is a document of the contract by the time a scenario reads it: the session's ada
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,24 @@ SENDABLE_TOKEN = re.compile(r"[\x21-\x7e]{1,4096}")
 docs/contract-decisions.md says why a token outside it fails security.tokens.required."""
 
 
+def mistyped(text: str) -> str:
+    """``text`` with its last character changed within its class (a digit for a digit, a
+    letter for a letter of the same case): a client's typo of a token or a name, of the
+    target's own format, never a label that says who sent it (issue 27)."""
+    if not text:
+        return "0"
+    last = text[-1]
+    for alphabet in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"):
+        if last in alphabet:
+            return text[:-1] + alphabet[(alphabet.index(last) + 1) % len(alphabet)]
+    return text[:-1] + ("A" if last != "A" else "B")
+
+
+def misspelt(game: str) -> str:
+    """A game's name as a client misspells it: its last letter doubled (``robotss``)."""
+    return game + game[-1:] if game else "robots"
+
+
 def token_fault(balance_cents: int, answer: object) -> Evidence:
     """The evidence of an account answer whose token no request could send back."""
     token = answer.get("token") if isinstance(answer, Mapping) else None
@@ -81,6 +100,11 @@ class Session:
     capabilities: frozenset[str]
     units: dict[str, int] = field(default_factory=dict)  # block_id -> units, from list_blocks
     bought: dict[str, tuple[str, int]] = field(default_factory=dict)  # play_id -> game, stake
+    sold: dict[str, tuple[str, int]] = field(default_factory=dict)  # play_id -> block_id, index
+    untied: list[Tied] = field(default_factory=list)  # AUTO answers not yet tied to their units
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    known: Callable[[str], list[tuple[int, Any]]] = field(default=lambda block_id: [])
+    """(start, declared prizes) of the slices of a block already read (this run's audit)."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -108,6 +132,7 @@ class Session:
     def play(self, account: Account, game: str, stake: int) -> Document:
         doc = self.adapter.play(account.account_id, account.token, game, stake)
         self.bought[str(doc["play_id"])] = (game, stake)  # what AUTO's answer is judged by
+        self.sold[str(doc["play_id"])] = (str(doc["block_id"]), int(doc["index"]))
         return dict(doc)
 
     def auto(self, account: Account, play_id: str) -> tuple[str, int]:
@@ -129,7 +154,44 @@ class Session:
                 {"operation": "auto", "play_id": play_id},
             )
             raise CheckFailure(found.note, [found], requirements=(AUTO_ANSWER,))
+        self._tie_later(play_id, doc["ticket"], doc["prize_cents"])
         return doc["ticket"], doc["prize_cents"]
+
+    def _tie_later(self, play_id: str, ticket: str, prize: int) -> None:
+        """Keep AUTO's answer to be compared with the play's block unit (``settle``)."""
+        where, bought = self.sold.get(play_id), self.bought.get(play_id)
+        if where is None or bought is None or "blocks" not in self.capabilities:
+            return
+        with self._lock:
+            self.untied.append(Tied(play_id, *bought, *where, ticket, prize))
+            due = len(self.untied) >= TIE_BATCH
+        if due:
+            self.settle()
+
+    def settle(self) -> None:
+        """Every AUTO answer kept since the last call compared with the unit at its play's
+        (block_id, index), read now (sold units only, behind the sales cursor): the same
+        ticket, and the same prize where the block's unit declares its ticket's own. A play
+        whose AUTO shows another ticket was not tied to the audited block: a CheckFailure of
+        ``play.sales.block_unit``, whichever check made it."""
+        with self._lock:
+            taken, self.untied = self.untied, []
+        for block_id, runs in _runs(taken):
+            for run in runs:
+                first = run[0].index
+                units = self.block_units(block_id, first, run[-1].index - first + 1)
+                for tied in run:
+                    fault = tied.fault(units.get(tied.index))
+                    if fault is not None:
+                        found = evidence(
+                            case_of("block_unit", game=tied.game, stake_cents=tied.stake, plays=1),
+                            fault[0],
+                            fault[1],
+                            f"play {tied.play_id!r} ({tied.game} at {tied.stake} cents) was "
+                            f"sold as unit {tied.index} of block {block_id}, and {fault[2]}",
+                            {"operation": "auto+read_block", "play_id": tied.play_id},
+                        )
+                        raise CheckFailure(found.note, [found], requirements=(BLOCK_UNIT,))
 
     def history(self, account: Account, limit: int | None) -> list[Document]:
         """The account's listing, newest first: the newest ``limit``, or all (None)."""
@@ -160,6 +222,18 @@ class Session:
             raise ProtocolViolation(f"block {block_id}: a unit line is not JSON: {exc}") from None
         finally:
             stream.close()
+
+    def known_prizes(self, block_id: str, first: int, count: int) -> dict[int, int] | None:
+        """The declared prizes of units ``first .. first+count-1`` of ``block_id`` as already
+        read (``known``: the run's block audit), by index; None when no slice read holds them
+        all (a unit without a declared prize included)."""
+        for start, prizes in self.known(block_id):
+            if start <= first and first + count <= start + len(prizes):
+                window = [int(p) for p in prizes[first - start : first - start + count]]
+                if min(window) < 0:  # -1: a line the audit found without a prize
+                    return None
+                return {first + k: p for k, p in enumerate(window)}
+        return None
 
     def block_size(self, game: str, stake: int, block_id: str) -> int | None:
         """The units of ``block_id`` if the target lists it (blocks capability), else None."""
@@ -196,6 +270,60 @@ def reply_doc(reply: ErrorReply | Document) -> Document:
 
 
 AUTO_ANSWER = "play.auto.answer"
+BLOCK_UNIT = "play.sales.block_unit"
+TIE_BATCH = 200  # AUTO answers kept before they are tied to their block units in one read
+TIE_GAP = 2000  # units between two AUTO answers' units that are read apart (not in one slice)
+
+
+@dataclass(frozen=True)
+class Tied:
+    """An AUTO answer and the unit its play was sold as."""
+
+    play_id: str
+    game: str
+    stake: int
+    block_id: str
+    index: int
+    ticket: str
+    prize: int
+
+    def fault(self, unit: Mapping[str, Any] | None) -> tuple[Any, Any, str] | None:
+        """(expected, got, what is wrong) when ``unit`` is not this AUTO answer's, else None."""
+        if unit is None:
+            return {"unit": self.index}, None, "the block served no unit at that index"
+        if unit.get("ticket") != self.ticket:
+            return (
+                {"ticket": unit.get("ticket")},
+                {"ticket": self.ticket},
+                "AUTO shows another ticket than that unit's",
+            )
+        declared = unit.get("prize_cents")
+        own = ref_prize(self.game, self.stake, self.ticket)
+        if declared == own and self.prize != declared:  # a block at odds is the audit's
+            return (
+                {"prize_cents": declared},
+                {"prize_cents": self.prize},
+                "AUTO shows another prize than that unit's",
+            )
+        return None
+
+
+def _runs(taken: list[Tied]) -> list[tuple[str, list[list[Tied]]]]:
+    """``taken`` by block, each block's in runs of units close enough to read as one slice."""
+    by_block: dict[str, list[Tied]] = {}
+    for tied in taken:
+        by_block.setdefault(tied.block_id, []).append(tied)
+    found = []
+    for block_id, ties in by_block.items():
+        ties.sort(key=lambda t: t.index)
+        runs: list[list[Tied]] = [[ties[0]]]
+        for tied in ties[1:]:
+            if tied.index - runs[-1][-1].index > TIE_GAP:
+                runs.append([tied])
+            else:
+                runs[-1].append(tied)
+        found.append((block_id, runs))
+    return found
 
 
 def auto_fault(game: str, stake: int, doc: Mapping[str, Any]) -> str | None:

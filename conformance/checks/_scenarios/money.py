@@ -386,8 +386,12 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     """robots 4.10 / eldorado 4.6 for the largest lot among the next ``case["window"]`` units
     on sale. The money plays meet the small lots by chance and a lot of 100 € or more almost
     never (1 unit in 11 000 to 16 000), so a target that pays those apart (a queue for manual
-    payment, a ceiling, another code path) would pass them. The block's units can be read, so
-    one account plays on, unit after unit, up to the largest lot of the window. Each play
+    payment, a ceiling, another code path) would pass them. The window's lots are known from
+    the run's block audit (``Session.known_prizes``: read long before, among every unit of
+    the block), so accounts play on, unit after unit, up to the largest lot of the window;
+    where the audit did not read them, they play through the whole window blind and its units
+    are read afterwards, behind the sales cursor: a read of the units ahead right before the
+    purchase would tell a target which plays are watched (issue 27). Each play
     (the first included) must move the balance by exactly its unit's lot - stake: one same
     error on every play is the debit's (``stake_debited``), else the first play in error names
     its kind of unit (``stake_debited`` for a losing one, ``prize_credited`` for a winning
@@ -414,22 +418,26 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     count = min(window, size - at - 1)
     if count <= 0:
         return None  # the block ends here: the next block's first units are the next run's
-    units = session.block_units(block_id, at, count + 1)  # the probe's unit too
-    prizes = {i: u["prize_cents"] for i, u in units.items() if type(u["prize_cents"]) is int}
-    if at not in prizes or max(prizes.values()) <= 0:
+    # the window's lots as already known (this run's audit read them long before); else none:
+    # the accounts play through the whole window blind and its units are read afterwards,
+    # behind the sales cursor (never a read of the units ahead right before buying them)
+    prizes = session.known_prizes(block_id, at, count + 1)
+    blind = prizes is None
+    if prizes is not None and (at not in prizes or max(prizes.values()) <= 0):
         return None
-    top = max(p for i, p in prizes.items() if i > at)
-    last = min(i for i, p in prizes.items() if p == top and i > at)
+    end = at + count
+    top = None if prizes is None else max(p for i, p in prizes.items() if i > at)
+    last = end if prizes is None else min(i for i, p in prizes.items() if p == top and i > at)
     # every play: (the play, its unit's lot, the balance before it, the account that bought it)
-    plays: list[tuple[Document, int, int, Account]] = [(probe, prizes[at], opened, account)]
+    bought: list[tuple[Document, int, Account]] = [(probe, opened, account)]
     sold = threading.Event()  # the largest lot is sold: every account stops
     strays: list[Document] = []
 
-    def one(number: int) -> list[tuple[Document, int, int, Account]]:
+    def one(number: int) -> list[tuple[Document, int, Account]]:
         """One account's plays, one after another, until the largest lot is sold (by any)."""
         mine = account if number == 0 else _funded(session, stake, share)
         balance = int(probe["balance_cents"]) if number == 0 else session.balance(mine)
-        chain: list[tuple[Document, int, int, Account]] = []
+        chain: list[tuple[Document, int, Account]] = []
         while not sold.is_set():
             try:
                 played = session.play(mine, game, stake)
@@ -442,9 +450,9 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
                 strays.append(played)  # not one of the next units: block_order's to judge
                 sold.set()
                 return chain
-            if index not in prizes:  # past the window: sold while the lot was being sold
+            if index > end and not blind:  # past the window: sold while the lot was being sold
                 return chain
-            chain.append((played, prizes[index], balance, mine))
+            chain.append((played, balance, mine))
             balance = int(played["balance_cents"])
             if index >= last:
                 sold.set()
@@ -452,13 +460,28 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
 
     try:
         for chain in map_in_order(one, range(workers), workers):
-            plays.extend(chain)
+            bought.extend(chain)
     except ErrorReply as refusal:
         if 400 <= refusal.status < 500:
             return None  # an account refused (a wallet limit of the target's own)
         raise
-    if strays or not any(p["index"] == last for p, _, _, _ in plays):
-        return None  # another unit than the next ones, or the lot not reached: not judged
+    if strays:
+        return None  # another unit than the next ones: not judged
+    if prizes is None:  # played blind: the units bought read now, all of them sold
+        reach = max(int(p["index"]) for p, _, _ in bought)
+        units = session.block_units(block_id, at, reach - at + 1)
+        prizes = {i: u["prize_cents"] for i, u in units.items() if type(u["prize_cents"]) is int}
+        if at not in prizes or max(prizes.values()) <= 0:
+            return None
+        top = max(p for i, p in prizes.items() if i > at)
+        last = min(i for i, p in prizes.items() if p == top and i > at)
+    if not all(int(p["index"]) in prizes for p, _, _ in bought):
+        return None  # a unit the block does not declare: the block checks' to judge
+    plays = [(p, prizes[int(p["index"])], before, buyer) for p, before, buyer in bought]
+    if not blind:  # blind, every play is judged: an account's balance is all of its plays
+        plays = [p for p in plays if int(p[0]["index"]) <= last]
+    if not any(p["index"] == last for p, _, _, _ in plays):
+        return None  # the lot not reached: not judged
     plays.sort(key=lambda p: int(p[0]["index"]))
     # each play's error: its balance change less (lot - stake); one same error on every play
     # is the debit's (stake_debited), else the first play in error names its kind of unit
@@ -477,7 +500,8 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
                 {"balance_cents": before - stake + lot, "lot_cents": lot},
                 {"balance_cents": played["balance_cents"], "balance_before": before},
                 f"the play of unit {played['index']} of {block_id!r}, whose lot is {lot} "
-                f"cents (the largest of the {count} units after {at} is {top}), answered "
+                f"cents (the largest of the {count} units after {at} is {top}"
+                f"{', played through blind' if blind else ''}), answered "
                 f"balance {played['balance_cents']} cents, not {before} - {stake} + {lot}",
                 {"operation": "play", "game": game, "stake_cents": stake},
             )

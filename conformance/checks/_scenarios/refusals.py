@@ -15,6 +15,7 @@ from .client import (
     Session,
     _funded,
     evidence,
+    misspelt,
     refused,
     reply_doc,
 )
@@ -109,8 +110,10 @@ def invalid_requests(games: Mapping[str, list[int]]) -> list[tuple[str, int]]:
     for game, stakes in games.items():
         wrong = {0, -100, 1, min(stakes) - 1, max(stakes) + 1, 10**6} | (every - set(stakes))
         bad.extend((game, s) for s in sorted(wrong - set(stakes)))
-    names = list(games)  # near misses of the games in scope: capitalised, a trailing space
-    bad.extend([("poker", 100), (names[0].capitalize(), 100), ("", 100), (names[-1] + " ", 100)])
+    names = list(games)  # near misses: misspelt, capitalised, a trailing space (no label)
+    bad.extend(
+        [(misspelt(names[0]), 100), (names[0].capitalize(), 100), ("", 100), (names[-1] + " ", 100)]
+    )
     return bad
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import reference
-from contract import ContractBreach, ErrorReply
+from contract import ContractBreach, ErrorReply, ProtocolViolation
 
 from ..._pool import map_in_order, split
 from ..._registry import Evidence
@@ -31,6 +31,72 @@ from .client import (
 
 #: a +1 protocol fault met on the way (a button answering one click too many)
 PLUS_ONE = "robots.4.7.reveal_plus_one"
+REVEAL_SYMBOLS = "robots.4.3.reveal_symbols"
+REVEAL_ORDER = "robots.4.4.reveal_order"
+#: what a ticket revealed on after a while can break (``revealed_on``)
+REVEAL_REQUIREMENTS = (REVEAL_SYMBOLS, REVEAL_ORDER, PLUS_ONE)
+
+
+def _answer(reply: object, button: int) -> tuple[str, bool, bool] | None:
+    """A reveal answer as (letter, x2, plus_one), None when it is not one."""
+    try:
+        return reveal_tuple(reply, button)
+    except (ContractBreach, ProtocolViolation):
+        return None
+
+
+def revealed_on(
+    session: Session,
+    account: Account,
+    play_id: str,
+    ticket: str,
+    clicks: list[int],
+    order: list[int],
+) -> tuple[str, object, object, str, str] | None:
+    """A ticket left half revealed (``clicks[b]`` symbols shown on button b, clicked in
+    ``order``) and come back to: revealed on in turn, each button from where it stopped to its
+    last symbol, then clicked once more (409); then AUTO ends on the ticket bought. A fault as
+    (requirement, expected, got, what, operation), or None. A click too many or too few on a
+    button with a +1 chain breaks 4.7; any other fault 4.3 when the clicks before were buttons
+    in turn (each button to its end before the next), else 4.4 (a click order changed what was
+    shown)."""
+    buttons = robots_buttons(ticket)
+    if buttons is None:
+        return None
+    natural = [b for b, reveals in enumerate(buttons) for _ in reveals]
+    shown_wrong = REVEAL_SYMBOLS if order == natural[: len(order)] else REVEAL_ORDER
+    for button, done in enumerate(clicks):
+        reveals = buttons[button]
+        chain = any(plus for _, _, plus in reveals)
+        for shown in range(done, len(reveals) + 1):
+            reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
+            said = f"button {button} of play {play_id!r}, left half revealed after {done} of "
+            said += f"its {len(reveals)} symbols, clicked on the way back"
+            if shown == len(reveals):
+                if not isinstance(reply, ErrorReply) or reply.status != 409:
+                    # its last symbol once more is one click too many: the +1 protocol's
+                    again = chain and _answer(reply, button) == reveals[-1]
+                    what = f"{said} once more than it has symbols, was not refused"
+                    which = PLUS_ONE if again else shown_wrong
+                    return which, {"status": 409}, reply_doc(reply), what, "reveal"
+                break
+            want = list(reveals[shown])
+            if isinstance(reply, ErrorReply):
+                if reply.status == 409:
+                    # the click a +1 allows, refused: the +1 protocol's
+                    which = PLUS_ONE if chain and shown == len(reveals) - 1 else shown_wrong
+                    what = f"{said}, was refused with {shown} shown"
+                    return which, {"reveal": want}, reply_doc(reply), what, "reveal"
+                raise reply
+            got = reveal_tuple(reply, button)
+            if list(got) != want:
+                what = f"{said}, showed {got} as its symbol {shown + 1}, not {tuple(want)}"
+                return shown_wrong, {"reveal": want}, {"reveal": list(got)}, what, "reveal"
+    shown_ticket, _ = session.auto(account, play_id)
+    if shown_ticket != ticket:
+        what = f"AUTO on play {play_id!r}, left half revealed, ended on another ticket"
+        return REVEAL_SYMBOLS, {"ticket": ticket}, {"ticket": shown_ticket}, what, "auto"
+    return None
 
 
 def misreported(

@@ -18,6 +18,7 @@ from .client import (
     Session,
     _funded,
     evidence,
+    mistyped,
     refused,
     reply_doc,
     reveal_tuple,
@@ -103,7 +104,8 @@ def scenario_no_token(session: Session, case: Case) -> Evidence | None:
     """Every play endpoint answers 401 to no token and to a token that opens no account."""
     owner, played = _owned_play(session, case["game"], case["stake_cents"])
     balance = session.balance(owner)
-    for token in (None, "", owner.token[::-1]):  # none, empty, one mistyped
+    # no header, an empty one, the account's own token mistyped: a client's mistakes, no label
+    for token in (None, "", mistyped(owner.token)):
         for operation, call in _calls(session, owner, played, token):
             reply = refused(call)
             if not isinstance(reply, ErrorReply) or reply.status != 401:

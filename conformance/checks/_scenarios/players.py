@@ -1,0 +1,455 @@
+"""Player sessions (issue 27): accounts that live as a player's do, judged again at the end.
+
+A harness that only ever makes fresh accounts play back to back, finishes every ticket at
+once and judges it a moment later sees a young target. These scenarios play like people:
+
+- **paced players** (``accounts`` of them, round robin over the pairs in scope): a pause of
+  seconds before each request (drawn from the case's ``seed``), a ticket bought, some of its
+  buttons clicked one by one, then AUTO or the ticket left half revealed, a balance or a
+  history read now and then, a token mistyped now and then (a client's mistake, refused
+  401: the probes of the run spread through it at places the seed draws), until ``span_s``
+  seconds have passed;
+- **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
+  then ``old_plays`` plays back to back, each finished by AUTO;
+- **the way back**: when the span is over, every account plays once more (seconds after its
+  last request), then is judged again: each play's
+  balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
+  or ``<game>.prize_credited`` when only the lot is missing), AUTO sent again on a share of
+  the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
+  ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
+  (``play.history.complete``), every half revealed ticket revealed on from where it stopped
+  (``robots.4.3.reveal_symbols``).
+
+``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
+sells fast enough to get there within ``budget_s``, then judges every play it made against the
+block's units (read afterwards, behind the sales cursor) and AUTOs the last ones.
+
+The pauses are the seed's; what the target answers, and so which tickets are won, is not: a
+replay re-runs the same sessions, not the same tickets (as every play scenario).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import reference
+from contract import ErrorReply
+
+from ..._pool import map_in_order
+from ..._registry import Evidence
+from ...games import kit
+from .client import (
+    Account,
+    Case,
+    Document,
+    Session,
+    evidence,
+    mistyped,
+    ref_prize,
+    refused,
+    reply_doc,
+    reveal_tuple,
+)
+from .reveal import revealed_on
+
+MONEY = "play.money.exact"
+BALANCE_READ = "play.money.balance_read"
+HISTORY = "play.history.complete"
+AUTO_ANSWER = "play.auto.answer"
+TOKENS = "security.tokens.required"
+
+PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
+CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
+HALF_CLICKS = 6  # clicks before an old account's first ticket is left
+RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
+FUNDED_PLAYS = 300  # a paced player's funding, in stakes
+RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
+
+
+@dataclass
+class Bought:
+    """One play as the harness knows it: the answer, the clicks made (robots), AUTO's answer."""
+
+    played: Document
+    clicks: list[int] = field(default_factory=list)  # reveals shown, per button
+    order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
+    again: bool = False  # the last reveal showed a +1: its button has one more click
+    ticket: str | None = None
+    prize: int | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Finished by AUTO (its ticket and prize are AUTO's)."""
+        return self.prize is not None
+
+
+@dataclass
+class Player:
+    """An account and everything it did; ``paced``: a person's pauses between requests."""
+
+    account: Account
+    game: str
+    stake: int
+    opening: int
+    paced: bool
+    bought: list[Bought] = field(default_factory=list)
+
+
+class _Found(Exception):
+    """A fault met on the way: its evidence and the requirement it breaks."""
+
+    def __init__(self, found: Evidence, requirement: str) -> None:
+        super().__init__(requirement)
+        self.found = found
+        self.requirement = requirement
+
+
+def _pause(rng: random.Random, bounds: tuple[float, float], deadline: float) -> None:
+    """Sleep a player's pause, never past ``deadline``."""
+    time.sleep(max(0.0, min(rng.uniform(*bounds), deadline - time.monotonic())))
+
+
+def _buy(session: Session, player: Player) -> Bought:
+    one = Bought(session.play(player.account, player.game, player.stake))
+    if kit(player.game).reveals and "reveal" in session.capabilities:
+        one.clicks = [0] * reference.game_engine(player.game).buttons
+    player.bought.append(one)
+    return one
+
+
+def _finish(session: Session, player: Player, one: Bought) -> None:
+    one.ticket, one.prize = session.auto(player.account, str(one.played["play_id"]))
+
+
+def _found(case: Case, requirement: str, expected: Any, got: Any, note: str, op: str) -> _Found:
+    """A fault of ``requirement``: its evidence names it (the check may cover others)."""
+    proof = evidence({**case, "requirement": requirement}, expected, got, note, {"operation": op})
+    return _Found(proof, requirement)
+
+
+def _paced(
+    session: Session, case: Case, player: Player, rng: random.Random, deadline: float
+) -> None:
+    """A person playing until ``deadline``: pauses of seconds, clicks one by one, reads."""
+    session.balance(player.account)  # the app opens on the balance
+    while time.monotonic() < deadline:
+        _pause(rng, PAUSE_S, deadline)
+        if time.monotonic() >= deadline:
+            return
+        action = rng.random()
+        if action < 0.12:
+            session.balance(player.account)
+        elif action < 0.22:
+            session.history(player.account, 10)
+        elif action < 0.27:
+            _mistake(session, case, player)
+        else:
+            one = _buy(session, player)
+            play_id, token = str(one.played["play_id"]), player.account.token
+            if one.clicks:
+                leave = rng.random() < 0.3  # left half revealed: come back to at the end
+                for _ in range(rng.randrange(0, 6)):
+                    _pause(rng, CLICK_PAUSE_S, deadline)
+                    # a ticket left is clicked buttons in turn (what it shows on the way back
+                    # is then 4.3's to judge); one finished by AUTO anywhere
+                    button = _in_turn(one) if leave else rng.randrange(len(one.clicks))
+                    reply = refused(partial(session.adapter.reveal, play_id, token, button))
+                    if isinstance(reply, ErrorReply):
+                        if reply.status != 409:
+                            raise reply
+                        continue  # a button with nothing left: the way back judges it
+                    one.again = reveal_tuple(reply, button)[2]
+                    one.clicks[button] += 1
+                    one.order.append(button)
+                if leave:
+                    continue
+            _pause(rng, CLICK_PAUSE_S, deadline)
+            _finish(session, player, one)
+
+
+def _mistake(session: Session, case: Case, player: Player) -> None:
+    """The player's client sends a mistyped token: refused with 401, nothing else."""
+    token = mistyped(player.account.token)
+    reply = refused(lambda: session.adapter.balance(player.account.account_id, token))
+    if not isinstance(reply, ErrorReply) or reply.status != 401:
+        raise _found(
+            case,
+            TOKENS,
+            {"status": 401},
+            reply_doc(reply),
+            f"{player.game} account {player.account.account_id!r}: a balance read with its "
+            "token mistyped (the last character changed) was not refused with 401",
+            "balance",
+        )
+
+
+def _in_turn(one: Bought) -> int:
+    """The next button of buttons in turn: the last one clicked again when it showed a +1
+    (robots 4.7: one more click), else the next one."""
+    if not one.order:
+        return 0
+    last = one.order[-1]
+    return last if one.again else min(last + 1, len(one.clicks) - 1)
+
+
+def _old(session: Session, player: Player, plays: int) -> None:
+    """An old account: its first ticket left half revealed, then ``plays`` plays in a row."""
+    first = _buy(session, player)
+    if first.clicks:
+        for _ in range(HALF_CLICKS):  # buttons in turn, each to its end before the next
+            button = _in_turn(first)
+            first.again = reveal_tuple(
+                session.adapter.reveal(str(first.played["play_id"]), player.account.token, button),
+                button,
+            )[2]
+            first.clicks[button] += 1
+            first.order.append(button)
+    else:
+        _finish(session, player, first)
+    for _ in range(plays):
+        _finish(session, player, _buy(session, player))
+
+
+def scenario_players(session: Session, case: Case) -> Evidence | None:
+    """Paced players and old accounts side by side for ``span_s`` seconds, then every account
+    judged again (the module docstring)."""
+    seed, span = int(case["seed"]), float(case["span_s"])
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    deadline = time.monotonic() + span
+    firsts: dict[str, int] = {}
+    for game, stake in pairs:
+        firsts.setdefault(game, stake)
+    players: list[Player] = []
+    for game, stake in firsts.items():
+        funding = stake * (int(case["old_plays"]) + 20) * 3
+        players.append(Player(session.open(funding), game, stake, funding, paced=False))
+    for number in range(int(case["accounts"])):
+        game, stake = pairs[number % len(pairs)]
+        funding = stake * max(FUNDED_PLAYS, int(span))  # a ticket every few seconds at most
+        players.append(Player(session.open(funding), game, stake, funding, paced=True))
+    errors: list[BaseException] = []
+
+    def live(number: int) -> None:
+        player = players[number]
+        try:
+            if player.paced:
+                _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
+            else:
+                _old(session, player, int(case["old_plays"]))
+        except BaseException as exc:  # judged in order below
+            errors.append(exc)
+
+    # side by side, up to ``workers`` at once (1: one request at a time, the players in turn)
+    workers = max(1, int(case.get("workers", len(players))))
+    map_in_order(live, range(len(players)), workers)
+    if errors:
+        first = errors[0]
+        if isinstance(first, _Found):
+            return _named(first)
+        raise first
+    time.sleep(max(0.0, deadline - time.monotonic()))  # old accounts wait for the way back
+
+    def back(number: int) -> Evidence | None:
+        try:
+            _way_back(session, case, players[number], random.Random(f"{seed}:back:{number}"))
+        except _Found as found:
+            return _named(found)
+        return None
+
+    # every account judged again side by side (each its own requests in turn); the first
+    # fault in account order is the one reported, as one after another would report it
+    for found in map_in_order(back, range(len(players)), workers):
+        if found is not None:
+            return found
+    return None
+
+
+def _named(found: _Found) -> Evidence:
+    """The evidence of a fault met (its input names the requirement it breaks)."""
+    return found.found
+
+
+def _way_back(session: Session, case: Case, player: Player, rng: random.Random) -> None:
+    """Everything ``player`` did, judged again now (the module docstring's order)."""
+    game, stake, account = player.game, player.stake, player.account
+    who = "a paced player" if player.paced else "an old account"
+
+    def fault(requirement: str, expected: Any, got: Any, note: str, op: str) -> _Found:
+        where = f"{game} at {stake} cents, account {account.account_id!r} ({who}): "
+        named = {**case, "game": game, "stake_cents": stake}
+        return _found(named, requirement, expected, got, where + note, op)
+
+    # back after a while, the account plays first (a pause of seconds since its last request)
+    _finish(session, player, _buy(session, player))
+    # the tickets of the plays left half revealed: the history's entry, else the block's unit
+    for one in player.bought:
+        if not one.finished:
+            one.ticket, _ = session.truth(account, one.played)
+    balance = _chain(player, fault)
+    if balance is not None:
+        read = session.balance(account)
+        if read != balance:
+            raise fault(
+                BALANCE_READ,
+                {"balance_cents": balance},
+                {"balance_cents": read},
+                f"the balance read on the way back is {read} cents; its plays end at {balance}",
+                "balance",
+            )
+    # AUTO sent again, long after: the same ticket and prize, the balance unmoved
+    finished = [one for one in player.bought if one.finished]
+    for one in rng.sample(finished, min(RESENT_AUTOS, len(finished))):
+        ticket, prize = session.auto(account, str(one.played["play_id"]))
+        if (ticket, prize) != (one.ticket, one.prize):
+            raise fault(
+                AUTO_ANSWER,
+                {"ticket": one.ticket, "prize_cents": one.prize},
+                {"ticket": ticket, "prize_cents": prize},
+                f"AUTO sent again on play {one.played['play_id']!r} long after answered another "
+                "ticket or prize than the first time",
+                "auto",
+            )
+    if balance is not None:
+        again = session.balance(account)
+        if again != balance:
+            raise fault(
+                MONEY,
+                {"balance_cents": balance},
+                {"balance_cents": again},
+                f"AUTO sent again on finished plays moved the balance from {balance} to {again}",
+                "auto+balance",
+            )
+    # the whole history: every play, none other
+    listed = [str(p["play_id"]) for p in session.history(account, None)]
+    mine = [str(one.played["play_id"]) for one in player.bought]
+    missing = [p for p in mine if p not in set(listed)]
+    strangers = [p for p in listed if p not in set(mine)]
+    if missing or strangers or len(listed) != len(set(listed)):
+        unfinished = {str(one.played["play_id"]) for one in player.bought if not one.finished}
+        hidden = not strangers and len(listed) == len(set(listed)) and set(missing) <= unfinished
+        raise fault(
+            f"{kit(game).history_article}.history_unrevealed" if hidden else HISTORY,
+            {"plays": len(mine)},
+            {"plays": len(listed), "missing": missing[:10], "strangers": strangers[:10]},
+            f"the whole history lists {len(listed)} plays of its {len(mine)}: "
+            f"{len(missing)} missing, {len(strangers)} not its own"
+            + (", some twice" if len(listed) != len(set(listed)) else ""),
+            "history",
+        )
+    # the tickets left half revealed: each button goes on where it stopped
+    for one in player.bought:
+        if one.clicks and not one.finished and one.ticket is not None:
+            _revealed_on(session, player, one, fault)
+
+
+def _chain(player: Player, fault: Fault) -> int | None:
+    """The balance every play of ``player`` should end at, each play's answer judged on the way
+    (before - stake + its ticket's lot); None when a ticket is unknown or not valid."""
+    game, stake = player.game, player.stake
+    balance = player.opening
+    for number, one in enumerate(player.bought):
+        lot = None if one.ticket is None else ref_prize(game, stake, one.ticket)
+        if lot is None:
+            return None  # the rules and block checks judge an invalid ticket
+        want, got = balance - stake + lot, int(one.played["balance_cents"])
+        if got != want:
+            missing = lot > 0 and got == balance - stake
+            requirement = f"{kit(game).prize_article}.prize_credited" if missing else MONEY
+            raise fault(
+                requirement,
+                {"balance_cents": want, "lot_cents": lot},
+                {"balance_cents": got},
+                f"play {number + 1} of {len(player.bought)} (play {one.played['play_id']!r}) "
+                f"answered a balance of {got} cents, {want} expected (before {balance}, stake "
+                f"{stake}, its ticket's lot {lot})"
+                + (", after a player's pause" if player.paced else ""),
+                "play",
+            )
+        balance = want
+    return balance
+
+
+Fault = Callable[[str, Any, Any, str, str], _Found]
+
+
+def _revealed_on(session: Session, player: Player, one: Bought, fault: Fault) -> None:
+    """A half revealed ticket revealed on from where it stopped (``reveal.revealed_on``)."""
+    play_id = str(one.played["play_id"])
+    found = revealed_on(session, player.account, play_id, str(one.ticket), one.clicks, one.order)
+    if found is not None:
+        raise fault(*found)
+
+
+def scenario_deep(session: Session, case: Case) -> Evidence | None:
+    """Plays deep in a block (``deep_plays``): the evidence of a fault, or None."""
+    return deep_plays(session, case)[0]
+
+
+def deep_plays(session: Session, case: Case) -> tuple[Evidence | None, str]:
+    """Plays deep in a block: through to unit ``depth`` when the target gets there within
+    ``budget_s``, then ``judged`` more; every play's balance judged against the block's units
+    read afterwards (behind the sales cursor), the last ones AUTO'd (tied to their units).
+    Returns the evidence of a fault (or None) and what was done, for the report."""
+    game, stake = str(case["game"]), int(case["stake_cents"])
+    depth, budget, judged = int(case["depth"]), float(case["budget_s"]), int(case["judged"])
+    started = time.monotonic()
+    funding = stake * (depth + judged + 100) * 3
+    try:
+        account = session.open(funding)
+    except ErrorReply as refusal:
+        if 400 <= refusal.status < 500:
+            return None, f"an account of {funding} cents refused (a wallet limit): not judged"
+        raise
+    plays: list[Document] = []
+    mark = time.monotonic()
+    while True:
+        played = session.play(account, game, stake)
+        plays.append(played)
+        if played["block_id"] != plays[0]["block_id"]:
+            return None, "the block on sale ended before the depth: not judged"
+        if int(played["index"]) >= depth:
+            break
+        if len(plays) % RATE_EVERY == 0:  # the pace of the last plays (past any warm-up)
+            now = time.monotonic()
+            left = (depth - int(played["index"])) * (now - mark) / RATE_EVERY
+            mark = now
+            if left > budget - (now - started):
+                return None, (
+                    f"unit {played['index']} reached in {now - started:.1f} s: unit {depth} "
+                    f"would take {left:.0f} s more, past deep_budget_s {budget:g}"
+                )
+    tail = [session.play(account, game, stake) for _ in range(judged)]
+    for one in tail:
+        session.auto(account, str(one["play_id"]))
+    plays += tail
+    block_id = str(plays[0]["block_id"])
+    mine = [int(p["index"]) for p in plays if p["block_id"] == block_id]
+    first, last = min(mine), max(mine)
+    units = session.block_units(block_id, first, last - first + 1)
+    balance = funding
+    for number, played in enumerate(plays):
+        unit = units.get(int(played["index"])) if played["block_id"] == block_id else None
+        lot = None if unit is None else ref_prize(game, stake, str(unit["ticket"]))
+        if lot is None:
+            return None, f"unit {played['index']} not in the block or not valid: not judged"
+        want, got = balance - stake + lot, int(played["balance_cents"])
+        if got != want:
+            missing = lot > 0 and got == balance - stake
+            requirement = f"{kit(game).prize_article}.prize_credited" if missing else MONEY
+            return _found(
+                case,
+                requirement,
+                {"balance_cents": want, "lot_cents": lot},
+                {"balance_cents": got},
+                f"{game} at {stake} cents: play {number + 1} (unit {played['index']} of block "
+                f"{block_id}) answered a balance of {got} cents, {want} expected (before "
+                f"{balance}, stake {stake}, its unit's lot {lot})",
+                "play",
+            ).found, "a fault"
+        balance = want
+    return None, f"{len(plays)} plays judged, units {first} to {last} of block {block_id}"

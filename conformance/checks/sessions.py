@@ -1,0 +1,113 @@
+"""Old accounts, a player's pace and deep units (issue 27): the play checks that need time.
+
+``play.player_sessions`` plays paced players and old accounts for ``player_span_s`` seconds
+(the soak profile: its whole ``--duration``), then judges every account again
+(``_scenarios.players``). It mostly waits, so it starts early and runs beside the other
+checks: its pauses cost the run no wall time while the others still work.
+``play.deep_stream`` plays through to unit ``deep_units`` of the block on sale at each game's
+first stake when the target sells fast enough to get there within ``deep_budget_s``, and judges
+the plays there. docs/play-checks.md says what each judges and why.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .._pool import workers_of
+from .._registry import CheckContext, NotSupported, check
+from ._scenarios import case_of
+from ._scenarios.players import deep_plays, scenario_players
+from ._scenarios.reveal import REVEAL_REQUIREMENTS
+from .play import failure, pairs, session
+
+#: what the player sessions judge on the way back (docs/play-checks.md)
+SESSIONS_COVER = [
+    "play.money.exact",
+    "play.money.balance_read",
+    "play.history.complete",
+    "play.auto.answer",
+    "security.tokens.required",
+]
+DEEP_JUDGED = 30  # plays judged past ``deep_units`` (their AUTO tied to their units too)
+
+
+@check(
+    "play.player_sessions",
+    covers=SESSIONS_COVER,
+    per_game=lambda k: [
+        f"{k.prize_article}.prize_credited",
+        f"{k.history_article}.history_unrevealed",
+        *(REVEAL_REQUIREMENTS if k.reveals else ()),
+    ],
+    capability="play",
+    cost="long",
+    first=True,  # it mostly waits: started first, it ends with the others
+)
+def player_sessions(ctx: CheckContext) -> None:
+    """Paced players (pauses of seconds, clicks one by one, tickets left half revealed, reads,
+    a mistyped token now and then) and an old account per game (hundreds of plays) side by side
+    for ``player_span_s`` seconds; then every account judged again: each play's balance, AUTO
+    sent again long after, the balance read, the whole history, the half revealed tickets
+    revealed on, each account playing once more first."""
+    players = ctx.settings.player_accounts + len(ctx.games())
+    case = case_of(
+        "players",
+        pairs=[list(p) for p in pairs(ctx)],
+        accounts=ctx.settings.player_accounts,
+        span_s=ctx.settings.player_span_s,
+        old_plays=ctx.settings.old_account_plays,
+        seed=ctx.seed,
+        # every player at once (they mostly wait); scenario_workers 1: one request at a time
+        workers=1 if workers_of(ctx.settings) == 1 else players,
+    )
+    target = session(ctx)
+    started = time.monotonic()
+    found = scenario_players(target, case)
+    ctx.details["ran_s"] = round(time.monotonic() - started, 1)  # the span and the way back
+    if found is None:
+        target.settle()  # every AUTO of the sessions tied to its block unit
+    ctx.details["span_s"] = ctx.settings.player_span_s
+    ctx.details["accounts"] = ctx.settings.player_accounts + len(ctx.games())
+    if found is not None:
+        raise failure("an account judged again after a while", [found])
+
+
+@check(
+    "play.deep_stream",
+    covers=["play.money.exact"],
+    per_game=lambda k: [f"{k.prize_article}.prize_credited"],
+    capability="play",
+    cost="long",
+)
+def deep_stream(ctx: CheckContext) -> None:
+    """At each game's first stake, plays through to unit ``deep_units`` of the block on sale
+    when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more: every play's
+    balance judged against the block's units read afterwards."""
+    depth = ctx.settings.deep_units
+    if depth is None:  # nothing to judge, nothing missing: the quick profile's
+        ctx.details["deep_units"] = "null: no play through in this profile (full, soak: some)"
+        return
+    if not ctx.supports("blocks"):
+        raise NotSupported("the target serves no blocks: a deep play cannot be tied to its unit")
+    firsts: dict[str, int] = {}
+    for game, stake in pairs(ctx):
+        firsts.setdefault(game, stake)
+    target = session(ctx)
+    reached = []
+    for game, stake in firsts.items():
+        case = case_of(
+            "deep",
+            game=game,
+            stake_cents=stake,
+            depth=depth,
+            budget_s=ctx.settings.deep_budget_s,
+            judged=DEEP_JUDGED,
+        )
+        found, what = deep_plays(target, case)
+        if found is not None:
+            target.settle()
+            raise failure(f"a play deep in a block ({game} at {stake} cents)", [found])
+        reached.append(f"{game} at {stake} cents: {what}")
+    target.settle()
+    ctx.details["deep_units"] = depth
+    ctx.details["pairs"] = reached
