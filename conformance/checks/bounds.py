@@ -320,7 +320,11 @@ def scenario_slice_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evide
     block_id, units = case["block_id"], int(case["units"])
     judged = {**case, "requirement": SLICE}
     tail = max(0, units - 100)
-    truth = {u["index"]: u for u in _lines(session, block_id, tail, units - tail)}
+    read = _lines(session, block_id, tail, units - tail)
+    indices = [u.get("index") if isinstance(u, dict) else None for u in read]
+    if indices != list(range(tail, units)):
+        return None  # the block's own tail is out of sequence: the unit sequence's to judge
+    truth = {u["index"]: u for u in read}
     for start, count in slice_bounds(units, _rng(case, "slices")):
         try:
             got = _lines(session, block_id, start, count)

