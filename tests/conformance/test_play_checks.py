@@ -212,5 +212,5 @@ def test_every_play_requirement_is_covered_by_a_check() -> None:
     covered = {
         r for c in registered_checks().values() if c.id.startswith(OURS) for r in c.requirements
     }
-    assert len(ours) == 31  # play.history.created_at (issue 28)
+    assert len(ours) == 34  # play.history.created_at (issue 28); bearer_only, paths, bounds (27)
     assert ours == covered

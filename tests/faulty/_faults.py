@@ -660,6 +660,8 @@ class PlusOneTwoClicks(GameService):
             row = _play_row(self, play_id) if type(play_id) is str else None
             if exc.status != 409 or row is None or (play_id, button) in extra:
                 raise
+            if row["game"] != "robots":  # no buttons: refused as the reference refuses it
+                raise
             buttons = reference.parse_ticket("robots", row["ticket"]).buttons  # type: ignore[union-attr]
             reveals = buttons[int(button)]  # type: ignore[call-overload]
             if len(reveals) < 2:

@@ -75,7 +75,10 @@ class RevealInClickOrder(Wrapper):
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         account = self.owner[play_id]
         plays = self.inner.history(account, token, None)["plays"]  # the whole listing
-        ticket = next(p["ticket"] for p in plays if p["play_id"] == play_id)
+        entry = next(p for p in plays if p["play_id"] == play_id)
+        if entry["game"] != "robots" or not 0 <= button < 18:  # refused as the reference does
+            return self.inner.reveal(play_id, token, button)
+        ticket = entry["ticket"]
         parsed = reference.parse_ticket("robots", ticket)
         assert isinstance(parsed, reference.RobotsTicket)
         clicks = self.clicks.setdefault(play_id, [])
