@@ -120,18 +120,25 @@ def _judge(ctx: CheckContext, game: str) -> None:
                 [found],
                 requirements=(f"{game}.2.stakes",),
             )
-        _judge_answers(game, answers)
+        _judge_answers(ctx.adapter, game, answers)
 
 
-def _judge_answers(game: str, answers: Mapping[int, Any]) -> None:
+def _judge_answers(adapter: Any, game: str, answers: Mapping[int, Any]) -> None:
     """The single-ticket evaluations the stakes were tried with are judged like any other
-    (issue 27: a batch of one ticket is a player's client's, never a probe left unjudged): a
-    wrong answer fails the game's evaluation requirement."""
-    ticket = kit(game).examples[0]
+    (issue 27: a batch of one ticket is a player's client's, never a probe left unjudged). A
+    wrong answer is asked again beside another ticket: wrong there too, the rules checks name
+    the article it breaks; right there, the ticket is evaluated wrong only alone, which fails
+    the game's evaluation requirement here."""
+    examples = kit(game).examples
+    ticket = examples[0]
     for stake, answer in answers.items():
         got = check_shape(answer, [ticket])[0]
         fault = difference(game, expected_result(game, stake, ticket), got)
         if fault is not None:
+            beside = [ticket, examples[-1]]
+            again = check_shape(adapter.evaluate(game, stake, beside), beside)[0]
+            if difference(game, expected_result(game, stake, ticket), again) is not None:
+                continue  # wrong in a batch too: the rules checks' to name
             general = kit(game).general_requirement
             shown = EvaluationEvidence(
                 game=game,

@@ -52,6 +52,8 @@ REQUIREMENT = {
     "scheme": "security.tokens.bearer_only",
     "path": "security.paths.guarded",
 }
+ROUTE_WORDS = frozenset({"v1", "accounts", "plays", "history", "reveal", "auto"})
+"""The contract's path segments that are the route's own (every other segment is an id)."""
 SHOWN_FIELDS = frozenset({"balance_cents", "plays", "ticket", "symbol", "prize_cents", "wins"})
 """Fields of an answer that show an account or its plays: a refusal carries none of them."""
 _CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase, "-_", "+/", ".~")
@@ -165,7 +167,13 @@ def _path_variant(path: str, rng: random.Random) -> list[tuple[str, str]]:
     """(what, path) spellings of ``path`` a router may answer as ``path``."""
     slashes = [i for i, c in enumerate(path) if c == "/"]
     at = rng.choice(slashes)
-    letters = [i for i, c in enumerate(path) if c.isalnum()]
+    # a letter of the route's own words (not of an id): what a guard matching routes reads
+    letters = [
+        i
+        for i, c in enumerate(path)
+        if c.isalnum()
+        and path[: i + 1].rsplit("/", 1)[-1] + path[i + 1 :].split("/", 1)[0] in ROUTE_WORDS
+    ]
     where = rng.choice(letters)
     code = f"%{ord(path[where]):02X}"
     code = code.lower() if rng.random() < 0.5 else code
