@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 
 from .._pool import workers_of
-from .._registry import CheckContext, NotSupported, check
+from .._registry import CheckContext, Reservation, check
 from ._scenarios import case_of
 from ._scenarios.players import deep_plays, scenario_players
 from ._scenarios.reveal import REVEAL_REQUIREMENTS
@@ -88,7 +88,14 @@ def deep_stream(ctx: CheckContext) -> None:
         ctx.details["deep_units"] = "null: no play through in this profile (full, soak: some)"
         return
     if not ctx.supports("blocks"):
-        raise NotSupported("the target serves no blocks: a deep play cannot be tied to its unit")
+        raise Reservation(  # the contract lets a target skip blocks (capability-skipped)
+            "the target does not declare the blocks capability: a deep play cannot be tied "
+            "to its unit",
+            kind="unverifiable",
+            basis="capability-skipped",
+            lift="serve the blocks capability (GET /v1/blocks) and declare it, then certify again",
+            requirements=["play.money.exact"],
+        )
     firsts: dict[str, int] = {}
     for game, stake in pairs(ctx):
         firsts.setdefault(game, stake)

@@ -265,6 +265,7 @@ _add(
     _wrapped(NoBlocks),
     NoBlocks.__doc__,
     (SCOPE, "capability-skipped"),
+    ("play.money.exact", "capability-skipped"),  # play.deep_stream ties deep plays to units
     ("play.sales.block_unit", "capability-skipped"),
     ("robots.4.10.prize_credited", "capability-skipped"),
     ("eldorado.4.6.prize_credited", "capability-skipped"),
