@@ -117,7 +117,9 @@ def _chunks(block: Block, tasks: list[tuple[int, int, bool]], workers: int) -> I
         for task in tasks:
             yield _render(block, *task)
         return
-    context = multiprocessing.get_context()
+    # spawn, never fork: a process with threads (a transport's deadline thread, a progress
+    # bar's monitor) can fork a child that waits forever on a lock another thread held
+    context = multiprocessing.get_context("spawn")
     args = (
         block.game,
         block.stake_cents,
