@@ -25,17 +25,19 @@ that many entries of the whole listing (``play.history.limit``).
 Without ``limit`` the contract gives no length: the listing must be the newest plays, newest
 first (a prefix of the whole, at least the newest play), of whatever length the target chooses
 (a default page of 10 or 20 is correct; docs/contract-decisions.md, ``history-default-page``).
-A listing with an explicit ``limit`` that stops at a newest-first prefix of 100 entries or more
-is a page cap of the target's: a reservation (``history-page``), not a failure.
+A listing with an explicit ``limit`` above the count that stops short, at any length, is a
+failure: the contract's ``limit`` asks for that many, and plays older than a page capped without
+a way to page on could never be read (issue 28: completeness is judged with an explicit limit at
+least the number of plays; ``play.player_sessions`` judges the same way).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
 
@@ -88,7 +90,6 @@ def judge_listing(sold: list[str], listed: list[str]) -> tuple[str | None, str]:
 def scenario_history_listing(
     session: sc.Session,
     case: Mapping[str, Any],
-    reserve: Callable[[Evidence], None] | None = None,
 ) -> Evidence | None:
     """``plays`` plays over ``pairs`` in turn on one account, each finished with AUTO; after
     each, the listing is complete, its newest entry the play just made, newest first; then
@@ -124,19 +125,7 @@ def scenario_history_listing(
         session.auto(account, played["play_id"])
     listing = session.history(account, len(sold) + 7)  # an explicit limit above the count
     requirement, seen = judge_listing(sold, _ids(listing))
-    capped = requirement is not None and _page_cap(sold, _ids(listing))
-    if capped and reserve is not None:
-        reserve(
-            sc.evidence(
-                {**case, "requirement": COMPLETE},
-                {"plays": sold[::-1]},
-                {"plays": _ids(listing)},
-                f"limit {len(sold) + 7} gave the newest {len(listing)} of {len(sold)} plays "
-                "only: the target caps a page",
-                {"operation": "history", "limit": len(sold) + 7},
-            )
-        )
-    if requirement is not None and not capped:
+    if requirement is not None:
         if requirement == "last_unit":
             requirement = last_unit(pairs[(len(sold) - 1) % len(pairs)][0])
         return sc.evidence(
@@ -159,20 +148,10 @@ def scenario_history_listing(
     return _judge_limits(session, case, account, _ids(listing))
 
 
-PAGE_CAP_FLOOR = 100
-"""A listing with an explicit ``limit`` that stops at a newest-first prefix of at least this many
-entries, though more were asked and exist, is a page cap of the target's (APIs commonly cap a
-page at 100): a reservation (``history-page``), not a failure; a shorter one loses plays."""
-
-
 def _newest_prefix(sold: list[str], listed: list[str]) -> bool:
     """``listed`` is the newest ``len(listed)`` plays of ``sold`` (oldest first), newest
     first, and holds at least the newest play (contract 4: a play shows as soon as bought)."""
     return bool(listed) and listed == sold[::-1][: len(listed)]
-
-
-def _page_cap(sold: list[str], listed: list[str]) -> bool:
-    return len(listed) >= PAGE_CAP_FLOOR and _newest_prefix(sold, listed)
 
 
 def limits_to_ask(count: int) -> list[int]:
@@ -230,20 +209,7 @@ def history_listing(ctx: CheckContext) -> None:
     long_plays = max(plays, ctx.settings.history_plays)
     case = sc.case_of("history_listing", pairs=pairs, plays=plays, long_plays=long_plays)
 
-    def reserve(seen: Evidence) -> None:
-        ctx.reserve(
-            Reservation(
-                f"the history: {seen.note}; plays older than a page cannot be read through "
-                "the contract",
-                basis="history-page",
-                lift="honour an explicit limit of at least the account's plays (up to "
-                f"{long_plays + 7}) in GET /v1/accounts/{{id}}/history",
-                evidence=[seen],
-                requirements=(COMPLETE,),
-            )
-        )
-
-    found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case, reserve)
+    found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case)
     ctx.details["plays"] = long_plays
     ctx.details["listings_judged_after_each_play"] = plays
     if found is not None:

@@ -73,7 +73,7 @@ def _reservation_bases() -> set[str]:
 
 def test_every_reservation_a_check_raises_names_a_row() -> None:
     bases = _reservation_bases()
-    assert {"blocks-listed", "created-at", "history-page", "token-bits"} <= bases
+    assert {"blocks-listed", "created-at", "token-bits"} <= bases
     assert not bases - set(rows()), bases - set(rows())
 
 
