@@ -164,6 +164,7 @@ def test_an_unreadable_created_at_is_reserved_not_failed() -> None:
 # -- full runs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a full run over HTTP; each freedom's own check runs in the fast tier above
 def test_many_freedoms_over_http_are_certified() -> None:
     with bridge(many_freedoms()) as url:
         outcome = certify(

@@ -5,9 +5,7 @@ written over HTTP."""
 
 from __future__ import annotations
 
-import multiprocessing
 import random
-from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -52,16 +50,21 @@ def _scoped(name: str) -> tuple[str, Outcome]:
     return name, certify(variant.factory(), target=name, **scope)
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, Outcome]:
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(2, mp_context=context) as pool:
-        return dict(pool.map(_scoped, ISSUE_27))
+#: the fast tier's sample (a token, a carrier, a path, a bound); the others in the slow tier
+FAST_SAMPLE = (
+    "play_token_prefix_search",
+    "http_token_in_query",
+    "http_trailing_slash_unguarded",
+    "play_buttons_modulo_18",
+)
 
 
-@pytest.mark.parametrize("name", ISSUE_27)
-def test_caught_by_its_requirement_and_no_other(name: str, outcomes: dict[str, Outcome]) -> None:
-    variant, outcome = VARIANTS[name], outcomes[name]
+@pytest.mark.parametrize(
+    "name",
+    [n if n in FAST_SAMPLE else pytest.param(n, marks=pytest.mark.slow) for n in ISSUE_27],
+)
+def test_caught_by_its_requirement_and_no_other(name: str) -> None:
+    variant, outcome = VARIANTS[name], _scoped(name)[1]
     assert outcome.verdict == "NOT CERTIFIED", outcome.note
     assert variant.caught_by(outcome.failed), (outcome.failed, outcome.errored)
     others = [r for r in outcome.failed + outcome.errored if not variant.caught_by([r])]

@@ -31,6 +31,7 @@ from tests.faulty.hostile_transport import (
 )
 
 TIMEOUT = 0.6
+IN_TIME = 10.0  # the deadline of a call that must succeed: ample on a busy machine
 
 
 def timed_out(call: Callable[[], object]) -> TargetTimeout:
@@ -43,8 +44,8 @@ def timed_out(call: Callable[[], object]) -> TargetTimeout:
     return info.value
 
 
-def adapter(url: str, **options: object) -> HttpAdapter:
-    return HttpAdapter(url, timeout=TIMEOUT, backoff=0.01, **options)  # type: ignore[arg-type]
+def adapter(url: str, timeout: float = TIMEOUT, **options: object) -> HttpAdapter:
+    return HttpAdapter(url, timeout=timeout, backoff=0.01, **options)  # type: ignore[arg-type]
 
 
 def test_headers_one_byte_at_a_time_are_cut_at_the_deadline() -> None:
@@ -56,7 +57,7 @@ def test_headers_one_byte_at_a_time_are_cut_at_the_deadline() -> None:
 
 def test_the_same_headers_in_time_are_read() -> None:
     with RawTarget(slow_headers(0.001)) as url:
-        assert adapter(url, breaker_after=0).describe() == json.loads(DESCRIBE)
+        assert adapter(url, IN_TIME, breaker_after=0).describe() == json.loads(DESCRIBE)
 
 
 def test_a_server_that_never_reads_times_out() -> None:
@@ -92,7 +93,8 @@ def test_a_json_body_that_trickles_is_cut_at_the_deadline() -> None:
 
     with RawTarget(trickle) as url:
         fault = timed_out(lambda: adapter(url).list_blocks("robots", 100))
-    assert "no complete answer within" in str(fault)
+    # the total deadline, or on a busy machine the floor once its grace is over: either cuts it
+    assert "no complete answer within" in str(fault) or "below the floor" in str(fault)
 
 
 def test_a_block_body_is_held_to_the_floor_not_to_the_deadline() -> None:
@@ -218,7 +220,7 @@ def test_over_tls_too_slow_headers_are_cut_at_the_deadline(tmp_path: Path) -> No
         return lambda conn, stop: slow(context.wrap_socket(conn, server_side=True), stop)
 
     with RawTarget(over_tls(0.0001)) as url:  # TLS works, the certificate verified
-        target = adapter(url.replace("http://", "https://"), verify=str(cert_file))
+        target = adapter(url.replace("http://", "https://"), IN_TIME, verify=str(cert_file))
         assert target.describe() == json.loads(DESCRIBE)
     with RawTarget(over_tls(0.1)) as url:
         target = adapter(url.replace("http://", "https://"), verify=str(cert_file))
