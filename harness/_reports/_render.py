@@ -62,14 +62,14 @@ def breakable(text: str) -> str:
     out, last = [], 0
     for token in _LONG.finditer(text):
         out.append(escape(text[last : token.start()]))
-        out.append("<wbr>".join(escape(part) for part in _JOINTS.split(token.group(0))))
+        out.append("<wbr>".join(escape(part) for part in _JOINTS.split(token.group(0)) if part))
         last = token.end()
     out.append(escape(text[last:]))
     return "".join(out)
 
 
 _LONG = re.compile(r"\S{16,}")
-_JOINTS = re.compile(r"(?<=[._:/=,])")
+_JOINTS = re.compile(r"(?<=[._:/=,])(?=.)")
 
 
 def _values(evidence: Mapping[str, Any], open_: bool) -> str:

@@ -70,7 +70,7 @@ margin:14px 0}
 .failure.error{border-left-color:var(--error)}
 pre{overflow-wrap:anywhere}
 pre{margin:0;white-space:pre-wrap;font-size:12.5px}
-details pre{max-height:360px;overflow:auto}
+details pre:not(.diff){max-height:360px;overflow:auto}
 .note{color:#555;font-style:italic}p.met{margin:4px 0 0}ul.met{margin:2px 0 10px}
 .met code{font-size:13px}
 .diffhead{font-size:13px;margin:8px 0 2px}.diffhead span{margin-right:14px;padding:0 4px}
