@@ -323,6 +323,12 @@ def _words(requirement: dict[str, Any]) -> str:
     )
 
 
+def _outside(reqs: list[dict[str, Any]], audit: bool) -> str:
+    """ ", 1 outside the audit" in a block audit's article summary, "" otherwise."""
+    left = sum(r["outcome"] in ("not_supported", "not_run") for r in reqs) if audit else 0
+    return f", {left} {OUTSIDE}" if left else ""
+
+
 def _articles(doc: dict[str, Any]) -> str:
     audit = doc["profile"] == "audit"
     groups: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -346,7 +352,8 @@ def _articles(doc: dict[str, Any]) -> str:
         open_ = "" if worst == "pass" or _badge(worst, audit).count(OUTSIDE) else " open"
         parts.append(
             f"<details{open_}><summary>{escape(article)} {_badge(worst, audit)} "
-            f"({sum(r['outcome'] == 'pass' for r in reqs)}/{len(reqs)} pass)</summary>"
+            f"({sum(r['outcome'] == 'pass' for r in reqs)}/{len(reqs)} pass{_outside(reqs, audit)})"
+            "</summary>"
             '<table class="reqs"><tr><th>requirement</th><th>title</th><th>outcome</th>'
             f"<th>why</th></tr>{rows}</table></details>"
         )

@@ -154,6 +154,7 @@ def test_a_clean_block_audit_reads_as_a_pass_of_what_an_audit_checks(
     assert 'class="verdict INCOMPLETE"' not in html
     assert 'class="o not_supported"' not in html and 'class="o not_run"' not in html
     assert "outside the audit" in html and "a block audit alone never certifies" in html
+    assert re.search(r"pass, \d+ outside the audit\)</summary>", html)
     assert "report.json: verdict INCOMPLETE" in html  # the JSON's verdict, named plainly
     assert doc["verdict"]["overall"] == "INCOMPLETE"
 
