@@ -7,7 +7,8 @@ Two ways to look for disagreements, both ending in ``fail_with``:
 - ``search``: hypothesis. A first pass draws ``examples`` tickets and only collects them; they
   are evaluated in batches. If any disagrees, a second pass replays the same seeded generation
   one ticket at a time, evaluating only the tickets known to disagree until the first one
-  comes up, then lets hypothesis shrink it on single tickets: the evidence is a minimal ticket.
+  comes up, then lets hypothesis shrink it on single tickets: the evidence is a minimal ticket
+  (its note says so; the first found beside it says it was found before shrinking).
 
 ``fail_with`` classifies each shown disagreement to the requirement(s) it breaks
 (``_classify``) and narrows ``CheckFailure.requirements`` to them.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from contract import TargetError
@@ -37,6 +38,8 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
 CHUNK = 2000  # tickets per adapter call in exhaustive comparisons (progress granularity)
 ALONE = 8  # cases of a search's first pass sent as batches of one ticket
 MAX_EVIDENCE = 5
+MINIMAL = "minimal ticket"  # the note of a disagreement hypothesis shrank
+FIRST_FOUND = "first found, before shrinking"
 
 
 @dataclass(frozen=True)
@@ -122,12 +125,17 @@ def hunt(
     examples: int,
     batch: int = 500,
     what: str = "examples",
+    label: Callable[[Finding, str], Finding] | None = None,
 ) -> list[Finding]:
     """Hypothesis, batched: draw ``examples`` cases, ``examine`` them in batches (it returns the
     failing cases with what was found); if one fails, replay the same seeded generation with
     single cases, only examining those known to fail until one comes up, and let hypothesis
     shrink it. Returns [minimal, first found], or [] when every case passes. ``cases`` given
-    as a ``Recipe`` has its first pass drawn on worker processes (``conformance._drawing``)."""
+    as a ``Recipe`` has its first pass drawn on worker processes (``conformance._drawing``).
+
+    ``label(finding, words)`` names each finding honestly: ``MINIMAL`` for the one shrinking
+    ended on, ``FIRST_FOUND`` for the first found beside it; a finding that could not be shrunk
+    (the target answered two ways) is returned as found, unlabelled."""
     from hypothesis import Phase, given, seed
     from hypothesis.errors import Flaky
 
@@ -177,9 +185,12 @@ def hunt(
         shrink()
     if not hit and troubles:
         raise troubles[0]
-    if hit and hit[-1] != first:
-        return [hit[-1], first]
-    return [first]
+    if not hit:
+        return [first]  # never shrunk: not shown as minimal
+    name = label or (lambda finding, _words: finding)
+    if hit[-1] != first:
+        return [name(hit[-1], MINIMAL), name(first, FIRST_FOUND)]
+    return [name(first, MINIMAL)]
 
 
 def search(
@@ -209,7 +220,15 @@ def search(
         cases = Recipe(staked_tickets, (tuple(stakes), tickets))
     else:
         cases = staked_tickets(tuple(stakes), tickets)
-    return hunt(ctx, cases, examine, examples=examples, batch=batch, what=f"{game} tickets")
+    return hunt(
+        ctx,
+        cases,
+        examine,
+        examples=examples,
+        batch=batch,
+        what=f"{game} tickets",
+        label=lambda d, words: replace(d, note=f"{words}: {d.note}"),
+    )
 
 
 def staked_tickets(

@@ -164,5 +164,4 @@ def differential_edges(ctx: CheckContext) -> None:
             EldoradoDiagnosis(),
             ctx.adapter,
             general=ELDORADO_GENERAL,
-            note="minimal ticket",
         )

@@ -156,7 +156,6 @@ def differential_edges(ctx: CheckContext) -> None:
             RobotsDiagnosis(),
             ctx.adapter,
             general=ROBOTS_GENERAL,
-            note="minimal ticket",
         )
 
 
@@ -174,5 +173,4 @@ def several_gauges(ctx: CheckContext) -> None:
             RobotsDiagnosis(),
             ctx.adapter,
             general=ROBOTS_GENERAL,
-            note="minimal ticket",
         )

@@ -8,6 +8,7 @@ inline SVG, so the page stays one self-contained file.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,8 +18,9 @@ from conformance.games._boards import euros
 from reference import _strict_json as strict_json
 
 from .._escape import html_text as escape
+from . import _diff
 
-__all__ = ["euros", "pretty", "render_evidence", "render_unit"]
+__all__ = ["breakable", "euros", "pretty", "render_evidence", "render_unit"]
 
 
 def render_unit(
@@ -53,8 +55,46 @@ def pretty(value: Any) -> str:
     return f"<pre>{escape(text)}</pre>"
 
 
+def breakable(text: str) -> str:
+    """Escaped text where a long token (an id, a path, a check name) may wrap after its dots,
+    underscores, colons and slashes (``<wbr>``), never inside a word."""
+
+    out, last = [], 0
+    for token in _LONG.finditer(text):
+        out.append(escape(text[last : token.start()]))
+        out.append("<wbr>".join(escape(part) for part in _JOINTS.split(token.group(0)) if part))
+        last = token.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+_LONG = re.compile(r"\S{16,}")
+_JOINTS = re.compile(r"(?<=[._:/=,])(?=.)")
+
+
+def _values(evidence: Mapping[str, Any], open_: bool) -> str:
+    """Input, expected, got and request in full, one under the other, folded unless ``open_``."""
+    parts = []
+    for key, title in (
+        ("input", "input"),
+        ("expected", "expected (the rules)"),
+        ("got", "got (the target)"),
+        ("request", "request"),
+    ):
+        if key == "request" and evidence.get(key) is None:
+            continue
+        parts.append(f"<h5>{title}</h5>{pretty(evidence.get(key))}")
+    state = " open" if open_ else ""
+    return (
+        f'<details class="values"{state}><summary>full values: input, expected, got'
+        f"{', request' if evidence.get('request') is not None else ''}</summary>"
+        f"{''.join(parts)}</details>"
+    )
+
+
 def render_evidence(evidence: Mapping[str, Any]) -> str:
-    """One counterexample: the unit drawn (when it is a ticket), then expected / got / request."""
+    """One counterexample: the unit drawn (when it is a ticket), then what differs between
+    expected and got (``_diff``), the note, and the full values folded below."""
     data = evidence.get("input")
     got = evidence.get("got")
     if isinstance(got, str) and got.startswith("{"):  # a unit line quoted as the target sent it
@@ -71,18 +111,9 @@ def render_evidence(evidence: Mapping[str, Any]) -> str:
                     data["game"], ticket, evidence.get("expected"), got, data.get("stake_cents")
                 )
             )
-    request = evidence.get("request")
-    expected, shown = pretty(evidence.get("expected")), pretty(evidence.get("got"))
-    table = (
-        f'<tr><th colspan="2">input</th></tr><tr><td colspan="2">{pretty(data)}</td></tr>'
-        "<tr><th>expected (the rules)</th><th>got (the target)</th></tr>"
-        f"<tr><td>{expected}</td><td>{shown}</td></tr>"
-    )
-    if request is not None:
-        table += (
-            f'<tr><th colspan="2">request</th></tr><tr><td colspan="2">{pretty(request)}</td></tr>'
-        )
-    parts.append(f'<table class="evidence">{table}</table>')
+    difference = _diff.render(evidence.get("expected"), got)
+    parts.append(difference)
     if evidence.get("note"):
-        parts.append(f'<p class="note">{escape(str(evidence["note"]))}</p>')
+        parts.append(f'<p class="note">{breakable(str(evidence["note"]))}</p>')
+    parts.append(_values(evidence, open_=not difference))
     return "".join(parts)

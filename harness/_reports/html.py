@@ -15,8 +15,9 @@ from conformance.games import kit_names, kits
 
 from .._escape import html_text as escape
 from . import _plots
+from ._faults import Fault, case_file, faults, is_minimal
 from ._record import OUTCOMES, Collector
-from ._render import euros, pretty, render_evidence
+from ._render import breakable, euros, pretty, render_evidence
 from ._reservations import covers, head, reservations
 from ._wording import coverage_line, label
 
@@ -39,11 +40,14 @@ h1{margin:0 0 4px}h2{margin-top:32px;border-bottom:2px solid #dde;padding-bottom
 .verdict{border-radius:10px;padding:20px 24px;color:#fff;margin-bottom:16px}
 .verdict.CERTIFIED{background:var(--pass)}.verdict.NOT_CERTIFIED{background:var(--fail)}
 .verdict.INCOMPLETE{background:#8d6e00}.verdict.CERTIFIED_WITH_RESERVATIONS{background:#558b2f}
+.verdict.AUDIT_PASSED{background:var(--pass)}.verdict.AUDIT_PASSED_WITH_RESERVATIONS{background:#558b2f}
+.verdict .fine{font-size:13px;opacity:.9;margin-top:6px}
 .o.reserved{background:var(--rs)}.reservation{background:#fff;border-left:6px solid var(--rs);
 border-radius:6px;padding:8px 16px;margin:10px 0}
 .verdict .big{font-size:34px;font-weight:700;letter-spacing:.5px}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;font-size:14px}
-.meta dt{color:#555}.meta dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}
+.meta dt{color:#555}.meta dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere;
+min-width:0}
 .counts{display:flex;gap:10px;flex-wrap:wrap;margin:12px 0}
 .count{background:#fff;border-radius:8px;padding:8px 14px;border:1px solid #dde}
 .count b{font-size:20px;display:block}
@@ -51,8 +55,10 @@ border-radius:6px;padding:8px 16px;margin:10px 0}
 white-space:nowrap}
 .o.pass{background:var(--pass)}.o.fail{background:var(--fail)}.o.error{background:var(--error)}
 .o.not_supported{background:var(--ns)}.o.not_run{background:var(--nr)}
+.o.outside{background:#fff;color:#555;border:1px solid #bbb}
+.outside-list{columns:2 280px;font-size:14px}
 .w{font-size:12px;color:#6a4f00;background:#fff3c4;border-radius:4px;padding:0 5px;margin-left:4px}
-table{border-collapse:collapse;background:#fff}
+table{border-collapse:collapse;background:#fff;max-width:100%}
 td,th{border:1px solid #dde;padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}
 th{background:#eef1f5}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -62,9 +68,21 @@ summary{cursor:pointer;font-weight:600}
 .failure{background:#fff;border-left:6px solid var(--fail);border-radius:6px;padding:10px 16px;
 margin:14px 0}
 .failure.error{border-left-color:var(--error)}
-pre{margin:0;white-space:pre-wrap;word-break:break-all;font-size:12.5px;max-height:360px;
-overflow:auto}
-.evidence td{width:50%}.note{color:#555;font-style:italic}
+pre{overflow-wrap:anywhere}
+pre{margin:0;white-space:pre-wrap;font-size:12.5px}
+details pre:not(.diff){max-height:360px;overflow:auto}
+.note{color:#555;font-style:italic}p.met{margin:4px 0 0}ul.met{margin:2px 0 10px}
+.met code{font-size:13px}
+.diffhead{font-size:13px;margin:8px 0 2px}.diffhead span{margin-right:14px;padding:0 4px}
+pre.diff{background:#fff;border:1px solid #dde;border-radius:6px;padding:6px 0}
+pre.diff span{display:block;padding:0 8px}
+.del{background:#fde7e7;color:#8e1b1b}.add{background:#e3f4e1;color:#1b5e20}
+pre.diff .same{color:#444}pre.diff .gap{color:#888}
+.values h5{margin:8px 0 2px;font-size:13px;color:#444}
+table.reqs{table-layout:fixed;width:100%}.reqs td{overflow-wrap:break-word}
+.reqs th:nth-child(1){width:22%}.reqs th:nth-child(2){width:38%}.reqs th:nth-child(3){width:15%}
+.reqs small{display:block;color:#555}
+@media (max-width:900px){main{padding:12px}details{padding:6px 8px}td,th{padding:4px 5px}}
 """
 
 _CSS_AFTER_BOARDS = """\
@@ -101,6 +119,61 @@ def _waiver_tag(waiver: dict[str, Any] | None) -> str:
     return "".join(f'<span class="w" title="{title}">{escape(t)}</span>' for t in tags)
 
 
+def audit_passed(doc: dict[str, Any]) -> bool:
+    """A block audit in which every requirement it could check passed (report.json says
+    INCOMPLETE, exit 0: a block audit alone never certifies; the page says what it checked)."""
+    counts = doc["verdict"]["counts"]
+    return (
+        doc["profile"] == "audit"
+        and doc["verdict"]["overall"] == "INCOMPLETE"
+        and doc["verdict"]["exit_code"] == 0
+        and counts["fail"] == 0
+        and counts["error"] == 0
+        and bool(doc["smoke"]["ok"])
+    )
+
+
+OUTSIDE = "outside the audit"
+
+
+def _badge(outcome: str, audit: bool) -> str:
+    """An outcome's badge; in a block audit, what it could not check reads as outside it."""
+    if audit and outcome in ("not_supported", "not_run"):
+        return f'<span class="o outside">{OUTSIDE}</span>'
+    return _outcome(outcome)
+
+
+def _banner(doc: dict[str, Any]) -> str:
+    verdict = doc["verdict"]
+    if not audit_passed(doc):
+        return (
+            f'<div class="verdict {verdict["overall"].replace(" ", "_")}">'
+            f'<div class="big">{escape(verdict["overall"])}</div>'
+            f"<div>{breakable(verdict['note'])}</div><div>exit code {verdict['exit_code']}</div>"
+            "</div>"
+        )
+    reserved = verdict["counts"]["reserved"]
+    title = "BLOCK AUDIT PASSED" + (" WITH RESERVATIONS" if reserved else "")
+    checked = [r for r in doc["requirements"] if r["outcome"] in ("pass", "reserved")]
+    outside = [r["id"] for r in doc["requirements"] if r["outcome"] in ("not_supported", "not_run")]
+    lines = [
+        f"every requirement a block audit can check passed ({len(checked)} checked"
+        + (f", {reserved} with a reservation below" if reserved else "")
+        + ")",
+        "outside a block audit: what only a server shows (evaluate, play, reveal, the block "
+        "listing and its slices"
+        + (f": {', '.join(outside)}" if outside else "")
+        + "); certify a target for those",
+    ]
+    return (
+        f'<div class="verdict {title.replace(" ", "_").replace("BLOCK_", "")}">'
+        f'<div class="big">{title}</div>'
+        + "".join(f"<div>{breakable(line)}</div>" for line in lines)
+        + f'<div class="fine">report.json: verdict {escape(verdict["overall"])} (a block audit '
+        f"alone never certifies an implementation), exit code {verdict['exit_code']}</div></div>"
+    )
+
+
 def _head(doc: dict[str, Any]) -> str:
     verdict = doc["verdict"]
     impl = doc["implementation"] or {}
@@ -117,9 +190,14 @@ def _head(doc: dict[str, Any]) -> str:
     if coverage_line(doc):
         meta.append(("clauses", coverage_line(doc)))
     dl = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in meta)
+    audit = doc["profile"] == "audit"
+    shown = [o for o in OUTCOMES if not (audit and o in ("not_supported", "not_run"))]
     counts = "".join(
-        f'<div class="count"><b>{verdict["counts"][o]}</b>{_outcome(o)}</div>' for o in OUTCOMES
+        f'<div class="count"><b>{verdict["counts"][o]}</b>{_outcome(o)}</div>' for o in shown
     )
+    if audit:
+        left = verdict["counts"]["not_supported"] + verdict["counts"]["not_run"]
+        counts += f'<div class="count"><b>{left}</b>{_badge("not_run", True)}</div>'
     smoke = (
         ""
         if doc["smoke"]["ok"]
@@ -128,12 +206,7 @@ def _head(doc: dict[str, Any]) -> str:
             f"{escape(doc['smoke']['message'])}</p>"
         )
     )
-    return (
-        f'<div class="verdict {verdict["overall"].replace(" ", "_")}">'
-        f'<div class="big">{escape(verdict["overall"])}</div>'
-        f"<div>{escape(verdict['note'])}</div><div>exit code {verdict['exit_code']}</div></div>"
-        f'<div class="counts">{counts}</div>{smoke}<dl class="meta">{dl}</dl>'
-    )
+    return f'{_banner(doc)}<div class="counts">{counts}</div>{smoke}<dl class="meta">{dl}</dl>'
 
 
 def _reservations(doc: dict[str, Any]) -> str:
@@ -153,29 +226,81 @@ def _reservations(doc: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _failures(doc: dict[str, Any]) -> str:
-    bad = [c for c in doc["checks"] if c["outcome"] in ("fail", "error")]
-    if not bad:
+def _replay(doc: dict[str, Any], case: str | None) -> str:
+    if case is None:
         return ""
-    parts = ["<h2>Failures and errors</h2>"]
-    for check in bad:
-        title = f"{', '.join(check['requirements'])}: {check['outcome']} in {check['check_id']}"
-        message = check["message"]
-        body = [
-            f"<h3>{escape(title)}</h3>",
-            pretty(message) if "\n" in message else f"<p>{escape(message)}</p>",
+    return (
+        f"<p>replay: <code>instantcert replay {breakable(case)} --target "
+        f"{breakable(doc['target'])}</code></p>"
+    )
+
+
+def _counterexample_title(evidence: dict[str, Any]) -> str:
+    """ "minimal counterexample" only for one a search shrank; "counterexample" otherwise."""
+    return "minimal counterexample" if is_minimal(evidence) else "counterexample"
+
+
+def _message(message: str) -> str:
+    return pretty(message) if "\n" in message else f"<p>{breakable(message)}</p>"
+
+
+def _fault(doc: dict[str, Any], fault: Fault) -> str:
+    """One fault: what it breaks, the checks that met it, one counterexample first, and what
+    each check found folded below."""
+    broke = ", ".join(fault.requirements)
+    verb = "fails" if fault.outcome == "fail" else "could not be decided (error)"
+    met = "".join(
+        f"<li><code>{breakable(c['check_id'])}</code>: "
+        f"{breakable(c['message'].splitlines()[0] if c['message'] else '')}</li>"
+        for c in fault.checks
+    )
+    body = [
+        f"<h3>{breakable(broke)} {verb}</h3>",
+        f'<p class="met">met by {len(fault.checks)} check(s):</p><ul class="met">{met}</ul>',
+    ]
+    first = fault.first()
+    if first is not None:
+        check, n = first
+        body.append(
+            f"<h4>{_counterexample_title(check['evidence'][n])} "
+            f"<small>(found by <code>{breakable(check['check_id'])}</code>)</small></h4>"
+            f"{render_evidence(check['evidence'][n])}{_replay(doc, case_file(check, n))}"
+        )
+    others = []
+    for check in fault.checks:
+        items = [
+            f"<h4><code>{breakable(check['check_id'])}</code> {_outcome(check['outcome'])}</h4>"
         ]
-        for n, ev in enumerate(check["evidence"], start=1):
-            minimal = " (minimal counterexample)" if n == 1 else ""
-            body.append(f"<h4>counterexample {n}{minimal}</h4>{render_evidence(ev)}")
-        for case in check["case_files"]:
-            body.append(
-                f"<p>replay: <code>instantcert replay {escape(case)} --target "
-                f"{escape(doc['target'])}</code></p>"
+        if "\n" in check["message"]:
+            items.append(_message(check["message"]))
+        for n, evidence in enumerate(check["evidence"]):
+            if first is not None and check is first[0] and n == first[1]:
+                continue
+            items.append(
+                f"<details><summary>{_counterexample_title(evidence)} {n + 1}"
+                f"{': ' + escape(str(evidence['note'])) if evidence.get('note') else ''}"
+                f"</summary>{render_evidence(evidence)}{_replay(doc, case_file(check, n))}"
+                "</details>"
             )
-        css = "failure" if check["outcome"] == "fail" else "failure error"
-        parts.append(f'<div class="{css}">{"".join(body)}</div>')
-    return "".join(parts)
+        if len(items) > 1:
+            others.append("".join(items))
+    more = sum(len(c["evidence"]) for c in fault.checks) - (first is not None)
+    if others:
+        summary = (
+            f"what each check found ({len(fault.checks)} check(s), {more} more counterexample(s))"
+        )
+        body.append(f"<details><summary>{summary}</summary>{''.join(others)}</details>")
+    css = "failure" if fault.outcome == "fail" else "failure error"
+    return f'<div class="{css}">{"".join(body)}</div>'
+
+
+def _failures(doc: dict[str, Any]) -> str:
+    found = faults(doc["checks"])
+    if not found:
+        return ""
+    checks = sum(len(f.checks) for f in found)
+    intro = f"<p>{len(found)} fault(s), met by {checks} check(s); each fault is shown once.</p>"
+    return "<h2>Failures and errors</h2>" + intro + "".join(_fault(doc, f) for f in found)
 
 
 def _article_key(article: str) -> tuple[int, int, str]:
@@ -198,30 +323,39 @@ def _words(requirement: dict[str, Any]) -> str:
     )
 
 
+def _outside(reqs: list[dict[str, Any]], audit: bool) -> str:
+    """ ", 1 outside the audit" in a block audit's article summary, "" otherwise."""
+    left = sum(r["outcome"] in ("not_supported", "not_run") for r in reqs) if audit else 0
+    return f", {left} {OUTSIDE}" if left else ""
+
+
 def _articles(doc: dict[str, Any]) -> str:
+    audit = doc["profile"] == "audit"
     groups: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
     for req in doc["requirements"]:
         groups.setdefault(req["article"].split(".")[0], []).append(req)
     parts = ["<h2>Results per article</h2>"]
+    order = ("fail", "error", "reserved", "not_supported", "not_run", "pass")
     for article, reqs in sorted(groups.items(), key=lambda item: _article_key(item[0])):
-        worst = min(
-            (r["outcome"] for r in reqs),
-            key=("fail", "error", "reserved", "not_supported", "not_run", "pass").index,
-        )
+        judged = [r["outcome"] for r in reqs]
+        if audit:  # what a block audit cannot check does not colour its article
+            judged = [o for o in judged if o not in ("not_supported", "not_run")] or judged
+        worst = min(judged, key=order.index)
         rows = "".join(
-            f"<tr><td><code>{escape(r['id'])}</code></td><td>{escape(r['article'])}</td>"
+            f"<tr><td><code>{breakable(r['id'])}</code><small>{escape(r['article'])}</small></td>"
             f"<td>{escape(r['title'])}{_words(r)}</td>"
-            f"<td>{_outcome(r['outcome'])}{_waiver_tag(r['waiver'])}"
-            f"</td><td>{'yes' if r['required'] else 'no'}</td>"
-            f"<td>{escape(r['message'].splitlines()[0] if r['message'] else '')}</td></tr>"
+            f"<td>{_badge(r['outcome'], audit)}{_waiver_tag(r['waiver'])}"
+            f"{'' if r['required'] else '<small>optional</small>'}</td>"
+            f"<td>{breakable(r['message'].splitlines()[0] if r['message'] else '')}</td></tr>"
             for r in reqs
         )
-        open_ = " open" if worst != "pass" else ""
+        open_ = "" if worst == "pass" or _badge(worst, audit).count(OUTSIDE) else " open"
         parts.append(
-            f"<details{open_}><summary>{escape(article)} {_outcome(worst)} "
-            f"({sum(r['outcome'] == 'pass' for r in reqs)}/{len(reqs)} pass)</summary>"
-            "<table><tr><th>requirement</th><th>article</th><th>title</th><th>outcome</th>"
-            f"<th>required</th><th>why</th></tr>{rows}</table></details>"
+            f"<details{open_}><summary>{escape(article)} {_badge(worst, audit)} "
+            f"({sum(r['outcome'] == 'pass' for r in reqs)}/{len(reqs)} pass{_outside(reqs, audit)})"
+            "</summary>"
+            '<table class="reqs"><tr><th>requirement</th><th>title</th><th>outcome</th>'
+            f"<th>why</th></tr>{rows}</table></details>"
         )
     return "".join(parts)
 
@@ -351,7 +485,8 @@ def render(doc: dict[str, Any]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{css()}</style></head><body><main>"
-        f"<h1>instantcert certification report</h1>{body}"
+        f"<h1>instantcert {'block audit' if doc['profile'] == 'audit' else 'certification'} "
+        f"report</h1>{body}"
         f"<footer><p><small>run {escape(doc['run_id'])} · report.json holds every field; "
         f"manifest.json the SHA-256 of each file · "
         f"{escape(json.dumps(doc['rules_sha256']))}</small></p></footer>"
