@@ -17,7 +17,7 @@ from reference import _strict_json as strict_json
 from .._cases import load_case
 from .._errors import ConfigError, TargetError
 from .._escape import shorten, terminal
-from .._targets import DEFAULT_TIMEOUT_S
+from .._timeout import DEFAULT_TIMEOUT_S
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 NAME = "replay"
