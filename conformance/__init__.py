@@ -2,7 +2,7 @@
 
 from ._catalogue import CatalogueError, Requirement, catalogue_sha256, load_catalogue
 from ._execute import CheckOutcome, execute
-from ._file_target import BlockFileAudit, audit_block_file
+from ._file_audit import BlockFileAudit, audit_block_file
 from ._profiles import ProfileError, check_settings, load_profile, profile_names
 from ._registry import (
     EVERY_STREAM,

@@ -17,18 +17,16 @@ from __future__ import annotations
 import itertools
 import random
 import weakref
-import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
 
 import reference
-from reference import _strict_json as strict_json
 
 from .. import _crossblock, _stats
-from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
+from .._audit import BlockAudit, Expectation, Fault, audit
 from .._audit.driver import default_workers
 from .._audit_engine import AuditEngine, BlockRequest
 from .._file_target import block_file_of
@@ -37,6 +35,7 @@ from .._public_seeds import public_commitment, public_layout
 from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
+from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults
 
 EVIDENCE_PER_BLOCK = 5
 SLICE_SIZES = (1, 7, 50)
@@ -46,7 +45,6 @@ units straddles one boundary of each (where the span has one), where an off-by-o
 picked from ``start`` alone shows; a random slice of 7 or 50 units crosses a 4096-unit boundary
 about once in 80 blocks."""
 LONG_SLICE = 3 * 4096 + 123  # units: crosses several boundaries of every page size up to 4096
-SLICE_DIFFERENCES = 3  # the units quoted of one slice's differences (the rest are counted)
 
 # what each aspect's faults break, per game: {game}.{article}.{slug}
 _GAME_ASPECTS = {
@@ -56,17 +54,6 @@ _GAME_ASPECTS = {
     "unit_prize": "3.unit_prize",
     "cumulated_gains": "3.cumulated_gains",
     "payout_cap": "3.payout_cap",
-}
-_EXPECTED = {
-    "header": "a block/1 header for the block and slice asked for (contract 3)",
-    "block_size": "the rules' block size (article 2)",
-    "sequence": "indices start .. start+count-1, one line each, in order (article 2)",
-    "unit_lines": '{"index": int, "prize_cents": int, "ticket": str} and nothing else (contract 3)',
-    "tickets": "a valid ticket (contract 1)",
-    "unit_prize": "prize_cents = the prize the ticket wins (article 3, lot global de l'unité)",
-    "cumulated_gains": "prize_cents = the sum of all the ticket's gains (article 3)",
-    "lot_table": "exactly the lot table's units of each prize and its total (article 3)",
-    "payout_cap": "a payout of at most 70 % of the face value (Arrêté du 9 mars 2006, art. 2)",
 }
 
 
@@ -190,27 +177,6 @@ def _listed(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
     return value
 
 
-def _entry_faults(
-    entry: dict[str, Any], game: str, stake: int
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """The list entry if usable, and what is wrong with its values (contract 4: GET
-    /v1/blocks). Its shape (an object, ``units`` an integer, ``block_id`` a string) passed
-    block-list.schema.json at the seam (``contract.Validated``) before it came here."""
-    faults = []
-    block_id, units = entry["block_id"], entry["units"]
-    if entry["game"] != game or entry["stake_cents"] != stake:
-        faults.append(
-            f"the block list for {game} at {stake} holds {entry['game']!r} at "
-            f"{entry['stake_cents']!r}: {entry!r}"
-        )
-    if units < 0:
-        faults.append(f"block list entry 'units' must be an integer >= 0, got {units!r}")
-    if not block_id:
-        faults.append(f"block list entry 'block_id' must be a non-empty string, got {block_id!r}")
-        return None, faults
-    return entry, faults
-
-
 def _span(ctx: CheckContext, game: str, stake: int, units: int) -> tuple[int | None, int | None]:
     """The slice to audit: the file's own slice, the whole block, or a seeded sample."""
     document = _file_slice(ctx)
@@ -253,14 +219,6 @@ def _keep_ranges(start: int, count: int, seed: str) -> tuple[tuple[int, int], ..
         lo = start + rng.randrange(count - LONG_SLICE + 1)
         ranges.add((lo, lo + LONG_SLICE))
     return tuple(sorted(ranges))
-
-
-def _chunks(stream: Any) -> Iterator[bytes]:
-    chunks: Callable[[], Iterator[bytes]] | None = getattr(stream, "chunks", None)
-    if chunks is not None:
-        return chunks()
-    lines: Iterator[bytes] = stream.lines()
-    return chunks_from_lines(lines)
 
 
 def _span_of(
@@ -362,7 +320,7 @@ def _audit_here(
     try:
         return audit(
             stream.header,
-            _chunks(stream),
+            block_chunks(stream),
             asked.expect,
             header_bytes=getattr(stream, "header_bytes", None),
             keep=asked.keep,
@@ -400,7 +358,7 @@ def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, An
     if not isinstance(listed, list) or not listed:
         faults.append(f"GET /v1/blocks lists no block of {game} at {stake} cents")
     for raw in listed:
-        entry, problems = _entry_faults(raw, game, stake)
+        entry, problems = entry_faults(raw, game, stake)
         faults.extend(problems)
         if entry is not None:
             usable.append(entry)
@@ -413,7 +371,7 @@ def _two_or_more(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any
     cross-block and pooled tests read (the quick profile's one block is not enough)."""
     entries, _faults = _chosen(ctx, game, stake)
     if len(entries) < 2:
-        listed = [_entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
+        listed = [entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
         entries = [e for e in listed if e is not None][:2]
     return entries
 
@@ -443,7 +401,7 @@ def _evidence(block: AuditedBlock, fault: Fault) -> BlockLineEvidence | BlockEvi
             stake_cents=stake,
             aspect=fault.aspect,
             index=fault.index,
-            expected=_EXPECTED.get(fault.aspect, fault.aspect),
+            expected=EXPECTED.get(fault.aspect, fault.aspect),
             got=fault.line.decode("utf-8", "replace"),
             request=block.request,
             note=f"unit line {fault.position} (index {fault.index}): {fault.message}",
@@ -456,7 +414,7 @@ def _evidence(block: AuditedBlock, fault: Fault) -> BlockLineEvidence | BlockEvi
         aspect=fault.aspect,
         start=block.request["start"],
         count=block.request["count"],
-        expected=_EXPECTED.get(fault.aspect, fault.aspect),
+        expected=EXPECTED.get(fault.aspect, fault.aspect),
         got=fault.message,
         request=block.request,
         note=fault.message,
@@ -697,63 +655,6 @@ def _public_seed(block: AuditedBlock) -> str | None:
     )
 
 
-def _line_value(line: bytes) -> Any:
-    try:
-        return strict_json.loads(line)
-    except strict_json.JsonError:
-        return line.decode("utf-8", "replace")
-
-
-def compare_slice(
-    adapter: Any, block_id: str, lo: int, hi: int, kept: Mapping[int, bytes], units: int
-) -> list[str]:
-    """What differs between the slice [lo, hi) read alone and the same lines read before."""
-    problems: list[str] = []
-    stream = adapter.read_block(block_id, lo, hi - lo)
-    try:
-        header = stream.header
-        want = {"block_id": block_id, "units": units, "start": lo, "count": hi - lo}
-        for key, value in want.items():
-            if header.get(key) != value:
-                problems.append(
-                    f"slice [{lo}, {hi}): header {key} is {header.get(key)!r}, expected {value!r}"
-                )
-        lines: list[bytes] = []
-        try:
-            lines.extend(_chunk_lines(_chunks(stream), hi - lo + 1))
-        except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
-            problems.append(f"slice [{lo}, {hi}): the document ended: {exc}")
-    finally:
-        stream.close()
-    if len(lines) != hi - lo:
-        problems.append(f"slice [{lo}, {hi}): {len(lines)} unit lines, expected {hi - lo}")
-    differ = 0
-    for n, line in enumerate(lines[: hi - lo]):
-        before = kept.get(lo + n)
-        if before is not None and _line_value(line) != _line_value(before):
-            differ += 1
-            if differ <= SLICE_DIFFERENCES:
-                problems.append(
-                    f"slice [{lo}, {hi}): unit {lo + n} is {line[:300]!r} read alone, "
-                    f"{before[:300]!r} in the larger read"
-                )
-    if differ > SLICE_DIFFERENCES:
-        problems.append(
-            f"slice [{lo}, {hi}): {differ} of its {hi - lo} units differ from the larger read"
-        )
-    return problems
-
-
-def _chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
-    n = 0
-    for chunk in chunks:
-        for line in chunk.split(b"\n")[:-1]:
-            yield line
-            n += 1
-            if n >= limit:
-                return
-
-
 @check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
 def slices(ctx: CheckContext) -> None:
     """Small slices read alone (first, last, inner) equal the same units of the larger read.
@@ -967,7 +868,7 @@ def compare_audits(
     stakes of a game (``_across_stakes``); with the scale of the tiers ("" for one stake)."""
     if across:
         return _across_stakes(a, b, alpha)
-    return _stats.unrelated(a.prizes, b.prizes, a.expectation.lots, alpha), ""
+    return _crossblock.unrelated(a.prizes, b.prizes, a.expectation.lots, alpha), ""
 
 
 def _across_stakes(
@@ -982,7 +883,7 @@ def _across_stakes(
     codes_a, codes_b, lots, scale = _crossblock.common_tiers(
         a.prizes, a.expectation.lots, b.prizes, b.expectation.lots
     )
-    return _stats.unrelated(codes_a, codes_b, lots, alpha), scale
+    return _crossblock.unrelated(codes_a, codes_b, lots, alpha), scale
 
 
 @check(
@@ -1068,21 +969,3 @@ def top_tiers(ctx: CheckContext) -> None:
             evidence,
             requirements=tuple(sorted(broken)),
         )
-
-
-# -- re-reading a block, for the replayers (_block_evidence) ---------------------------------
-
-
-def _reaudit(
-    adapter: Any, game: str, stake: int, block_id: str, start: int | None, count: int | None
-) -> BlockAudit:
-    stream = adapter.read_block(block_id, start, count)
-    try:
-        return audit(
-            stream.header,
-            _chunks(stream),
-            Expectation.from_rules(game, stake, block_id, start, count),
-            header_bytes=getattr(stream, "header_bytes", None),
-        )
-    finally:
-        stream.close()
