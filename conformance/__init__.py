@@ -1,6 +1,7 @@
 """The conformance suite: every article of both games, checked against any adapter."""
 
 from ._catalogue import CatalogueError, Requirement, catalogue_sha256, load_catalogue
+from ._errors import ConformanceError
 from ._execute import CheckOutcome, execute
 from ._file_audit import BlockFileAudit, audit_block_file
 from ._profiles import ProfileError, check_settings, load_profile, profile_names
@@ -10,7 +11,6 @@ from ._registry import (
     Check,
     CheckContext,
     CheckFailure,
-    ConformanceError,
     Evidence,
     NotSupported,
     Reservation,

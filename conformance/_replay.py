@@ -4,9 +4,10 @@ Each evidence input carries a ``"kind"``; each kind has one replayer that sends 
 to a target and returns fresh evidence when the target still breaks the rule, or ``None`` when
 it now agrees. ``instantcert replay`` and vendors fixing a fault use it. A typed kind
 (``conformance._evidence``) owns its replayer, registered with ``register_kind(cls)``; the
-others register a function with ``@replayer(kind)``. Kinds: ``evaluate``, ``play`` and
-``contract_breach`` (``_evidence``), ``metamorphic`` (checks/metamorphic), ``block`` and
-``block_unit`` (checks/_block_evidence), and those of the other check modules.
+others register a function with ``@replayer(kind)``. Kinds: ``evaluate`` (``_evidence``),
+``play`` (checks/_scenarios), ``contract_breach`` (checks/refusals), ``metamorphic``
+(checks/metamorphic), ``block`` and ``block_unit`` (checks/_block_evidence), and those of the
+other check modules. This module imports no check: each registers its replayers as it loads.
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
+from ._errors import ConformanceError
 from ._evidence import (
-    BreachEvidence,
     Counterexample,
     EvaluationEvidence,
-    PlayEvidence,
     ReplayError,
     evaluate_request,
 )
-from ._registry import ConformanceError
 
 Replayer = Callable[[Any, Mapping[str, Any]], Counterexample | None]
 
@@ -81,8 +80,6 @@ def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
 
 
 register_kind(EvaluationEvidence)
-register_kind(PlayEvidence)
-register_kind(BreachEvidence)
 replay_evaluate = EvaluationEvidence.replay
 
 __all__ = [

@@ -20,9 +20,12 @@ answers), then one module per area: ``money``, ``sales``, ``refusals``, ``reveal
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from ..._evidence import PlayEvidence, ReplayError
 from ..._registry import Evidence
+from ..._replay import replayer
 from .client import (
     KIND,
     LETTERS,
@@ -116,6 +119,25 @@ SCENARIOS: dict[str, Scenario] = {
     "deep": scenario_deep,
 }
 
+
+@replayer(PlayEvidence.KIND)
+def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """The ``play`` replayer: run the case's scenario again (fresh units, same situation and
+    click choices)."""
+    scenario = SCENARIOS.get(case.get("scenario"))  # type: ignore[arg-type]
+    if scenario is None:
+        raise ReplayError(
+            f"play evidence names scenario {case.get('scenario')!r}; known: "
+            f"{', '.join(sorted(SCENARIOS))}"
+        )
+    try:
+        return scenario(Session.of(adapter), case)
+    except KeyError as exc:
+        raise ReplayError(
+            f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
+        ) from None
+
+
 __all__ = [
     "EVERY_KIND_CAP",
     "KIND",
@@ -146,6 +168,7 @@ __all__ = [
     "recording_chooser",
     "ref_prize",
     "refused",
+    "replay_play",
     "reply_doc",
     "reveal_tuple",
     "robots_buttons",
