@@ -15,10 +15,10 @@ from ._registry import (
     NotSupported,
     Reservation,
     check,
-    registered_checks,
 )
-from ._replay import ReplayError, replay, replayer, replayers
+from ._replay import ReplayError, replayer
 from ._settings import Settings
+from ._suite import registered_checks, replay, replayers
 
 __all__ = [
     "EVERY_STREAM",

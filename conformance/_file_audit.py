@@ -11,8 +11,9 @@ from typing import Any
 
 from ._execute import CheckOutcome, execute
 from ._file_target import open_file_target
-from ._registry import CheckContext, registered_checks
+from ._registry import CheckContext
 from ._settings import Settings
+from ._suite import registered_checks
 from .games import kit_names
 
 

@@ -54,24 +54,10 @@ def register_kind(kind: type[EvidenceKind]) -> None:
     replayer(kind.KIND)(kind.replay)
 
 
-def replayers() -> dict[str, Replayer]:
-    """Every replayer, by kind (the check modules are imported first: they register theirs)."""
-    from . import checks  # noqa: F401  (import registers)
-
+def replayers_so_far() -> dict[str, Replayer]:
+    """The replayers registered so far, by kind: those of the modules loaded now
+    (``conformance._suite.replayers`` loads every check module first)."""
     return dict(_REPLAYERS)
-
-
-def replay(adapter: Any, evidence_input: Mapping[str, Any]) -> Counterexample | None:
-    """Run ``evidence_input`` again on ``adapter``: Evidence if it still fails, else None."""
-    if not isinstance(evidence_input, Mapping) or "kind" not in evidence_input:
-        raise ReplayError(f"evidence input has no 'kind': {evidence_input!r}")
-    kind = evidence_input["kind"]
-    known = replayers()
-    if kind not in known:
-        raise ReplayError(
-            f"no replayer for evidence kind {kind!r}; known: {', '.join(sorted(known))}"
-        )
-    return known[kind](adapter, evidence_input)
 
 
 def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
@@ -89,8 +75,7 @@ __all__ = [
     "evaluate_case",
     "evaluate_request",
     "register_kind",
-    "replay",
     "replay_evaluate",
     "replayer",
-    "replayers",
+    "replayers_so_far",
 ]

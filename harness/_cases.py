@@ -104,7 +104,7 @@ def case_schema() -> dict[str, Any]:
 
 @cache
 def _case_schema(games: tuple[str, ...]) -> dict[str, Any]:
-    from conformance._replay import replayers
+    from conformance._suite import replayers
     from conformance.checks._scenarios import SCENARIOS
     from conformance.checks.metamorphic import RELATIONS
 

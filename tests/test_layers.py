@@ -1,5 +1,6 @@
 """The layers point one way, read from the code: contract ← reference ← conformance ← harness
-← cli.
+← cli; inside each package its own layers point one way too (``INNER_LAYERS``, drawn in
+docs/architecture.md), and no module imports, however lazily, a module that imports it back.
 
 ``contract`` imports no project package; ``reference`` imports only ``contract``;
 ``conformance`` imports ``contract`` and ``reference``; ``harness`` may import all three, and
@@ -11,10 +12,13 @@ import is still a dependency.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+import fnmatch
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+
+import reference
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -303,3 +307,192 @@ def test_cycles_are_the_strongly_connected_components(
     graph: dict[str, set[str]], expected: list[list[str]]
 ) -> None:
     assert cycles(graph) == expected
+
+
+INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "contract": (
+        ("documents", ("_documents", "_errors", "_limits", "_fastshape")),
+        ("adapter and schemas", ("_adapter", "_schemas")),
+        ("the seam", ("_validated",)),
+        ("face", ("",)),
+    ),
+    "reference": (
+        ("base", ("_errors", "_files", "_yaml", "_strict_json", "_scenarios", "_fastlines")),
+        ("compiled", ("_compiled", "_permutation")),
+        ("rules", ("_rules", "_gains", "_{game}_rules")),
+        ("game registry", ("_games", "engine_kit")),
+        ("games", ("_{game}", "_{game}_*")),
+        ("every game", ("_evaluate", "_generate", "_blocks", "_blockfile", "_render", "_builtin")),
+        ("service", ("_service_db", "_service", "_server")),
+        ("face", ("",)),
+    ),
+    "conformance": (
+        (
+            "base",
+            (
+                "_errors",
+                "_timestamps",
+                "_public_seeds",
+                "_special",
+                "_scipy",
+                "_laws_scipy",
+                "_laws",
+                "_lazy",
+                "_hypothesis",
+                "_invalid_catalogue",
+                "_fastaudit",
+                "_compiled",
+            ),
+        ),
+        ("kit registry", ("games",)),
+        (
+            "core",
+            (
+                "_settings",
+                "_evaluation",
+                "_catalogue",
+                "_clauses",
+                "_profiles",
+                "_pool",
+                "_registry",
+                "_evidence",
+                "_replay",
+            ),
+        ),
+        (
+            "block audit",
+            (
+                "_audit",
+                "_audit.*",
+                "_kernels",
+                "games._boards",
+                "games._{game}_kernel",
+                "_stats",
+                "_crossblock",
+                "_drawing",
+                "_audit_engine",
+                "_file_target",
+                "_dask_audit",
+            ),
+        ),
+        ("running a check", ("_execute",)),
+        ("strategies", ("strategies",)),
+        ("check helpers", ("checks._*",)),
+        ("checks", ("checks", "checks.*")),
+        ("game kits", ("games.{game}",)),
+        ("the whole suite", ("_suite", "_file_audit")),
+        ("face", ("", "plugin", "test_conformance")),
+    ),
+    "harness": (
+        (
+            "base",
+            (
+                "_errors",
+                "_adapter",
+                "_timeout",
+                "_escape",
+                "_events",
+                "_streams",
+                "_parallel",
+                "_clause_coverage",
+            ),
+        ),
+        (
+            "parts",
+            (
+                "_budget",
+                "_cases",
+                "_config",
+                "_waivers",
+                "_progress",
+                "_provenance",
+                "_signing",
+                "_transport",
+                "_wait",
+            ),
+        ),
+        ("targets", ("_reference_adapter", "_http_adapter", "_targets")),
+        ("run", ("_smoke", "_runner")),
+        ("reports", ("_reports", "_reports.*", "_compare")),
+        ("face", ("", "_cli", "_cli.*", "pytest_plugin")),
+    ),
+}
+"""Each package's layers, bottom first, each a tuple of module patterns relative to the package
+(``""``: the package's ``__init__``, its face; ``{game}``: any registered game's name). A module
+is in the first layer one of whose patterns it matches, and may import a module of its own
+package in the same layer or a lower one, never a higher one."""
+
+VERSION_READERS = frozenset({"harness._cases", "harness._runner", "harness._cli"})
+"""The modules that read ``harness.__version__`` from the package's face, the one place the
+version is written (pyproject.toml and CHANGELOG.md name it): the only imports of a face from
+inside its package."""
+
+
+def layer_of(
+    module: str, layers: tuple[tuple[str, tuple[str, ...]], ...], games: Sequence[str]
+) -> int | None:
+    """The index of the layer of ``module`` (a name relative to its package), or None."""
+    for index, (_name, patterns) in enumerate(layers):
+        for pattern in patterns:
+            shapes = [pattern.format(game=g) for g in games] if "{game}" in pattern else [pattern]
+            if any(fnmatch.fnmatchcase(module, shape) for shape in shapes):
+                return index
+    return None
+
+
+def inner_layer_violations(
+    graph: Mapping[str, set[str]],
+    inner: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]] = INNER_LAYERS,
+    games: Sequence[str] = (),
+    allowed: frozenset[tuple[str, str]] = frozenset(),
+) -> list[str]:
+    """One line per module in no layer, and per import of a higher layer of the same package."""
+    found: list[str] = []
+    for module in sorted(graph):
+        package, _, relative = module.partition(".")
+        if package not in inner:
+            continue
+        layers = inner[package]
+        here = layer_of(relative, layers, games)
+        if here is None:
+            found.append(f"{module}: in no layer of {package}")
+            continue
+        for name in sorted(graph[module]):
+            other_package, _, other = name.partition(".")
+            if other_package != package or (module, name) in allowed:
+                continue
+            there = layer_of(other, layers, games)
+            if there is not None and there > here:
+                found.append(
+                    f"{module} ({layers[here][0]}) imports {name} ({layers[there][0]}, above)"
+                )
+    return found
+
+
+def test_each_package_keeps_its_inner_layers() -> None:
+    """Inside each package, a module imports only its own layer and those below
+    (``INNER_LAYERS``; docs/architecture.md draws them), every import counted as in the cycle
+    test; a new module must be placed in a layer."""
+    allowed = frozenset((module, "harness") for module in VERSION_READERS)
+    graph = import_graph(ROOT)
+    assert inner_layer_violations(graph, games=reference.games(), allowed=allowed) == []
+
+
+def test_an_import_of_a_higher_layer_is_found() -> None:
+    inner = {"contract": (("low", ("_a", "_{game}_x")), ("high", ("_b", "")))}
+    graph = {
+        "contract": {"contract._a"},
+        "contract._a": {"contract._b", "reference._z"},  # up: found; another package: not here
+        "contract._b": {"contract._a"},
+        "contract._coins_x": {"contract._b"},  # a game's module, by its pattern
+        "contract._c": set(),  # in no layer
+    }
+    assert inner_layer_violations(graph, inner, games=("coins",)) == [
+        "contract._a (low) imports contract._b (high, above)",
+        "contract._c: in no layer of contract",
+        "contract._coins_x (low) imports contract._b (high, above)",
+    ]
+    allowed = frozenset({("contract._a", "contract._b"), ("contract._coins_x", "contract._b")})
+    assert inner_layer_violations(graph, inner, ("coins",), allowed) == [
+        "contract._c: in no layer of contract"
+    ]

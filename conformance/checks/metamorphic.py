@@ -24,6 +24,7 @@ from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ..games import kit
+from ._batch_order import raise_if_reordered
 from ._differential import Disagreement, hunt
 
 if TYPE_CHECKING:
@@ -286,8 +287,6 @@ def examine(
                     )
                 )
         if found:  # right results at other tickets' places are one finding about order
-            from .evaluate_batch import raise_if_reordered
-
             raise_if_reordered(relation.game, stake, tickets, answers)
     return found
 

@@ -100,7 +100,8 @@ def choose_target(recorded: str, given: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance._replay import ReplayError, replay
+    from conformance._evidence import ReplayError
+    from conformance._suite import replay
 
     if not 0 < args.timeout <= MAX_TIMEOUT_S:  # also NaN
         raise UsageError(f"--timeout: {args.timeout!r} is not a number of seconds in (0, 86400]")

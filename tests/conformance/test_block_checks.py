@@ -17,7 +17,7 @@ import pytest
 from conformance import CheckContext, audit_block_file, registered_checks
 from conformance._audit import Expectation
 from conformance._execute import CheckOutcome, execute
-from conformance._replay import replay
+from conformance._suite import replay
 from conformance.checks import blocks as block_checks
 from harness._errors import ProtocolViolation
 from tests.conformance import blockkit as kit

@@ -16,9 +16,10 @@ from conformance._evidence import (
     evaluate_request,
 )
 from conformance._replay import evaluate_case
+from conformance.checks._batch_order import OrderEvidence
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
 from conformance.checks._scenarios import replay_play
-from conformance.checks.evaluate_batch import MixedBatchEvidence, OrderEvidence, RefusalEvidence
+from conformance.checks.evaluate_batch import MixedBatchEvidence, RefusalEvidence
 from conformance.checks.invalid_tickets import NeighbourEvidence, StakeEvidence, stake_case
 from conformance.checks.metamorphic import MetamorphicEvidence, metamorphic_case
 from conformance.checks.refusals import replay_breach
