@@ -496,3 +496,112 @@ def test_an_import_of_a_higher_layer_is_found() -> None:
     assert inner_layer_violations(graph, inner, ("coins",), allowed) == [
         "contract._c: in no layer of contract"
     ]
+
+
+SHIPPED_GAME_LISTS = frozenset({"reference/_builtin.py"})
+"""The one module whose job is to name the shipped games: it registers their engines."""
+
+HELP_TEXTS = frozenset({"harness/_cli/__init__.py", "harness/_cli/generate_block.py"})
+"""The CLI's help texts, written for a person using the shipped games."""
+
+STILL_NAMING: frozenset[str] = frozenset(
+    {
+        "conformance/_invalid_catalogue.py",
+        "conformance/checks/_classify.py",
+        "conformance/checks/_scenarios/__init__.py",
+        "conformance/checks/_scenarios/client.py",
+        "conformance/checks/_scenarios/reveal.py",
+        "conformance/checks/_scenarios/tokens.py",
+        "conformance/checks/metamorphic.py",
+        "conformance/checks/play.py",
+        "conformance/checks/reveal_answer.py",
+        "conformance/strategies.py",
+        "reference/__init__.py",
+    }
+)
+"""Generic modules that still name a game (issue 31, item 2): each to be emptied into the
+game's own files; a module leaving this list must be taken off it."""
+
+
+def own_file(path: Path, games: Sequence[str]) -> bool:
+    """A game's own file: its name (or a folder's) holds the game's name (``_robots.py``,
+    ``games/eldorado.py``, ``checks/robots_rules.py``, ``games/_eldorado_kernel.py``)."""
+    return any(game in part.lower() for part in path.parts for game in games)
+
+
+def game_names_in(path: Path, games: Sequence[str]) -> list[str]:
+    """``line: text`` of every string literal (docstrings aside, an attribute's too: they
+    explain, they do not decide) and every identifier (names, attributes, definitions,
+    arguments, imported modules) of ``path`` that holds a game's name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = {  # every bare string statement: a module's, a class's, an attribute's
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+    found: list[str] = []
+    for node in ast.walk(tree):
+        words: list[str] = []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words = [] if id(node) in docstrings else [node.value]
+        elif isinstance(node, ast.Name):
+            words = [node.id]
+        elif isinstance(node, ast.Attribute):
+            words = [node.attr]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            words = [node.name]
+        elif isinstance(node, ast.arg):
+            words = [node.arg]
+        elif isinstance(node, ast.alias):
+            words = [node.name, node.asname or ""]
+        elif isinstance(node, ast.ImportFrom):
+            words = [node.module or ""]
+        for word in words:
+            if any(game in word.lower() for game in games):
+                found.append(f"{getattr(node, 'lineno', 0)}: {word[:60]!r}")
+    return found
+
+
+def generic_modules_naming_a_game(root: Path, games: Sequence[str]) -> dict[str, list[str]]:
+    """Every module of the four packages that is no game's own file and names a game."""
+    found: dict[str, list[str]] = {}
+    for package in LAYERS:
+        for path in sorted((root / package).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            if own_file(path.relative_to(root), games) or where in SHIPPED_GAME_LISTS | HELP_TEXTS:
+                continue
+            if names := game_names_in(path, games):
+                found[where] = names
+    return found
+
+
+def test_no_generic_module_names_a_game() -> None:
+    """Game code lives in the game's own files (its engine, rules, kit, kernel, strategies,
+    checks) and YAML: a generic module that names a registered game (a literal, an
+    identifier, an import of a game's module) is how a second game would have to edit it."""
+    found = generic_modules_naming_a_game(ROOT, reference.games())
+    assert {k: v for k, v in found.items() if k not in STILL_NAMING} == {}
+    assert sorted(STILL_NAMING - set(found)) == []  # a module emptied leaves the list
+
+
+def test_a_game_name_is_found_in_code_not_in_docstrings(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "conformance/generic.py": (
+                '"""Works for coins too."""\n'  # a docstring explains: not counted
+                "def f(game):\n"
+                '    """coins."""\n'
+                '    return game == "coins"\n'  # a branch on the name
+            ),
+            "conformance/other.py": "from .games._coins_kit import X\nCOINS_LIMIT = 3\n",
+            "conformance/games/_coins_kit.py": 'X = "coins"\n',  # the game's own file
+            "reference/_coins.py": "coins = 1\n",
+        },
+    )
+    assert generic_modules_naming_a_game(root, ("coins",)) == {
+        "conformance/generic.py": ["4: 'coins'"],
+        "conformance/other.py": ["1: '.games._coins_kit'", "2: 'COINS_LIMIT'"],
+    }
