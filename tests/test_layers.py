@@ -603,5 +603,5 @@ def test_a_game_name_is_found_in_code_not_in_docstrings(tmp_path: Path) -> None:
     )
     assert generic_modules_naming_a_game(root, ("coins",)) == {
         "conformance/generic.py": ["4: 'coins'"],
-        "conformance/other.py": ["1: '.games._coins_kit'", "2: 'COINS_LIMIT'"],
+        "conformance/other.py": ["1: 'games._coins_kit'", "2: 'COINS_LIMIT'"],
     }
