@@ -339,7 +339,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_laws",
                 "_lazy",
                 "_hypothesis",
-                "_invalid_catalogue",
+                "games._{game}_invalid",
                 "_fastaudit",
                 "_compiled",
             ),
@@ -376,7 +376,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             ),
         ),
         ("running a check", ("_execute",)),
-        ("strategies", ("strategies",)),
+        ("strategies", ("strategies", "games._{game}_strategies")),
         ("check helpers", ("checks._*",)),
         ("checks", ("checks", "checks.*")),
         ("game kits", ("games.{game}",)),
@@ -506,7 +506,6 @@ HELP_TEXTS = frozenset({"harness/_cli/__init__.py", "harness/_cli/generate_block
 
 STILL_NAMING: frozenset[str] = frozenset(
     {
-        "conformance/_invalid_catalogue.py",
         "conformance/checks/_classify.py",
         "conformance/checks/_scenarios/__init__.py",
         "conformance/checks/_scenarios/client.py",
@@ -515,7 +514,6 @@ STILL_NAMING: frozenset[str] = frozenset(
         "conformance/checks/metamorphic.py",
         "conformance/checks/play.py",
         "conformance/checks/reveal_answer.py",
-        "conformance/strategies.py",
         "reference/__init__.py",
     }
 )

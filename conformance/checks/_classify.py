@@ -26,9 +26,11 @@ from .._lazy import suite_strategies
 from ._differential import Disagreement
 
 if TYPE_CHECKING:
-    from .. import strategies as S
+    from ..games import _eldorado_strategies as ES
+    from ..games import _robots_strategies as RS
 else:  # imported on first use (conformance._lazy): it imports hypothesis
-    S = suite_strategies()
+    RS = suite_strategies("conformance.games._robots_strategies")
+    ES = suite_strategies("conformance.games._eldorado_strategies")
 
 _ROBOTS = reference.robots_rules()
 _ELDORADO = reference.eldorado_rules()
@@ -82,10 +84,13 @@ def robots_symbol_status(expected: Mapping[str, Any], got: Mapping[str, Any], le
 def robots_probes(letter: str) -> list[tuple[str, str]]:
     """(category, ticket) probes of one symbol's gauge, each in isolation, robots in table
     order: only ``letter`` can win."""
-    n = S.NOTCHES[letter]
-    plain, double = S.SymbolReveal(), S.SymbolReveal(x2=True)
-    after, after_double = S.SymbolReveal(after_plus=True), S.SymbolReveal(x2=True, after_plus=True)
-    plans: list[tuple[str, list[S.SymbolReveal]]] = [
+    n = RS.NOTCHES[letter]
+    plain, double = RS.SymbolReveal(), RS.SymbolReveal(x2=True)
+    after, after_double = (
+        RS.SymbolReveal(after_plus=True),
+        RS.SymbolReveal(x2=True, after_plus=True),
+    )
+    plans: list[tuple[str, list[RS.SymbolReveal]]] = [
         ("short", [plain] * (n - 1)),
         ("full", [plain] * n),
         ("past", [plain] * (n + 1)),
@@ -103,7 +108,7 @@ def robots_probes(letter: str) -> list[tuple[str, str]]:
     # reveals), and by 20 plain reveals, the last ones behind a +1 chain
     for count in (8, 16, 32):
         plans.append(("far_x2", [double] * (count // 2)))
-    plans.append(("far_plus", [S.SymbolReveal(after_plus=k >= S.BUTTONS - 1) for k in range(20)]))
+    plans.append(("far_plus", [RS.SymbolReveal(after_plus=k >= RS.BUTTONS - 1) for k in range(20)]))
     if n >= 2:
         plans.append(("short2", [plain] * (n - 2)))
     if n >= 3:
@@ -114,7 +119,7 @@ def robots_probes(letter: str) -> list[tuple[str, str]]:
     probes = []
     for category, plan in plans:
         try:
-            ticket = S.robots_isolated_ticket(letter, plan)
+            ticket = RS.robots_isolated_ticket(letter, plan)
         except ValueError:
             continue  # not every fill fits beside gauges kept below full
         probes.append((category, ticket))
@@ -132,11 +137,11 @@ def _beside_x2(letter: str) -> str | None:
     """A ticket where ``letter``'s gauge is one notch short and one of its reveals is followed,
     on the same button, by another symbol's X2 (every other gauge below full): an X2 must
     double its own reveal only. None when no other symbol has room for the X2."""
-    n = S.NOTCHES[letter]
-    others = sorted((t for t in S.ROBOT_LETTERS if t != letter), key=lambda t: -S.NOTCHES[t])
+    n = RS.NOTCHES[letter]
+    others = sorted((t for t in RS.ROBOT_LETTERS if t != letter), key=lambda t: -RS.NOTCHES[t])
     partner = others[0]
-    room = {t: S.NOTCHES[t] - 1 - (2 if t == partner else 0) for t in others}
-    needed = S.BUTTONS - (n - 1)
+    room = {t: RS.NOTCHES[t] - 1 - (2 if t == partner else 0) for t in others}
+    needed = RS.BUTTONS - (n - 1)
     counts = dict.fromkeys(others, 0)
     for margin in (1, 0):
         for t in others:
@@ -147,7 +152,7 @@ def _beside_x2(letter: str) -> str | None:
         return None
     buttons = [f"{letter}+{partner}2"] + [letter] * (n - 2)
     buttons += [t for t in others for _ in range(counts[t])]
-    return S.ROBOT_LETTERS + "|" + " ".join(buttons)
+    return RS.ROBOT_LETTERS + "|" + " ".join(buttons)
 
 
 class RobotsDiagnosis:
@@ -233,9 +238,9 @@ class RobotsDiagnosis:
     def _context(self, adapter: Any, d: Disagreement, letters: list[str]) -> list[str]:
         """Every probe of these symbols passes: the fault is in how they combine."""
         robots, body = d.ticket.split("|")
-        table = S.ROBOT_LETTERS + "|" + body
+        table = RS.ROBOT_LETTERS + "|" + body
         stake = d.stake_cents
-        if robots != S.ROBOT_LETTERS and _agrees(
+        if robots != RS.ROBOT_LETTERS and _agrees(
             "robots", stake, table, _ask(adapter, "robots", stake, [table])[0]
         ):
             return ["robots.4.2.robot_positions"]
@@ -252,7 +257,7 @@ class RobotsDiagnosis:
     def _refused(self, adapter: Any, d: Disagreement) -> tuple[str, ...]:
         robots, body = d.ticket.split("|")
         variants = [
-            ("robots.4.2.robot_positions", S.ROBOT_LETTERS + "|" + body),
+            ("robots.4.2.robot_positions", RS.ROBOT_LETTERS + "|" + body),
             ("robots.4.6.x2", robots + "|" + body.replace("2", "")),
         ]
         for requirement, variant in variants:
@@ -288,8 +293,8 @@ def _grids(ticket: str) -> list[list[str]]:
 def _without_extra(row: str) -> str:
     """The row with each EXTRA replaced by a distinct paying symbol absent from it: the same
     combination, if any, and no new one."""
-    absent = iter(c for c in S.PAYING if c not in row)
-    return "".join(next(absent) if c == S.EXTRA else c for c in row)
+    absent = iter(c for c in ES.PAYING if c not in row)
+    return "".join(next(absent) if c == ES.EXTRA else c for c in row)
 
 
 class EldoradoDiagnosis:
@@ -339,7 +344,7 @@ class EldoradoDiagnosis:
                 isinstance(g, int)
                 and isinstance(r, int)
                 and 0 <= g < len(grids)
-                and 0 <= r < S.ROWS
+                and 0 <= r < ES.ROWS
             ):
                 ids.append("eldorado.4.1.rows")  # a win where the ticket has no such row
                 continue
@@ -363,11 +368,12 @@ class EldoradoDiagnosis:
         self, adapter: Any, stake: int, row: str, grid: int, position: int, d: Disagreement
     ) -> tuple[str, ...] | None:
         """The requirement a wrongly evaluated row breaks, or None if the row alone is fine."""
-        alone = S.eldorado_row_ticket(row, position)
+        alone = ES.eldorado_row_ticket(row, position)
         if not self._row_ok(adapter, stake, alone, 0, position):
-            elsewhere = [p for p in range(S.ROWS) if p != position]
+            elsewhere = [p for p in range(ES.ROWS) if p != position]
             if any(
-                self._row_ok(adapter, stake, S.eldorado_row_ticket(row, p), 0, p) for p in elsewhere
+                self._row_ok(adapter, stake, ES.eldorado_row_ticket(row, p), 0, p)
+                for p in elsewhere
             ):
                 return ("eldorado.4.1.rows",)  # right on another row: the position matters
             return self._row_alone(adapter, stake, row, position)
@@ -380,27 +386,27 @@ class EldoradoDiagnosis:
             amounts = _AMOUNTS.get((letter or "", int(want[0][1])), {})
             if have[0][2] in amounts.values():
                 return ("eldorado.4.5.extra_same_stake",)
-        one = S.eldorado_extra_ticket(row, position, 1)
+        one = ES.eldorado_extra_ticket(row, position, 1)
         if not self._row_ok(adapter, stake, one, 1, position):
             return ("eldorado.4.5.extra_stage",)
-        two = S.eldorado_extra_ticket(row, position, 2)
+        two = ES.eldorado_extra_ticket(row, position, 2)
         if not self._row_ok(adapter, stake, two, 2, position):
             return ("eldorado.4.5.extra_in_extra",)
         return None
 
     def _row_alone(self, adapter: Any, stake: int, row: str, position: int) -> tuple[str, ...]:
         """The row is wrong in the main grid on its own: which rule of 4.4 / E-I1..E-I3."""
-        alone = S.eldorado_row_ticket(row, position)
+        alone = ES.eldorado_row_ticket(row, position)
         expected = expected_result("eldorado", stake, alone)
         got = _ask(adapter, "eldorado", stake, [alone])[0]
         if is_error(got):
-            return ("eldorado.4.5.extra_pays_nothing",) if S.EXTRA in row else (ELDORADO_GENERAL,)
+            return ("eldorado.4.5.extra_pays_nothing",) if ES.EXTRA in row else (ELDORADO_GENERAL,)
         want, have = _row_wins(expected, 0, position), _row_wins(got, 0, position)
-        extras = row.count(S.EXTRA)
+        extras = row.count(ES.EXTRA)
         if extras >= 4 or (
             extras
             and self._row_ok(
-                adapter, stake, S.eldorado_row_ticket(_without_extra(row), position), 0, position
+                adapter, stake, ES.eldorado_row_ticket(_without_extra(row), position), 0, position
             )
         ):
             return ("eldorado.4.5.extra_pays_nothing",)
@@ -416,30 +422,30 @@ class EldoradoDiagnosis:
             return ("eldorado.4.4.paytable",)
         if want and (not have or have[0][1] != want[0][1]):
             # 4 of the symbol with one other cell, that cell at each of the 5 places
-            symbol = _NAMES.get(str(want[0][0]), S.PAYING[0])
-            other = next(c for c in S.PAYING if c != symbol)
+            symbol = _NAMES.get(str(want[0][0]), ES.PAYING[0])
+            other = next(c for c in ES.PAYING if c != symbol)
             passing = {
                 place
-                for place in range(S.CELLS)
+                for place in range(ES.CELLS)
                 if self._row_ok(
                     adapter,
                     stake,
-                    S.eldorado_row_ticket(
-                        symbol * place + other + symbol * (S.CELLS - 1 - place), position
+                    ES.eldorado_row_ticket(
+                        symbol * place + other + symbol * (ES.CELLS - 1 - place), position
                     ),
                     0,
                     position,
                 )
             }
-            if passing == {0, S.CELLS - 1}:
+            if passing == {0, ES.CELLS - 1}:
                 return ("eldorado.4.4.not_adjacent",)  # only a run of 4 adjacent cells wins
-            if passing and len(passing) < S.CELLS:
+            if passing and len(passing) < ES.CELLS:
                 return ("eldorado.4.3.every_cell",)  # a cell at some place is not counted
         return ("eldorado.4.4.four_or_five",)
 
     def _refused(self, adapter: Any, d: Disagreement) -> tuple[str, ...]:
         grids = _grids(d.ticket)
-        main_extras = "/".join(grids[0]).count(S.EXTRA)
+        main_extras = "/".join(grids[0]).count(ES.EXTRA)
         if len(grids) - 1 > main_extras:
             return ("eldorado.4.5.extra_in_extra",)
         if len(grids) > 1:

@@ -21,9 +21,9 @@ from ._differential import compare_all, fail_with, search
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-    from .. import strategies as S
+    from ..games import _eldorado_strategies as S
 else:  # imported on first use (conformance._lazy): it imports hypothesis
-    S = suite_strategies()
+    S = suite_strategies("conformance.games._eldorado_strategies")
 
 
 def edge_tickets() -> SearchStrategy[str]:

@@ -30,10 +30,12 @@ from ._differential import Disagreement, hunt
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .. import strategies as S
+    from ..games import _eldorado_strategies as ES
+    from ..games import _robots_strategies as RS
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
-    S = suite_strategies()
+    RS = suite_strategies("conformance.games._robots_strategies")
+    ES = suite_strategies("conformance.games._eldorado_strategies")
 
 Result = Mapping[str, Any]
 
@@ -60,7 +62,7 @@ def _row_orders(ticket: str, seed: int) -> list[list[int]]:
     shuffle = random.Random(seed)
     orders = []
     for _ in ticket.split("|"):
-        order = list(range(S.ROWS))
+        order = list(range(ES.ROWS))
         shuffle.shuffle(order)
         orders.append(order)
     return orders
@@ -69,7 +71,7 @@ def _row_orders(ticket: str, seed: int) -> list[list[int]]:
 def shuffle_rows(ticket: str, seed: int) -> str:
     grids = [g.split("/") for g in ticket.split("|")]
     orders = _row_orders(ticket, seed)
-    return S.eldorado_ticket(
+    return ES.eldorado_ticket(
         [[rows[k] for k in order] for rows, order in zip(grids, orders, strict=True)]
     )
 
@@ -84,7 +86,7 @@ def shuffle_cells(ticket: str, seed: int) -> str:
             shuffle.shuffle(cells)
             rows.append("".join(cells))
         grids.append(rows)
-    return S.eldorado_ticket(grids)
+    return ES.eldorado_ticket(grids)
 
 
 # -- what must stay the same ------------------------------------------------------------------
@@ -181,11 +183,11 @@ class Relation:
 RELATIONS: dict[str, Relation] = {
     r.name: r
     for r in (
-        Relation("robots.4.4.button_order", "robots", shuffle_buttons, lambda: S.robots_tickets()),
-        Relation("robots.4.2.robot_order", "robots", shuffle_robots, lambda: S.robots_tickets()),
-        Relation("eldorado.4.1.row_order", "eldorado", shuffle_rows, lambda: S.eldorado_tickets()),
+        Relation("robots.4.4.button_order", "robots", shuffle_buttons, lambda: RS.robots_tickets()),
+        Relation("robots.4.2.robot_order", "robots", shuffle_robots, lambda: RS.robots_tickets()),
+        Relation("eldorado.4.1.row_order", "eldorado", shuffle_rows, lambda: ES.eldorado_tickets()),
         Relation(
-            "eldorado.4.4.cell_order", "eldorado", shuffle_cells, lambda: S.eldorado_tickets()
+            "eldorado.4.4.cell_order", "eldorado", shuffle_cells, lambda: ES.eldorado_tickets()
         ),
     )
 }

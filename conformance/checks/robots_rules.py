@@ -22,10 +22,10 @@ from ._differential import compare_all, fail_with, search
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .. import strategies as S
+    from ..games import _robots_strategies as S
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
-    S = suite_strategies()
+    S = suite_strategies("conformance.games._robots_strategies")
 
 
 def edge_tickets() -> st.SearchStrategy[str]:
