@@ -506,7 +506,6 @@ HELP_TEXTS = frozenset({"harness/_cli/__init__.py", "harness/_cli/generate_block
 
 STILL_NAMING: frozenset[str] = frozenset(
     {
-        "conformance/checks/_classify.py",
         "conformance/checks/_scenarios/__init__.py",
         "conformance/checks/_scenarios/client.py",
         "conformance/checks/_scenarios/reveal.py",

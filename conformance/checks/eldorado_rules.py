@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from .._drawing import Recipe
 from .._lazy import suite_strategies
 from .._registry import CheckContext, check
-from ._classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from ._differential import compare_all, fail_with, search
+from ._eldorado_classify import ELDORADO_GENERAL, EldoradoDiagnosis
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy

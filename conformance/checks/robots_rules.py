@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from .._drawing import Recipe
 from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, check
-from ._classify import ROBOTS_GENERAL, RobotsDiagnosis
 from ._differential import compare_all, fail_with, search
+from ._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st

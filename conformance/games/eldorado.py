@@ -15,7 +15,7 @@ import reference
 
 from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
-from ..checks._classify import ELDORADO_GENERAL, EldoradoDiagnosis
+from ..checks._eldorado_classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from . import Escape, GameKit, register_kit, sweep
 from ._eldorado_invalid import ELDORADO_INVALID_EXAMPLES, ELDORADO_INVALID_KINDS
 from ._eldorado_kernel import eldorado_chunk, eldorado_prizes, eldorado_tables

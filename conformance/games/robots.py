@@ -15,7 +15,7 @@ import reference
 
 from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
-from ..checks._classify import ROBOTS_GENERAL, RobotsDiagnosis
+from ..checks._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
 from . import Escape, GameKit, register_kit, sweep
 from ._boards import euros, shape_svg
 from ._robots_invalid import ROBOTS_INVALID_EXAMPLES, ROBOTS_INVALID_KINDS

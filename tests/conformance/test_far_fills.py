@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import reference
-from conformance.checks._classify import RobotsDiagnosis, robots_probes
+from conformance.checks._robots_classify import RobotsDiagnosis, robots_probes
 from conformance.checks.robots_rules import far_fill_tickets, far_notches
 from conformance.games import _robots_strategies as RS
 
