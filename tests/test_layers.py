@@ -510,7 +510,6 @@ STILL_NAMING: frozenset[str] = frozenset(
         "conformance/checks/_scenarios/client.py",
         "conformance/checks/_scenarios/reveal.py",
         "conformance/checks/_scenarios/tokens.py",
-        "conformance/checks/metamorphic.py",
         "conformance/checks/play.py",
         "conformance/checks/reveal_answer.py",
         "reference/__init__.py",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from .._kernels import ChunkJudge, Kernel
     from ..checks._differential import Disagreement
+    from ..checks._relations import Relation
 
 Diagnosis = Callable[[Any, "Disagreement"], tuple[str, ...]]
 """Classifies one disagreement (adapter, disagreement) to the requirement ids it breaks."""
@@ -100,6 +101,9 @@ class GameKit:
     """The article of a play's stake and history: ``robots.4.1``."""
     prize_article: str
     """The article by which a unit's gains add up to its prize: ``robots.4.10``."""
+    relations: tuple[Relation, ...] = ()
+    """The game's metamorphic relations: changes to a ticket the rules say change nothing
+    (``checks/_relations.py``); ``metamorphic`` checks each one."""
     reveals: bool = False
     """The game is played button by button through the contract's reveal operation (robots);
     without it a play is finished by AUTO only."""

@@ -16,6 +16,7 @@ import reference
 from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
 from ..checks._eldorado_classify import ELDORADO_GENERAL, EldoradoDiagnosis
+from ..checks._eldorado_relations import RELATIONS
 from . import Escape, GameKit, register_kit, sweep
 from ._eldorado_invalid import ELDORADO_INVALID_EXAMPLES, ELDORADO_INVALID_KINDS
 from ._eldorado_kernel import eldorado_chunk, eldorado_prizes, eldorado_tables
@@ -117,6 +118,7 @@ KIT = register_kit(
             "all_rows": sweep("conformance.checks.eldorado_rules", "all_row_tickets"),
             "extra_stages": sweep("conformance.checks.eldorado_rules", "extra_stage_tickets"),
         },
+        relations=RELATIONS,
         diagnosis=EldoradoDiagnosis,
         general_requirement=ELDORADO_GENERAL,
         stakes_article="eldorado 2 (0,5 €, 1 € or 2 €)",

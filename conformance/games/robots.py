@@ -16,6 +16,7 @@ import reference
 from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
 from ..checks._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
+from ..checks._robots_relations import RELATIONS
 from . import Escape, GameKit, register_kit, sweep
 from ._boards import euros, shape_svg
 from ._robots_invalid import ROBOTS_INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
@@ -127,6 +128,7 @@ KIT = register_kit(
         invalid_tickets=_invalid,
         invalid_examples=ROBOTS_INVALID_EXAMPLES,
         sweeps={"gauge_fills": sweep("conformance.checks.robots_rules", "gauge_fill_tickets")},
+        relations=RELATIONS,
         diagnosis=RobotsDiagnosis,
         general_requirement=ROBOTS_GENERAL,
         stakes_article="robots 2 (1 €)",
