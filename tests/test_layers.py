@@ -506,10 +506,7 @@ HELP_TEXTS = frozenset({"harness/_cli/__init__.py", "harness/_cli/generate_block
 
 STILL_NAMING: frozenset[str] = frozenset(
     {
-        "conformance/checks/_scenarios/__init__.py",
-        "conformance/checks/_scenarios/client.py",
         "conformance/checks/_scenarios/reveal.py",
-        "conformance/checks/_scenarios/tokens.py",
         "conformance/checks/play.py",
         "conformance/checks/reveal_answer.py",
         "reference/__init__.py",

@@ -28,10 +28,8 @@ from ..._registry import Evidence
 from ..._replay import replayer
 from .client import (
     KIND,
-    LETTERS,
     MAX_CLICKS,
     REVEAL_ANSWER,
-    ROBOTS,
     SENDABLE_TOKEN,
     Account,
     Case,
@@ -43,8 +41,9 @@ from .client import (
     ref_prize,
     refused,
     reply_doc,
+    reveal_symbols,
     reveal_tuple,
-    robots_buttons,
+    ticket_buttons,
     token_fault,
 )
 from .history import (
@@ -141,10 +140,8 @@ def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
 __all__ = [
     "EVERY_KIND_CAP",
     "KIND",
-    "LETTERS",
     "MAX_CLICKS",
     "REVEAL_ANSWER",
-    "ROBOTS",
     "SCENARIOS",
     "SENDABLE_TOKEN",
     "Account",
@@ -170,8 +167,8 @@ __all__ = [
     "refused",
     "replay_play",
     "reply_doc",
+    "reveal_symbols",
     "reveal_tuple",
-    "robots_buttons",
     "scenario_account_token",
     "scenario_auto",
     "scenario_block_order",
@@ -192,6 +189,7 @@ __all__ = [
     "scenario_reveal_resumed",
     "scenario_stake_debited",
     "scenario_top_lot",
+    "ticket_buttons",
     "token_fault",
     "walk",
 ]
