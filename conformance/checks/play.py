@@ -209,7 +209,8 @@ def _needs_blocks(what: str, requirements: list[str]) -> Reservation:
 
 @check(
     "play.top_lots",
-    covers=["robots.4.10.prize_credited", "eldorado.4.6.prize_credited"],
+    covers=[],
+    per_game=lambda game_kit: [f"{game_kit.prize_article}.prize_credited"],
     capability="play",
     cost="long",
     exclusive=True,
