@@ -21,7 +21,8 @@ from contract import ErrorReply
 
 from .._registry import CheckContext, Evidence, check
 from . import _scenarios as sc
-from .play import failure, plays_per_stake, robots_stake
+from .play import failure, plays_per_stake
+from .play_reveal import robots_stake
 
 ROBOTS = "robots"  # the reveal protocol checked here is robots' own (robots 4.3)
 MAX_PLAYS = 4

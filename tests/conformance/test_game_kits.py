@@ -186,7 +186,7 @@ def test_the_harness_and_its_reports_name_no_game() -> None:
 
 def test_the_generic_checks_name_no_game() -> None:
     """Only the kits and each game's own checks and strategies name a game."""
-    own = {"play.py", "reveal_answer.py"}  # robots' reveal protocol
+    own = {"play_reveal.py", "reveal_answer.py"}  # robots' reveal protocol
     folder = ROOT / "conformance" / "checks"
     generic = [
         p
