@@ -14,8 +14,9 @@ the ticket AUTO shows: so one fault (a history hiding unrevealed plays, say) doe
 other requirements fail too.
 
 The package's modules: ``client`` (the ``Session`` on a target and the helpers that read its
-answers), then one module per area: ``money``, ``sales``, ``refusals``, ``reveal``, ``history``,
-``tokens``. This module holds the ``SCENARIOS`` registry and re-exports every public name.
+answers), ``observe`` (plays observed for the money scenarios), then one module per area:
+``money``, ``sales``, ``refusals``, ``reveal``, ``history``, ``tokens``. This module holds the
+``SCENARIOS`` registry and re-exports every public name.
 """
 
 from __future__ import annotations
@@ -50,16 +51,18 @@ from .history import (
     scenario_history_unrevealed,
 )
 from .money import (
+    scenario_money_exact,
+    scenario_prize_credited,
+    scenario_stake_debited,
+    scenario_top_lot,
+)
+from .observe import (
     EVERY_KIND_CAP,
     Observed,
     Quota,
     observe_accounts,
     observe_plays,
     read_lag_of,
-    scenario_money_exact,
-    scenario_prize_credited,
-    scenario_stake_debited,
-    scenario_top_lot,
 )
 from .players import scenario_deep, scenario_players
 from .refusals import (
