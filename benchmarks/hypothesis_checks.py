@@ -25,10 +25,11 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from conformance import CheckContext, execute, registered_checks
-from conformance import strategies as S
 from conformance._drawing import draw_here
 from conformance._profiles import check_settings
 from conformance._settings import coerce
+from conformance.games import _eldorado_strategies as ES
+from conformance.games import _robots_strategies as RS
 from contract import Validated
 from harness._reference_adapter import ReferenceAdapter
 
@@ -46,10 +47,10 @@ CHECKS = (
 
 DRAWS: dict[str, Callable[[], st.SearchStrategy[object]]] = {
     "floor: one integer": lambda: st.integers(0, 10**6),
-    "robots_tickets": lambda: S.robots_tickets(),
-    "eldorado_tickets": lambda: S.eldorado_tickets(),
-    "robots_invalid_tickets": lambda: S.robots_invalid_tickets(),
-    "eldorado_invalid_tickets": lambda: S.eldorado_invalid_tickets(),
+    "robots_tickets": lambda: RS.robots_tickets(),
+    "eldorado_tickets": lambda: ES.eldorado_tickets(),
+    "robots_invalid_tickets": lambda: RS.robots_invalid_tickets(),
+    "eldorado_invalid_tickets": lambda: ES.eldorado_invalid_tickets(),
 }
 
 

@@ -1,8 +1,9 @@
 """The conformance suite: every article of both games, checked against any adapter."""
 
 from ._catalogue import CatalogueError, Requirement, catalogue_sha256, load_catalogue
+from ._errors import ConformanceError
 from ._execute import CheckOutcome, execute
-from ._file_target import BlockFileAudit, audit_block_file
+from ._file_audit import BlockFileAudit, audit_block_file
 from ._profiles import ProfileError, check_settings, load_profile, profile_names
 from ._registry import (
     EVERY_STREAM,
@@ -10,15 +11,14 @@ from ._registry import (
     Check,
     CheckContext,
     CheckFailure,
-    ConformanceError,
     Evidence,
     NotSupported,
     Reservation,
     check,
-    registered_checks,
 )
-from ._replay import ReplayError, replay, replayer, replayers
+from ._replay import ReplayError, replayer
 from ._settings import Settings
+from ._suite import registered_checks, replay, replayers
 
 __all__ = [
     "EVERY_STREAM",

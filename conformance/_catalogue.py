@@ -24,7 +24,8 @@ from typing import Any
 from contract import CAPABILITIES
 from reference import _yaml
 
-from ._registry import ConformanceError
+from ._errors import ConformanceError
+from .games import follow_kits, kits
 
 
 class CatalogueError(ConformanceError):
@@ -84,8 +85,6 @@ def _entry(raw: Any, where: str) -> Requirement:
 def _files() -> list[tuple[str, bytes]]:
     """The shipped ``requirements/*.yaml`` and every game kit's ``requirement_files``, in
     name order (a kit's file that is a shipped one is read once)."""
-    from .games import kits
-
     folder = resources.files("conformance").joinpath("requirements")
     found = {
         entry.name: entry.read_bytes() for entry in folder.iterdir() if entry.name.endswith(".yaml")
@@ -123,3 +122,8 @@ def catalogue_sha256() -> str:
     for name, text in _files():
         digest.update(name.encode() + b"\0" + text)
     return digest.hexdigest()
+
+
+follow_kits(clear=load_catalogue.cache_clear, load=load_catalogue)
+"""A kit registered or unregistered reloads the catalogue with its files (and a kit whose
+files are malformed is refused at once)."""

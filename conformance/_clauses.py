@@ -30,13 +30,12 @@ import yaml
 from reference import _yaml
 
 from ._catalogue import Requirement, load_catalogue
-from ._registry import ConformanceError
+from ._errors import ConformanceError
+from .games import follow_kits, kit_names, kits
 
 
 def games() -> tuple[str, ...]:
     """The games a clause may belong to: those with a kit (``conformance.games``)."""
-    from .games import kit_names
-
     return kit_names()
 
 
@@ -246,8 +245,6 @@ def _folder() -> Traversable:
 
 def _entries() -> dict[str, Traversable]:
     """The shipped ``clauses/*.yaml`` and every game kit's ``clause_files``, by name."""
-    from .games import kits
-
     found = {e.name: e for e in _folder().iterdir() if e.name.endswith(".yaml")}
     for kit in kits():
         for entry in kit.clause_files:
@@ -406,3 +403,13 @@ def wording(requirement: Requirement, files: Sequence[ClauseFile] | None = None)
 def wordings() -> dict[str, Wording | None]:
     """``wording`` of every requirement of the catalogue, by id."""
     return {rid: wording(r) for rid, r in load_catalogue().items()}
+
+
+def _forget() -> None:
+    load_clause_files.cache_clear()
+    wordings.cache_clear()
+
+
+follow_kits(clear=_forget, load=load_clause_files)
+"""A kit registered or unregistered reloads the clause files with its own (a kit whose clauses
+name requirements nobody defines is refused at once)."""

@@ -11,6 +11,6 @@ from typing import Any
 
 fastaudit: Any
 try:
-    from . import _fastaudit as fastaudit
+    import conformance._fastaudit as fastaudit  # the module, not the package
 except ImportError:  # pragma: no cover - a build without a C compiler
     fastaudit = None

@@ -7,7 +7,10 @@ sent, with its ``"kind"``: the key of its replayer), ``expected`` (what the rule
 reports and case files write, the same five keys for every kind. A typed kind keeps its parts
 as fields (a ticket and its stake, a block and a unit index, ...) and builds ``input`` from them,
 so a check cannot misspell a key of a case file; its classmethod ``replay(adapter, input)``
-runs a case file's input again. ``conformance._registry.Evidence`` is the untyped base
+runs a case file's input again. A kind whose replay runs the play scenarios does not know them:
+``play`` is replayed by ``checks/_scenarios`` and ``contract_breach`` by ``checks/refusals``,
+each registering its replayer from its own side (``@replayer(kind)``), so this module imports
+no check. ``conformance._registry.Evidence`` is the untyped base
 (``PlayEvidence`` builds on it; a check of one's own may use it with ``@replayer(kind)``).
 
 Kinds here: ``EvaluationEvidence`` (``evaluate``) and ``PlayEvidence`` (``play``); the block
@@ -25,7 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, cast
 
-from ._registry import ConformanceError, Evidence
+from ._errors import ConformanceError
+from ._registry import Evidence
 
 
 class Counterexample(Protocol):
@@ -193,24 +197,6 @@ class PlayEvidence(Evidence):
         named = self.input.get("requirement")
         return (str(named),) if named else ()
 
-    @classmethod
-    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
-        """Run the case's scenario again (fresh units, same situation and click choices)."""
-        from .checks._scenarios import SCENARIOS, Session
-
-        scenario = SCENARIOS.get(case.get("scenario"))  # type: ignore[arg-type]
-        if scenario is None:
-            raise ReplayError(
-                f"play evidence names scenario {case.get('scenario')!r}; known: "
-                f"{', '.join(sorted(SCENARIOS))}"
-            )
-        try:
-            return scenario(Session.of(adapter), case)
-        except KeyError as exc:
-            raise ReplayError(
-                f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
-            ) from None
-
 
 @dataclass(frozen=True)
 class BreachEvidence(Serialised):
@@ -250,38 +236,3 @@ class BreachEvidence(Serialised):
     @property
     def requirements(self) -> tuple[str, ...]:
         return (self.requirement,)
-
-    @classmethod
-    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
-        """Every refusal provoked again (at the first stake of each game the target offers):
-        the first breach, or refusal fault, is the evidence."""
-        from contract import ContractBreach
-
-        from .checks import _scenarios as sc
-        from .checks.refusals import scenario_refusals
-
-        require(case, "check", "requirement")
-        described = adapter.describe()
-        session = sc.Session.of(adapter, described)
-        for game, offer in described.get("games", {}).items():
-            stakes = offer.get("stakes_cents", [])
-            if not stakes:
-                continue
-            try:
-                found = scenario_refusals(
-                    session, sc.case_of("refusals", game=game, stake_cents=stakes[0])
-                )
-            except ContractBreach as breach:
-                answer = dict(breach.answer)
-                expected = answer.pop("expected", None)
-                return cls(
-                    str(case["check"]),
-                    str(case["requirement"]),
-                    expected,
-                    answer,
-                    answer.get("operation"),
-                    str(breach),
-                )
-            if found is not None:
-                return found
-        return None

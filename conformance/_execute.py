@@ -96,7 +96,7 @@ def seamless(adapter: object) -> bool:
     list) and hands on a file's header line as data: the block checks judge that header
     (``blocks.contract3.header``: a *fail* of the file), where the seam would call a bad field
     the target's misbehaviour and end every block check in *error*."""
-    from ._file_target import block_file_of  # it imports this module
+    from ._file_target import block_file_of  # the block audit, loaded where a check needs it
 
     return block_file_of(adapter) is not None
 

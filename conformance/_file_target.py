@@ -4,7 +4,8 @@
 gets: this adapter lists the file's one block and streams it, so verdicts, evidence and reports
 are the same. A file holding a slice says so in ``describe()["document_slice"]``; the checks then
 audit that slice as a slice (no whole-block lot counts). Reads stream from disk every time:
-memory stays bounded whatever the file's size.
+memory stays bounded whatever the file's size. ``conformance._file_audit`` runs the block checks
+on one (``audit_block_file``); this module knows no check.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -30,7 +30,6 @@ from ._audit import (
     resume_document,
 )
 from ._audit_engine import AuditEngine
-from ._execute import CheckOutcome
 
 Document = dict[str, Any]
 
@@ -366,66 +365,10 @@ def open_file_target(path: str | Path) -> FileTarget:
         raise AuditError(f"{path}: unusable header: {exc}") from None
 
 
-@dataclass(frozen=True)
-class BlockFileAudit:
-    """What ``audit_block_file`` returns: the outcome of every block check, by check id; the
-    verdict of every block requirement it reached, by requirement id (worst outcome of its
-    checks); and one ``harness.BlockAudited``-shaped mapping per audited block."""
-
-    target: str
-    outcomes: dict[str, CheckOutcome]
-    requirements: dict[str, str]
-    blocks: list[Mapping[str, Any]]
-
-    @property
-    def passed(self) -> bool:
-        """No requirement failed or errored (contract 6: exit 0); a single file cannot show
-        two blocks, so ``*.randomness.unrelated_blocks`` is *reserved*, not a failure."""
-        return not any(outcome in ("fail", "error") for outcome in self.requirements.values())
-
-
-_SEVERITY = ("fail", "error", "reserved", "not_supported", "not_run", "pass")
-
-
-def audit_block_file(
-    path: str | Path, settings: Mapping[str, Any] | None = None, seed: int = 0
-) -> BlockFileAudit:
-    """Run every block check on one block file, whole (``instantcert audit-block`` does the
-    same through the runner, with reports). ``settings`` override the whole-block defaults."""
-    from ._execute import execute
-    from ._registry import CheckContext, registered_checks
-    from ._settings import Settings
-    from .games import kit_names
-
-    wanted = {"block_mode": "whole", "block_sample_units": None, "blocks_per_stake": None}
-    run_settings = Settings.parse({**wanted, **(settings or {})}, "audit_block_file settings")
-    target = open_file_target(path)
-    implementation = target.describe()
-    blocks: list[Mapping[str, Any]] = []
-    outcomes: dict[str, CheckOutcome] = {}
-    verdicts: dict[str, str] = {}
-    for check_id, check in registered_checks().items():
-        if check.capability != "blocks":
-            continue
-        ctx = CheckContext(target, implementation, run_settings, seed, block_sink=blocks.append)
-        outcome = execute(check, ctx)
-        outcomes[check_id] = outcome
-        for requirement in check.requirements:
-            game = requirement.split(".")[0]
-            if game in kit_names() and game != target.game:
-                continue
-            got = outcome.outcome if requirement in outcome.requirements else "pass"
-            before = verdicts.get(requirement, "pass")
-            verdicts[requirement] = min(got, before, key=_SEVERITY.index)
-    return BlockFileAudit(target.name, outcomes, verdicts, blocks)
-
-
 __all__ = [
-    "BlockFileAudit",
     "FileBlockStream",
     "FileTarget",
     "FileTargets",
-    "audit_block_file",
     "block_file_of",
     "chunks_from_reader",
     "open_file_target",

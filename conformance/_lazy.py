@@ -82,6 +82,7 @@ def strategies_module() -> LazyModule:
     return LazyModule(HYPOTHESIS, before=PIN)
 
 
-def suite_strategies() -> LazyModule:
-    """``conformance.strategies``, imported on first use (it imports hypothesis)."""
-    return LazyModule(STRATEGIES, before=PIN)
+def suite_strategies(name: str = STRATEGIES) -> LazyModule:
+    """``conformance.strategies`` (or a game's own strategies module, ``name``), imported on
+    first use (it imports hypothesis)."""
+    return LazyModule(name, before=PIN)

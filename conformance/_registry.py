@@ -25,12 +25,15 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from contract import Adapter
+
+from ._errors import ConformanceError
+from ._settings import coerce
+from .games import CheckBook, GameKit, attach_check_registry, kit_names, kits
+
 if TYPE_CHECKING:
     from ._evidence import Counterexample
     from ._settings import Settings
-    from .games import GameKit
-
-from contract import Adapter
 
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "error", "reserved", "not_supported", "not_run")
 
@@ -65,10 +68,6 @@ class Evidence:
             "request": dict(self.request) if self.request is not None else None,
             "note": self.note,
         }
-
-
-class ConformanceError(Exception):
-    """Base of the conformance package's exceptions."""
 
 
 class CheckFailure(ConformanceError):
@@ -181,7 +180,6 @@ class CheckContext:
     """Findings recorded with ``reserve``: the check ends *reserved* unless it fails."""
 
     def __post_init__(self) -> None:
-        from ._settings import coerce
 
         # a mapping (a test's, a plugin's own) is validated here, once, as it enters
         self.settings = coerce(self.settings, "check context settings")
@@ -204,8 +202,6 @@ class CheckContext:
         """The games in scope: implemented by the target, kept by ``settings.games``;
         ``applicable``: only these (default: every game with a kit, ``conformance.games``)."""
         if applicable is None:
-            from .games import kit_names
-
             applicable = kit_names()
         wanted = self.settings.games
         offered = self.implementation.get("games", {})
@@ -258,8 +254,6 @@ _DYNAMIC: dict[str, _Spec] = {}
 
 def _resolved(spec: _Spec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(requirements, games) of a check from its spec and the kits registered now."""
-    from .games import kit_names, kits
-
     games = spec.games if spec.games is not None else kit_names()
     requirements = list(spec.covers)
     if spec.per_game is not None:
@@ -332,8 +326,12 @@ def unregister_check(id: str) -> None:
     _DYNAMIC.pop(id, None)
 
 
-def registered_checks() -> dict[str, Check]:
-    """Every check, importing the check modules first so the registry is complete."""
-    from . import checks  # noqa: F401  (import registers)
-
+def checks_so_far() -> dict[str, Check]:
+    """The checks registered so far: those of the check modules loaded now
+    (``conformance._suite.registered_checks`` loads every one first)."""
     return dict(_REGISTRY)
+
+
+attach_check_registry(
+    CheckBook(ids=lambda: set(_REGISTRY), unregister=unregister_check, refresh=refresh_checks)
+)

@@ -4,9 +4,10 @@ Each evidence input carries a ``"kind"``; each kind has one replayer that sends 
 to a target and returns fresh evidence when the target still breaks the rule, or ``None`` when
 it now agrees. ``instantcert replay`` and vendors fixing a fault use it. A typed kind
 (``conformance._evidence``) owns its replayer, registered with ``register_kind(cls)``; the
-others register a function with ``@replayer(kind)``. Kinds: ``evaluate``, ``play`` and
-``contract_breach`` (``_evidence``), ``metamorphic`` (checks/metamorphic), ``block`` and
-``block_unit`` (checks/_block_evidence), and those of the other check modules.
+others register a function with ``@replayer(kind)``. Kinds: ``evaluate`` (``_evidence``),
+``play`` (checks/_scenarios), ``contract_breach`` (checks/refusals), ``metamorphic``
+(checks/metamorphic), ``block`` and ``block_unit`` (checks/_block_evidence), and those of the
+other check modules. This module imports no check: each registers its replayers as it loads.
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Protocol
 
+from ._errors import ConformanceError
 from ._evidence import (
-    BreachEvidence,
     Counterexample,
     EvaluationEvidence,
-    PlayEvidence,
     ReplayError,
     evaluate_request,
 )
-from ._registry import ConformanceError
 
 Replayer = Callable[[Any, Mapping[str, Any]], Counterexample | None]
 
@@ -55,24 +54,10 @@ def register_kind(kind: type[EvidenceKind]) -> None:
     replayer(kind.KIND)(kind.replay)
 
 
-def replayers() -> dict[str, Replayer]:
-    """Every replayer, by kind (the check modules are imported first: they register theirs)."""
-    from . import checks  # noqa: F401  (import registers)
-
+def replayers_so_far() -> dict[str, Replayer]:
+    """The replayers registered so far, by kind: those of the modules loaded now
+    (``conformance._suite.replayers`` loads every check module first)."""
     return dict(_REPLAYERS)
-
-
-def replay(adapter: Any, evidence_input: Mapping[str, Any]) -> Counterexample | None:
-    """Run ``evidence_input`` again on ``adapter``: Evidence if it still fails, else None."""
-    if not isinstance(evidence_input, Mapping) or "kind" not in evidence_input:
-        raise ReplayError(f"evidence input has no 'kind': {evidence_input!r}")
-    kind = evidence_input["kind"]
-    known = replayers()
-    if kind not in known:
-        raise ReplayError(
-            f"no replayer for evidence kind {kind!r}; known: {', '.join(sorted(known))}"
-        )
-    return known[kind](adapter, evidence_input)
 
 
 def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
@@ -81,8 +66,6 @@ def evaluate_case(game: str, stake_cents: int, ticket: str) -> dict[str, Any]:
 
 
 register_kind(EvaluationEvidence)
-register_kind(PlayEvidence)
-register_kind(BreachEvidence)
 replay_evaluate = EvaluationEvidence.replay
 
 __all__ = [
@@ -92,8 +75,7 @@ __all__ = [
     "evaluate_case",
     "evaluate_request",
     "register_kind",
-    "replay",
     "replay_evaluate",
     "replayer",
-    "replayers",
+    "replayers_so_far",
 ]

@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ._registry import ConformanceError
+from ._errors import ConformanceError
+from .games import kit_names
 
 WEEK_S = 7 * 24 * 3600
 
@@ -211,8 +212,6 @@ def _at(values: Mapping[str, Any], key: str) -> str:
 
 def _known_games() -> tuple[str, ...]:
     """The games a setting may name: those with a kit (``conformance.games``)."""
-    from .games import kit_names
-
     return kit_names()
 
 

@@ -23,9 +23,9 @@ random block fails at all stays below ``alpha``.
 - ``spectral``: Fisher's g on the periodogram of the winners (a hidden period or rhythm).
 - ``gap.<tier>``: gaps between successive units of a tier against the geometric law,
   chi-square over equiprobable classes (catches "a winner every k-th unit").
-- across two blocks (``unrelated``): the overlap of their winner positions against the
-  hypergeometric law, the correlation of their prize tiers, and the lagged and transformed
-  overlaps of ``conformance._crossblock`` (shifts, rotations, reversals, affine remaps).
+- across two blocks (``conformance._crossblock.unrelated``, built on this module): the overlap
+  of their winner positions against the hypergeometric law, the correlation of their prize
+  tiers, and the lagged and transformed overlaps (shifts, rotations, reversals, affine remaps).
 - pooled over every block read (``top_tiers``): the relative positions of the top prizes
   against the uniform law (Kolmogorov-Smirnov and Cramer-von Mises).
 """
@@ -367,18 +367,6 @@ def winner_positions(
     else:
         parts = [test() for test in family]
     return holm([test for part in parts for test in part], alpha)
-
-
-def unrelated(
-    first: npt.NDArray[np.integer],
-    second: npt.NDArray[np.integer],
-    lots: Mapping[int, int],
-    alpha: float,
-) -> FamilyVerdict:
-    """Two blocks' layouts are unrelated: see ``conformance._crossblock.unrelated``."""
-    from ._crossblock import unrelated as across
-
-    return across(first, second, lots, alpha)
 
 
 def top_tier_positions(

@@ -104,9 +104,9 @@ def case_schema() -> dict[str, Any]:
 
 @cache
 def _case_schema(games: tuple[str, ...]) -> dict[str, Any]:
-    from conformance._replay import replayers
+    from conformance._suite import replayers
     from conformance.checks._scenarios import SCENARIOS
-    from conformance.checks.metamorphic import RELATIONS
+    from conformance.games import kits
 
     text = resources.files("harness").joinpath("schemas", "case.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
@@ -114,7 +114,7 @@ def _case_schema(games: tuple[str, ...]) -> dict[str, Any]:
     fields["game"] = {"enum": list(games)}
     fields["kind"] = {"enum": sorted(replayers())}
     fields["scenario"] = {"enum": sorted(SCENARIOS)}
-    fields["relation"] = {"enum": sorted(RELATIONS)}
+    fields["relation"] = {"enum": sorted(r.name for k in kits() for r in k.relations)}
     return schema
 
 

@@ -23,7 +23,7 @@ from conformance.games import kit_names
 from reference._files import excerpt, read_regular
 
 from ._errors import ConfigError
-from ._targets import DEFAULT_TIMEOUT_S
+from ._timeout import DEFAULT_TIMEOUT_S
 
 DEFAULT_TARGET = "python:reference"
 DEFAULT_PROFILE = "full"

@@ -45,7 +45,7 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
-from ._targets import DEFAULT_TIMEOUT_S
+from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import Breaker, Counts, Deadline, DeadlineHTTPAdapter, Limiter, endpoint
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows

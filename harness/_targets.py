@@ -18,11 +18,9 @@ from urllib.parse import urlsplit
 
 from ._adapter import OPERATIONS, Adapter
 from ._errors import ConfigError, TargetUnreachable
+from ._timeout import DEFAULT_TIMEOUT_S
 
 DEFAULT_TARGET = "python:reference"
-DEFAULT_TIMEOUT_S = 60.0
-"""Seconds a target may take to answer one request: the one default of certify, replay and the
-pytest plugin (``--timeout``, ``timeout_s``)."""
 REFERENCE_SEED = hashlib.sha256(b"instantcert python:reference").digest()
 """The built-in target's master seed: fixed and public, so that certifying the reference is
 reproducible to the byte, block statistics included. ``instantcert serve`` draws a secret one."""

@@ -22,8 +22,9 @@ import pytest
 
 import conformance
 from conformance._execute import CheckOutcome, execute
-from conformance._registry import CheckContext, registered_checks
+from conformance._registry import CheckContext
 from conformance._settings import Settings
+from conformance._suite import registered_checks
 from conformance.plugin import _seed, settings_for
 from contract import Adapter, ContractError, Validated
 

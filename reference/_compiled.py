@@ -11,6 +11,6 @@ from typing import Any
 
 fastlines: Any
 try:
-    from . import _fastlines as fastlines
+    import reference._fastlines as fastlines  # the module, not the package
 except ImportError:  # pragma: no cover - a build without a C compiler
     fastlines = None

@@ -138,6 +138,13 @@ class GameEngine(ABC):
         contract section 4 without ``button`` (robots: ``{"symbol", "x2", "plus_one"}``)."""
         return ()
 
+    def reveal_symbols(self) -> dict[str, str]:
+        """Every way a reveal document may name a symbol of the game (the rules' name, its
+        letter), each mapped to the symbol's letter: how a client reads a reveal whatever
+        spelling the target chose. Empty when the game has no ``buttons``. The first entry is
+        the example a message about a symbol gives."""
+        return {}
+
     # -- contract ----------------------------------------------------------------------------
 
     def win_schema(self) -> dict[str, Any] | None:

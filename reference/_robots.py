@@ -184,6 +184,11 @@ class RobotsEngine(GameEngine):
     def buttons(self) -> int:
         return self.rules.buttons
 
+    def reveal_symbols(self) -> dict[str, str]:
+        """Names (``blue_diamond``) and letters (``D``) alike, each to its letter."""
+        symbols = self.rules.symbols
+        return {**{s.name: s.letter for s in symbols}, **{s.letter: s.letter for s in symbols}}
+
     def button_reveals(self, ticket: str) -> tuple[tuple[dict[str, Any], ...], ...]:
         """Each button's reveals as ``POST /reveal`` shows them: symbol name, X2, +1."""
         names = {s.letter: s.name for s in self.rules.symbols}

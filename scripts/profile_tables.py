@@ -26,7 +26,8 @@ from conformance._profiles import load_profile, profile_names  # noqa: E402
 from harness._config import DEFAULT_PROFILE  # noqa: E402
 from harness._reference_adapter import ReferenceAdapter  # noqa: E402
 from harness._runner import CERTIFYING_PROFILES  # noqa: E402
-from harness._targets import DEFAULT_TIMEOUT_S, REFERENCE_SEED  # noqa: E402
+from harness._targets import REFERENCE_SEED  # noqa: E402
+from harness._timeout import DEFAULT_TIMEOUT_S  # noqa: E402
 
 PAGES = {"certify": ROOT / "docs" / "certify.md", "settings": ROOT / "docs" / "conformance.md"}
 UNRELATED_BLOCKS = 2  # blocks.unrelated_blocks compares the first two listed blocks

@@ -22,7 +22,7 @@ from harness import pytest_plugin as plugin
 from harness._cli import build_parser
 from harness._config import DEFAULT_PROFILE, RunConfig
 from harness._http_adapter import HttpAdapter
-from harness._targets import DEFAULT_TIMEOUT_S
+from harness._timeout import DEFAULT_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -39,7 +39,6 @@ from .judge import (
     EVIDENCE_BYTES,
     MAX_INDEX,
     PADDING,
-    UNIT_KEYS,
     _check_header,
     _ChunkResult,
     _LineVerdict,
@@ -49,6 +48,7 @@ from .judge import (
     judge_line,
     sequence_faults,
 )
+from .layout import UNIT_KEYS
 from .model import ASPECTS, FORMAT, AuditError, BlockAudit, Expectation, Fault, IntArray
 from .reader import (
     CHUNK_BYTES,

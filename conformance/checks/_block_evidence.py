@@ -16,6 +16,14 @@ from typing import Any, ClassVar
 
 from .._evidence import Serialised, require
 from .._replay import register_kind
+from ._block_reading import (
+    EXPECTED,
+    block_chunks,
+    chunk_lines,
+    compare_slice,
+    entry_faults,
+    reaudit,
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,6 @@ class BlockLineEvidence(Serialised):
         import reference
 
         from .._audit import judge_line
-        from .blocks import _EXPECTED, _chunk_lines, _chunks
 
         require(case, "block_id", "game", "stake_cents", "index")
         game, stake, block_id, index = (
@@ -63,7 +70,7 @@ class BlockLineEvidence(Serialised):
         )
         stream = adapter.read_block(block_id, index, 1)
         try:
-            lines = list(_chunk_lines(_chunks(stream), 2))
+            lines = list(chunk_lines(block_chunks(stream), 2))
         finally:
             stream.close()
         request = {"operation": "read_block", "block_id": block_id, "start": index, "count": 1}
@@ -76,7 +83,7 @@ class BlockLineEvidence(Serialised):
             return None
         return replace(
             again,
-            expected=_EXPECTED.get(str(case.get("aspect")), "a correct unit line"),
+            expected=EXPECTED.get(str(case.get("aspect")), "a correct unit line"),
             got=lines[0].decode("utf-8", "replace"),
             note="; ".join(f"{aspect}: {message}" for aspect, message in verdict.faults),
         )
@@ -131,8 +138,7 @@ class BlockEvidence(Serialised):
         """Audit the block (or slice, or pair) again; evidence if the aspect still fails."""
         import numpy as np
 
-        from .. import _stats
-        from .blocks import _EXPECTED, _chunk_lines, _chunks, _entry_faults, _reaudit, compare_slice
+        from .. import _crossblock, _stats
 
         require(case, "block_id", "game", "stake_cents")
         game, stake, block_id = case["game"], case["stake_cents"], case["block_id"]
@@ -159,7 +165,7 @@ class BlockEvidence(Serialised):
 
         if aspect == "listing":
             listed = adapter.list_blocks(game, stake)
-            problems = [m for e in listed for m in _entry_faults(e, game, stake)[1]]
+            problems = [m for e in listed for m in entry_faults(e, game, stake)[1]]
             if not listed:
                 problems.append(f"no block of {game} at {stake} listed")
             return still("a well-formed block list", problems) if problems else None
@@ -169,7 +175,7 @@ class BlockEvidence(Serialised):
             stream = adapter.read_block(block_id, lo, count + 2 if start else count + 1)
             try:
                 units = int(stream.header.get("units", 0))
-                lines = list(_chunk_lines(_chunks(stream), count + 2))
+                lines = list(chunk_lines(block_chunks(stream), count + 2))
             finally:
                 stream.close()
             kept = {lo + n: line for n, line in enumerate(lines)}
@@ -180,7 +186,7 @@ class BlockEvidence(Serialised):
             places = [
                 _stats.top_tier_positions(r.prizes, r.expectation.lots)
                 for r in (
-                    _reaudit(adapter, game, b["stake_cents"], b["block_id"], b["start"], b["count"])
+                    reaudit(adapter, game, b["stake_cents"], b["block_id"], b["start"], b["count"])
                     for b in case["blocks"]
                 )
             ]
@@ -188,19 +194,20 @@ class BlockEvidence(Serialised):
             if pooled is None or pooled.passed:
                 return None
             return still("top prizes at random places", pooled.p_values())
-        result = _reaudit(adapter, game, stake, block_id, start, count)
+        result = reaudit(adapter, game, stake, block_id, start, count)
         if aspect == "randomness":
             verdict = _stats.winner_positions(result.prizes, result.expectation.lots, 20, 0.01)
             return None if verdict.passed else still("random positions", verdict.p_values())
         if aspect == "unrelated":
             require(case, "other_block_id")
-            other = _reaudit(adapter, game, stake, case["other_block_id"], start, count)
-            verdict = _stats.unrelated(result.prizes, other.prizes, result.expectation.lots, 0.01)
+            other = reaudit(adapter, game, stake, case["other_block_id"], start, count)
+            lots = result.expectation.lots
+            verdict = _crossblock.unrelated(result.prizes, other.prizes, lots, 0.01)
             return None if verdict.passed else still("unrelated blocks", verdict.p_values())
         faults = result.faults_of(aspect)
         if not faults:
             return None
-        return still(_EXPECTED.get(aspect, aspect), faults[0].message, faults[0].message)
+        return still(EXPECTED.get(aspect, aspect), faults[0].message, faults[0].message)
 
 
 register_kind(BlockLineEvidence)

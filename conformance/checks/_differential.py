@@ -29,6 +29,7 @@ from .._evaluation import check_shape, difference, expected_result
 from .._evidence import EvaluationEvidence
 from .._lazy import strategies_module
 from .._registry import CheckContext, CheckFailure
+from ._batch_order import order_failure, permuted
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
@@ -82,8 +83,6 @@ def compare(
         if fault is not None:
             found.append(Disagreement(game, stake_cents, ticket, expected, answer, fault))
     if len(found) > 1:  # right results at other tickets' places: one finding about order
-        from .evaluate_batch import order_failure, permuted
-
         mapping = permuted(game, wanted, got)
         if mapping is not None:
             raise order_failure(game, stake_cents, tickets, mapping)

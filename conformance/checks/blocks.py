@@ -7,6 +7,9 @@ seeded slice of ``block_sample_units`` units of one block per (game, stake); the
 audits every listed block whole. A file target (``instantcert audit-block``) that holds a slice
 is audited as that slice.
 
+The randomness checks (``blocks.randomness``, ``blocks.unrelated_blocks``, ``blocks.top_tiers``)
+judge the same audits in ``block_randomness``.
+
 Evidence kinds: ``block_unit`` (one unit line: replay reads that unit again) and ``block`` (a
 whole document, slice or pair of blocks: replay audits it again), both typed and replayed in
 ``_block_evidence``.
@@ -14,29 +17,22 @@ whole document, slice or pair of blocks: replay audits it again), both typed and
 
 from __future__ import annotations
 
-import itertools
 import random
 import weakref
-import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import Any
 
 import reference
-from reference import _strict_json as strict_json
 
-from .. import _crossblock, _stats
-from .._audit import BlockAudit, Expectation, Fault, audit, chunks_from_lines
-from .._audit.driver import default_workers
+from .. import _stats
+from .._audit import BlockAudit, Expectation, Fault, audit
 from .._audit_engine import AuditEngine, BlockRequest
 from .._file_target import block_file_of
-from .._pool import map_in_order
-from .._public_seeds import public_commitment, public_layout
-from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
+from .._registry import CheckContext, CheckFailure, NotSupported, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
+from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults
 
 EVIDENCE_PER_BLOCK = 5
 SLICE_SIZES = (1, 7, 50)
@@ -46,7 +42,6 @@ units straddles one boundary of each (where the span has one), where an off-by-o
 picked from ``start`` alone shows; a random slice of 7 or 50 units crosses a 4096-unit boundary
 about once in 80 blocks."""
 LONG_SLICE = 3 * 4096 + 123  # units: crosses several boundaries of every page size up to 4096
-SLICE_DIFFERENCES = 3  # the units quoted of one slice's differences (the rest are counted)
 
 # what each aspect's faults break, per game: {game}.{article}.{slug}
 _GAME_ASPECTS = {
@@ -56,17 +51,6 @@ _GAME_ASPECTS = {
     "unit_prize": "3.unit_prize",
     "cumulated_gains": "3.cumulated_gains",
     "payout_cap": "3.payout_cap",
-}
-_EXPECTED = {
-    "header": "a block/1 header for the block and slice asked for (contract 3)",
-    "block_size": "the rules' block size (article 2)",
-    "sequence": "indices start .. start+count-1, one line each, in order (article 2)",
-    "unit_lines": '{"index": int, "prize_cents": int, "ticket": str} and nothing else (contract 3)',
-    "tickets": "a valid ticket (contract 1)",
-    "unit_prize": "prize_cents = the prize the ticket wins (article 3, lot global de l'unité)",
-    "cumulated_gains": "prize_cents = the sum of all the ticket's gains (article 3)",
-    "lot_table": "exactly the lot table's units of each prize and its total (article 3)",
-    "payout_cap": "a payout of at most 70 % of the face value (Arrêté du 9 mars 2006, art. 2)",
 }
 
 
@@ -94,7 +78,7 @@ def requirement_of(aspect: str, game: str, stake_cents: int) -> str:
     return f"{game}.{_GAME_ASPECTS[aspect]}"
 
 
-def _each(slug: str) -> Callable[[GameKit], list[str]]:
+def per_game(slug: str) -> Callable[[GameKit], list[str]]:
     """``<game>.<slug>`` for a game's kit: what a block check covers for each game."""
     return lambda kit: [f"{kit.name}.{slug}"]
 
@@ -190,27 +174,6 @@ def _listed(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
     return value
 
 
-def _entry_faults(
-    entry: dict[str, Any], game: str, stake: int
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """The list entry if usable, and what is wrong with its values (contract 4: GET
-    /v1/blocks). Its shape (an object, ``units`` an integer, ``block_id`` a string) passed
-    block-list.schema.json at the seam (``contract.Validated``) before it came here."""
-    faults = []
-    block_id, units = entry["block_id"], entry["units"]
-    if entry["game"] != game or entry["stake_cents"] != stake:
-        faults.append(
-            f"the block list for {game} at {stake} holds {entry['game']!r} at "
-            f"{entry['stake_cents']!r}: {entry!r}"
-        )
-    if units < 0:
-        faults.append(f"block list entry 'units' must be an integer >= 0, got {units!r}")
-    if not block_id:
-        faults.append(f"block list entry 'block_id' must be a non-empty string, got {block_id!r}")
-        return None, faults
-    return entry, faults
-
-
 def _span(ctx: CheckContext, game: str, stake: int, units: int) -> tuple[int | None, int | None]:
     """The slice to audit: the file's own slice, the whole block, or a seeded sample."""
     document = _file_slice(ctx)
@@ -255,14 +218,6 @@ def _keep_ranges(start: int, count: int, seed: str) -> tuple[tuple[int, int], ..
     return tuple(sorted(ranges))
 
 
-def _chunks(stream: Any) -> Iterator[bytes]:
-    chunks: Callable[[], Iterator[bytes]] | None = getattr(stream, "chunks", None)
-    if chunks is not None:
-        return chunks()
-    lines: Iterator[bytes] = stream.lines()
-    return chunks_from_lines(lines)
-
-
 def _span_of(
     ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]
 ) -> tuple[int | None, int | None]:
@@ -275,7 +230,7 @@ def _span_of(
     return _span(ctx, game, stake, units)
 
 
-def _audited(ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]) -> AuditedBlock:
+def audited_block(ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]) -> AuditedBlock:
     start, count = _span_of(ctx, game, stake, entry)
     key = (game, stake, entry["block_id"], start, count)
     session = _session(ctx)
@@ -319,7 +274,7 @@ def _audit_block(
     asked = _block_request(ctx, game, stake, entry, start, count)
     block_id, expect, keep = asked.block_id, asked.expect, asked.keep
     request = {"operation": "read_block", "block_id": block_id, "start": start, "count": count}
-    engine = _engine(ctx)
+    engine = audit_engine(ctx)
     if engine is not None:  # audited where the file is read, its randomness family there too
         engine.submit(_requests(ctx))
         done = engine.audited(asked)
@@ -362,7 +317,7 @@ def _audit_here(
     try:
         return audit(
             stream.header,
-            _chunks(stream),
+            block_chunks(stream),
             asked.expect,
             header_bytes=getattr(stream, "header_bytes", None),
             keep=asked.keep,
@@ -372,7 +327,7 @@ def _audit_here(
         stream.close()
 
 
-def _engine(ctx: CheckContext) -> AuditEngine | None:
+def audit_engine(ctx: CheckContext) -> AuditEngine | None:
     """The engine the harness's own block-file target audits its blocks on, if any (a
     target's adapter of its own cannot offer one: ``block_file_of``)."""
     files = block_file_of(ctx.adapter)
@@ -385,7 +340,7 @@ def _requests(ctx: CheckContext) -> list[BlockRequest]:
     requests: dict[tuple[Any, ...], BlockRequest] = {}
     for game in ctx.games():
         for stake in ctx.stakes(game):
-            for entry in [*_chosen(ctx, game, stake)[0], *_two_or_more(ctx, game, stake)]:
+            for entry in [*_chosen(ctx, game, stake)[0], *two_or_more(ctx, game, stake)]:
                 start, count = _span_of(ctx, game, stake, entry)
                 request = _block_request(ctx, game, stake, entry, start, count)
                 requests.setdefault(request.key, request)
@@ -400,7 +355,7 @@ def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, An
     if not isinstance(listed, list) or not listed:
         faults.append(f"GET /v1/blocks lists no block of {game} at {stake} cents")
     for raw in listed:
-        entry, problems = _entry_faults(raw, game, stake)
+        entry, problems = entry_faults(raw, game, stake)
         faults.extend(problems)
         if entry is not None:
             usable.append(entry)
@@ -408,17 +363,17 @@ def _chosen(ctx: CheckContext, game: str, stake: int) -> tuple[list[dict[str, An
     return (usable if wanted is None else usable[: int(wanted)]), faults
 
 
-def _two_or_more(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
+def two_or_more(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
     """The blocks in scope, at least the first two listed when there are two: the blocks the
     cross-block and pooled tests read (the quick profile's one block is not enough)."""
     entries, _faults = _chosen(ctx, game, stake)
     if len(entries) < 2:
-        listed = [_entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
+        listed = [entry_faults(r, game, stake)[0] for r in _listed(ctx, game, stake)]
         entries = [e for e in listed if e is not None][:2]
     return entries
 
 
-def _scope(ctx: CheckContext) -> Iterator[tuple[str, int, list[str], AuditedBlock | None]]:
+def blocks_in_scope(ctx: CheckContext) -> Iterator[tuple[str, int, list[str], AuditedBlock | None]]:
     """Every (game, stake) in scope with its list faults, and each audited block."""
     for game in ctx.games():
         for stake in ctx.stakes(game):
@@ -426,7 +381,7 @@ def _scope(ctx: CheckContext) -> Iterator[tuple[str, int, list[str], AuditedBloc
             if not entries:
                 yield game, stake, faults, None
             for n, entry in enumerate(entries):
-                yield game, stake, faults if n == 0 else [], _audited(ctx, game, stake, entry)
+                yield game, stake, faults if n == 0 else [], audited_block(ctx, game, stake, entry)
 
 
 # -- evidence --------------------------------------------------------------------------------
@@ -443,7 +398,7 @@ def _evidence(block: AuditedBlock, fault: Fault) -> BlockLineEvidence | BlockEvi
             stake_cents=stake,
             aspect=fault.aspect,
             index=fault.index,
-            expected=_EXPECTED.get(fault.aspect, fault.aspect),
+            expected=EXPECTED.get(fault.aspect, fault.aspect),
             got=fault.line.decode("utf-8", "replace"),
             request=block.request,
             note=f"unit line {fault.position} (index {fault.index}): {fault.message}",
@@ -456,7 +411,7 @@ def _evidence(block: AuditedBlock, fault: Fault) -> BlockLineEvidence | BlockEvi
         aspect=fault.aspect,
         start=block.request["start"],
         count=block.request["count"],
-        expected=_EXPECTED.get(fault.aspect, fault.aspect),
+        expected=EXPECTED.get(fault.aspect, fault.aspect),
         got=fault.message,
         request=block.request,
         note=fault.message,
@@ -469,7 +424,7 @@ def _judge(ctx: CheckContext, aspects: Sequence[str], title: str) -> None:
     broken: dict[str, int] = {}
     evidence: list[BlockLineEvidence | BlockEvidence] = []
     audited: list[dict[str, Any]] = []
-    for game, stake, list_faults, block in _scope(ctx):
+    for game, stake, list_faults, block in blocks_in_scope(ctx):
         if "header" in aspects:
             for message in list_faults:
                 broken["blocks.contract3.header"] = broken.get("blocks.contract3.header", 0) + 1
@@ -521,7 +476,7 @@ def header(ctx: CheckContext) -> None:
 
 @check(
     "blocks.block_size",
-    per_game=_each("2.block_size"),
+    per_game=per_game("2.block_size"),
     capability="blocks",
     cost="block",
 )
@@ -532,7 +487,7 @@ def block_size(ctx: CheckContext) -> None:
 
 @check(
     "blocks.unit_sequence",
-    per_game=_each("2.unit_sequence"),
+    per_game=per_game("2.unit_sequence"),
     capability="blocks",
     cost="block",
 )
@@ -551,7 +506,7 @@ def unit_lines(ctx: CheckContext) -> None:
 
 @check(
     "blocks.valid_tickets",
-    per_game=_each("2.valid_tickets"),
+    per_game=per_game("2.valid_tickets"),
     capability="blocks",
     cost="block",
 )
@@ -562,7 +517,7 @@ def valid_tickets(ctx: CheckContext) -> None:
 
 @check(
     "blocks.unit_prize",
-    per_game=_each("3.unit_prize"),
+    per_game=per_game("3.unit_prize"),
     capability="blocks",
     cost="block",
 )
@@ -573,7 +528,7 @@ def unit_prize(ctx: CheckContext) -> None:
 
 @check(
     "blocks.cumulated_gains",
-    per_game=_each("3.cumulated_gains"),
+    per_game=per_game("3.cumulated_gains"),
     capability="blocks",
     cost="block",
 )
@@ -596,162 +551,13 @@ def lot_table(ctx: CheckContext) -> None:
 
 @check(
     "blocks.payout_cap",
-    per_game=_each("3.payout_cap"),
+    per_game=per_game("3.payout_cap"),
     capability="blocks",
     cost="block",
 )
 def payout_cap(ctx: CheckContext) -> None:
     """A whole block pays at most 70 % of its face value."""
     _judge(ctx, ["payout_cap"], "payout cap")
-
-
-@check(
-    "blocks.randomness",
-    per_game=_each("randomness.winner_positions"),
-    capability="blocks",
-    cost="block",
-)
-def randomness(ctx: CheckContext) -> None:
-    """Winner positions pass the randomness family at α (Holm-Bonferroni), and no block is
-    the reference's block of a public seed (``conformance/_public_seeds.py``)."""
-    alpha = check_alpha(ctx)
-    blocks = [block for _g, _s, _f, block in _scope(ctx) if block is not None]
-    # one family over every block in scope: a random target fails this check with chance <= α
-    family = _stats.holm(
-        [
-            _stats.RandomnessTest(f"{b.block_id}:{r.name}", r.p_value, r.statistic, r.note)
-            for b in blocks
-            for r in b.randomness.results
-        ],
-        alpha,
-    )
-    rejected = set(family.rejected)
-    broken: list[str] = []
-    evidence: list[BlockEvidence] = []
-    report: dict[str, Any] = {}
-    for block in blocks:
-        game = block.audit.expectation.game
-        names = {r.name: r.p_value for r in block.randomness.results}
-        mine = {n: p for n, p in names.items() if f"{block.block_id}:{n}" in rejected}
-        report[block.block_id] = {
-            "units": block.audit.audited_units,
-            "p_values": names,
-            "rejected": sorted(mine),
-        }
-        if mine:
-            broken.append(f"{game}.randomness.winner_positions")
-            expected = (
-                f"every p-value above its Holm threshold (α = {alpha}, "
-                f"{len(family.results)} tests over {len(blocks)} block(s))"
-            )
-            note = f"{block.block_id}: rejected " + ", ".join(
-                f"{k} p={v:.3g}" for k, v in mine.items()
-            )
-            evidence.append(_randomness_evidence(block, expected, mine, note))
-    for block in blocks:
-        public = _public_seed(block)
-        report[block.block_id]["public_seed"] = public
-        if public is not None:
-            game = block.audit.expectation.game
-            broken.append(f"{game}.randomness.winner_positions")
-            note = (
-                f"{block.block_id}: the layout of the reference's block from {public}: "
-                "every player with the public reference knows where its winners sit"
-            )
-            expected = "a layout no public seed gives (conformance/public_seeds.yaml)"
-            evidence.append(_randomness_evidence(block, expected, public, note))
-    ctx.details["randomness"] = report
-    ctx.details["family"] = {"alpha": alpha, "tests": len(family.results)}
-    if broken:
-        raise CheckFailure(
-            "winner positions are not random: " + "; ".join(e.note for e in evidence),
-            evidence,
-            requirements=tuple(sorted(set(broken))),
-        )
-
-
-def _randomness_evidence(block: AuditedBlock, expected: str, got: Any, note: str) -> BlockEvidence:
-    """The evidence of a block failing ``<game>.randomness.winner_positions``."""
-    game = block.audit.expectation.game
-    return BlockEvidence(
-        block_id=block.block_id,
-        game=game,
-        stake_cents=block.audit.expectation.stake_cents,
-        aspect="randomness",
-        start=block.request["start"],
-        count=block.request["count"],
-        requirements=(f"{game}.randomness.winner_positions",),
-        expected=expected,
-        got=got,
-        request=block.request,
-        note=note,
-    )
-
-
-def _public_seed(block: AuditedBlock) -> str | None:
-    """The public seed the block was drawn from, by its header's commitment or its layout."""
-    audit = block.audit
-    expect = audit.expectation
-    return public_commitment(audit.header) or public_layout(
-        expect.game, expect.stake_cents, block.block_id, audit.start, audit.prizes
-    )
-
-
-def _line_value(line: bytes) -> Any:
-    try:
-        return strict_json.loads(line)
-    except strict_json.JsonError:
-        return line.decode("utf-8", "replace")
-
-
-def compare_slice(
-    adapter: Any, block_id: str, lo: int, hi: int, kept: Mapping[int, bytes], units: int
-) -> list[str]:
-    """What differs between the slice [lo, hi) read alone and the same lines read before."""
-    problems: list[str] = []
-    stream = adapter.read_block(block_id, lo, hi - lo)
-    try:
-        header = stream.header
-        want = {"block_id": block_id, "units": units, "start": lo, "count": hi - lo}
-        for key, value in want.items():
-            if header.get(key) != value:
-                problems.append(
-                    f"slice [{lo}, {hi}): header {key} is {header.get(key)!r}, expected {value!r}"
-                )
-        lines: list[bytes] = []
-        try:
-            lines.extend(_chunk_lines(_chunks(stream), hi - lo + 1))
-        except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
-            problems.append(f"slice [{lo}, {hi}): the document ended: {exc}")
-    finally:
-        stream.close()
-    if len(lines) != hi - lo:
-        problems.append(f"slice [{lo}, {hi}): {len(lines)} unit lines, expected {hi - lo}")
-    differ = 0
-    for n, line in enumerate(lines[: hi - lo]):
-        before = kept.get(lo + n)
-        if before is not None and _line_value(line) != _line_value(before):
-            differ += 1
-            if differ <= SLICE_DIFFERENCES:
-                problems.append(
-                    f"slice [{lo}, {hi}): unit {lo + n} is {line[:300]!r} read alone, "
-                    f"{before[:300]!r} in the larger read"
-                )
-    if differ > SLICE_DIFFERENCES:
-        problems.append(
-            f"slice [{lo}, {hi}): {differ} of its {hi - lo} units differ from the larger read"
-        )
-    return problems
-
-
-def _chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
-    n = 0
-    for chunk in chunks:
-        for line in chunk.split(b"\n")[:-1]:
-            yield line
-            n += 1
-            if n >= limit:
-                return
 
 
 @check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
@@ -769,7 +575,7 @@ def slices(ctx: CheckContext) -> None:
         )
     problems: list[tuple[AuditedBlock, int, int, str]] = []
     checked = 0
-    for _game, _stake, _faults, block in _scope(ctx):
+    for _game, _stake, _faults, block in blocks_in_scope(ctx):
         if block is None:
             continue
         units = int(block.entry["units"])
@@ -805,284 +611,3 @@ def slices(ctx: CheckContext) -> None:
             for b, lo, hi, problem in problems[:10]
         ]
         raise CheckFailure(f"{len(problems)} slice inconsistencies: {problems[0][3]}", evidence)
-
-
-T = TypeVar("T")
-
-#: pairs of one stake's blocks compared at most: every pair of up to 8 listed blocks
-MAX_PAIRS_PER_STAKE = 28
-
-
-def pairs_to_compare(blocks: Sequence[T]) -> list[tuple[T, T]]:
-    """Every two of a stake's listed blocks, the nearest in the listing first, at most
-    ``MAX_PAIRS_PER_STAKE``: a block may repeat the layout of any earlier one, not only of the
-    one before (a red team's vendor drew block keys from two HSM slots in turn, so block
-    n + 2 had block n's layout; comparing only consecutive blocks CERTIFIED it)."""
-    order = sorted(itertools.combinations(range(len(blocks)), 2), key=lambda p: (p[1] - p[0], p[0]))
-    return [(blocks[i], blocks[j]) for i, j in order[:MAX_PAIRS_PER_STAKE]]
-
-
-#: blocks of each stake compared with the same-numbered block of every other stake, at most
-MAX_ACROSS_STAKES_BLOCKS = 8
-
-
-def across_stakes_to_compare(by_stake: Sequence[Sequence[T]]) -> list[tuple[T, T]]:
-    """For every two stakes of a game, their n-th listed blocks, for each n both list (up to
-    ``MAX_ACROSS_STAKES_BLOCKS``), the first blocks first: a refill job may derive later
-    blocks' keys without the stake when the first were made apart (a red team's eldorado
-    blocks 2, 3, ... shared one layout at the three stakes and were CERTIFIED when only the
-    first blocks were compared)."""
-    pairs: list[tuple[T, T]] = []
-    for n in range(MAX_ACROSS_STAKES_BLOCKS):
-        pairs += [
-            (a[n], b[n]) for a, b in itertools.combinations(by_stake, 2) if n < min(len(a), len(b))
-        ]
-    return pairs
-
-
-@check(
-    "blocks.unrelated_blocks",
-    per_game=_each("randomness.unrelated_blocks"),
-    capability="blocks",
-    cost="block",
-)
-def unrelated_blocks(ctx: CheckContext) -> None:
-    """Listed blocks have unrelated winner positions: every two blocks of a stake (up to
-    ``MAX_PAIRS_PER_STAKE``, the nearest first), and the n-th block of each stake of a game
-    against the n-th of each other stake (the other stakes' blocks are as visible to a player
-    as the blocks before)."""
-    compared: dict[str, Any] = {}
-    alpha = check_alpha(ctx)
-    # (game, first, second, across stakes?): every pair to compare, in the reports' order
-    todo: list[tuple[str, AuditedBlock, AuditedBlock, bool]] = []
-    consecutive = 0
-    single: dict[str, list[int]] = {}  # game -> stakes listing one block: not verifiable there
-    for game in ctx.games():
-        by_stake: list[list[AuditedBlock]] = []
-        for stake in ctx.stakes(game):
-            entries = _two_or_more(ctx, game, stake)
-            blocks = [_audited(ctx, game, stake, e) for e in entries]
-            by_stake.append(blocks)
-            if len(entries) < 2:
-                compared[f"{game}/{stake}"] = "fewer than two blocks listed: not compared"
-                single.setdefault(game, []).append(stake)
-                continue
-            same_stake = pairs_to_compare(blocks)
-            todo += [(game, first, second, False) for first, second in same_stake]
-            consecutive += len(same_stake)
-        todo += [(game, a, b, True) for a, b in across_stakes_to_compare(by_stake)]
-
-    def compare(
-        pair: tuple[str, AuditedBlock, AuditedBlock, bool],
-    ) -> tuple[_stats.FamilyVerdict | None, str]:
-        _game, first, second, across = pair
-        return compare_audits(first.audit, second.audit, across, alpha)
-
-    engine = _engine(ctx)
-    if engine is not None:  # on the cluster, where the audits are: no prizes moved through here
-        keys = [(_key_of(a), _key_of(b), (across, alpha)) for _g, a, b, across in todo]
-        verdicts = engine.compare(compare_audits, keys)
-    else:  # the pairs' FFTs release the GIL: side by side they use the cores the block phase owns
-        verdicts = list(map_in_order(compare, todo, default_workers()))
-    # (scale: "" for two blocks of a stake, else common_tiers')
-    pairs: list[tuple[str, AuditedBlock, AuditedBlock, _stats.FamilyVerdict, str]] = []
-    for (game, first, second, _), (verdict, scale) in zip(todo, verdicts, strict=True):
-        if verdict is None:
-            compared[f"{first.block_id}~{second.block_id}"] = scale
-        else:
-            pairs.append((game, first, second, verdict, scale))
-    # one family over every pair compared: unrelated blocks fail with chance <= α
-    family = _stats.holm(
-        [
-            _stats.RandomnessTest(f"{a.block_id}~{b.block_id}:{r.name}", r.p_value, r.statistic)
-            for _game, a, b, verdict, _scale in pairs
-            for r in verdict.results
-        ],
-        alpha,
-    )
-    broken: list[str] = []
-    evidence: list[BlockEvidence] = []
-    for game, first, second, verdict, scale in pairs:
-        name = f"{first.block_id}~{second.block_id}"
-        rejected = [r.name for r in verdict.results if f"{name}:{r.name}" in family.rejected]
-        compared[name] = {"p_values": verdict.p_values(), "rejected": rejected}
-        if scale:
-            compared[name]["across_stakes"] = scale
-        if rejected:
-            broken.append(f"{game}.randomness.unrelated_blocks")
-            evidence.append(
-                BlockEvidence(
-                    block_id=first.block_id,
-                    other_block_id=second.block_id,
-                    game=game,
-                    stake_cents=first.audit.expectation.stake_cents,
-                    aspect="unrelated",
-                    start=first.request["start"],
-                    count=first.request["count"],
-                    requirements=(f"{game}.randomness.unrelated_blocks",),
-                    expected=f"unrelated layouts (α = {alpha}, Holm over all pairs)",
-                    got=verdict.p_values(),
-                    request=first.request,
-                    note=f"{name}: rejected "
-                    + "; ".join(
-                        f"{r.name} p={r.p_value:.3g}" + (f" ({r.note})" if r.note else "")
-                        for r in verdict.results
-                        if r.name in rejected
-                    ),
-                )
-            )
-    ctx.details["compared"] = compared
-    if broken:
-        raise CheckFailure(
-            "blocks' winner positions are related: " + evidence[0].note,
-            evidence,
-            requirements=tuple(sorted(set(broken))),
-        )
-    for game, stakes in single.items():  # the contract lets a target list one block
-        ctx.reserve(
-            Reservation(
-                f"{game}: one block listed at {', '.join(f'{s} cents' for s in stakes)}: the "
-                "winner positions of two blocks of a stake could not be compared there",
-                kind="unverifiable",
-                basis="blocks-listed",
-                lift="list at least two blocks per stake in GET /v1/blocks, or audit the "
-                "emission's block files of each stake together: instantcert audit-block "
-                "BLOCK_1.jsonl BLOCK_2.jsonl ...",
-                requirements=(f"{game}.randomness.unrelated_blocks",),
-            )
-        )
-    if not consecutive and not single and not pairs:
-        raise NotSupported("no (game, stake) in scope lists two blocks to compare")
-
-
-def _key_of(block: AuditedBlock) -> tuple[str, int | None, int | None]:
-    """The block's ``BlockRequest.key``: how an engine names its audit."""
-    return (block.block_id, block.request["start"], block.request["count"])
-
-
-def compare_audits(
-    a: BlockAudit, b: BlockAudit, across: bool, alpha: float
-) -> tuple[_stats.FamilyVerdict | None, str]:
-    """The ``unrelated`` family on two audited blocks: of one stake, or (``across``) of two
-    stakes of a game (``_across_stakes``); with the scale of the tiers ("" for one stake)."""
-    if across:
-        return _across_stakes(a, b, alpha)
-    return _stats.unrelated(a.prizes, b.prizes, a.expectation.lots, alpha), ""
-
-
-def _across_stakes(
-    a: BlockAudit, b: BlockAudit, alpha: float
-) -> tuple[_stats.FamilyVerdict | None, str]:
-    """``unrelated`` on the first blocks of two stakes, tiers on the scale ``common_tiers``
-    finds (returned with the verdict); None and why not when the two were read at different
-    places (the quick profile's slices are seeded per stake): they hold different units, and
-    a comparison of them could see nothing."""
-    if (a.start, a.count) != (b.start, b.count):
-        return None, "across stakes: slices read at different places, not compared"
-    codes_a, codes_b, lots, scale = _crossblock.common_tiers(
-        a.prizes, a.expectation.lots, b.prizes, b.expectation.lots
-    )
-    return _stats.unrelated(codes_a, codes_b, lots, alpha), scale
-
-
-@check(
-    "blocks.top_tiers",
-    per_game=_each("randomness.top_tiers"),
-    capability="blocks",
-    cost="block",
-)
-def top_tiers(ctx: CheckContext) -> None:
-    """The top prizes of every block read (at least two per stake), pooled per game, sit at
-    uniformly random relative places (KS and Cramer-von Mises, Holm over both games)."""
-    alpha = check_alpha(ctx)
-    pooled: dict[str, tuple[list[AuditedBlock], _stats.FamilyVerdict]] = {}
-    seen: dict[str, Any] = {}
-    for game in ctx.games():
-        blocks: list[AuditedBlock] = []
-        places = []
-        for stake in ctx.stakes(game):
-            for entry in _two_or_more(ctx, game, stake):
-                block = _audited(ctx, game, stake, entry)
-                blocks.append(block)
-                places.append(
-                    _stats.top_tier_positions(block.audit.prizes, block.audit.expectation.lots)
-                )
-        verdict = _stats.top_tiers(np.concatenate(places) if places else np.zeros(0), alpha)
-        seen[game] = {
-            "blocks": [b.block_id for b in blocks],
-            "top_tier_units": int(sum(len(p) for p in places)),
-        }
-        if verdict is not None:
-            pooled[game] = (blocks, verdict)
-            seen[game]["p_values"] = verdict.p_values()
-    ctx.details["top_tiers"] = seen
-    if not pooled:
-        raise NotSupported("no top-tier unit (a lot of at most 200 units) in the blocks read")
-    family = _stats.holm(
-        [
-            _stats.RandomnessTest(f"{game}:{r.name}", r.p_value, r.statistic, r.note)
-            for game, (_b, verdict) in pooled.items()
-            for r in verdict.results
-        ],
-        alpha,
-    )
-    evidence: list[BlockEvidence] = []
-    broken: list[str] = []
-    for game, (blocks, verdict) in pooled.items():
-        rejected = {
-            r.name: r.p_value for r in verdict.results if f"{game}:{r.name}" in family.rejected
-        }
-        if not rejected:
-            continue
-        broken.append(f"{game}.randomness.top_tiers")
-        first = blocks[0]
-        evidence.append(
-            BlockEvidence(
-                block_id=first.block_id,
-                game=game,
-                stake_cents=first.audit.expectation.stake_cents,
-                aspect="top_tiers",
-                start=first.request["start"],
-                count=first.request["count"],
-                blocks=tuple(
-                    {
-                        "block_id": b.block_id,
-                        "stake_cents": b.audit.expectation.stake_cents,
-                        "start": b.request["start"],
-                        "count": b.request["count"],
-                    }
-                    for b in blocks
-                ),
-                requirements=(f"{game}.randomness.top_tiers",),
-                expected=f"top prizes at uniform relative places (α = {alpha}, Holm)",
-                got=verdict.p_values(),
-                request=first.request,
-                note=f"{game}: {seen[game]['top_tier_units']} top-tier units over "
-                f"{len(blocks)} block(s): rejected "
-                + ", ".join(f"{k} p={v:.3g}" for k, v in rejected.items()),
-            )
-        )
-    if broken:
-        raise CheckFailure(
-            "top prizes are not placed at random: " + "; ".join(e.note for e in evidence),
-            evidence,
-            requirements=tuple(sorted(broken)),
-        )
-
-
-# -- re-reading a block, for the replayers (_block_evidence) ---------------------------------
-
-
-def _reaudit(
-    adapter: Any, game: str, stake: int, block_id: str, start: int | None, count: int | None
-) -> BlockAudit:
-    stream = adapter.read_block(block_id, start, count)
-    try:
-        return audit(
-            stream.header,
-            _chunks(stream),
-            Expectation.from_rules(game, stake, block_id, start, count),
-            header_bytes=getattr(stream, "header_bytes", None),
-        )
-    finally:
-        stream.close()

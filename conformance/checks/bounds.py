@@ -53,9 +53,9 @@ def _rng(case: Mapping[str, Any], what: str) -> random.Random:
 # -- buttons and reveals --------------------------------------------------------------------
 
 
-def _first_reveal(doc: Mapping[str, Any], button: int) -> tuple[str, bool, bool]:
+def _first_reveal(game: str, doc: Mapping[str, Any], button: int) -> tuple[str, bool, bool]:
     """A reveal document (the target's, or the engine's without ``button``) as a tuple."""
-    return sc.reveal_tuple({"button": button, **doc}, button)
+    return sc.reveal_tuple(game, {"button": button, **doc}, button)
 
 
 def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
@@ -114,14 +114,14 @@ def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evid
         answer = sc.refused(
             partial(session.adapter.reveal, played["play_id"], account.token, button)
         )
-        first = _first_reveal(want[button][0], button)
+        first = _first_reveal(game, want[button][0], button)
         if isinstance(answer, ErrorReply):
             if answer.status != 409:
                 raise answer
             shown: object = f"refused {answer.status}: nothing left under the button"
         else:
-            shown = sc.reveal_tuple(answer, button)
-        later = [_first_reveal(r, button) for r in want[button][1:]]
+            shown = sc.reveal_tuple(game, answer, button)
+        later = [_first_reveal(game, r, button) for r in want[button][1:]]
         # a refused click consumed a reveal when the first click shows a later one, or
         # nothing left; any other difference is the reveal checks' (4.3, 4.4) to judge
         if shown != first and (shown in later or isinstance(answer, ErrorReply)):

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 from .._drawing import Recipe
 from .._lazy import suite_strategies
 from .._registry import CheckContext, check
-from ._classify import ELDORADO_GENERAL, EldoradoDiagnosis
 from ._differential import compare_all, fail_with, search
+from ._eldorado_classify import ELDORADO_GENERAL, EldoradoDiagnosis
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-    from .. import strategies as S
+    from ..games import _eldorado_strategies as S
 else:  # imported on first use (conformance._lazy): it imports hypothesis
-    S = suite_strategies()
+    S = suite_strategies("conformance.games._eldorado_strategies")
 
 
 def edge_tickets() -> SearchStrategy[str]:

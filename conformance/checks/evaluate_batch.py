@@ -2,17 +2,14 @@
 place of each invalid ticket, never a batch refused whole for one; the refusals of a request
 the contract does not allow.
 
-Order comes first: ``permuted`` tells results returned in another order (each one right, at
-another ticket's place) from wrong evaluations, and ``_differential.compare`` asks it before
-it reports any disagreement, so a target that reorders a batch fails one requirement
+Order comes first (``_batch_order``): a target that reorders a batch fails one requirement
 (``evaluate.batch.order``) with one piece of evidence, not the rules requirements with many.
 """
 
 from __future__ import annotations
 
 import random
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -24,92 +21,12 @@ from .._evidence import BatchEvidence, Counterexample, Serialised, require
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
 from ..games import kit
+from ._batch_order import ORDER, order_failure, permuted
 from ._scenarios.client import misspelt
 from .refusals import error_document_fault
 
-ORDER = "evaluate.batch.order"
 ERRORS = "evaluate.batch.errors"
 REFUSALS = "evaluate.refusals.status"
-SHOWN = 20  # tickets kept in an order evidence (enough to replay a reordering)
-
-
-def permuted(
-    game: str, expected: Sequence[Mapping[str, Any]], got: Sequence[Mapping[str, Any]]
-) -> list[int] | None:
-    """When ``got`` holds exactly the results of ``expected`` but some at other places: for
-    each position of ``got``, the position of the ticket whose result it is. None when the
-    results are in order, or are not those results at all."""
-    if len(got) != len(expected):
-        return None
-    places: dict[str, list[int]] = defaultdict(list)
-    for j, result in enumerate(expected):
-        places[result_key(game, result)].append(j)
-    keys = [result_key(game, r) for r in got]
-    if sorted(keys) != sorted(k for k, js in places.items() for _ in js):
-        return None
-    mapping = []
-    for i, key in enumerate(keys):
-        js = places[key]
-        mapping.append(i if i in js else js[0])
-        js.remove(mapping[-1])
-    return None if mapping == list(range(len(got))) else mapping
-
-
-def order_failure(
-    game: str, stake: int, tickets: Sequence[str], mapping: list[int]
-) -> CheckFailure:
-    """The one finding a reordered batch makes: which ticket's result came where."""
-    moved = [(i, j) for i, j in enumerate(mapping) if i != j]
-    first = moved[0][0]
-    low = max(0, first - 2)
-    shown = list(tickets[low : low + SHOWN])
-    evidence = OrderEvidence(
-        game=game,
-        stake_cents=stake,
-        tickets=tuple(shown),
-        expected="result i is ticket i's",
-        got={"result_of_ticket": mapping[low : low + SHOWN], "first_moved": first - low},
-        note=(
-            f"{len(moved)} of {len(tickets)} results are right but at another ticket's place: "
-            f"result {first} is ticket {mapping[first]}'s"
-        ),
-        requirements=(ORDER,),
-    )
-    return CheckFailure(
-        f"the batch's results are not in request order: {evidence.note}",
-        [evidence],
-        requirements=(ORDER,),
-    )
-
-
-def raise_if_reordered(
-    game: str, stake: int, tickets: Sequence[str], got: Sequence[Mapping[str, Any]]
-) -> None:
-    """Raise the order finding when ``got`` holds the reference's results of ``tickets`` at
-    other places: checks that compare answers among themselves (metamorphic relations, a
-    ticket beside an invalid one) call it before reporting what they found."""
-    mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
-    if mapping is not None:
-        raise order_failure(game, stake, tickets, mapping)
-
-
-@dataclass(frozen=True)
-class OrderEvidence(BatchEvidence):
-    """Right results at other tickets' places (kind ``evaluate_order``)."""
-
-    KIND: ClassVar[str] = "evaluate_order"
-
-    @classmethod
-    def replay(cls, adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
-        """The tickets again, in one batch: each result in its ticket's place."""
-        require(case, "game", "stake_cents", "tickets")
-        game, stake, tickets = case["game"], case["stake_cents"], list(case["tickets"])
-        got = check_shape(adapter.evaluate(game, stake, tickets), tickets)
-        mapping = permuted(game, [expected_result(game, stake, t) for t in tickets], got)
-        return None if mapping is None else order_failure(game, stake, tickets, mapping).evidence[0]
-
-
-register_kind(OrderEvidence)
 
 
 def distinct_tickets(game: str, stake: int, seed: int) -> list[str]:

@@ -23,8 +23,8 @@ from .._pool import map_in_order, workers_of
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import evaluate_request, register_kind
 from ..games import GameKit, each_kit, kit
+from ._batch_order import raise_if_reordered
 from ._differential import Disagreement, compare, search
-from .evaluate_batch import raise_if_reordered
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy

@@ -1,9 +1,9 @@
 """Metamorphic checks: properties of the target's own answers that need no oracle.
 
 A ticket and a transformed ticket that the rules say are worth the same go to the target in
-one batch; the two answers must agree, with each win following its symbol, row or robot:
-buttons in another order (robots 4.4, R-I5), robots in another order (4.2, R-I1), the rows of a
-grid in another order (eldorado 4.1), the cells of a row in another order (4.4, E-I1).
+one batch; the two answers must agree, with each win following its symbol, row or robot. The
+relations are each game's own (its kit's ``relations``: ``_<game>_relations.py``); one check
+``metamorphic.<relation.check>`` is registered per relation of every kit.
 A target can be consistently wrong and still pass these (the differential checks catch that);
 what they catch is an answer that depends on something the rules say does not matter.
 """
@@ -11,7 +11,6 @@ what they catch is an answer that depends on something the rules say does not ma
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,71 +18,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._drawing import Recipe
 from .._evaluation import check_shape, difference, expected_result, is_error
-from .._evidence import Serialised, evaluate_request, require
-from .._lazy import strategies_module, suite_strategies
+from .._evidence import ReplayError, Serialised, evaluate_request, require
+from .._lazy import strategies_module
 from .._registry import CheckContext, CheckFailure, check
 from .._replay import register_kind
-from ..games import kit
+from ..games import GameKit, each_kit, kit, kits
+from ._batch_order import raise_if_reordered
 from ._differential import Disagreement, hunt
+from ._relations import Relation
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .. import strategies as S
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
-    S = suite_strategies()
 
 Result = Mapping[str, Any]
-
-
-# -- the transformations ----------------------------------------------------------------------
-
-
-def shuffle_buttons(ticket: str, seed: int) -> str:
-    robots, body = ticket.split("|")
-    buttons = body.split(" ")
-    random.Random(seed).shuffle(buttons)
-    return robots + "|" + " ".join(buttons)
-
-
-def shuffle_robots(ticket: str, seed: int) -> str:
-    robots, body = ticket.split("|")
-    order = list(robots)
-    random.Random(seed).shuffle(order)
-    return "".join(order) + "|" + body
-
-
-def _row_orders(ticket: str, seed: int) -> list[list[int]]:
-    """For each grid, the old row index of each new row."""
-    shuffle = random.Random(seed)
-    orders = []
-    for _ in ticket.split("|"):
-        order = list(range(S.ROWS))
-        shuffle.shuffle(order)
-        orders.append(order)
-    return orders
-
-
-def shuffle_rows(ticket: str, seed: int) -> str:
-    grids = [g.split("/") for g in ticket.split("|")]
-    orders = _row_orders(ticket, seed)
-    return S.eldorado_ticket(
-        [[rows[k] for k in order] for rows, order in zip(grids, orders, strict=True)]
-    )
-
-
-def shuffle_cells(ticket: str, seed: int) -> str:
-    shuffle = random.Random(seed)
-    grids = []
-    for grid in ticket.split("|"):
-        rows = []
-        for row in grid.split("/"):
-            cells = list(row)
-            shuffle.shuffle(cells)
-            rows.append("".join(cells))
-        grids.append(rows)
-    return S.eldorado_ticket(grids)
 
 
 # -- what must stay the same ------------------------------------------------------------------
@@ -102,92 +52,6 @@ def _same(
     if is_error(a) or is_error(b):
         return is_error(a) == is_error(b)
     return a.get("prize_cents") == b.get("prize_cents") and _wins(a, key_a) == _wins(b, key_b)
-
-
-def _identity(win: Mapping[str, Any]) -> Any:
-    return sorted(
-        (k, v)
-        for k, v in win.items()
-        if k in ("robot", "grid", "row", "symbol", "count", "amount_cents")
-    )
-
-
-def robots_order_keys(
-    ticket: str, transformed: str
-) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """Wins keyed by symbol and amount, and the robot mapped to where its symbol went."""
-    before, after = ticket.split("|")[0], transformed.split("|")[0]
-
-    def key_a(win: Mapping[str, Any]) -> Any:
-        robot = win.get("robot")
-        moved = (
-            after.index(before[robot])
-            if isinstance(robot, int) and 0 <= robot < len(before)
-            else robot
-        )
-        return [moved, win.get("symbol"), win.get("amount_cents")]
-
-    def key_b(win: Mapping[str, Any]) -> Any:
-        return [win.get("robot"), win.get("symbol"), win.get("amount_cents")]
-
-    return key_a, key_b
-
-
-def row_order_keys(ticket: str, seed: int) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """Wins with each row mapped to where the shuffle put it."""
-    orders = _row_orders(ticket, seed)
-
-    def key_a(win: Mapping[str, Any]) -> Any:
-        grid, row = win.get("grid"), win.get("row")
-        if (
-            isinstance(grid, int)
-            and isinstance(row, int)
-            and 0 <= grid < len(orders)
-            and row in orders[grid]
-        ):
-            row = orders[grid].index(row)
-        return [grid, row, win.get("symbol"), win.get("count"), win.get("amount_cents")]
-
-    def key_b(win: Mapping[str, Any]) -> Any:
-        return [
-            win.get("grid"),
-            win.get("row"),
-            win.get("symbol"),
-            win.get("count"),
-            win.get("amount_cents"),
-        ]
-
-    return key_a, key_b
-
-
-@dataclass(frozen=True)
-class Relation:
-    name: str  # the requirement id
-    game: str
-    transform: Callable[[str, int], str]
-    tickets: Callable[[], st.SearchStrategy[str]]
-
-    def keys(
-        self, ticket: str, transformed: str, seed: int
-    ) -> tuple[Callable[..., Any], Callable[..., Any]]:
-        if self.name == "robots.4.2.robot_order":
-            return robots_order_keys(ticket, transformed)
-        if self.name == "eldorado.4.1.row_order":
-            return row_order_keys(ticket, seed)
-        return _identity, _identity
-
-
-RELATIONS: dict[str, Relation] = {
-    r.name: r
-    for r in (
-        Relation("robots.4.4.button_order", "robots", shuffle_buttons, lambda: S.robots_tickets()),
-        Relation("robots.4.2.robot_order", "robots", shuffle_robots, lambda: S.robots_tickets()),
-        Relation("eldorado.4.1.row_order", "eldorado", shuffle_rows, lambda: S.eldorado_tickets()),
-        Relation(
-            "eldorado.4.4.cell_order", "eldorado", shuffle_cells, lambda: S.eldorado_tickets()
-        ),
-    )
-}
 
 
 @dataclass(frozen=True)
@@ -237,7 +101,7 @@ class MetamorphicEvidence(Serialised):
     def replay(cls, adapter: Any, case: Mapping[str, Any]) -> MetamorphicEvidence | None:
         """The ticket and its transform again, in one batch."""
         require(case, "relation", "stake_cents", "ticket", "seed")
-        relation = RELATIONS[case["relation"]]
+        relation = relation_named(case["relation"])
         found = examine(adapter, relation, [(case["stake_cents"], case["ticket"], case["seed"])])
         return found[0][1] if found else None
 
@@ -286,8 +150,6 @@ def examine(
                     )
                 )
         if found:  # right results at other tickets' places are one finding about order
-            from .evaluate_batch import raise_if_reordered
-
             raise_if_reordered(relation.game, stake, tickets, answers)
     return found
 
@@ -295,14 +157,24 @@ def examine(
 register_kind(MetamorphicEvidence)
 
 
+def relation_named(name: str) -> Relation:
+    """The relation whose requirement id is ``name``, among every kit's relations."""
+    for game_kit in kits():
+        for relation in game_kit.relations:
+            if relation.name == name:
+                return relation
+    known = [r.name for k in kits() for r in k.relations]
+    raise ReplayError(f"no metamorphic relation {name!r}; known: {', '.join(known)}")
+
+
 def relation_cases(name: str, stakes: tuple[int, ...]) -> st.SearchStrategy[tuple[int, str, int]]:
     """(stake, ticket, seed of the transform) cases of the relation ``name``."""
-    tickets = RELATIONS[name].tickets()
+    tickets = relation_named(name).tickets()
     return st.tuples(st.sampled_from(stakes), tickets, st.integers(1, 2**31))
 
 
 def _run(ctx: CheckContext, name: str) -> None:
-    relation = RELATIONS[name]
+    relation = relation_named(name)
     stakes = ctx.stakes(relation.game)
     if not stakes:
         return
@@ -349,45 +221,20 @@ def named_by_the_oracle(
     return ()
 
 
-@check(
-    "metamorphic.robots_button_order",
-    covers=["robots.4.4.button_order"],
-    capability="evaluate",
-    games=("robots",),
-)
-def robots_button_order(ctx: CheckContext) -> None:
-    """The buttons of a ticket in another order: same prize, same wins (robots 4.4, R-I5)."""
-    _run(ctx, "robots.4.4.button_order")
+def _register(game_kit: GameKit) -> None:
+    """One check per relation of ``game_kit``: ``metamorphic.<relation.check>``."""
+    for relation in game_kit.relations:
+
+        def run(ctx: CheckContext, name: str = relation.name) -> None:
+            _run(ctx, name)
+
+        run.__doc__ = relation.doc
+        check(
+            f"metamorphic.{relation.check}",
+            covers=[relation.name],
+            capability="evaluate",
+            games=(game_kit.name,),
+        )(run)
 
 
-@check(
-    "metamorphic.robots_robot_order",
-    covers=["robots.4.2.robot_order"],
-    capability="evaluate",
-    games=("robots",),
-)
-def robots_robot_order(ctx: CheckContext) -> None:
-    """The robots in another order: same prize, each win at its symbol's new robot (R-I1)."""
-    _run(ctx, "robots.4.2.robot_order")
-
-
-@check(
-    "metamorphic.eldorado_row_order",
-    covers=["eldorado.4.1.row_order"],
-    capability="evaluate",
-    games=("eldorado",),
-)
-def eldorado_row_order(ctx: CheckContext) -> None:
-    """The rows of each grid in another order: same prize, each win at its row's new place."""
-    _run(ctx, "eldorado.4.1.row_order")
-
-
-@check(
-    "metamorphic.eldorado_cell_order",
-    covers=["eldorado.4.4.cell_order"],
-    capability="evaluate",
-    games=("eldorado",),
-)
-def eldorado_cell_order(ctx: CheckContext) -> None:
-    """The cells of each row in another order: same prize, same wins (E-I1)."""
-    _run(ctx, "eldorado.4.4.cell_order")
+each_kit(_register)

@@ -26,9 +26,11 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from contract import ErrorReply
+from contract import ContractBreach, ErrorReply
 
+from .._evidence import BreachEvidence, Counterexample, require
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from .._replay import replayer
 from ..games import kit
 from . import _scenarios as sc
 from ._scenarios.client import misspelt, mistyped
@@ -201,3 +203,34 @@ def refusals(ctx: CheckContext) -> None:
             )
     if not tried:
         raise NotSupported("no game and stake in this run's scope")
+
+
+@replayer(BreachEvidence.KIND)
+def replay_breach(adapter: Any, case: Mapping[str, Any]) -> Counterexample | None:
+    """The ``contract_breach`` replayer: every refusal provoked again (at the first stake of
+    each game the target offers); the first breach, or refusal fault, is the evidence."""
+    require(case, "check", "requirement")
+    described = adapter.describe()
+    session = sc.Session.of(adapter, described)
+    for game, offer in described.get("games", {}).items():
+        stakes = offer.get("stakes_cents", [])
+        if not stakes:
+            continue
+        try:
+            found = scenario_refusals(
+                session, sc.case_of("refusals", game=game, stake_cents=stakes[0])
+            )
+        except ContractBreach as breach:
+            answer = dict(breach.answer)
+            expected = answer.pop("expected", None)
+            return BreachEvidence(
+                str(case["check"]),
+                str(case["requirement"]),
+                expected,
+                answer,
+                answer.get("operation"),
+                str(breach),
+            )
+        if found is not None:
+            return found
+    return None

@@ -21,8 +21,10 @@ from contract import ErrorReply
 
 from .._registry import CheckContext, Evidence, check
 from . import _scenarios as sc
-from .play import failure, plays_per_stake, robots_stake
+from .play import failure, plays_per_stake
+from .play_reveal import robots_stake
 
+ROBOTS = "robots"  # the reveal protocol checked here is robots' own (robots 4.3)
 MAX_PLAYS = 4
 
 
@@ -32,9 +34,9 @@ def scenario_reveal_answer(session: sc.Session, case: Mapping[str, Any]) -> Evid
     stake = case["stake_cents"]
     account = session.open(stake * int(case["plays"]) * 3)
     for _ in range(int(case["plays"])):
-        played = session.play(account, sc.ROBOTS, stake)
+        played = session.play(account, ROBOTS, stake)
         truth, source = session.truth(account, played)
-        want = sc.robots_buttons(truth) if truth is not None else None
+        want = sc.ticket_buttons(ROBOTS, truth) if truth is not None else None
         got: list[list[tuple[str, bool, bool]]] = []
         raw: list[list[Any]] = []
         for button in range(len(want) if want is not None else 18):
@@ -49,11 +51,11 @@ def scenario_reveal_answer(session: sc.Session, case: Mapping[str, Any]) -> Evid
                     if reply.status != 409:
                         raise reply
                     break
-                got[-1].append(sc.reveal_tuple(reply, button))
+                got[-1].append(sc.reveal_tuple(ROBOTS, reply, button))
                 raw[-1].append(reply)
         if want is None:
             truth, _ = session.auto(account, played["play_id"])
-            want, source = sc.robots_buttons(truth), "auto"
+            want, source = sc.ticket_buttons(ROBOTS, truth), "auto"
             if want is None:
                 return sc.evidence(
                     case, "a valid robots ticket", truth, "AUTO shows an invalid ticket"
@@ -84,13 +86,13 @@ sc.SCENARIOS["reveal_answer"] = scenario_reveal_answer
     "play.robots_reveal_answer",
     covers=[sc.REVEAL_ANSWER],
     capability="reveal",
-    games=(sc.ROBOTS,),
+    games=(ROBOTS,),
     cost="long",
 )
 def reveal_answer(ctx: CheckContext) -> None:
     """Buttons clicked in turn on a few plays: every reveal answer names the button clicked
     and carries the symbol (name or letter), X2 and +1 exactly as the ticket holds them."""
-    plays = min(MAX_PLAYS, plays_per_stake(ctx, sc.ROBOTS))
+    plays = min(MAX_PLAYS, plays_per_stake(ctx, ROBOTS))
     case = sc.case_of("reveal_answer", stake_cents=robots_stake(ctx), plays=plays)
     found = scenario_reveal_answer(sc.Session.of(ctx.adapter, ctx.implementation), case)
     ctx.details["plays"] = plays

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 from .._drawing import Recipe
 from .._lazy import strategies_module, suite_strategies
 from .._registry import CheckContext, check
-from ._classify import ROBOTS_GENERAL, RobotsDiagnosis
 from ._differential import compare_all, fail_with, search
+from ._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .. import strategies as S
+    from ..games import _robots_strategies as S
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
-    S = suite_strategies()
+    S = suite_strategies("conformance.games._robots_strategies")
 
 
 def edge_tickets() -> st.SearchStrategy[str]:

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from importlib.abc import Traversable
 from typing import TYPE_CHECKING, Any
 
-from .._registry import ConformanceError
+from .._errors import ConformanceError
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
     from .._kernels import ChunkJudge, Kernel
     from ..checks._differential import Disagreement
+    from ..checks._relations import Relation
 
 Diagnosis = Callable[[Any, "Disagreement"], tuple[str, ...]]
 """Classifies one disagreement (adapter, disagreement) to the requirement ids it breaks."""
@@ -100,6 +101,9 @@ class GameKit:
     """The article of a play's stake and history: ``robots.4.1``."""
     prize_article: str
     """The article by which a unit's gains add up to its prize: ``robots.4.10``."""
+    relations: tuple[Relation, ...] = ()
+    """The game's metamorphic relations: changes to a ticket the rules say change nothing
+    (``checks/_relations.py``); ``metamorphic`` checks each one."""
     reveals: bool = False
     """The game is played button by button through the contract's reveal operation (robots);
     without it a play is finished by AUTO only."""
@@ -143,11 +147,40 @@ _PER_KIT: list[Callable[[GameKit], None]] = []
 _LOCK = threading.RLock()
 _BUILTIN_LOADED = False
 _BUILTIN_DONE = False
-_BUILTIN = ("robots", "eldorado")  # conformance.games.<name>, in this order
+
+
+@dataclass(frozen=True)
+class CheckBook:
+    """How the kit registry reaches the check registry (``conformance._registry``), which sits
+    above it and attaches itself as it loads: the ids of the checks registered now, forgetting
+    one, and recomputing the checks that follow the kits."""
+
+    ids: Callable[[], set[str]]
+    unregister: Callable[[str], None]
+    refresh: Callable[[], None]
+
+
+_CHECKS = CheckBook(ids=set, unregister=lambda _id: None, refresh=lambda: None)
+_FOLLOWERS: list[tuple[Callable[[], None], Callable[[], object]]] = []
+
+
+def attach_check_registry(book: CheckBook) -> None:
+    """Called once by ``conformance._registry``: a kit's checks are then recorded with it."""
+    global _CHECKS
+    _CHECKS = book
+
+
+def follow_kits(clear: Callable[[], None], load: Callable[[], object]) -> None:
+    """A catalogue built from every kit's files (requirements, clauses) follows the kits:
+    ``clear`` is called whenever a kit is registered or unregistered, and ``load`` checks the
+    files of the shipped kits together, once all are in (it raises for a malformed kit)."""
+    _FOLLOWERS.append((clear, load))
 
 
 def _load_builtin() -> None:
-    """Import the shipped kits once (lazily: they import the strategies and classifiers)."""
+    """Import the shipped kits once (lazily: they import the strategies and classifiers): the
+    kit module ``conformance.games.<name>`` of every game the reference registered, in the
+    reference's order."""
     global _BUILTIN_LOADED, _BUILTIN_DONE
     if _BUILTIN_LOADED:
         return
@@ -156,16 +189,19 @@ def _load_builtin() -> None:
             return
         _BUILTIN_LOADED = True
         import importlib
+        import importlib.util
 
-        for name in _BUILTIN:
-            importlib.import_module(f"{__name__}.{name}")
+        import reference
+
+        for name in reference.games():
+            module = f"{__name__}.{name}"
+            if importlib.util.find_spec(module) is not None:
+                importlib.import_module(module)
         _BUILTIN_DONE = True
 
 
 def _check_ids() -> set[str]:
-    from .._registry import _REGISTRY
-
-    return set(_REGISTRY)
+    return _CHECKS.ids()
 
 
 def register_kit(kit: GameKit) -> GameKit:
@@ -174,8 +210,6 @@ def register_kit(kit: GameKit) -> GameKit:
     Its own checks and the per-game checks of the generic modules are registered for it, and
     the requirement and clause catalogues are reloaded with its files. A name registered twice
     is an error (``unregister_kit`` first)."""
-    from .. import _registry
-
     with _LOCK:
         if kit.name in _KITS:
             raise ConformanceError(f"game kit {kit.name!r} is registered already")
@@ -191,11 +225,11 @@ def register_kit(kit: GameKit) -> GameKit:
                 factory(kit)
         except Exception:
             for cid in _check_ids() - before:
-                _registry.unregister_check(cid)
+                _CHECKS.unregister(cid)
             del _KITS[kit.name]
             raise
         _KITS[kit.name] = _with_checks(kit, tuple(sorted(_check_ids() - before)))
-        _registry.refresh_checks()
+        _CHECKS.refresh()
         _reload_catalogues()
         if _BUILTIN_DONE:  # the shipped kits' data is checked together, once all are in
             try:
@@ -209,10 +243,8 @@ def register_kit(kit: GameKit) -> GameKit:
 def _check_data() -> None:
     """The catalogues with every kit's files loaded and cross-checked: a kit whose files are
     malformed, or whose clauses name requirements nobody defines, is refused at once."""
-    from .. import _catalogue, _clauses
-
-    _catalogue.load_catalogue()
-    _clauses.load_clause_files()
+    for _clear, load in _FOLLOWERS:
+        load()
 
 
 def _needs_engine(name: str) -> None:
@@ -238,14 +270,12 @@ def _with_checks(kit: GameKit, ids: tuple[str, ...]) -> GameKit:
 def unregister_kit(name: str) -> None:
     """Forget the kit ``name`` and every check registered for it (tests register a game of
     their own and must leave the suite as they found it)."""
-    from .. import _registry
-
     with _LOCK:
         found = kit(name)
         for cid in found.own_checks:
-            _registry.unregister_check(cid)
+            _CHECKS.unregister(cid)
         del _KITS[name]
-        _registry.refresh_checks()
+        _CHECKS.refresh()
         _reload_catalogues()
 
 
@@ -260,11 +290,8 @@ def registered(kit: GameKit) -> Iterator[GameKit]:
 
 
 def _reload_catalogues() -> None:
-    from .. import _catalogue, _clauses
-
-    _catalogue.load_catalogue.cache_clear()
-    _clauses.load_clause_files.cache_clear()
-    _clauses.wordings.cache_clear()
+    for clear, _load in _FOLLOWERS:
+        clear()
 
 
 def kit(name: object) -> GameKit:
@@ -306,11 +333,14 @@ def each_kit(factory: Callable[[GameKit], None]) -> Callable[[GameKit], None]:
 
 __all__ = [
     "Board",
+    "CheckBook",
     "Diagnosis",
     "Escape",
     "GameKit",
     "UnknownGame",
+    "attach_check_registry",
     "each_kit",
+    "follow_kits",
     "kit",
     "kit_names",
     "kits",

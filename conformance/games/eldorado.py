@@ -14,19 +14,20 @@ from typing import TYPE_CHECKING
 import reference
 
 from .._compiled import fastaudit
-from .._invalid_catalogue import ELDORADO_INVALID_KINDS, INVALID_EXAMPLES
 from .._lazy import strategies_module, suite_strategies
-from ..checks._classify import ELDORADO_GENERAL, EldoradoDiagnosis
+from ..checks._eldorado_classify import ELDORADO_GENERAL, EldoradoDiagnosis
+from ..checks._eldorado_relations import RELATIONS
 from . import Escape, GameKit, register_kit, sweep
+from ._eldorado_invalid import ELDORADO_INVALID_EXAMPLES, ELDORADO_INVALID_KINDS
 from ._eldorado_kernel import eldorado_chunk, eldorado_prizes, eldorado_tables
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .. import strategies as S
+    from . import _eldorado_strategies as S
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
-    S = suite_strategies()
+    S = suite_strategies("conformance.games._eldorado_strategies")
 
 _DATA = resources.files("conformance")
 
@@ -112,11 +113,12 @@ KIT = register_kit(
         valid_tickets=lambda: S.eldorado_tickets(),
         invalid_kinds=ELDORADO_INVALID_KINDS,
         invalid_tickets=_invalid,
-        invalid_examples=INVALID_EXAMPLES["eldorado"],
+        invalid_examples=ELDORADO_INVALID_EXAMPLES,
         sweeps={
             "all_rows": sweep("conformance.checks.eldorado_rules", "all_row_tickets"),
             "extra_stages": sweep("conformance.checks.eldorado_rules", "extra_stage_tickets"),
         },
+        relations=RELATIONS,
         diagnosis=EldoradoDiagnosis,
         general_requirement=ELDORADO_GENERAL,
         stakes_article="eldorado 2 (0,5 €, 1 € or 2 €)",

@@ -14,20 +14,21 @@ from typing import TYPE_CHECKING
 import reference
 
 from .._compiled import fastaudit
-from .._invalid_catalogue import INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
 from .._lazy import strategies_module, suite_strategies
-from ..checks._classify import ROBOTS_GENERAL, RobotsDiagnosis
+from ..checks._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
+from ..checks._robots_relations import RELATIONS
 from . import Escape, GameKit, register_kit, sweep
 from ._boards import euros, shape_svg
+from ._robots_invalid import ROBOTS_INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
 from ._robots_kernel import robots_chunk, robots_prizes, robots_tables
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from .. import strategies as S
+    from . import _robots_strategies as S
 else:  # imported on first use (conformance._lazy): a run of block checks never needs them
     st = strategies_module()
-    S = suite_strategies()
+    S = suite_strategies("conformance.games._robots_strategies")
 
 _DATA = resources.files("conformance")
 
@@ -125,8 +126,9 @@ KIT = register_kit(
         valid_tickets=lambda: S.robots_tickets(),
         invalid_kinds=ROBOTS_INVALID_KINDS,
         invalid_tickets=_invalid,
-        invalid_examples=INVALID_EXAMPLES["robots"],
+        invalid_examples=ROBOTS_INVALID_EXAMPLES,
         sweeps={"gauge_fills": sweep("conformance.checks.robots_rules", "gauge_fill_tickets")},
+        relations=RELATIONS,
         diagnosis=RobotsDiagnosis,
         general_requirement=ROBOTS_GENERAL,
         stakes_article="robots 2 (1 €)",

@@ -31,7 +31,7 @@ from .._progress import ProgressHandler
 from .._reports._folder import STAGING_PREFIX, ReportFolder, ReportWriteError, describe
 from .._reports.console import ConsoleReport
 from .._runner import EXIT_NOT_STARTED, Runner, RunPlan
-from .._targets import DEFAULT_TIMEOUT_S
+from .._timeout import DEFAULT_TIMEOUT_S
 from .._waivers import load_waivers
 from . import UsageError
 

@@ -17,7 +17,7 @@ from reference import _strict_json as strict_json
 from .._cases import load_case
 from .._errors import ConfigError, TargetError
 from .._escape import shorten, terminal
-from .._targets import DEFAULT_TIMEOUT_S
+from .._timeout import DEFAULT_TIMEOUT_S
 from . import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 
 NAME = "replay"
@@ -100,7 +100,8 @@ def choose_target(recorded: str, given: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from conformance._replay import ReplayError, replay
+    from conformance._evidence import ReplayError
+    from conformance._suite import replay
 
     if not 0 < args.timeout <= MAX_TIMEOUT_S:  # also NaN
         raise UsageError(f"--timeout: {args.timeout!r} is not a number of seconds in (0, 86400]")

@@ -19,6 +19,7 @@ import reference
 from conformance import _audit, _kernels
 from conformance._audit import Expectation, audit, audit_chunk, audit_file, judge_line
 from conformance._audit import judge as audit_judge
+from conformance._audit import layout as audit_layout
 from tests.conformance import blockkit as kit
 
 GAMES = [("robots", 100), ("eldorado", 100)]
@@ -832,8 +833,8 @@ def test_the_fast_path_reads_integers_as_json_does() -> None:
     padded = bytes(buf) + bytes(32)
     a = np.frombuffer(padded, np.uint8)
     ok = np.ones(len(cases), bool)
-    words = audit_judge._words(padded)
-    values = audit_judge._digits(a, words, np.array(begins), np.array(ends), ok)
+    words = audit_layout.words(padded)
+    values = audit_layout.digits(a, words, np.array(begins), np.array(ends), ok)
     wrong = []
     for case, value, good in zip(cases, values.tolist(), ok.tolist(), strict=True):
         try:

@@ -17,7 +17,8 @@ import pytest
 from conformance import CheckContext, audit_block_file, registered_checks
 from conformance._audit import Expectation
 from conformance._execute import CheckOutcome, execute
-from conformance._replay import replay
+from conformance._suite import replay
+from conformance.checks import block_randomness
 from conformance.checks import blocks as block_checks
 from harness._errors import ProtocolViolation
 from tests.conformance import blockkit as kit
@@ -322,10 +323,10 @@ def test_a_block_repeating_one_two_places_back_fails_unrelated_blocks() -> None:
 
 
 def test_pairs_to_compare_are_every_pair_nearest_first_up_to_the_cap() -> None:
-    assert block_checks.pairs_to_compare("ab") == [("a", "b")]
-    assert block_checks.pairs_to_compare("abc") == [("a", "b"), ("b", "c"), ("a", "c")]
-    many = block_checks.pairs_to_compare(range(20))
-    assert len(many) == block_checks.MAX_PAIRS_PER_STAKE
+    assert block_randomness.pairs_to_compare("ab") == [("a", "b")]
+    assert block_randomness.pairs_to_compare("abc") == [("a", "b"), ("b", "c"), ("a", "c")]
+    many = block_randomness.pairs_to_compare(range(20))
+    assert len(many) == block_randomness.MAX_PAIRS_PER_STAKE
     assert many[:19] == [(i, i + 1) for i in range(19)]  # every consecutive pair is in
 
 
@@ -437,7 +438,7 @@ def test_later_blocks_sharing_a_layout_across_stakes_fail_unrelated_blocks() -> 
 
 
 def test_across_stakes_pairs_are_the_same_numbered_blocks() -> None:
-    pairs = block_checks.across_stakes_to_compare([["a1", "a2"], ["b1", "b2", "b3"], ["c1"]])
+    pairs = block_randomness.across_stakes_to_compare([["a1", "a2"], ["b1", "b2", "b3"], ["c1"]])
     assert pairs == [("a1", "b1"), ("a1", "c1"), ("b1", "c1"), ("a2", "b2")]
 
 

@@ -11,7 +11,7 @@ import numpy.typing as npt
 import pytest
 
 from conformance import _crossblock as cb
-from conformance._stats import unrelated
+from conformance._crossblock import unrelated
 
 LOTS = {0: 7000, 100: 1800, 200: 700, 500: 300, 1000: 150, 10000: 45, 100000: 4, 1000000: 1}
 SIZE = sum(LOTS.values())

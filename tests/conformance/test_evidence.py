@@ -16,10 +16,13 @@ from conformance._evidence import (
     evaluate_request,
 )
 from conformance._replay import evaluate_case
+from conformance.checks._batch_order import OrderEvidence
 from conformance.checks._block_evidence import BlockEvidence, BlockLineEvidence
-from conformance.checks.evaluate_batch import MixedBatchEvidence, OrderEvidence, RefusalEvidence
+from conformance.checks._scenarios import replay_play
+from conformance.checks.evaluate_batch import MixedBatchEvidence, RefusalEvidence
 from conformance.checks.invalid_tickets import NeighbourEvidence, StakeEvidence, stake_case
 from conformance.checks.metamorphic import MetamorphicEvidence, metamorphic_case
+from conformance.checks.refusals import replay_breach
 from conformance.checks.stakes import StakesEvidence
 from contract import ContractBreach
 from harness._reference_adapter import ReferenceAdapter
@@ -87,7 +90,7 @@ def test_play_evidence_is_its_case_and_names_the_requirement_the_case_names() ->
     assert found.scenario == "money" and found.requirements == ()
     named = PlayEvidence.of({**case, "requirement": "play.money.balance_read"}, 1, 2, "n")
     assert named.requirements == ("play.money.balance_read",)
-    assert replayers()["play"] == PlayEvidence.replay
+    assert replayers()["play"] == replay_play  # the scenarios replay their own evidence
     with pytest.raises(ConformanceError, match="play evidence needs an input"):
         PlayEvidence.of({"kind": "evaluate"}, 1, 2, "n")
     with pytest.raises(ReplayError, match="play evidence names scenario 'nope'"):
@@ -146,7 +149,7 @@ def test_breach_evidence_writes_what_the_untyped_evidence_wrote() -> None:
     )
     assert _bytes(found) == _bytes(untyped)
     assert found.requirements == ("protocol.refusals.status",)
-    assert replayers()["contract_breach"] == BreachEvidence.replay
+    assert replayers()["contract_breach"] == replay_breach  # beside the refusals
 
 
 def test_batch_evidence_writes_what_the_untyped_evidence_wrote() -> None:

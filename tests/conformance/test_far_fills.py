@@ -6,26 +6,26 @@ from __future__ import annotations
 import pytest
 
 import reference
-from conformance import strategies as S
-from conformance.checks._classify import RobotsDiagnosis, robots_probes
+from conformance.checks._robots_classify import RobotsDiagnosis, robots_probes
 from conformance.checks.robots_rules import far_fill_tickets, far_notches
+from conformance.games import _robots_strategies as RS
 
 ENGINE = reference.RobotsEngine(reference.robots_rules())
 
 
-@pytest.mark.parametrize("letter", list(S.ROBOT_LETTERS))
+@pytest.mark.parametrize("letter", list(RS.ROBOT_LETTERS))
 def test_every_count_far_past_full_is_reached_alone(letter: str) -> None:
     counts = set()
     for ticket in far_fill_tickets():
         gauges = ENGINE.gauges(ticket)
-        full = [s for s, n in gauges.items() if n >= S.NOTCHES[s]]
+        full = [s for s, n in gauges.items() if n >= RS.NOTCHES[s]]
         if full == [letter]:
             counts.add(gauges[letter])
             assert reference.prize_cents("robots", 100, ticket) > 0
-    assert set(range(S.NOTCHES[letter] + 3, far_notches() + 1)) <= counts
+    assert set(range(RS.NOTCHES[letter] + 3, far_notches() + 1)) <= counts
 
 
-@pytest.mark.parametrize("letter", list(S.ROBOT_LETTERS))
+@pytest.mark.parametrize("letter", list(RS.ROBOT_LETTERS))
 def test_probes_reach_counts_where_small_counters_wrap(letter: str) -> None:
     reached = {ENGINE.gauges(t)[letter] for c, t in robots_probes(letter) if c.startswith("far")}
     assert {8, 16, 32} <= reached and max(reached) >= 20

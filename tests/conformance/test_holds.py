@@ -16,7 +16,8 @@ import pytest
 from conformance import EVERY_STREAM
 from conformance._execute import execute
 from conformance._profiles import DEFAULTS
-from conformance._registry import CheckContext, registered_checks
+from conformance._registry import CheckContext
+from conformance._suite import registered_checks
 from harness._reference_adapter import ReferenceAdapter
 from tests.seeds import TEST_SEED
 

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from conformance._execute import execute
-from conformance._registry import CheckContext, registered_checks
-from conformance._replay import replay
+from conformance._registry import CheckContext
+from conformance._suite import registered_checks, replay
+from conformance.checks._batch_order import permuted
 from conformance.checks._scenarios import misreported
-from conformance.checks.evaluate_batch import permuted
 from conformance.checks.history import PAGE_SIZES, judge_listing, limits_to_ask
 from conformance.checks.tokens import token_fault, token_finding
 from conformance.checks.wallet import _serial

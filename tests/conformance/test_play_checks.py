@@ -17,8 +17,8 @@ import yaml
 from conformance._catalogue import load_catalogue
 from conformance._execute import CheckOutcome, execute
 from conformance._profiles import DEFAULTS
-from conformance._registry import CheckContext, registered_checks
-from conformance._replay import replay
+from conformance._registry import CheckContext
+from conformance._suite import registered_checks, replay
 from harness._reference_adapter import ReferenceAdapter
 from reference._service import GameService
 from tests.faulty._faults import (

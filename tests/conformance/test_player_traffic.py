@@ -14,7 +14,8 @@ import pytest
 
 from conformance._execute import execute
 from conformance._profiles import DEFAULTS
-from conformance._registry import CheckContext, registered_checks
+from conformance._registry import CheckContext
+from conformance._suite import registered_checks
 from conformance.checks._scenarios import Session, case_of
 from conformance.checks._scenarios.client import misspelt, mistyped
 from conformance.checks._scenarios.money import scenario_top_lot

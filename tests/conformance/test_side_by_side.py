@@ -17,7 +17,8 @@ import pytest
 import reference
 from conformance._execute import CheckOutcome, execute
 from conformance._profiles import DEFAULTS
-from conformance._registry import CheckContext, registered_checks
+from conformance._registry import CheckContext
+from conformance._suite import registered_checks
 from conformance.checks import _scenarios as sc
 from conformance.checks._scenarios import money
 from harness._reference_adapter import ReferenceAdapter

@@ -10,7 +10,8 @@ import pytest
 from scipy import stats  # type: ignore[import-untyped]
 
 from conformance import _stats
-from conformance._stats import RandomnessTest, holm, unrelated, winner_positions
+from conformance._crossblock import unrelated
+from conformance._stats import RandomnessTest, holm, winner_positions
 
 LOTS = {0: 7000, 100: 1800, 200: 700, 500: 300, 1000: 150, 10000: 45, 100000: 4, 1000000: 1}
 SIZE = sum(LOTS.values())

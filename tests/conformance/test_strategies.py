@@ -14,6 +14,9 @@ import reference
 from conformance import strategies as S
 from conformance.checks.eldorado_rules import all_row_tickets, extra_stage_tickets
 from conformance.checks.robots_rules import gauge_fill_tickets
+from conformance.games import _eldorado_strategies as ES
+from conformance.games import _robots_strategies as RS
+from conformance.games import kit
 
 FAST = settings(
     max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck)
@@ -28,20 +31,20 @@ def _robots_edges(ticket: str) -> set[str]:
     buttons = body.split(" ")
     edges = set()
     for letter, count in gauges.items():
-        level = count - S.NOTCHES[letter]
+        level = count - RS.NOTCHES[letter]
         if -1 <= level <= 2:
             edges.add(f"{letter}:{('short', 'full', 'past1', 'past2')[level + 1]}")
-        if f"{letter}2" in body and count >= S.NOTCHES[letter] > count - 2:
+        if f"{letter}2" in body and count >= RS.NOTCHES[letter] > count - 2:
             edges.add("x2_fills")  # the X2 is what makes the gauge full or past
-    if sum(1 for letter, count in gauges.items() if count >= S.NOTCHES[letter]) >= 2:
+    if sum(1 for letter, count in gauges.items() if count >= RS.NOTCHES[letter]) >= 2:
         edges.add("several_full")
     if any(b.count("+") >= 2 for b in buttons):
         edges.add("plus_chain")
     if re.search(r"\+[A-Z]2", body):
         edges.add("x2_after_plus")
-    if robots != S.ROBOT_LETTERS:
+    if robots != RS.ROBOT_LETTERS:
         edges.add("robot_order")
-    if all(count < S.NOTCHES[letter] for letter, count in gauges.items()):
+    if all(count < RS.NOTCHES[letter] for letter, count in gauges.items()):
         edges.add("losing")
     return edges
 
@@ -51,14 +54,14 @@ def test_robots_tickets_are_valid_and_reach_every_edge() -> None:
 
     @seed(1)
     @FAST
-    @given(S.robots_tickets())
+    @given(RS.robots_tickets())
     def draw(ticket: str) -> None:
         reference.evaluate("robots", 100, ticket)  # raises TicketError if invalid
         reached.update(_robots_edges(ticket))
 
     draw()
-    wanted = {f"{s}:{level}" for s in S.ROBOT_LETTERS for level in ("full", "past1", "past2")}
-    wanted |= {f"{s}:short" for s in S.ROBOT_LETTERS if S.NOTCHES[s] > 1}
+    wanted = {f"{s}:{level}" for s in RS.ROBOT_LETTERS for level in ("full", "past1", "past2")}
+    wanted |= {f"{s}:short" for s in RS.ROBOT_LETTERS if RS.NOTCHES[s] > 1}
     wanted |= {"x2_fills", "several_full", "plus_chain", "x2_after_plus", "robot_order"}
     assert wanted <= set(reached), sorted(wanted - set(reached))
 
@@ -66,10 +69,12 @@ def test_robots_tickets_are_valid_and_reach_every_edge() -> None:
 def test_robots_min_full_gives_that_many_full_gauges() -> None:
     @seed(2)
     @FAST
-    @given(st.integers(1, 8).flatmap(lambda k: st.tuples(st.just(k), S.robots_tickets(min_full=k))))
+    @given(
+        st.integers(1, 8).flatmap(lambda k: st.tuples(st.just(k), RS.robots_tickets(min_full=k)))
+    )
     def draw(case: tuple[int, str]) -> None:
         k, ticket = case
-        full = [s for s, n in ENGINE.gauges(ticket).items() if n >= S.NOTCHES[s]]
+        full = [s for s, n in ENGINE.gauges(ticket).items() if n >= RS.NOTCHES[s]]
         assert len(full) >= k, (ticket, full)
 
     draw()
@@ -78,7 +83,7 @@ def test_robots_min_full_gives_that_many_full_gauges() -> None:
 def test_robots_without_plus_one_have_18_reveals() -> None:
     @seed(3)
     @FAST
-    @given(S.robots_tickets(plus_one=False))
+    @given(RS.robots_tickets(plus_one=False))
     def draw(ticket: str) -> None:
         reference.evaluate("robots", 100, ticket)
         assert "+" not in ticket
@@ -97,14 +102,14 @@ def test_robots_isolated_tickets_isolate_one_gauge() -> None:
         # X2 and +1 belong to the symbol under test only (the filler before a +1 aside)
         assert len(marked) <= 1 and len(chained) <= 1, ticket
         others_full = [
-            s for s, n in gauges.items() if n >= S.NOTCHES[s] and s not in marked | chained
+            s for s, n in gauges.items() if n >= RS.NOTCHES[s] and s not in marked | chained
         ]
         assert len(others_full) <= 1, ticket
 
 
-@pytest.mark.parametrize("letter", list(S.ROBOT_LETTERS))
+@pytest.mark.parametrize("letter", list(RS.ROBOT_LETTERS))
 def test_gauge_fills_cover_every_mix_up_to_two_past_full(letter: str) -> None:
-    n = S.NOTCHES[letter]
+    n = RS.NOTCHES[letter]
     seen = set()
     for ticket in gauge_fill_tickets():
         body = ticket.split("|")[1]
@@ -122,34 +127,34 @@ def test_eldorado_tickets_are_valid_and_reach_every_edge() -> None:
 
     @seed(4)
     @FAST
-    @given(S.eldorado_tickets(), S.stakes("eldorado"))
+    @given(ES.eldorado_tickets(), S.stakes("eldorado"))
     def draw(ticket: str, stake: int) -> None:
         reference.evaluate("eldorado", stake, ticket)
         grids = [g.split("/") for g in ticket.split("|")]
         for g, rows in enumerate(grids):
             for row in rows:
-                reached[S.row_kind(row)] += 1
-                if g and S.EXTRA in row:
+                reached[ES.row_kind(row)] += 1
+                if g and ES.EXTRA in row:
                     reached["extra_in_extra"] += 1
-                if S.row_kind(row) in ("four_adjacent", "four_apart", "five") and g:
+                if ES.row_kind(row) in ("four_adjacent", "four_apart", "five") and g:
                     reached["win_in_extra_grid"] += 1
         reached[f"stake:{stake}"] += 1
         reached[f"grids:{min(len(grids), 3)}"] += 1
 
     draw()
-    wanted = set(S.ROW_KINDS) | {"extra_in_extra", "win_in_extra_grid", "grids:1", "grids:3"}
-    wanted |= {f"stake:{s}" for s in S.STAKES["eldorado"]}
+    wanted = set(ES.ROW_KINDS) | {"extra_in_extra", "win_in_extra_grid", "grids:1", "grids:3"}
+    wanted |= {f"stake:{s}" for s in reference.load_rules("eldorado").stakes_cents}
     assert wanted <= set(reached), sorted(wanted - set(reached))
 
 
 def test_row_kinds() -> None:
-    assert S.row_kind("YSYYY") == "four_apart"
-    assert S.row_kind("SYYYY") == "four_adjacent"
-    assert S.row_kind("YYYYX") == "four_extra"
-    assert S.row_kind("XXXXY") == "extras"
-    assert S.row_kind("PPPPP") == "five"
-    assert S.row_kind("YYYSS") == "three"
-    assert S.row_kind("YSVBP") == "mixed"
+    assert ES.row_kind("YSYYY") == "four_apart"
+    assert ES.row_kind("SYYYY") == "four_adjacent"
+    assert ES.row_kind("YYYYX") == "four_extra"
+    assert ES.row_kind("XXXXY") == "extras"
+    assert ES.row_kind("PPPPP") == "five"
+    assert ES.row_kind("YYYSS") == "three"
+    assert ES.row_kind("YSVBP") == "mixed"
 
 
 def test_every_row_ticket_isolates_its_row() -> None:
@@ -164,9 +169,9 @@ def test_every_row_ticket_isolates_its_row() -> None:
 
 @pytest.mark.parametrize("game", ["robots", "eldorado"])
 def test_every_invalid_kind_has_examples_and_all_are_refused(game: str) -> None:
-    kinds = S.ROBOTS_INVALID_KINDS if game == "robots" else S.ELDORADO_INVALID_KINDS
-    assert {k for k, _ in S.INVALID_EXAMPLES[game]} == set(kinds)
-    for kind, ticket in S.INVALID_EXAMPLES[game]:
+    found = kit(game)
+    assert {k for k, _ in found.invalid_examples} == set(found.invalid_kinds)
+    for kind, ticket in found.invalid_examples:
         with pytest.raises(reference.TicketError):
             reference.evaluate(game, 100, ticket)
             pytest.fail(f"{kind} example {ticket!r} is valid")
@@ -176,7 +181,7 @@ def test_every_invalid_kind_has_examples_and_all_are_refused(game: str) -> None:
     @given(S.invalid_tickets(game))
     def draw(case: tuple[str, str]) -> None:
         kind, ticket = case
-        assert kind in kinds
+        assert kind in found.invalid_kinds
         with pytest.raises(reference.TicketError):
             reference.evaluate(game, 100, ticket)
 
@@ -188,7 +193,7 @@ def test_click_orders_click_every_reveal_once() -> None:
 
     @seed(6)
     @FAST
-    @given(S.robots_partial_click_orders(counts))
+    @given(RS.robots_partial_click_orders(counts))
     def draw(case: tuple[list[int], int]) -> None:
         clicks, auto_after = case
         assert Counter(clicks) == Counter({b: c for b, c in enumerate(counts)})

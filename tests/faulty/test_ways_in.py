@@ -181,7 +181,7 @@ def test_correct_target_over_http_lets_no_way_in() -> None:
     [("play_token_case_insensitive", "token"), ("play_neighbour_check_digit", "neighbour")],
 )
 def test_a_way_in_found_replays(name: str, ways: str) -> None:
-    from conformance._replay import replay
+    from conformance._suite import replay
     from conformance.checks._scenarios import Session
     from conformance.checks._scenarios.ways_in import scenario_ways_in
 

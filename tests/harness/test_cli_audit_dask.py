@@ -29,8 +29,9 @@ from distributed import Client, LocalCluster
 
 from conformance import _dask_audit
 from conformance._execute import execute
-from conformance._registry import CheckContext, registered_checks
+from conformance._registry import CheckContext
 from conformance._settings import Settings
+from conformance._suite import registered_checks
 from harness._cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -179,3 +179,17 @@ def test_the_game_name_scan_sees_a_branch(tmp_path: Path) -> None:
     sample = tmp_path / "branchy.py"
     sample.write_text('def f(game):\n    return 1 if game == "robots" else 2\n')
     assert _game_names_in(sample) == [(2, "robots")]
+
+
+def test_a_reveal_names_a_symbol_as_its_engine_says() -> None:
+    """The play scenarios read a reveal's symbol through the engine: robots' names and
+    letters alike, each to its letter, and every symbol a button reveals among them; a game
+    without buttons has none."""
+    robots = reference.game_engine("robots")
+    spellings = robots.reveal_symbols()
+    assert spellings["blue_diamond"] == spellings["D"] == "D"
+    assert set(spellings.values()) == {s.letter for s in reference.robots_rules().symbols}
+    ticket = "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C"  # contract 1's example
+    shown = {r["symbol"] for button in robots.button_reveals(ticket) for r in button}
+    assert shown <= set(spellings)
+    assert reference.game_engine("eldorado").reveal_symbols() == {}

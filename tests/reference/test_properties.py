@@ -1,6 +1,6 @@
 """Properties of the notation and the evaluator, over tickets aimed at the rules' edges.
 
-The strategies come from ``conformance.strategies`` (the suite's one strategy module), so the
+The strategies come from the suite (``conformance.strategies`` and each game's own), so the
 reference is exercised by exactly the tickets the suite sends to vendors.
 """
 
@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 import reference
 from conformance import strategies
+from conformance.games import _eldorado_strategies as ES
+from conformance.games import _robots_strategies as RS
 
 EXAMPLES = settings(max_examples=200, deadline=None)
 T = TypeVar("T")
@@ -32,7 +34,7 @@ def test_format_of_parse_is_the_ticket(case: tuple[str, str]) -> None:
 
 
 @EXAMPLES
-@given(strategies.robots_tickets())
+@given(RS.robots_tickets())
 def test_robots_prize_is_the_sum_of_its_wins(ticket: str) -> None:
     result = reference.evaluate("robots", 100, ticket)
     assert result["prize_cents"] == sum(win["amount_cents"] for win in result["wins"])
@@ -40,7 +42,7 @@ def test_robots_prize_is_the_sum_of_its_wins(ticket: str) -> None:
 
 
 @EXAMPLES
-@given(strategies.eldorado_tickets(), st.sampled_from((50, 100, 200)))
+@given(ES.eldorado_tickets(), st.sampled_from((50, 100, 200)))
 def test_eldorado_prize_is_the_sum_of_its_wins(ticket: str, stake: int) -> None:
     result = reference.evaluate("eldorado", stake, ticket)
     assert result["prize_cents"] == sum(win["amount_cents"] for win in result["wins"])
@@ -48,7 +50,7 @@ def test_eldorado_prize_is_the_sum_of_its_wins(ticket: str, stake: int) -> None:
 
 
 @EXAMPLES
-@given(strategies.robots_tickets(), st.randoms(use_true_random=False))
+@given(RS.robots_tickets(), st.randoms(use_true_random=False))
 def test_permuting_robots_or_buttons_never_changes_a_robots_prize(
     ticket: str, rng: random.Random
 ) -> None:
@@ -65,7 +67,7 @@ def test_permuting_robots_or_buttons_never_changes_a_robots_prize(
 
 @EXAMPLES
 @given(
-    strategies.eldorado_tickets(),
+    ES.eldorado_tickets(),
     st.sampled_from((50, 100, 200)),
     st.randoms(use_true_random=False),
 )

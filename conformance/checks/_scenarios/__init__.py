@@ -14,21 +14,23 @@ the ticket AUTO shows: so one fault (a history hiding unrevealed plays, say) doe
 other requirements fail too.
 
 The package's modules: ``client`` (the ``Session`` on a target and the helpers that read its
-answers), then one module per area: ``money``, ``sales``, ``refusals``, ``reveal``, ``history``,
-``tokens``. This module holds the ``SCENARIOS`` registry and re-exports every public name.
+answers), ``observe`` (plays observed for the money scenarios), then one module per area:
+``money``, ``sales``, ``refusals``, ``reveal``, ``history``, ``tokens``. This module holds the
+``SCENARIOS`` registry and re-exports every public name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from ..._evidence import PlayEvidence, ReplayError
 from ..._registry import Evidence
+from ..._replay import replayer
 from .client import (
     KIND,
-    LETTERS,
     MAX_CLICKS,
     REVEAL_ANSWER,
-    ROBOTS,
     SENDABLE_TOKEN,
     Account,
     Case,
@@ -40,24 +42,27 @@ from .client import (
     ref_prize,
     refused,
     reply_doc,
+    reveal_symbols,
     reveal_tuple,
-    robots_buttons,
+    ticket_buttons,
     token_fault,
 )
 from .history import (
     scenario_history_unrevealed,
 )
 from .money import (
+    scenario_money_exact,
+    scenario_prize_credited,
+    scenario_stake_debited,
+    scenario_top_lot,
+)
+from .observe import (
     EVERY_KIND_CAP,
     Observed,
     Quota,
     observe_accounts,
     observe_plays,
     read_lag_of,
-    scenario_money_exact,
-    scenario_prize_credited,
-    scenario_stake_debited,
-    scenario_top_lot,
 )
 from .players import scenario_deep, scenario_players
 from .refusals import (
@@ -116,13 +121,30 @@ SCENARIOS: dict[str, Scenario] = {
     "deep": scenario_deep,
 }
 
+
+@replayer(PlayEvidence.KIND)
+def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
+    """The ``play`` replayer: run the case's scenario again (fresh units, same situation and
+    click choices)."""
+    scenario = SCENARIOS.get(case.get("scenario"))  # type: ignore[arg-type]
+    if scenario is None:
+        raise ReplayError(
+            f"play evidence names scenario {case.get('scenario')!r}; known: "
+            f"{', '.join(sorted(SCENARIOS))}"
+        )
+    try:
+        return scenario(Session.of(adapter), case)
+    except KeyError as exc:
+        raise ReplayError(
+            f"play evidence {case.get('scenario')!r} lacks {exc}: {dict(case)!r}"
+        ) from None
+
+
 __all__ = [
     "EVERY_KIND_CAP",
     "KIND",
-    "LETTERS",
     "MAX_CLICKS",
     "REVEAL_ANSWER",
-    "ROBOTS",
     "SCENARIOS",
     "SENDABLE_TOKEN",
     "Account",
@@ -146,9 +168,10 @@ __all__ = [
     "recording_chooser",
     "ref_prize",
     "refused",
+    "replay_play",
     "reply_doc",
+    "reveal_symbols",
     "reveal_tuple",
-    "robots_buttons",
     "scenario_account_token",
     "scenario_auto",
     "scenario_block_order",
@@ -169,6 +192,7 @@ __all__ = [
     "scenario_reveal_resumed",
     "scenario_stake_debited",
     "scenario_top_lot",
+    "ticket_buttons",
     "token_fault",
     "walk",
 ]

@@ -7,6 +7,7 @@ is a document of the contract by the time a scenario reads it: the session's ada
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -27,18 +28,15 @@ Document = dict[str, Any]
 Case = Mapping[str, Any]
 Chooser = Callable[[int], int]
 KIND = "play"
-ROBOTS = "robots"
 WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one account
-MAX_CLICKS = 64  # more clicks than any valid robots unit has (18 buttons + their +1 chains)
+MAX_CLICKS = 64  # more clicks than any valid unit of a game with buttons has (robots: 18 + +1s)
 
 
-def _letters() -> dict[str, str]:
-    """Symbol name or letter -> letter: a reveal may name its symbol either way."""
-    symbols = reference.robots_rules().symbols
-    return {**{s.name: s.letter for s in symbols}, **{s.letter: s.letter for s in symbols}}
-
-
-LETTERS = _letters()
+@functools.cache
+def reveal_symbols(game: str) -> dict[str, str]:
+    """Every spelling a reveal of ``game`` may name a symbol with -> the symbol's letter (the
+    game's engine says which: ``GameEngine.reveal_symbols``)."""
+    return reference.game_engine(game).reveal_symbols()
 
 
 # -- talking to the target ---------------------------------------------------------------------
@@ -64,8 +62,9 @@ def mistyped(text: str) -> str:
 
 
 def misspelt(game: str) -> str:
-    """A game's name as a client misspells it: its last letter doubled (``robotss``)."""
-    return game + game[-1:] if game else "robots"
+    """A game's name as a client misspells it: its last letter doubled (``robotss``); for no
+    name, the first registered game's."""
+    return game + game[-1:] if game else reference.games()[0]
 
 
 def token_fault(balance_cents: int, answer: object) -> Evidence:
@@ -359,32 +358,35 @@ def ref_prize(game: str, stake: int, ticket: str) -> int | None:
         return None
 
 
-def robots_buttons(ticket: str) -> list[list[tuple[str, bool, bool]]] | None:
-    """Each button's reveals (letter, x2, plus_one) in click order, None for an invalid ticket."""
+def ticket_buttons(game: str, ticket: str) -> list[list[tuple[str, bool, bool]]] | None:
+    """Each button's reveals (letter, x2, plus_one) in click order, as the game's engine
+    describes them (``GameEngine.button_reveals``); None for an invalid ticket."""
     try:
-        parsed = reference.parse_ticket(ROBOTS, ticket)
+        buttons = reference.game_engine(game).button_reveals(ticket)
     except GameError:
         return None
-    assert isinstance(parsed, reference.RobotsTicket)
-    return [[(r.symbol, r.x2, r.plus_one) for r in button] for button in parsed.buttons]
+    letters = reveal_symbols(game)
+    return [[(letters[r["symbol"]], r["x2"], r["plus_one"]) for r in button] for button in buttons]
 
 
 REVEAL_ANSWER = "play.reveal.answer"
 
 
-def reveal_tuple(doc: object, button: int) -> tuple[str, bool, bool]:
+def reveal_tuple(game: str, doc: object, button: int) -> tuple[str, bool, bool]:
     """A reveal document as (letter, x2, plus_one); ProtocolViolation if it is not one in
     shape, ContractBreach (a fail of play.reveal.answer) if it names another button or no
-    robots symbol."""
+    symbol of ``game``."""
     what = f"reveal of button {button}"
+    letters = reveal_symbols(game)
     check(what, "reveal", doc)  # an answer of the session's adapter already passed it
     assert isinstance(doc, Mapping)
     symbol, got_button, x2, plus_one = doc["symbol"], doc["button"], doc["x2"], doc["plus_one"]
     fault = None
     if got_button != button:
         fault = f"the answer names button {got_button!r}, not the button clicked"
-    elif symbol not in LETTERS:
-        fault = f"symbol {symbol!r} is no robots symbol (a name such as 'blue_diamond', or D)"
+    elif symbol not in letters:
+        name, letter = next(iter(letters.items()), ("", ""))
+        fault = f"symbol {symbol!r} is no {game} symbol (a name such as {name!r}, or {letter})"
     if fault is not None:
         answer: dict[str, object] = {
             "operation": what,
@@ -392,7 +394,7 @@ def reveal_tuple(doc: object, button: int) -> tuple[str, bool, bool]:
             "expected": {"button": button},
         }
         raise ContractBreach(REVEAL_ANSWER, f"{what}: {fault}", answer)
-    return LETTERS[symbol], x2, plus_one
+    return letters[symbol], x2, plus_one
 
 
 def case_of(scenario: str, **params: Any) -> dict[str, Any]:

@@ -163,7 +163,7 @@ def _paced(
                         if reply.status != 409:
                             raise reply
                         continue  # a button with nothing left: the way back judges it
-                    one.again = reveal_tuple(reply, button)[2]
+                    one.again = reveal_tuple(player.game, reply, button)[2]
                     one.clicks[button] += 1
                     one.order.append(button)
                 if leave:
@@ -204,6 +204,7 @@ def _old(session: Session, player: Player, plays: int) -> None:
         for _ in range(HALF_CLICKS):  # buttons in turn, each to its end before the next
             button = _in_turn(first)
             first.again = reveal_tuple(
+                player.game,
                 session.adapter.reveal(str(first.played["play_id"]), player.account.token, button),
                 button,
             )[2]

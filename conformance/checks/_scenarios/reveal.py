@@ -14,7 +14,6 @@ from ..._registry import Evidence
 from .client import (
     MAX_CLICKS,
     REVEAL_ANSWER,
-    ROBOTS,
     Account,
     Case,
     Chooser,
@@ -26,9 +25,10 @@ from .client import (
     refused,
     reply_doc,
     reveal_tuple,
-    robots_buttons,
+    ticket_buttons,
 )
 
+ROBOTS = "robots"  # the reveal scenarios below are robots' own (robots 4.3, 4.4, 4.7)
 #: a +1 protocol fault met on the way (a button answering one click too many)
 PLUS_ONE = "robots.4.7.reveal_plus_one"
 REVEAL_SYMBOLS = "robots.4.3.reveal_symbols"
@@ -40,7 +40,7 @@ REVEAL_REQUIREMENTS = (REVEAL_SYMBOLS, REVEAL_ORDER, PLUS_ONE)
 def _answer(reply: object, button: int) -> tuple[str, bool, bool] | None:
     """A reveal answer as (letter, x2, plus_one), None when it is not one."""
     try:
-        return reveal_tuple(reply, button)
+        return reveal_tuple(ROBOTS, reply, button)
     except (ContractBreach, ProtocolViolation):
         return None
 
@@ -60,7 +60,7 @@ def revealed_on(
     button with a +1 chain breaks 4.7; any other fault 4.3 when the clicks before were buttons
     in turn (each button to its end before the next), else 4.4 (a click order changed what was
     shown)."""
-    buttons = robots_buttons(ticket)
+    buttons = ticket_buttons(ROBOTS, ticket)
     if buttons is None:
         return None
     natural = [b for b, reveals in enumerate(buttons) for _ in reveals]
@@ -88,7 +88,7 @@ def revealed_on(
                     what = f"{said}, was refused with {shown} shown"
                     return which, {"reveal": want}, reply_doc(reply), what, "reveal"
                 raise reply
-            got = reveal_tuple(reply, button)
+            got = reveal_tuple(ROBOTS, reply, button)
             if list(got) != want:
                 what = f"{said}, showed {got} as its symbol {shown + 1}, not {tuple(want)}"
                 return shown_wrong, {"reveal": want}, {"reveal": list(got)}, what, "reveal"
@@ -156,7 +156,7 @@ def walk(
             done.refused_open.append(button)
             open_.remove(button)
             continue
-        reveal = reveal_tuple(doc, button)
+        reveal = reveal_tuple(ROBOTS, doc, button)
         done.reveals[button].append(reveal)
         if not reveal[2]:
             open_.remove(button)
@@ -191,7 +191,7 @@ def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
     }
     ticket, prize = session.auto(account, played["play_id"])
     truth = truth if truth is not None else ticket
-    want = robots_buttons(truth)
+    want = ticket_buttons(ROBOTS, truth)
     if want is None:
         return evidence(
             case,
@@ -266,14 +266,14 @@ def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
                 if reply.status != 409:
                     raise
                 continue
-            again = reveal_tuple(doc, button)
+            again = reveal_tuple(ROBOTS, doc, button)
             if len(got) >= 2 and again == got[-1]:
                 one_too_many.add(button)
             first.reveals[button].append(again)
     done = walk(session, account, play_id, lambda k: 0, resume=first)
     ticket, prize = session.auto(account, play_id)
     truth = truth if truth is not None else ticket
-    want = robots_buttons(truth)
+    want = ticket_buttons(ROBOTS, truth)
     if want is None:
         return evidence(
             case,
@@ -333,7 +333,7 @@ def _clicked(
             if reply.status != 409:
                 raise reply
             continue
-        got[button].append(reveal_tuple(reply, button))
+        got[button].append(reveal_tuple(ROBOTS, reply, button))
     for button in range(buttons):
         while len(got[button]) <= MAX_CLICKS:
             reply = click(button)
@@ -341,7 +341,7 @@ def _clicked(
                 if reply.status != 409:
                     raise reply
                 break
-            got[button].append(reveal_tuple(reply, button))
+            got[button].append(reveal_tuple(ROBOTS, reply, button))
     return got
 
 
@@ -374,7 +374,7 @@ def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
     account = _funded(session, stake, 2)
     played = session.play(account, ROBOTS, stake)
     truth, source = session.truth(account, played)
-    want = robots_buttons(truth) if truth is not None else None
+    want = ticket_buttons(ROBOTS, truth) if truth is not None else None
     if want is None:
         return None  # an invalid ticket: the other reveal scenarios name that fault
     at_once = int(case.get("workers", 8))
@@ -386,7 +386,7 @@ def scenario_reveal_concurrent(session: Session, case: Case) -> Evidence | None:
         return None
     control = session.play(account, ROBOTS, stake)
     control_truth, _ = session.truth(account, control)
-    control_want = robots_buttons(control_truth) if control_truth is not None else None
+    control_want = ticket_buttons(ROBOTS, control_truth) if control_truth is not None else None
     if control_want is None:
         return None
     alone = _clicked(session, account, control["play_id"], len(control_want), together=1)
@@ -419,7 +419,7 @@ def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
         played = session.play(account, ROBOTS, stake)
         play_id = played["play_id"]
         truth, _ = session.truth(account, played)
-        held = robots_buttons(truth) if truth is not None else None
+        held = ticket_buttons(ROBOTS, truth) if truth is not None else None
         for button in range(reference.robots_rules().buttons):
             reveals: list[tuple[str, bool, bool]] = []
             while len(reveals) < MAX_CLICKS:
@@ -469,7 +469,7 @@ def scenario_plus_one(session: Session, case: Case) -> Evidence | None:
                         ),
                         request,
                     )
-                reveals.append(reveal_tuple(reply, button))
+                reveals.append(reveal_tuple(ROBOTS, reply, button))
     return None
 
 
@@ -509,7 +509,7 @@ def scenario_auto(session: Session, case: Case) -> Evidence | None:
         )
     # AUTO finished the play (robots 4.4: "the rest revealed"): a button that had something
     # left before AUTO has nothing left after it
-    buttons = robots_buttons(ticket) or []
+    buttons = ticket_buttons(ROBOTS, ticket) or []
     left = [b for b, shows in enumerate(buttons) if done.clicks.count(b) < len(shows)]
     if not left:
         return None

@@ -22,7 +22,7 @@ from .client import (
     refused,
     reply_doc,
     reveal_tuple,
-    robots_buttons,
+    ticket_buttons,
     token_fault,
 )
 
@@ -50,9 +50,9 @@ def _untouched(
         reply = refused(partial(session.adapter.reveal, played["play_id"], owner.token, 0))
         if isinstance(reply, ErrorReply) and reply.status != 409:
             raise reply
-        first = None if isinstance(reply, ErrorReply) else reveal_tuple(reply, 0)
+        first = None if isinstance(reply, ErrorReply) else reveal_tuple(played["game"], reply, 0)
         ticket, _ = session.auto(owner, played["play_id"])
-        want = robots_buttons(ticket)
+        want = ticket_buttons(played["game"], ticket)
         # a refused call consumed button 0's first reveal: it now shows the second, or 409
         # (another answer is the reveal checks' to judge, not a fault of the refused calls)
         consumed = want is not None and (

@@ -1,0 +1,131 @@
+"""Reading a block back: what each aspect of a block must be (``EXPECTED``), a block list
+entry's faults, a stream's chunks and lines, a slice compared with a larger read, and a block
+audited again. The block checks (``blocks``) and the block replayers (``_block_evidence``) both
+read blocks through these; this module knows neither.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from reference import _strict_json as strict_json
+
+from .._audit import BlockAudit, Expectation, audit, chunks_from_lines
+
+SLICE_DIFFERENCES = 3  # the units quoted of one slice's differences (the rest are counted)
+
+
+EXPECTED = {
+    "header": "a block/1 header for the block and slice asked for (contract 3)",
+    "block_size": "the rules' block size (article 2)",
+    "sequence": "indices start .. start+count-1, one line each, in order (article 2)",
+    "unit_lines": '{"index": int, "prize_cents": int, "ticket": str} and nothing else (contract 3)',
+    "tickets": "a valid ticket (contract 1)",
+    "unit_prize": "prize_cents = the prize the ticket wins (article 3, lot global de l'unité)",
+    "cumulated_gains": "prize_cents = the sum of all the ticket's gains (article 3)",
+    "lot_table": "exactly the lot table's units of each prize and its total (article 3)",
+    "payout_cap": "a payout of at most 70 % of the face value (Arrêté du 9 mars 2006, art. 2)",
+}
+
+
+def entry_faults(
+    entry: dict[str, Any], game: str, stake: int
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The list entry if usable, and what is wrong with its values (contract 4: GET
+    /v1/blocks). Its shape (an object, ``units`` an integer, ``block_id`` a string) passed
+    block-list.schema.json at the seam (``contract.Validated``) before it came here."""
+    faults = []
+    block_id, units = entry["block_id"], entry["units"]
+    if entry["game"] != game or entry["stake_cents"] != stake:
+        faults.append(
+            f"the block list for {game} at {stake} holds {entry['game']!r} at "
+            f"{entry['stake_cents']!r}: {entry!r}"
+        )
+    if units < 0:
+        faults.append(f"block list entry 'units' must be an integer >= 0, got {units!r}")
+    if not block_id:
+        faults.append(f"block list entry 'block_id' must be a non-empty string, got {block_id!r}")
+        return None, faults
+    return entry, faults
+
+
+def block_chunks(stream: Any) -> Iterator[bytes]:
+    chunks: Callable[[], Iterator[bytes]] | None = getattr(stream, "chunks", None)
+    if chunks is not None:
+        return chunks()
+    lines: Iterator[bytes] = stream.lines()
+    return chunks_from_lines(lines)
+
+
+def line_value(line: bytes) -> Any:
+    try:
+        return strict_json.loads(line)
+    except strict_json.JsonError:
+        return line.decode("utf-8", "replace")
+
+
+def compare_slice(
+    adapter: Any, block_id: str, lo: int, hi: int, kept: Mapping[int, bytes], units: int
+) -> list[str]:
+    """What differs between the slice [lo, hi) read alone and the same lines read before."""
+    problems: list[str] = []
+    stream = adapter.read_block(block_id, lo, hi - lo)
+    try:
+        header = stream.header
+        want = {"block_id": block_id, "units": units, "start": lo, "count": hi - lo}
+        for key, value in want.items():
+            if header.get(key) != value:
+                problems.append(
+                    f"slice [{lo}, {hi}): header {key} is {header.get(key)!r}, expected {value!r}"
+                )
+        lines: list[bytes] = []
+        try:
+            lines.extend(chunk_lines(block_chunks(stream), hi - lo + 1))
+        except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
+            problems.append(f"slice [{lo}, {hi}): the document ended: {exc}")
+    finally:
+        stream.close()
+    if len(lines) != hi - lo:
+        problems.append(f"slice [{lo}, {hi}): {len(lines)} unit lines, expected {hi - lo}")
+    differ = 0
+    for n, line in enumerate(lines[: hi - lo]):
+        before = kept.get(lo + n)
+        if before is not None and line_value(line) != line_value(before):
+            differ += 1
+            if differ <= SLICE_DIFFERENCES:
+                problems.append(
+                    f"slice [{lo}, {hi}): unit {lo + n} is {line[:300]!r} read alone, "
+                    f"{before[:300]!r} in the larger read"
+                )
+    if differ > SLICE_DIFFERENCES:
+        problems.append(
+            f"slice [{lo}, {hi}): {differ} of its {hi - lo} units differ from the larger read"
+        )
+    return problems
+
+
+def chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
+    n = 0
+    for chunk in chunks:
+        for line in chunk.split(b"\n")[:-1]:
+            yield line
+            n += 1
+            if n >= limit:
+                return
+
+
+def reaudit(
+    adapter: Any, game: str, stake: int, block_id: str, start: int | None, count: int | None
+) -> BlockAudit:
+    stream = adapter.read_block(block_id, start, count)
+    try:
+        return audit(
+            stream.header,
+            block_chunks(stream),
+            Expectation.from_rules(game, stake, block_id, start, count),
+            header_bytes=getattr(stream, "header_bytes", None),
+        )
+    finally:
+        stream.close()
