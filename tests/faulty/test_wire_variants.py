@@ -27,15 +27,9 @@ SCHEMA = json.loads(
 BUSY = {"concurrency_threads": 24}  # the concurrency at which the backlog of 5 overflows
 
 
-#: the fast tier's wire variant (a chunked body, read as any client does); the others, and the
-#: backlog that overflows under 24 threads, in the slow tier (each certifies a whole run)
-FAST = "chunked"
-
-
-@pytest.mark.parametrize(
-    "name",
-    [n if n == FAST else pytest.param(n, marks=pytest.mark.slow) for n in sorted(WIRE_VARIANTS)],
-)
+@pytest.mark.slow  # each a whole run over HTTP; the fast tier reads each wire form in
+# tests/harness/test_http_adapter_faults.py and test_http_deadlines.py
+@pytest.mark.parametrize("name", sorted(WIRE_VARIANTS))
 def test_wire_variant_certified_over_http(name: str, tmp_path: Path) -> None:
     settings = BUSY if name == "http10_backlog5" else None
     with wire_variant(name) as url:

@@ -21,7 +21,8 @@ from harness import (
     TargetUnreachable,
 )
 
-TIMEOUT = 0.6  # seconds: the adapter's deadline per request
+TIMEOUT = 0.6  # seconds: the adapter's deadline per request, where a test waits for it to cut
+IN_TIME = 10.0  # the deadline of every other request: ample on a busy machine
 
 HEADER = {
     "format": "block/1",
@@ -123,8 +124,8 @@ def fault_of(call: Callable[[], object], kind: type[TargetError]) -> TargetError
     return info.value
 
 
-def adapter_for(target: FakeTarget, **options: object) -> HttpAdapter:
-    return HttpAdapter(target.url, timeout=TIMEOUT, backoff=0.01, **options)  # type: ignore[arg-type]
+def adapter_for(target: FakeTarget, timeout: float = IN_TIME, **options: object) -> HttpAdapter:
+    return HttpAdapter(target.url, timeout=timeout, backoff=0.01, **options)  # type: ignore[arg-type]
 
 
 # -- no answer ----------------------------------------------------------------------------
@@ -144,7 +145,7 @@ def test_a_target_that_hangs_times_out(serve: Callable[[Behaviour], FakeTarget])
         target.release.wait(10)
 
     target = serve(hang)
-    adapter = adapter_for(target)
+    adapter = adapter_for(target, TIMEOUT)
     fault_of(adapter.describe, TargetTimeout)
     fault_of(lambda: adapter.play("a", "t", "robots", 100), TargetTimeout)
     adapter.close()
@@ -334,7 +335,7 @@ def test_a_stream_that_trickles_is_cut_off(serve: Callable[[Behaviour], FakeTarg
             time.sleep(0.02)
 
     target = serve(trickle)
-    fault = fault_of(lambda: read_all(adapter_for(target)), TargetTimeout)
+    fault = fault_of(lambda: read_all(adapter_for(target, TIMEOUT)), TargetTimeout)
     assert "below the floor" in str(fault)
 
 
@@ -348,7 +349,7 @@ def test_a_stream_that_stops_times_out(serve: Callable[[Behaviour], FakeTarget])
         target.release.wait(10)
 
     target = serve(stall)
-    fault = fault_of(lambda: read_all(adapter_for(target)), TargetTimeout)
+    fault = fault_of(lambda: read_all(adapter_for(target, TIMEOUT)), TargetTimeout)
     assert "no byte for" in str(fault)
 
 

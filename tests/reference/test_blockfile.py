@@ -75,7 +75,7 @@ def test_same_bytes_whatever_the_workers(tmp_path: Path, small_chunks: int, suff
     b = block()
     digests = {
         workers: write_block_file(tmp_path / f"w{workers}{suffix}", b, 10, 4_321, workers=workers)
-        for workers in (1, 2, 3)
+        for workers in (1, 2)
     }
     assert len(set(digests.values())) == 1
     again = write_block_file(tmp_path / f"again{suffix}", block(), 10, 4_321, workers=2)
