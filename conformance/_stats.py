@@ -99,6 +99,15 @@ def _segments(size: int, parts: int) -> npt.NDArray[np.int64]:
     return np.linspace(0, size, parts + 1).round().astype(np.int64)
 
 
+def _ascending(positions: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``positions`` sorted: as given when they already are (``np.flatnonzero``'s are, and a
+    robots block's family sorted its winners' positions five times over, about 0.1 s of CPU
+    on the wall after the read), else a sorted copy."""
+    if len(positions) < 2 or bool(np.all(positions[1:] >= positions[:-1])):
+        return positions
+    return np.sort(positions)
+
+
 def segment_chi2(positions: npt.NDArray[np.int64], size: int, parts: int) -> tuple[float, float]:
     """Chi-square of ``positions`` over ``parts`` equal segments of ``range(size)``.
 
@@ -114,7 +123,7 @@ def segment_chi2(positions: npt.NDArray[np.int64], size: int, parts: int) -> tup
     elsewhere the test is upper-tailed, as before.
     """
     bounds = _segments(size, parts)
-    observed = np.diff(np.searchsorted(np.sort(positions), bounds)).astype(float)
+    observed = np.diff(np.searchsorted(_ascending(positions), bounds)).astype(float)
     expected = len(positions) * np.diff(bounds) / size
     pearson = _laws.chisquare(observed, expected)[0]
     n = len(positions)
