@@ -893,3 +893,12 @@ _service(
     ("robots",),
     soak=True,  # its entries live a minute: tests/faulty/test_soak.py
 )
+_service(
+    "play_top_tier_fee",
+    "play",
+    "robots 4.10",
+    plf.TopTierFee,
+    ["*.prize_credited"],
+    settings={"top_tier_units": 2_000_000},  # the soak's play through to a top tier
+    soak=True,  # a top-tier unit is bought on purpose in a soak only: tests/faulty/test_soak.py
+)
