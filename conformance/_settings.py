@@ -54,6 +54,8 @@ class Settings:
     old_account_plays: int = 60  # plays of each old account (play.player_sessions)
     deep_units: int | None = None  # index in a block past which plays are judged (None: none)
     deep_budget_s: float = 30  # seconds play.deep_stream may play through to deep_units
+    top_tier_units: int | None = None  # units the player sessions may play through to a lot of
+    # 1 000 EUR or more (None: none; the soak's: a block's whole length)
     check_budget_s: float = 300  # seconds one check may run before it is cut (error)
     run_budget_s: float = 1800  # seconds the whole run may take; checks left are errors
     check_concurrency: int = 4  # checks run at once (block checks always alone): hides latency
@@ -168,7 +170,7 @@ _POSITIVE_INT = (
     "check_concurrency",
     "scenario_workers",
 )
-_POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake", "deep_units")
+_POSITIVE_INT_OR_NULL = ("block_sample_units", "blocks_per_stake", "deep_units", "top_tier_units")
 # every count's largest value (issue 29 item 6): far above the full profile's (docs/certify.md,
 # "Settings"), below what would exhaust the machine running the harness (threads, processes,
 # memory) or keep a run going for days; a value over it is refused, naming the bound
@@ -191,6 +193,7 @@ MAXIMA: dict[str, int] = {
     "player_accounts": 10_000,  # accounts at a player's pace (full: 16)
     "old_account_plays": 1_000_000,  # plays of each old account (full: hundreds)
     "deep_units": 100_000_000,  # null: no deep plays; a block is at most a few million units
+    "top_tier_units": 100_000_000,  # null: none; soak: 2 000 000 (a robots block)
 }
 # keys whose value is a number of seconds in (0, one week]
 _SECONDS = ("check_budget_s", "run_budget_s", "player_span_s", "deep_budget_s")

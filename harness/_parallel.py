@@ -17,10 +17,12 @@ seconds of round trips: run alone they were a third of a quick run's wall time, 
 tasks that never play (the evaluation checks) still a fifth.
 
 The order tasks *start* in is free, and chosen for the wall time: the solo tasks first, one by
-one, then the guarded ones, one by one, beside every other task, those marked ``early`` (the
-long ones) first; in each group, those marked ``first`` (a check that reads the units about to
-be sold: what it sees then depends the least on what the others bought; or one of the longest,
-which the run should not end waiting on alone) before the others.
+one, then every other task side by side, those marked ``early`` (the long ones) first, with the
+guarded ones, one by one, at places among them the run's seed draws (``Task.place``: a vendor
+must not learn that the watching checks are a run's first minutes); in each group, those marked
+``first`` (a check that reads the units about to be sold: what it sees then depends the least
+on what the others bought; or one of the longest, which the run should not end waiting on
+alone) before the others.
 Solo tasks spread through the list would otherwise cut it into short groups, each waiting for
 its slowest member while the pool idles (against a target 20 ms away that was 35 s of a quick
 run instead of about 26).
@@ -61,20 +63,38 @@ class Task(Generic[E]):
     rank: float = 0.0
     """Where it starts within its group, after ``first`` (the run's seed draws it: the probes
     of a run come at random places, not early; issue 27)."""
+    place: float | None = None
+    """A guarded task's place among the side-by-side tasks, as a fraction of their start order
+    (the run's seed draws it, ``harness._runner``: the watching checks are not the run's first
+    minutes in every run; issue 27); None: before all of them."""
     events: list[E] = field(default_factory=list)
     done: bool = False
     error: BaseException | None = None
 
 
 def start_order(tasks: Sequence[Task[E]]) -> list[Task[E]]:
-    """The order tasks start in: solo ones, guarded ones, then ``early`` ones, then the rest;
-    in each group the ``first`` ones, then the others, each by ``rank``, then in task order."""
+    """The order tasks start in: solo ones, then the side-by-side ones, ``early`` ones before
+    the rest, with the guarded ones among them at their ``place`` (those without one before
+    them all); in each group the ``first`` ones, then the others, each by ``rank``, then in
+    task order. The guarded ones keep that order among themselves: the earliest place drawn
+    is the first's."""
     ordered = sorted(tasks, key=lambda t: (not t.first, t.rank))  # stable: task order within
     solo = [t for t in ordered if t.solo]
     guarded = [t for t in ordered if not t.solo and t.guarded]
     early = [t for t in ordered if not t.solo and not t.guarded and t.early]
     rest = [t for t in ordered if not t.solo and not t.guarded and not t.early]
-    return [*solo, *guarded, *early, *rest]
+    side = [*early, *rest]
+    fixed = [t for t in guarded if t.place is None]
+    drawn = [t for t in guarded if t.place is not None]
+    places = sorted(min(len(side), int(t.place * len(side))) for t in drawn if t.place is not None)
+    waiting = deque(zip(places, drawn, strict=True))
+    merged: list[Task[E]] = []
+    for at, task in enumerate(side):
+        while waiting and waiting[0][0] <= at:
+            merged.append(waiting.popleft()[1])
+        merged.append(task)
+    merged += [task for _, task in waiting]
+    return [*solo, *fixed, *merged]
 
 
 def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> None:

@@ -74,6 +74,25 @@ _PROGRESS_INTERVAL_S = 0.25
 OUT_OF_SCOPE = "outside this run's scope (filtered)"
 
 
+GUARDED_REACH = 0.5
+"""How far into the side-by-side checks' start order an ``exclusive`` check's place is drawn
+(uniformly, from the run's seed): at most halfway. They run one after another (seconds each
+in a full run of the reference, ``play.top_lots`` tens of them), so drawn anywhere they could
+start last and run alone as the run's tail; halfway, the checks started after them outlast
+them.
+Their correctness does not depend on the place: what one watches is held at the stream gate
+whenever it runs, and the block audits, whose lots ``play.top_lots`` reads, still run first."""
+
+
+def guarded_place(seed: int, check: Check) -> float | None:
+    """Where an ``exclusive`` check starts among the side-by-side checks (``Task.place``), drawn
+    from the run's ``seed`` and the check's id in [0, ``GUARDED_REACH``); None for the others
+    (a block check, even exclusive, runs alone first)."""
+    if not check.exclusive or check.cost == "block":
+        return None
+    return random.Random(f"{seed}:place:{check.id}").uniform(0, GUARDED_REACH)
+
+
 CERTIFYING_PROFILES = ("full", "soak")
 """The profiles whose unfiltered passing run certifies: soak is full and player sessions over
 its duration (issue 27)."""
@@ -379,10 +398,11 @@ class Runner:
         outcomes: dict[str, list[Found]],
     ) -> None:
         """Every selected check, up to ``check_concurrency`` at once (``harness._parallel``):
-        block checks alone (and first), then ``exclusive`` ones one at a time, beside the
-        others, the long ones early; events and outcomes taken in check order, so the reports
-        are those of a run of one check at a time. What an exclusive check watches, no other
-        check buys meanwhile: its plays wait at the run's stream gate (``harness._streams``)."""
+        block checks alone (and first), then the others side by side, the long ones early, the
+        ``exclusive`` ones one at a time at places among them drawn from the run's seed
+        (``GUARDED_REACH``); events and outcomes taken in check order, so the reports are those
+        of a run of one check at a time. What an exclusive check watches, no other check buys
+        meanwhile: its plays wait at the run's stream gate (``harness._streams``)."""
 
         def task(check: Check) -> Task[Event]:
             mine: dict[str, list[Found]] = {rid: [] for rid in outcomes}
@@ -399,6 +419,7 @@ class Runner:
                 early=check.cost == "long",
                 first=check.first,
                 rank=random.Random(f"{self.plan.seed}:start:{check.id}").random(),
+                place=guarded_place(self.plan.seed, check),
             )
 
         self._gate = StreamGate(offered_streams(implementation))

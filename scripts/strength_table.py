@@ -69,7 +69,7 @@ def _run(job: tuple[str, str, str]) -> tuple[str, str, Outcome]:
     variant = VARIANTS[name]
     extra = dict(variant.settings or {})  # what the fault needs to show (deep units...)
     if variant.soak:  # a soak's player sessions, with the test profile's sizes
-        extra["player_span_s"] = SOAK_SPAN_S
+        extra.setdefault("player_span_s", SOAK_SPAN_S)  # unless the variant needs longer
     if scope == "suite":
         expected = variant.expected_requirements
         settings = whole_block_settings(expected) if variant.whole_blocks else None

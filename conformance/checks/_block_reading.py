@@ -129,3 +129,23 @@ def reaudit(
         )
     finally:
         stream.close()
+
+
+def read_prizes(adapter: Any, game: str, stake: int, block_id: str) -> tuple[int, Any]:
+    """(start, declared prizes) of the whole of ``block_id``, read now through ``adapter`` and
+    judged on this thread (no process forked: a check beside others may call it): for a play
+    check that must know a block long before it buys from it and finds no audit of this run
+    that read it (``audited_prizes``). A unit without a declared prize holds -1."""
+    stream = adapter.read_block(block_id, None, None)
+    try:
+        found = audit(
+            stream.header,
+            block_chunks(stream),
+            Expectation.from_rules(game, stake, block_id),
+            header_bytes=getattr(stream, "header_bytes", None),
+            workers=1,
+            processes=False,
+        )
+    finally:
+        stream.close()
+    return found.start, found.prizes

@@ -211,7 +211,7 @@ def _needs_blocks(what: str, requirements: list[str]) -> Reservation:
     cost="long",
     exclusive=True,
     holds_streams=True,
-    first=True,  # its window, the next units on sale, is the block's first ones in every run
+    first=True,  # the first exclusive check: its window depends the least on what they buy
 )
 def top_lots(ctx: CheckContext) -> None:
     """At every (game, stake), accounts play on up to the largest lot among the next

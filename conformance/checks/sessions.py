@@ -2,7 +2,8 @@
 
 ``play.player_sessions`` plays paced players and old accounts for ``player_span_s`` seconds
 (the soak profile: its whole ``--duration``), then judges every account again
-(``_scenarios.players``). It mostly waits, so it starts early and runs beside the other
+(``_scenarios.players``); in the soak, accounts play through to a top-tier lot beside them
+(``_scenarios.top_tiers``). It mostly waits, so it starts early and runs beside the other
 checks: its pauses cost the run no wall time while the others still work.
 ``play.deep_stream`` plays through to unit ``deep_units`` of the block on sale at each game's
 first stake when the target sells fast enough to get there within ``deep_budget_s``, and judges
@@ -12,12 +13,14 @@ the plays there. docs/play-checks.md says what each judges and why.
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from .._pool import workers_of
 from .._registry import CheckContext, Reservation, check
 from ._scenarios import case_of
 from ._scenarios.players import deep_plays, scenario_players
 from ._scenarios.reveal import REVEAL_REQUIREMENTS
+from .blocks import audited_prizes
 from .play import failure, pairs, session
 
 #: what the player sessions judge on the way back (docs/play-checks.md)
@@ -48,26 +51,36 @@ def player_sessions(ctx: CheckContext) -> None:
     a mistyped token now and then) and an old account per game (hundreds of plays) side by side
     for ``player_span_s`` seconds; then every account judged again: each play's balance, AUTO
     sent again long after, the balance read, the whole history, the half revealed tickets
-    revealed on, each account playing once more first."""
+    revealed on, each account playing once more first. With ``top_tier_units`` (the soak), an
+    account at every (game, stake) plays through to the nearest unit of a lot of 1 000 EUR or
+    more beside them, each play judged; its details say what each bought, or why not."""
+    in_scope = pairs(ctx)
+    top_tier = ctx.settings.top_tier_units
     players = ctx.settings.player_accounts + len(ctx.games())
+    players += len(in_scope) if top_tier is not None else 0
     case = case_of(
         "players",
-        pairs=[list(p) for p in pairs(ctx)],
+        pairs=[list(p) for p in in_scope],
         accounts=ctx.settings.player_accounts,
         span_s=ctx.settings.player_span_s,
         old_plays=ctx.settings.old_account_plays,
         seed=ctx.seed,
         # every player at once (they mostly wait); scenario_workers 1: one request at a time
         workers=1 if workers_of(ctx.settings) == 1 else players,
+        top_tier_units=top_tier,
     )
     target = session(ctx)
+    target.known = partial(audited_prizes, ctx.adapter)  # the blocks this run's audit read
     started = time.monotonic()
-    found = scenario_players(target, case)
+    notes: list[str] = []
+    found = scenario_players(target, case, ctx.hold, notes)
     ctx.details["ran_s"] = round(time.monotonic() - started, 1)  # the span and the way back
     if found is None:
         target.settle()  # every AUTO of the sessions tied to its block unit
     ctx.details["span_s"] = ctx.settings.player_span_s
-    ctx.details["accounts"] = ctx.settings.player_accounts + len(ctx.games())
+    ctx.details["accounts"] = players
+    if top_tier is not None:  # what was bought of a top tier, and what was not (never passed)
+        ctx.details["top_tiers"] = notes
     if found is not None:
         raise failure("an account judged again after a while", [found])
 

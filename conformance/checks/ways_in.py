@@ -5,17 +5,19 @@ account's owner with ``Authorization: Bearer <token>``, and nothing moves
 ``security.ways_in_token`` sends other token values (altered, a neighbour's) through the
 contract's operations, on any adapter; ``security.ways_in_request`` sends requests as written
 (another scheme, a query parameter, a cookie; the path spelled otherwise) where the adapter can
-(``contract.RawRequests``: over HTTP). An in-process adapter carries the token as a value and
-has no header or path: that check passes there having asked nothing, and says so in its
-details. Each (game, first stake in scope) is probed, the families in an order drawn from the
-run's seed.
+(``contract.RawRequests``: over HTTP). A wrong token carried otherwise fails; the account's own
+token carried otherwise and let in is a reservation (docs/contract-decisions.md,
+``bearer-only``: RFC 6750 offers ``access_token``, the contract names Bearer). An in-process
+adapter carries the token as a value and has no header or path: that check passes there having
+asked nothing, and says so in its details. Each (game, first stake in scope) is probed, the
+families in an order drawn from the run's seed.
 """
 
 from __future__ import annotations
 
 import random
 
-from .._registry import CheckContext, CheckFailure, NotSupported, check
+from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from . import _scenarios as sc
 from ._scenarios.ways_in import REQUIREMENT, has_raw, scenario_ways_in
 
@@ -30,14 +32,33 @@ def _probe(ctx: CheckContext, families: tuple[str, ...]) -> None:
     rng = random.Random(f"{ctx.seed}:ways_in:{','.join(families)}")
     runs = [(game, stake, ways) for game, stake in pairs for ways in families]
     rng.shuffle(runs)
+    allowed: list[str] = []
+
+    def reserve(seen: Evidence) -> None:
+        allowed.append(f"{seen.input['game']}: {seen.note}")
+        if len(allowed) == 1:  # one reservation: the same reading at every game
+            ctx.reserve(
+                Reservation(
+                    f"a token carried otherwise than Authorization: Bearer opens its own "
+                    f"account: {seen.note}",
+                    basis="bearer-only",
+                    lift="read the token from the Authorization: Bearer header only, and "
+                    "refuse it elsewhere (Basic, another scheme, a query parameter, a cookie)",
+                    evidence=[seen],
+                    requirements=(REQUIREMENT["scheme"],),
+                )
+            )
+
     for game, stake, ways in runs:
         case = sc.case_of(
             "ways_in", game=game, stake_cents=stake, ways=ways, seed=rng.randrange(2**32)
         )
-        found = scenario_ways_in(target, case)
+        found = scenario_ways_in(target, case, reserve)
         if found is not None:
             raise CheckFailure(f"{game}: {found.note}", [found], requirements=(REQUIREMENT[ways],))
     ctx.details["ways_in"] = sorted(families)
+    if allowed:
+        ctx.details["own_token_carried_otherwise"] = allowed
 
 
 @check(
@@ -58,10 +79,13 @@ def ways_in_token(ctx: CheckContext) -> None:
     capability="play",
 )
 def ways_in_request(ctx: CheckContext) -> None:
-    """Over HTTP: the account's own token sent otherwise than ``Authorization: Bearer``
-    (Basic, the Token scheme, a query parameter, a cookie), and every play endpoint's path
-    with a trailing slash, a doubled slash or a percent-encoded character and no valid
-    token: refused, and the account unchanged. In-process: nothing to send (details say so)."""
+    """Over HTTP: tokens sent otherwise than ``Authorization: Bearer`` (Basic, the Token
+    scheme, a query parameter, a cookie): one that opens no account or another account's,
+    and a bad Bearer header beside the account's own token in a query or a cookie, refused
+    (the account unchanged); the account's own token so carried, when let in, a reservation
+    (``bearer-only``). Every play endpoint's path with a trailing slash, a doubled slash or a
+    percent-encoded character and no valid token: refused, and the account unchanged.
+    In-process: nothing to send (details say so)."""
     if not has_raw(sc.Session.of(ctx.adapter, ctx.implementation)):
         ctx.details["ways_in"] = (
             "none: an in-process adapter carries the token as a value, with no scheme or path"

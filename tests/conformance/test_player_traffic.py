@@ -5,11 +5,13 @@ Each test watches what the checks send (a recording adapter) or plants the fault
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from itertools import pairwise
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conformance._execute import execute
@@ -214,3 +216,56 @@ def test_the_stakes_checks_single_ticket_answers_are_judged() -> None:
     assert outcome.outcome == "fail"
     assert outcome.requirements == ("robots.4.evaluation",)
     assert "evaluated alone" in outcome.message
+
+
+def test_the_nearest_top_tier_unit_is_found_in_what_was_read() -> None:
+    from conformance.checks._scenarios.top_tiers import ahead
+
+    prizes = (10, np.array([0, 100_000, 5, 250_000, 0, 100_000], dtype=np.int32))
+    assert ahead(prizes, 10, 100) == [11, 13, 15]
+    assert ahead(prizes, 11, 100) == [13, 15]
+    assert ahead(prizes, 11, 2) == [13]  # at most ``most`` units on
+    assert ahead(prizes, 15, 100) == []
+
+
+def test_a_top_tier_unit_is_played_through_to_with_no_read_of_the_units_ahead() -> None:
+    """The reference's first robots block holds its first lot of 1 000 EUR at unit 37 040: an
+    account plays through to it, knowing it from the audit, with no read of the block, and
+    every play is judged (the reference passes)."""
+    from conformance.checks._scenarios.top_tiers import judge_again, play_through
+    from conformance.checks._block_reading import read_prizes
+
+    target = Recording()
+    session = Session.of(target)
+    try:
+        known = read_prizes(target.inner, "robots", 100, "robots-100-0001")  # "the audit"
+        session.known = lambda block_id: [known] if block_id == "robots-100-0001" else []
+        target.calls.clear()
+        case = case_of("players", pairs=[["robots", 100]], top_tier_units=2_000_000, seed=5)
+        done = play_through(session, case, "robots", 100, random.Random(5), time.monotonic() + 600)
+        judge_again(session, case, done)
+        session.settle()  # the AUTO answers tied to their units (reads behind the cursor)
+    finally:
+        target.inner.close()
+    assert done.top is not None and done.top["index"] == 37040, done.note
+    assert done.lot == 100_000 and done.prize == 100_000 and "judged" in done.note
+    plays = [at for name, _, at in target.calls if name == "play"]
+    assert len(plays) == 37041
+    # before it was bought, the only reads are the AUTO answers' ties, of units already sold
+    early = [args for name, args, at in target.calls if name == "read_block" and at < plays[-1]]
+    assert all(start + count <= 37040 for _, start, count in early), early
+
+
+def test_a_top_tier_lot_credited_short_is_the_credits_fault() -> None:
+    from conformance.checks._scenarios.client import credit_requirement
+
+    before, stake = 10_000, 100
+    for lot, got, want in (
+        (100_000, before - stake + 100_000 - 100, "robots.4.10.prize_credited"),  # a fee
+        (100_000, before - stake + 10_000, "robots.4.10.prize_credited"),  # a smaller tier
+        (500, before - stake, "robots.4.10.prize_credited"),  # nothing credited
+        (500, before - stake + 499, "play.money.exact"),  # a cent lost, on any play
+        (0, before - stake - 1, "play.money.exact"),
+        (100_000, before + 100_000, "play.money.exact"),  # the stake not debited
+    ):
+        assert credit_requirement("robots", before, stake, lot, got) == want, (lot, got)

@@ -159,3 +159,30 @@ class RevealStateExpires(GameService):
         with self._entries_lock:
             self._entries.pop(str(play_id), None)
         return answer
+
+
+class TopTierFee(GameService):
+    """Robots 4.10 / eldorado 4.6: lots of 1 000 EUR or more are paid from the jackpot wallet,
+    whose transfer to the player's account takes a fee of 1 EUR: a top-tier win is credited
+    one euro short. Every smaller lot, the ticket, AUTO and the history are right; only a play
+    that buys a unit of a top tier shows it."""
+
+    TOP = 100_000
+    FEE = 100
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT ticket FROM plays WHERE play_id = ?", (result["play_id"],)
+            ).fetchone()
+        if int(prize_cents(result["game"], result["stake_cents"], row["ticket"])) < self.TOP:
+            return result
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET balance_cents = balance_cents - ? WHERE account_id = ?",
+                (self.FEE, account_id),
+            )
+        return {**result, "balance_cents": result["balance_cents"] - self.FEE}

@@ -204,10 +204,15 @@ def _with_bearer(scope: Scope, token: str) -> Scope:
     return {**scope, "headers": [*headers, (b"authorization", f"Bearer {token}".encode())]}
 
 
+SKIP_GUARD = "vendor.skip_guard"
+"""A key a shim sets in a request's scope: the vendor's guard lets it through unchecked."""
+
+
 class VendorLayer:
     """The vendor's ASGI layer in front of the routes: ``shim`` may rewrite a request's scope
     (where it finds the token, how it reads the path); a request whose path the router answers
-    but ``GUARDED`` does not match, as the guard sees it, is let through as needing no token."""
+    but ``GUARDED`` does not match, as the guard sees it, or that the shim marked
+    ``SKIP_GUARD``, is let through as needing no token."""
 
     def __init__(self, app: App, shim: Callable[[Scope], tuple[Scope, str]]) -> None:
         self.app = app
@@ -219,7 +224,8 @@ class VendorLayer:
             return
         scope, guard_sees = self.shim(scope)
         routed = scope["path"]
-        trusted = GUARDED.fullmatch(routed) is not None and GUARDED.fullmatch(guard_sees) is None
+        skipped = bool(scope.get(SKIP_GUARD)) or GUARDED.fullmatch(guard_sees) is None
+        trusted = GUARDED.fullmatch(routed) is not None and skipped
         mark = _TRUSTED.set(trusted)
         try:
             await self.app(scope, receive, send)
@@ -231,9 +237,25 @@ def _as_is(scope: Scope) -> tuple[Scope, str]:
     return scope, scope["path"]
 
 
+def _query(scope: Scope) -> dict[str, list[str]]:
+    return parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
+
+
+def _cookie(scope: Scope, wanted: str) -> str | None:
+    for part in (_header(scope, b"cookie") or "").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == wanted and value:
+            return value
+    return None
+
+
+# -- the owner's own token carried otherwise: correct, with a reservation (freedom_variants.py)
+
+
 def basic_password_as_token(scope: Scope) -> tuple[Scope, str]:
-    """Security: clients that can only do HTTP Basic are let in with the token as the
-    password: ``Authorization: Basic base64(anything:token)`` is read as ``Bearer token``."""
+    """Clients that can only do HTTP Basic are let in with the token as the password:
+    ``Authorization: Basic base64(anything:token)`` is read as ``Bearer token`` (and checked
+    as it would be)."""
     sent = _header(scope, b"authorization") or ""
     scheme, _, value = sent.partition(" ")
     if scheme.lower() == "basic":
@@ -246,29 +268,51 @@ def basic_password_as_token(scope: Scope) -> tuple[Scope, str]:
     return scope, scope["path"]
 
 
-def token_in_query(scope: Scope) -> tuple[Scope, str]:
-    """Security: for the links of the notification e-mails, a request without an
-    Authorization header may carry its token as a query parameter (``?token=`` or
-    ``?access_token=``), read as the Bearer token."""
+def access_token_in_query(scope: Scope) -> tuple[Scope, str]:
+    """RFC 6750 2.3: for the links of the notification e-mails, a request without an
+    Authorization header may carry its token as ``?access_token=``, read as the Bearer token
+    (and checked as it would be)."""
     if _header(scope, b"authorization") is None:
-        query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin-1"))
-        for name in ("access_token", "token"):
-            if query.get(name):
-                return _with_bearer(scope, query[name][0]), scope["path"]
+        sent = _query(scope).get("access_token")
+        if sent:
+            return _with_bearer(scope, sent[0]), scope["path"]
     return scope, scope["path"]
 
 
 def token_in_cookie(scope: Scope) -> tuple[Scope, str]:
-    """Security: the web front end's session cookie is accepted in place of the header: a
-    request without an Authorization header but with a ``session`` cookie is let in with it
-    as its token."""
-    cookie = _header(scope, b"cookie")
-    if _header(scope, b"authorization") is None and cookie:
-        for part in cookie.split(";"):
-            name, _, value = part.strip().partition("=")
-            if name == "session" and value:
-                return _with_bearer(scope, value), scope["path"]
+    """The web front end's session cookie is accepted in place of the header: a request
+    without an Authorization header but with a ``session`` cookie is let in with it as its
+    token (checked as a Bearer token would be)."""
+    found = _cookie(scope, "session")
+    if _header(scope, b"authorization") is None and found:
+        return _with_bearer(scope, found), scope["path"]
     return scope, scope["path"]
+
+
+# -- a wrong token let in by another carrier: faults of the letter ---------------------------
+
+
+def access_token_unchecked(scope: Scope) -> tuple[Scope, str]:
+    """Security: the links of the notification e-mails carry ``?access_token=``; the auth
+    guard hands a request with that parameter to the link handler, which was to check it and
+    trusts the mail gateway did: the Bearer header is checked, any ``access_token`` opens the
+    account of the path."""
+    if _query(scope).get("access_token"):
+        return {**scope, SKIP_GUARD: True}, scope["path"]
+    return scope, scope["path"]
+
+
+def cookie_over_bearer(scope: Scope) -> tuple[Scope, str]:
+    """Security: the web front end's ``session`` cookie is read first: a request carrying it
+    is authenticated by the cookie, whatever its Authorization header says (the header is read
+    only when no cookie is sent), so a wrong Bearer token beside a good cookie is let in."""
+    found = _cookie(scope, "session")
+    if found:
+        return _with_bearer(scope, found), scope["path"]
+    return scope, scope["path"]
+
+
+# -- how the path is spelled ------------------------------------------------------------------
 
 
 def trailing_slash_ignored(scope: Scope) -> tuple[Scope, str]:
@@ -297,13 +341,14 @@ def guard_on_raw_path(scope: Scope) -> tuple[Scope, str]:
 
 
 def vendor_http_variant(
-    shim: Callable[[Scope], tuple[Scope, str]],
+    shim: Callable[[Scope], tuple[Scope, str]], kind: str = "faulty"
 ) -> Callable[[str], Callable[[], Any]]:
-    """A variant factory maker: the reference (guard skippable) served behind ``shim``."""
+    """A variant factory maker: the reference (guard skippable) served behind ``shim``, named
+    ``kind:name``."""
 
     def make(name: str) -> Callable[[], Any]:
         def factory() -> BridgedHttp:
-            inner = reference_adapter(TrustingService, name=f"faulty:{name}")
+            inner = reference_adapter(TrustingService, name=f"{kind}:{name}")
             app = VendorLayer(create_app(inner), shim)
             return BridgedHttp(Serving(app, on_close=inner.close))
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from harness._errors import ErrorReply
 from reference._service import GameService
 
+from . import _ways_in_faults as wf
 from ._base import Delegating, reference_adapter
 
 Document = dict[str, Any]
@@ -292,6 +293,20 @@ _add(
 )
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
+
+
+# the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)
+for _name, _shim in (
+    ("access_token_query", wf.access_token_in_query),
+    ("basic_password_token", wf.basic_password_as_token),
+    ("session_cookie_token", wf.token_in_cookie),
+):
+    _add(
+        _name,
+        wf.vendor_http_variant(_shim, "freedom")(_name),
+        _shim.__doc__,
+        ("security.tokens.bearer_only", "bearer-only"),
+    )
 
 
 def reservations_of(found: Sequence[dict[str, Any]]) -> Expected:

@@ -67,6 +67,9 @@ JUDGED_BY = {
     "status_403_for_404": ("protocol.refusals", "pass"),
     "status_422_for_400": ("protocol.refusals", "pass"),
     "no_blocks": ("play.block_unit", "reserved"),
+    "access_token_query": ("security.ways_in_request", "reserved"),
+    "basic_password_token": ("security.ways_in_request", "reserved"),
+    "session_cookie_token": ("security.ways_in_request", "reserved"),
 }
 
 

@@ -3,8 +3,9 @@ accounts and half revealed tickets alive over the duration and judges them again
 so a target whose state expires after a while (a cache entry's time to live) is rejected for
 the requirement it breaks, and for no other; ``--duration`` is the soak's alone.
 
-Fast tier: a soak of seconds against a reveal state that lives 2 seconds, and the reference;
-slow tier: the registered variant (a minute's time to live) against a soak of 100 seconds.
+Fast tier: a soak of seconds against a reveal state that lives 2 seconds, and the reference; a
+soak of 90 seconds that plays through to a top-tier unit (1 000 EUR) and rejects a fee taken on
+it; slow tier: the registered variant (a minute's time to live) against a soak of 100 seconds.
 """
 
 from __future__ import annotations
@@ -44,16 +45,23 @@ SOAK_SETTINGS: dict[str, Any] = {
 
 
 def soak(
-    target: str, minutes: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    target: str,
+    minutes: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    requirements: tuple[str, ...] = (REQUIREMENT,),
+    settings: dict[str, Any] | None = None,
 ) -> tuple[int, dict[str, Any], str]:
-    """``instantcert certify --profile soak --duration minutes`` on ``target``, robots 4.3 only:
-    the exit code, report.json and the console."""
+    """``instantcert certify --profile soak --duration minutes`` on ``target``, robots only, for
+    ``requirements`` (robots 4.3): the exit code, report.json and the console."""
     config = tmp_path / "config.yaml"
-    config.write_text(json.dumps({"settings": SOAK_SETTINGS}))  # JSON is YAML
+    config.write_text(json.dumps({"settings": {**SOAK_SETTINGS, **(settings or {})}}))  # YAML
     out = tmp_path / "out"
     argv = ["certify", "--target", target, "--profile", "soak", "--duration", minutes]
     argv += ["--seed", str(SEED), "--config", str(config), "--out", str(out)]
-    argv += ["--game", "robots", "--requirement", REQUIREMENT]
+    argv += ["--game", "robots"]
+    for requirement in requirements:
+        argv += ["--requirement", requirement]
     code = cli_main(argv)
     console = capsys.readouterr().out
     return code, json.loads((out / "report.json").read_text()), console
@@ -89,6 +97,28 @@ def test_a_soak_of_seconds_passes_the_reference(
     assert sessions(report)["details"]["span_s"] == 6
     assert sessions(report)["details"]["ran_s"] >= 6  # the sessions lasted the duration
     assert "the soak ran" in console
+    # 6 seconds reach no top-tier unit: said so, never passed as judged
+    (note,) = sessions(report)["details"]["top_tiers"]
+    assert note.startswith("robots at 100 cents: not judged"), note
+
+
+TOP_TIER = "robots.4.10.prize_credited"
+
+
+def test_a_soak_buys_a_top_tier_unit_and_rejects_a_fee_on_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference's first robots block has its first top-tier unit (1 000 EUR) at unit
+    37 040: a soak of 90 seconds plays through to it, and a target that credits it one euro
+    short is rejected for robots 4.10, by the player sessions, and for nothing else."""
+    variant = VARIANTS["play_top_tier_fee"]
+    target = f"python:tests.faulty.variants:{variant.name}"
+    # deep_stream (100 000 units in a soak) would buy that unit too: the sessions' alone here
+    code, report, _ = soak(target, "1.5", tmp_path, capsys, (TOP_TIER,), {"deep_units": None})
+    assert code == 1
+    assert failed(report) == [TOP_TIER] and variant.caught_by(failed(report))
+    assert sessions(report)["outcome"] == "fail"
+    assert "the top-tier unit played through to" in sessions(report)["message"]
 
 
 @pytest.mark.parametrize(

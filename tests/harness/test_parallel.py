@@ -308,3 +308,67 @@ def test_rank_orders_the_start_within_a_group_and_the_events_stay_in_task_order(
     got: list[str] = []
     run_ordered(tasks, got.append, workers=1)
     assert got == ["a", "b", "c", "f"]
+
+
+def test_guarded_tasks_start_at_their_drawn_places_among_the_others() -> None:
+    """Issue 27: a guarded task with a ``place`` starts that far into the side-by-side tasks'
+    start order, not before them all; the guarded ones keep their order among themselves (the
+    earliest place is the ``first`` one's), and one without a place still starts before all."""
+    from harness._parallel import start_order
+
+    def task(name: str, **kwargs: Any) -> Task[str]:
+        return Task(run=lambda emit: emit(name), **kwargs)
+
+    side = [task(f"e{n}", early=True, rank=n / 10) for n in range(4)]
+    side += [task(f"r{n}", rank=n / 10) for n in range(4)]
+    guarded = [
+        task("g_first", guarded=True, first=True, place=0.6),
+        task("g_late", guarded=True, rank=0.1, place=0.25),
+        task("g_fixed", guarded=True, rank=0.2),
+        task("solo", solo=True),
+    ]
+    tasks = [*guarded, *side]
+    names = {
+        id(t): n for t, n in zip(guarded, ["g_first", "g_late", "g_fixed", "solo"], strict=True)
+    }
+    names.update({id(t): f"e{n}" for n, t in enumerate(side[:4])})
+    names.update({id(t): f"r{n}" for n, t in enumerate(side[4:])})
+    order = [names[id(t)] for t in start_order(tasks)]
+    # 8 side-by-side tasks: places 0.25 and 0.6 are before the 3rd and the 5th of them, the
+    # earliest the first one's
+    expected = ["solo", "g_fixed", "e0", "e1", "g_first", "e2", "e3", "g_late", "r0", "r1"]
+    assert order == [*expected, "r2", "r3"]
+
+
+def test_the_watching_checks_place_is_drawn_from_the_seed() -> None:
+    """The exclusive checks start at places the run's seed draws, within the first half of the
+    side-by-side checks, the same for the same seed; no other check gets a place."""
+    from conformance import registered_checks
+    from harness._parallel import start_order
+    from harness._runner import GUARDED_REACH, guarded_place
+
+    checks = list(registered_checks().values())
+
+    def first_watching(seed: int) -> tuple[int, list[str]]:
+        tasks = [
+            Task(
+                run=lambda emit: None,
+                solo=c.cost == "block",
+                guarded=c.exclusive,
+                early=c.cost == "long",
+                first=c.first,
+                place=guarded_place(seed, c),
+            )
+            for c in checks
+        ]
+        ids = {id(t): c.id for t, c in zip(tasks, checks, strict=True)}
+        side = [t for t in start_order(tasks) if not t.solo]
+        at = next(n for n, t in enumerate(side) if t.guarded)
+        return at, [ids[id(t)] for t in side]
+
+    assert all(guarded_place(3, c) is None for c in checks if not c.exclusive)
+    seen = {seed: first_watching(seed) for seed in range(12)}
+    assert seen[5] == first_watching(5)  # a replay starts them at the same places
+    side = len(seen[0][1])
+    assert all(at <= GUARDED_REACH * side for at, _ in seen.values())
+    assert len({at for at, _ in seen.values()}) > 4  # not the run's first checks every time

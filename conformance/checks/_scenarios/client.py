@@ -23,6 +23,7 @@ from reference import _strict_json as strict_json
 from ..._evaluation import expected_result, is_error, wins_multiset
 from ..._evidence import PlayEvidence
 from ..._registry import CheckFailure, Evidence
+from ...games import kit
 
 Document = dict[str, Any]
 Case = Mapping[str, Any]
@@ -30,6 +31,11 @@ Chooser = Callable[[int], int]
 KIND = "play"
 WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one account
 MAX_CLICKS = 64  # more clicks than any valid unit of a game with buttons has (robots: 18 + +1s)
+MONEY = "play.money.exact"
+TOP_TIER_CENTS = 100_000
+"""The top prize tiers: a lot of 1 000 EUR or more (robots: 10 000 and 1 000 EUR; eldorado:
+5 and 4 pyramids at every stake, 5 suns at 1 and 2 EUR). The money checks meet one by chance
+only; the soak's player sessions play through to one (``_scenarios.top_tiers``)."""
 
 
 @functools.cache
@@ -130,9 +136,15 @@ class Session:
 
     def play(self, account: Account, game: str, stake: int) -> Document:
         doc = self.adapter.play(account.account_id, account.token, game, stake)
+        self.remember(doc, game, stake)
+        return dict(doc)
+
+    def remember(self, doc: Mapping[str, Any], game: str, stake: int) -> None:
+        """Keep what AUTO's answer for the play ``doc`` is judged and tied by (``play`` does
+        it for every play; a scenario that plays through thousands of units on the adapter
+        keeps only the plays it AUTOs)."""
         self.bought[str(doc["play_id"])] = (game, stake)  # what AUTO's answer is judged by
         self.sold[str(doc["play_id"])] = (str(doc["block_id"]), int(doc["index"]))
-        return dict(doc)
 
     def auto(self, account: Account, play_id: str) -> tuple[str, int]:
         """AUTO's ticket and prize. Its wins are judged here, whichever check asked
@@ -348,6 +360,17 @@ def auto_fault(game: str, stake: int, doc: Mapping[str, Any]) -> str | None:
             f"its wins are not the ticket's: missing {missing or 'none'}, extra {extra or 'none'}"
         )
     return None
+
+
+def credit_requirement(game: str, before: int, stake: int, lot: int, got: int) -> str:
+    """The requirement a play's wrong balance ``got`` breaks (``before - stake + lot`` was
+    due): its game's ``prize_credited`` when the stake was debited and the lot not credited,
+    or a top-tier lot (``TOP_TIER_CENTS`` or more) credited short (a fee, a smaller tier);
+    else ``play.money.exact``. A smaller lot credited short stays the money's: a cent lost to
+    a rounding wallet may fall on any play, a winning one too."""
+    missing = lot > 0 and got == before - stake
+    short = lot >= TOP_TIER_CENTS and before - stake <= got < before - stake + lot
+    return f"{kit(game).prize_article}.prize_credited" if missing or short else MONEY
 
 
 def ref_prize(game: str, stake: int, ticket: str) -> int | None:

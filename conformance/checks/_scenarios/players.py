@@ -48,6 +48,7 @@ from .client import (
     Case,
     Document,
     Session,
+    credit_requirement,
     evidence,
     mistyped,
     ref_prize,
@@ -56,6 +57,7 @@ from .client import (
     reveal_tuple,
 )
 from .reveal import revealed_on
+from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
 MONEY = "play.money.exact"
 BALANCE_READ = "play.money.balance_read"
@@ -216,12 +218,22 @@ def _old(session: Session, player: Player, plays: int) -> None:
         _finish(session, player, _buy(session, player))
 
 
-def scenario_players(session: Session, case: Case) -> Evidence | None:
+def scenario_players(
+    session: Session,
+    case: Case,
+    hold: Hold = no_hold,
+    notes: list[str] | None = None,
+) -> Evidence | None:
     """Paced players and old accounts side by side for ``span_s`` seconds, then every account
-    judged again (the module docstring)."""
+    judged again (the module docstring); with ``top_tier_units``, an account a (game, stake)
+    playing through to a top-tier unit beside them (``top_tiers``: ``hold`` holds a stream for
+    its last units, ``notes`` gets what each bought or why it did not)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     deadline = time.monotonic() + span
+    through: list[Through | None] = (
+        [None] * len(pairs) if case.get("top_tier_units") is not None else []
+    )
     firsts: dict[str, int] = {}
     for game, stake in pairs:
         firsts.setdefault(game, stake)
@@ -236,6 +248,15 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
     errors: list[BaseException] = []
 
     def live(number: int) -> None:
+        if number >= len(players):  # a play through to a top tier
+            at = number - len(players)
+            game, stake = pairs[at]
+            rng = random.Random(f"{seed}:through:{game}:{stake}")
+            try:
+                through[at] = play_through(session, case, game, stake, rng, deadline, hold)
+            except BaseException as exc:  # judged in order below
+                errors.append(exc)
+            return
         player = players[number]
         try:
             if player.paced:
@@ -247,11 +268,15 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
 
     # side by side, up to ``workers`` at once (1: one request at a time, the players in turn)
     workers = max(1, int(case.get("workers", len(players))))
-    map_in_order(live, range(len(players)), workers)
+    map_in_order(live, range(len(players) + len(through)), workers)
+    if notes is not None:
+        notes.extend(t.note for t in through if t is not None)
     if errors:
         first = errors[0]
         if isinstance(first, _Found):
             return _named(first)
+        if isinstance(first, Found):
+            return first.found
         raise first
     time.sleep(max(0.0, deadline - time.monotonic()))  # old accounts wait for the way back
 
@@ -267,6 +292,12 @@ def scenario_players(session: Session, case: Case) -> Evidence | None:
     for found in map_in_order(back, range(len(players)), workers):
         if found is not None:
             return found
+    for done in through:  # the top-tier plays, long after
+        try:
+            if done is not None:
+                judge_again(session, case, done)
+        except Found as fault:
+            return fault.found
     return None
 
 
@@ -362,10 +393,8 @@ def _chain(player: Player, fault: Fault) -> int | None:
             return None  # the rules and block checks judge an invalid ticket
         want, got = balance - stake + lot, int(one.played["balance_cents"])
         if got != want:
-            missing = lot > 0 and got == balance - stake
-            requirement = f"{kit(game).prize_article}.prize_credited" if missing else MONEY
             raise fault(
-                requirement,
+                credit_requirement(game, balance, stake, lot, got),
                 {"balance_cents": want, "lot_cents": lot},
                 {"balance_cents": got},
                 f"play {number + 1} of {len(player.bought)} (play {one.played['play_id']!r}) "
@@ -443,11 +472,9 @@ def deep_plays(session: Session, case: Case) -> tuple[Evidence | None, str]:
             return None, f"unit {played['index']} not in the block or not valid: not judged"
         want, got = balance - stake + lot, int(played["balance_cents"])
         if got != want:
-            missing = lot > 0 and got == balance - stake
-            requirement = f"{kit(game).prize_article}.prize_credited" if missing else MONEY
             return _found(
                 case,
-                requirement,
+                credit_requirement(game, balance, stake, lot, got),
                 {"balance_cents": want, "lot_cents": lot},
                 {"balance_cents": got},
                 f"{game} at {stake} cents: play {number + 1} (unit {played['index']} of block "

@@ -10,9 +10,14 @@ fault is named by the requirement of its family:
   case (when it mixes cases: a hex or base32 token may rightly be read in either);
 - ``neighbour`` (``security.tokens.isolation``): the token of the account opened just before
   the owner's, and of the one opened just after (an off-by-one between neighbours, either way);
-- ``scheme`` (``security.tokens.bearer_only``): the owner's own token, carried otherwise than
-  the contract's ``Authorization: Bearer``: ``Basic`` (as the password, or as the user), the
-  ``Token`` scheme, a query parameter (``token``, ``access_token``), a cookie;
+- ``scheme`` (``security.tokens.bearer_only``): tokens carried otherwise than the contract's
+  ``Authorization: Bearer``: ``Basic`` (as the password, or as the user), the ``Token``
+  scheme, a query parameter (``token``, ``access_token``), a cookie. A token there that opens
+  no account (its tail changed, one made up of its shape) or another account's (a neighbour's,
+  on this account's paths), and a bad ``Bearer`` header beside the owner's own token in a
+  query or a cookie, must not let in (the letter: a failure). The owner's own token carried
+  so, on an account of its own, may (RFC 6750 offers ``access_token``): let in, it is a
+  reservation (``bearer-only``), never a failure;
 - ``path`` (``security.paths.guarded``): the endpoint's path spelled otherwise (a trailing
   slash, a doubled slash, one character percent-encoded), with no token, an altered token or
   a neighbour's.
@@ -25,7 +30,9 @@ character, the credential of a path probe) is drawn from ``case["seed"]``: a rep
 the same probes, and nothing in them is the same from one run to the next. A probe is let in
 when it is answered with a 2xx status, or with a body showing the account (its balance, its
 plays, a ticket, a reveal); then, every probe refused, the account must be as it was
-(balance, the play's reveal state, history: ``tokens._untouched``).
+(balance, the play's reveal state, history: ``tokens._untouched``). The probes a reading
+allows (the owner's own token carried otherwise) go to an account and play of their own, so
+what they are let to change is not the account judged untouched.
 """
 
 from __future__ import annotations
@@ -91,14 +98,22 @@ def altered_tokens(token: str, rng: random.Random) -> list[tuple[str, str]]:
     return found
 
 
+def made_up_token(token: str, rng: random.Random) -> str:
+    """A token of ``token``'s shape (its length, each character's class), every character
+    other than ``token``'s there: a stale or mistyped token opens no account."""
+    return "".join(_other_in_class(rng, c) for c in token)
+
+
 @dataclass(frozen=True)
 class Probe:
-    """One way in: what it is, the operation it aims at, and how to send it."""
+    """One way in: what it is, the operation it aims at, and how to send it; ``reading``: a
+    reading allows it in (the owner's own token carried otherwise: a reservation if let in)."""
 
     what: str
     operation: str
     send: Callable[[], object]
     request: Mapping[str, Any]
+    reading: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,27 +155,79 @@ def _basic(user: str, password: str) -> str:
     return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
-def _scheme_ways(owner: Account, rng: random.Random) -> list[tuple[str, dict[str, str], str]]:
-    """(what, headers, extra query) carrying the owner's token otherwise than Bearer."""
-    token = owner.token
+Carrier = tuple[str, dict[str, str], str]
+"""(what, headers, extra query) of one way to carry a token otherwise than Bearer."""
+
+
+def _carriers(account_id: str, token: str, rng: random.Random) -> list[Carrier]:
+    """Every way to carry ``token`` for ``account_id`` otherwise than Bearer."""
     cookies = [f"token={token}", f"session={token}"]
     rng.shuffle(cookies)
     return [
-        (
-            "Basic, the token as the password",
-            {"Authorization": _basic(owner.account_id, token)},
-            "",
-        ),
+        ("Basic, the token as the password", {"Authorization": _basic(account_id, token)}, ""),
         ("Basic, the token as the user", {"Authorization": _basic(token, "")}, ""),
         ("the Token scheme", {"Authorization": f"Token {token}"}, ""),
-        ("the token as a query parameter 'token'", {}, "token=" + quote(token, safe="")),
-        (
-            "the token as a query parameter 'access_token'",
-            {},
-            "access_token=" + quote(token, safe=""),
-        ),
-        ("the token in a cookie", {"Cookie": "; ".join(cookies)}, ""),
+        ("a query parameter 'token'", {}, "token=" + quote(token, safe="")),
+        ("a query parameter 'access_token'", {}, "access_token=" + quote(token, safe="")),
+        ("a cookie", {"Cookie": "; ".join(cookies)}, ""),
     ]
+
+
+def _wrong_tokens(
+    owner: Account, neighbours: tuple[Account, Account], rng: random.Random
+) -> list[tuple[str, str]]:
+    """(what, token) that must not open ``owner``'s account, whatever carries them."""
+    return [
+        ("the token with its last characters changed", altered_tokens(owner.token, rng)[0][1]),
+        ("a made-up token of its shape", made_up_token(owner.token, rng)),
+        ("the token of the account opened just before", neighbours[0].token),
+        ("the token of the account opened just after", neighbours[1].token),
+    ]
+
+
+def _scheme_probes(
+    session: Session,
+    owner: Account,
+    neighbours: tuple[Account, Account],
+    played: Document,
+    own: tuple[Account, Document],
+    rng: random.Random,
+) -> list[Probe]:
+    """The ``scheme`` family: on ``owner``'s endpoints, each carrier with a wrong token, and
+    a bad Bearer header beside the owner's token in a query or a cookie (the letter); on the
+    endpoints of ``own`` (an account and play of their own), its own token by each carrier
+    (a reading)."""
+    found: list[Probe] = []
+    for end in _endpoints(session, owner, played):
+        # each carrier with one wrong token, drawn: over the endpoints, each kind is sent
+        for index, _ in enumerate(_carriers(owner.account_id, owner.token, rng)):
+            label, wrong = rng.choice(_wrong_tokens(owner, neighbours, rng))
+            what, headers, extra = _carriers(owner.account_id, wrong, rng)[index]
+            found.append(_raw_probe(session, end, f"{label} by {what}", headers, extra))
+        for what, headers, extra in _carriers(owner.account_id, owner.token, rng):
+            if "Authorization" in headers:
+                continue  # Basic and Token take the header Bearer would
+            label, bad = rng.choice(_wrong_tokens(owner, neighbours, rng))
+            beside = {**headers, "Authorization": f"Bearer {bad}"}
+            found.append(
+                _raw_probe(
+                    session, end, f"{label} as Bearer, its own token by {what}", beside, extra
+                )
+            )
+    account, own_play = own
+    for end in _endpoints(session, account, own_play):
+        for what, headers, extra in _carriers(account.account_id, account.token, rng):
+            probe = _raw_probe(session, end, f"the account's own token by {what}", headers, extra)
+            found.append(Probe(probe.what, probe.operation, probe.send, probe.request, True))
+    return found
+
+
+def _raw_probe(
+    session: Session, end: Endpoint, what: str, headers: dict[str, str], extra: str
+) -> Probe:
+    url = _url(end.path, end.query, extra)
+    request = {"method": end.method, "path": url, "headers": headers}
+    return Probe(what, end.operation, _raw(session, end.method, url, headers, end.body), request)
 
 
 def _path_variant(path: str, rng: random.Random) -> list[tuple[str, str]]:
@@ -200,6 +267,7 @@ def _probes(
     owner: Account,
     neighbours: tuple[Account, Account],
     played: Document,
+    own: tuple[Account, Document] | None,
     rng: random.Random,
 ) -> list[Probe]:
     found: list[Probe] = []
@@ -217,16 +285,10 @@ def _probes(
                 request = {"operation": operation, "token": token}
                 found.append(Probe(f"the token {what}", operation, call, request))
         return found
+    if ways == "scheme":
+        assert own is not None
+        return _scheme_probes(session, owner, neighbours, played, own, rng)
     for end in _endpoints(session, owner, played):
-        if ways == "scheme":
-            for what, headers, extra in _scheme_ways(owner, rng):
-                url = _url(end.path, end.query, extra)
-                request = {"method": end.method, "path": url, "headers": headers}
-                send = _raw(session, end.method, url, headers, end.body)
-                found.append(
-                    Probe(f"the account's own token by {what}", end.operation, send, request)
-                )
-            continue
         for what, path in _path_variant(end.path, rng):
             credentials: list[tuple[str, dict[str, str]]] = [
                 ("no token", {}),
@@ -284,9 +346,13 @@ def _shown(answer: RawAnswer | ErrorReply | Document) -> Any:
     return reply_doc(answer)
 
 
-def scenario_ways_in(session: Session, case: Case) -> Evidence | None:
+def scenario_ways_in(
+    session: Session, case: Case, reserve: Callable[[Evidence], None] | None = None
+) -> Evidence | None:
     """The probes of ``case["ways"]`` on a play of a fresh account (module docstring), in an
-    order drawn from ``case["seed"]``; then the account must be as it was."""
+    order drawn from ``case["seed"]``; then the account must be as it was. The probes a
+    reading allows that were let in are handed to ``reserve`` (when given) as one evidence,
+    once the letter is met."""
     game, stake, ways = case["game"], case["stake_cents"], case["ways"]
     rng = random.Random(f"{case['seed']}:{game}:{stake}:{ways}")
     judged = {**case, "requirement": REQUIREMENT[ways]}
@@ -294,25 +360,55 @@ def scenario_ways_in(session: Session, case: Case) -> Evidence | None:
     owner = session.open(stake * 6)
     after = session.open(stake * 2)
     played = session.play(owner, game, stake)
+    own = None
+    if ways == "scheme":
+        # the owner's own token carried otherwise: on an account of its own, funded for the
+        # plays those probes may buy, so what they may change is not the account judged
+        mine = session.open(stake * 10)
+        own = (mine, session.play(mine, game, stake))
     balance = session.balance(owner)
-    probes = _probes(session, ways, owner, (before, after), played, rng)
+    probes = _probes(session, ways, owner, (before, after), played, own, rng)
     rng.shuffle(probes)
+    allowed: list[tuple[Probe, RawAnswer | ErrorReply | Document]] = []
     for probe in probes:
         answer = _answer(probe.send)
-        if let_in(answer):
-            whose = "a play" if probe.operation in ("reveal", "auto") else "an account"
-            return evidence(
-                judged,
-                "a refusal (a 4xx status) that shows nothing of the account",
-                _shown(answer),
-                f"{probe.operation} of {whose} with {probe.what} was let in",
-                dict(probe.request),
-            )
-    return _untouched(
+        if not let_in(answer):
+            continue
+        whose = "a play" if probe.operation in ("reveal", "auto") else "an account"
+        if probe.reading:
+            allowed.append((probe, answer))
+            continue
+        return evidence(
+            judged,
+            "a refusal (a 4xx status) that shows nothing of the account",
+            _shown(answer),
+            f"{probe.operation} of {whose} with {probe.what} was let in",
+            dict(probe.request),
+        )
+    found = _untouched(
         session,
         judged,
         owner,
         played,
         balance,
         f"calls refused ({ways} ways in) changed the account",
+    )
+    if found is None and allowed and reserve is not None:
+        reserve(_allowed(judged, allowed))
+    return found
+
+
+def _allowed(
+    case: Case, allowed: list[tuple[Probe, RawAnswer | ErrorReply | Document]]
+) -> Evidence:
+    """One evidence of the probes a reading allows that were let in (the first one shown)."""
+    carriers = sorted({p.what.removeprefix("the account's own token by ") for p, _ in allowed})
+    probe, answer = allowed[0]
+    return evidence(
+        case,
+        "the token read from Authorization: Bearer only; carried otherwise, a call without one",
+        _shown(answer),
+        f"the account's own token was let in by {'; '.join(carriers)} "
+        f"({len(allowed)} call(s), e.g. {probe.operation})",
+        dict(probe.request),
     )
