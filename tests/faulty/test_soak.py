@@ -105,6 +105,7 @@ def test_a_soak_of_seconds_passes_the_reference(
 TOP_TIER = "robots.4.10.prize_credited"
 
 
+@pytest.mark.slow  # a 90-second soak: wall-clock time
 def test_a_soak_buys_a_top_tier_unit_and_rejects_a_fee_on_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

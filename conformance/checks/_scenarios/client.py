@@ -33,9 +33,9 @@ WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one acco
 MAX_CLICKS = 64  # more clicks than any valid unit of a game with buttons has (robots: 18 + +1s)
 MONEY = "play.money.exact"
 TOP_TIER_CENTS = 100_000
-"""The top prize tiers: a lot of 1 000 EUR or more (robots: 10 000 and 1 000 EUR; eldorado:
-5 and 4 pyramids at every stake, 5 suns at 1 and 2 EUR). The money checks meet one by chance
-only; the soak's player sessions play through to one (``_scenarios.top_tiers``)."""
+# The top prize tiers: a lot of 1 000 EUR or more (each game's highest lots: docs/play-checks.md).
+# The money checks meet one by chance only; the soak's player sessions play through to one
+# (``_scenarios.top_tiers``).
 
 
 @functools.cache
