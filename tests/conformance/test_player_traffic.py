@@ -232,8 +232,8 @@ def test_a_top_tier_unit_is_played_through_to_with_no_read_of_the_units_ahead() 
     """The reference's first robots block holds its first lot of 1 000 EUR at unit 37 040: an
     account plays through to it, knowing it from the audit, with no read of the block, and
     every play is judged (the reference passes)."""
-    from conformance.checks._scenarios.top_tiers import judge_again, play_through
     from conformance.checks._block_reading import read_prizes
+    from conformance.checks._scenarios.top_tiers import judge_again, play_through
 
     target = Recording()
     session = Session.of(target)
