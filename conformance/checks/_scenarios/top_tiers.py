@@ -301,17 +301,39 @@ def _judge_top(session: Session, case: Case, done: Through, prizes: Prizes) -> N
                 "auto",
             )
         )
-    read = session.balance(done.account)
+    _judge_balance(
+        session,
+        case,
+        done,
+        done.account,
+        BALANCE_READ,
+        lambda read: (
+            f"the balance read after the top-tier play is {read} cents; its plays end "
+            f"at {done.balance}"
+        ),
+    )
+
+
+def _judge_balance(
+    session: Session,
+    case: Case,
+    done: Through,
+    account: Account,
+    requirement: str,
+    note: Callable[[int], str],
+) -> None:
+    """``account``'s balance read now is the one its plays end at (``Found`` for
+    ``requirement`` otherwise, ``note`` telling the balance read)."""
+    read = session.balance(account)
     if read != done.balance:
         raise Found(
             _evidence(
                 case,
                 done,
-                BALANCE_READ,
+                requirement,
                 {"balance_cents": done.balance},
                 {"balance_cents": read},
-                f"the balance read after the top-tier play is {read} cents; its plays end at "
-                f"{done.balance}",
+                note(read),
                 "balance",
             )
         )
@@ -336,20 +358,17 @@ def judge_again(session: Session, case: Case, done: Through) -> None:
                 "auto",
             )
         )
-    read = session.balance(done.account)
-    if read != done.balance:
-        raise Found(
-            _evidence(
-                case,
-                done,
-                MONEY,
-                {"balance_cents": done.balance},
-                {"balance_cents": read},
-                f"the balance of the account that bought a top-tier unit moved from "
-                f"{done.balance} to {read} cents while it did not play",
-                "balance",
-            )
-        )
+    _judge_balance(
+        session,
+        case,
+        done,
+        done.account,
+        MONEY,
+        lambda read: (
+            f"the balance of the account that bought a top-tier unit moved from "
+            f"{done.balance} to {read} cents while it did not play"
+        ),
+    )
 
 
 def _evidence(
