@@ -506,9 +506,6 @@ HELP_TEXTS = frozenset({"harness/_cli/__init__.py", "harness/_cli/generate_block
 
 STILL_NAMING: frozenset[str] = frozenset(
     {
-        "conformance/checks/_scenarios/reveal.py",
-        "conformance/checks/play_reveal.py",
-        "conformance/checks/reveal_answer.py",
         "reference/__init__.py",
     }
 )

@@ -19,7 +19,6 @@ from .._pool import workers_of
 from .._registry import CheckContext, Reservation, check
 from ._scenarios import case_of
 from ._scenarios.players import deep_plays, scenario_players
-from ._scenarios.reveal import REVEAL_REQUIREMENTS
 from .blocks import audited_prizes
 from .play import failure, pairs, session
 
@@ -40,7 +39,7 @@ DEEP_JUDGED = 30  # plays judged past ``deep_units`` (their AUTO tied to their u
     per_game=lambda k: [
         f"{k.prize_article}.prize_credited",
         f"{k.history_article}.history_unrevealed",
-        *(REVEAL_REQUIREMENTS if k.reveals else ()),
+        *(k.reveals.revealed_on if k.reveals else ()),
     ],
     capability="play",
     cost="long",

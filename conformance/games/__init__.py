@@ -53,6 +53,35 @@ def sweep(module: str, function: str) -> Callable[[], list[str]]:
     return build
 
 
+@dataclass(frozen=True)
+class RevealRequirements:
+    """What a game played button by button (its engine's ``buttons``, the contract's reveal
+    operation) names its reveal rules: the requirement each reveal check covers, from the
+    game's own articles. The reveal checks (``checks/play_reveal.py``,
+    ``checks/reveal_answer.py``) play every such game through the same code, driven by its
+    engine's description of the buttons (``buttons``, ``button_reveals``, ``reveal_symbols``).
+    """
+
+    symbols: str
+    """Each click shows the next reveal under its button (symbol, X2, +1) as the ticket holds
+    it: ``robots.4.3.reveal_symbols``."""
+    order: str
+    """The buttons may be clicked in any order, at once too, and a ticket left half revealed
+    revealed on later: no order changes a button's reveals or the unit:
+    ``robots.4.4.reveal_order``."""
+    plus_one: str
+    """A reveal with +1 allows exactly one more click on its button, one without none (409):
+    ``robots.4.7.reveal_plus_one``."""
+    auto_any_moment: str
+    """AUTO after any number of clicks shows the unit bought and its lot:
+    ``robots.4.4.auto_any_moment``."""
+
+    @property
+    def revealed_on(self) -> tuple[str, str, str]:
+        """What a ticket left half revealed, then revealed on, can break."""
+        return (self.symbols, self.order, self.plus_one)
+
+
 class UnknownGame(ConformanceError, KeyError):
     """A game no kit is registered for; the message names it and the known games."""
 
@@ -104,9 +133,10 @@ class GameKit:
     relations: tuple[Relation, ...] = ()
     """The game's metamorphic relations: changes to a ticket the rules say change nothing
     (``checks/_relations.py``); ``metamorphic`` checks each one."""
-    reveals: bool = False
-    """The game is played button by button through the contract's reveal operation (robots);
-    without it a play is finished by AUTO only."""
+    reveals: RevealRequirements | None = None
+    """The requirements of the game's reveal protocol, for a game whose engine has
+    ``buttons`` (played button by button through the contract's reveal operation); None for a
+    game whose plays are finished by AUTO only. Given exactly when the engine has buttons."""
     board: Board | None = None
     """Draws a ticket for the HTML report; None: the report shows the notation only."""
     board_css: str = ""
@@ -216,6 +246,7 @@ def register_kit(kit: GameKit) -> GameKit:
         if not kit.name.isidentifier() or kit.name != kit.name.lower():
             raise ConformanceError(f"game kit name {kit.name!r}: expected a lower-case word")
         _needs_engine(kit.name)
+        _needs_reveals_iff_buttons(kit)
         _KITS[kit.name] = kit
         before = _check_ids()
         try:
@@ -259,6 +290,24 @@ def _needs_engine(name: str) -> None:
             f"game kit {name!r}: the reference knows no such game ({exc}); register the "
             "game's reference engine first (docs/adding-a-game.md)"
         ) from None
+
+
+def _needs_reveals_iff_buttons(kit: GameKit) -> None:
+    """A kit names its reveal requirements exactly when its engine has buttons: the reveal
+    checks play the buttons the engine describes, under the requirements the kit names."""
+    import reference
+
+    buttons = reference.game_engine(kit.name).buttons
+    if buttons and kit.reveals is None:
+        raise ConformanceError(
+            f"game kit {kit.name!r}: its engine has {buttons} buttons; give the kit its reveal "
+            "requirements (reveals=RevealRequirements(...), docs/adding-a-game.md)"
+        )
+    if not buttons and kit.reveals is not None:
+        raise ConformanceError(
+            f"game kit {kit.name!r}: it names reveal requirements, but its engine has no "
+            "buttons (GameEngine.buttons is 0)"
+        )
 
 
 def _with_checks(kit: GameKit, ids: tuple[str, ...]) -> GameKit:
@@ -337,6 +386,7 @@ __all__ = [
     "Diagnosis",
     "Escape",
     "GameKit",
+    "RevealRequirements",
     "UnknownGame",
     "attach_check_registry",
     "each_kit",

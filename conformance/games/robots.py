@@ -2,8 +2,10 @@
 ``conformance.strategies``, the probe classifier of ``checks/_classify.py``, the articles its
 play faults break, the board drawing of the HTML report and the block audit's kernel.
 
-Its own checks (``checks/robots_rules.py``, the robots relations of ``checks/metamorphic.py``,
-the reveal protocol in ``checks/play.py``) are registered with the check modules."""
+Its own checks (``checks/robots_rules.py``, the robots relations of ``checks/metamorphic.py``)
+are registered with the check modules; the reveal checks (``checks/play_reveal.py``,
+``checks/reveal_answer.py``) play its 18 buttons as its engine describes them, under the
+reveal requirements named here (``reveals``)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
 from ..checks._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
 from ..checks._robots_relations import RELATIONS
-from . import Escape, GameKit, register_kit, sweep
+from . import Escape, GameKit, RevealRequirements, register_kit, sweep
 from ._boards import euros, shape_svg
 from ._robots_invalid import ROBOTS_INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
 from ._robots_kernel import robots_chunk, robots_prizes, robots_tables
@@ -134,7 +136,12 @@ KIT = register_kit(
         stakes_article="robots 2 (1 €)",
         history_article="robots.4.1",
         prize_article="robots.4.10",
-        reveals=True,
+        reveals=RevealRequirements(
+            symbols="robots.4.3.reveal_symbols",
+            order="robots.4.4.reveal_order",
+            plus_one="robots.4.7.reveal_plus_one",
+            auto_any_moment="robots.4.4.auto_any_moment",
+        ),
         board=board,
         board_css=CSS,
         kernel=robots_prizes,

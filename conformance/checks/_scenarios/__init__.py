@@ -14,9 +14,12 @@ the ticket AUTO shows: so one fault (a history hiding unrevealed plays, say) doe
 other requirements fail too.
 
 The package's modules: ``client`` (the ``Session`` on a target and the helpers that read its
-answers), ``observe`` (plays observed for the money scenarios), then one module per area:
-``money``, ``sales``, ``refusals``, ``reveal``, ``history``, ``tokens``. This module holds the
-``SCENARIOS`` registry and re-exports every public name.
+answers), ``observe`` (plays observed for the money scenarios), ``clicks`` (clicking the
+buttons of any game that has some, as its engine describes them), then one module per area:
+``money``, ``sales``, ``refusals``, ``history``, ``tokens``, and the reveal protocol's
+``reveal`` (the click order), ``reveal_at_once`` (clicks sent together), ``plus_one`` and
+``auto_midway``. This module holds the ``SCENARIOS`` registry and re-exports every public
+name.
 """
 
 from __future__ import annotations
@@ -27,6 +30,16 @@ from typing import Any
 from ..._evidence import PlayEvidence, ReplayError
 from ..._registry import Evidence
 from ..._replay import replayer
+from .auto_midway import scenario_auto
+from .clicks import (
+    Walk,
+    game_of,
+    misreported,
+    recording_chooser,
+    requirements_of,
+    reveal_case,
+    walk,
+)
 from .client import (
     KIND,
     MAX_CLICKS,
@@ -65,22 +78,14 @@ from .observe import (
     read_lag_of,
 )
 from .players import scenario_deep, scenario_players
+from .plus_one import scenario_plus_one
 from .refusals import (
     invalid_requests,
     scenario_insufficient_funds,
     scenario_invalid,
 )
-from .reveal import (
-    Walk,
-    misreported,
-    recording_chooser,
-    scenario_auto,
-    scenario_plus_one,
-    scenario_reveal_concurrent,
-    scenario_reveal_order,
-    scenario_reveal_resumed,
-    walk,
-)
+from .reveal import scenario_reveal_order, scenario_reveal_resumed
+from .reveal_at_once import scenario_reveal_concurrent
 from .sales import (
     concurrent_sales,
     in_threads,
@@ -159,6 +164,7 @@ __all__ = [
     "case_of",
     "concurrent_sales",
     "evidence",
+    "game_of",
     "in_threads",
     "invalid_requests",
     "misreported",
@@ -170,6 +176,8 @@ __all__ = [
     "refused",
     "replay_play",
     "reply_doc",
+    "requirements_of",
+    "reveal_case",
     "reveal_symbols",
     "reveal_tuple",
     "scenario_account_token",
