@@ -2,6 +2,8 @@
 
 Games are registered by name (``register_game``; the package registers its two): every function
 here taking a ``game`` finds it in the registry, and raises UnknownGameError for any other.
+This face holds what every game shares; each shipped game's own names (its engine, ticket and
+rules types) are in its public module, ``reference.robots`` and ``reference.eldorado``.
 """
 
 from . import _builtin  # noqa: F401 - registers robots and eldorado
@@ -16,8 +18,6 @@ from ._blocks import (
     new_seed,
     probe_prizes,
 )
-from ._eldorado import EldoradoEngine, EldoradoTicket, eldorado_rules
-from ._eldorado_rules import Combination, EldoradoRules, EldoradoSymbol
 from ._errors import GameError, RulesDataError, StakeError, TicketError, UnknownGameError
 from ._evaluate import (
     Ticket,
@@ -46,8 +46,6 @@ from ._games import (
 )
 from ._generate import Decomposition, Gain, PrizeError, generate_ticket, prize_decompositions
 from ._permutation import FeistelPermutation
-from ._robots import Reveal, RobotsEngine, RobotsTicket, robots_rules
-from ._robots_rules import RobotsRules, RobotSymbol
 from ._rules import GameRules, Lot, LotTable, RulesNode
 from ._scenarios import PlainPools, ScenarioPools
 
@@ -56,12 +54,7 @@ __all__ = [
     "Block",
     "BlockError",
     "Chooser",
-    "Combination",
     "Decomposition",
-    "EldoradoEngine",
-    "EldoradoRules",
-    "EldoradoSymbol",
-    "EldoradoTicket",
     "FeistelPermutation",
     "Gain",
     "GameDefinition",
@@ -73,11 +66,6 @@ __all__ = [
     "PlainPools",
     "PrizeError",
     "RegistrationError",
-    "Reveal",
-    "RobotSymbol",
-    "RobotsEngine",
-    "RobotsRules",
-    "RobotsTicket",
     "RulesDataError",
     "RulesNode",
     "ScenarioPools",
@@ -91,7 +79,6 @@ __all__ = [
     "check_slice",
     "check_stake",
     "default_block_id",
-    "eldorado_rules",
     "evaluate",
     "format_ticket",
     "game_engine",
@@ -106,7 +93,6 @@ __all__ = [
     "prize_decompositions",
     "probe_prizes",
     "register_game",
-    "robots_rules",
     "rules_file_bytes",
     "unregister_game",
     "win_kinds",

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import reference
+import reference.eldorado
 
 from .._evaluation import expected_result, is_error
 from .._lazy import suite_strategies
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 else:  # imported on first use (conformance._lazy): it imports hypothesis
     ES = suite_strategies("conformance.games._eldorado_strategies")
 
-_ELDORADO = reference.eldorado_rules()
+_ELDORADO = reference.eldorado.eldorado_rules()
 
 
 ELDORADO_GENERAL = "eldorado.4.evaluation"

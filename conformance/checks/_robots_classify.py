@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import reference
+import reference.robots
 
 from .._evaluation import expected_result, is_error
 from .._lazy import suite_strategies
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 else:  # imported on first use (conformance._lazy): it imports hypothesis
     RS = suite_strategies("conformance.games._robots_strategies")
 
-_ROBOTS = reference.robots_rules()
+_ROBOTS = reference.robots.robots_rules()
 LETTER_OF = {s.name: s.letter for s in _ROBOTS.symbols}
 NAME_OF = {s.letter: s.name for s in _ROBOTS.symbols}
 

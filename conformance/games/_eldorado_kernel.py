@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import reference
+import reference.eldorado
 
 from .._compiled import fastaudit
 from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_chunk
@@ -26,7 +27,7 @@ class EldoradoTables:
     SLASH, BAR = 0x40, 0x41  # the separators' roles: above every letter's digit
 
     def __init__(self) -> None:
-        rules = reference.eldorado_rules()
+        rules = reference.eldorado.eldorado_rules()
         self.rows = rules.rows
         self.cells = rules.cells
         self.row_width = rules.cells + 1
@@ -82,7 +83,7 @@ class EldoradoTables:
         if found is not None:
             return found
         engine = reference.game_engine("eldorado")
-        assert isinstance(engine, reference.EldoradoEngine)
+        assert isinstance(engine, reference.eldorado.EldoradoEngine)
         assert self.rows * self.cells < 1 << EXTRA_BITS
         codes = np.arange(self.base**self.cells)
         digits = (codes[:, None] // self.base ** np.arange(self.cells)) % self.base

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 import reference
+import reference.eldorado
 
 from ..strategies import integers_between, kinds_of, pick
 from ._eldorado_invalid import ELDORADO_INVALID_KINDS
 
-_ELDORADO = reference.eldorado_rules()
+_ELDORADO = reference.eldorado.eldorado_rules()
 
 
 PAYING: str = "".join(s.letter for s in _ELDORADO.symbols if s.paying)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import reference
+import reference.robots
 
 from .._compiled import fastaudit
 from .._kernels import BoolArray, Bytes, ChunkVerdict, IntArray, Words, compiled_chunk
@@ -28,7 +29,7 @@ class RobotsTables:
     MAX_TICKET = 72  # robots, '|', and a body of at most 63 characters
 
     def __init__(self) -> None:
-        rules = reference.robots_rules()
+        rules = reference.robots.robots_rules()
         letters = [s.letter.encode()[0] for s in rules.symbols]
         self.notches = [s.gauge_notches for s in rules.symbols]
         self.amounts = [s.amount_cents for s in rules.symbols]

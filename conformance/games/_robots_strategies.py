@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 import reference
+import reference.robots
 
 from ..strategies import BOOLEANS, integers_between, kinds_of, pick
 from ._robots_invalid import ROBOTS_INVALID_KINDS
 
-_ROBOTS = reference.robots_rules()
+_ROBOTS = reference.robots.robots_rules()
 
 ROBOT_LETTERS: str = "".join(s.letter for s in _ROBOTS.symbols)
 NOTCHES: dict[str, int] = {s.letter: s.gauge_notches for s in _ROBOTS.symbols}

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 import reference
+import reference.eldorado
 
 from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
@@ -61,9 +62,9 @@ def _win_rows(result: object) -> set[tuple[int, int]] | None:
 def board(ticket: str, expected: object, got: object, stake_cents: object, escape: Escape) -> str:
     """Every grid as a 3×5 table, the rules' winning rows highlighted (``expected``, or the
     reference's own evaluation), rows ``got`` wrongly pays or misses marked."""
-    rules = reference.eldorado_rules()
+    rules = reference.eldorado.eldorado_rules()
     parsed = reference.parse_ticket("eldorado", ticket)
-    assert isinstance(parsed, reference.EldoradoTicket)
+    assert isinstance(parsed, reference.eldorado.EldoradoTicket)
     wins = _win_rows(expected)
     if wins is None and stake_cents in rules.stakes_cents:  # e.g. a block unit's evidence
         wins = _win_rows(reference.evaluate("eldorado", int(str(stake_cents)), ticket))

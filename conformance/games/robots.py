@@ -14,6 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 import reference
+import reference.robots
 
 from .._compiled import fastaudit
 from .._lazy import strategies_module, suite_strategies
@@ -51,10 +52,10 @@ def _robot_wins(result: object) -> set[int] | None:
 def board(ticket: str, expected: object, got: object, stake_cents: object, escape: Escape) -> str:
     """The row of 8 robots (symbol, gauge notches filled, amount) over the 18 buttons with
     their reveals, X2 and +1 marks; a robot ``got`` wrongly says wins (or misses) is marked."""
-    rules = reference.robots_rules()
+    rules = reference.robots.robots_rules()
     claimed = _robot_wins(got)
     parsed = reference.parse_ticket("robots", ticket)
-    assert isinstance(parsed, reference.RobotsTicket)
+    assert isinstance(parsed, reference.robots.RobotsTicket)
     notches: dict[str, int] = {s.letter: 0 for s in rules.symbols}
     for button in parsed.buttons:
         for reveal in button:

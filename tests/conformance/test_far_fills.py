@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 import reference
+import reference.robots
 from conformance.checks._robots_classify import RobotsDiagnosis, robots_probes
 from conformance.checks.robots_rules import far_fill_tickets, far_notches
 from conformance.games import _robots_strategies as RS
 
-ENGINE = reference.RobotsEngine(reference.robots_rules())
+ENGINE = reference.robots.RobotsEngine(reference.robots.robots_rules())
 
 
 @pytest.mark.parametrize("letter", list(RS.ROBOT_LETTERS))

@@ -188,7 +188,9 @@ def test_the_generic_checks_name_no_game() -> None:
     """Only the kits and each game's own checks and strategies name a game."""
     folder = ROOT / "conformance" / "checks"
     generic = [
-        p for p in folder.glob("*.py") if not any(g in p.name for g in SHIPPED)  # a game's own
+        p
+        for p in folder.glob("*.py")
+        if not any(g in p.name for g in SHIPPED)  # a game's own
     ]
     assert {p.name for p in generic} >= {"play_reveal.py", "reveal_answer.py"}
     scenarios = list((folder / "_scenarios").glob("*.py"))

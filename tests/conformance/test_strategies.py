@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import reference
+import reference.robots
 from conformance import strategies as S
 from conformance.checks.eldorado_rules import all_row_tickets, extra_stage_tickets
 from conformance.checks.robots_rules import gauge_fill_tickets
@@ -21,7 +22,7 @@ from conformance.games import kit
 FAST = settings(
     max_examples=300, database=None, deadline=None, suppress_health_check=list(HealthCheck)
 )
-ENGINE = reference.RobotsEngine(reference.robots_rules())
+ENGINE = reference.robots.RobotsEngine(reference.robots.robots_rules())
 
 
 def _robots_edges(ticket: str) -> set[str]:

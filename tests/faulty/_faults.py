@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 import reference
+import reference.robots
 from reference._blocks import Block, Unit
 from reference._permutation import FeistelPermutation
 from reference._render import SliceRenderer
@@ -668,7 +669,7 @@ class PlusOneTwoClicks(GameService):
                 raise
             extra.add((play_id, button))
             last = reveals[-1]
-            symbol = reference.robots_rules().symbol(last.symbol).name
+            symbol = reference.robots.robots_rules().symbol(last.symbol).name
             return {"button": button, "symbol": symbol, "x2": last.x2, "plus_one": False}
 
 

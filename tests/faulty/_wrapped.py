@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import reference
+import reference.robots
 from contract import ErrorReply, ProtocolViolation, TargetTimeout, TargetUnreachable
 from harness._reference_adapter import ReferenceAdapter
 
@@ -80,7 +81,7 @@ class RevealInClickOrder(Wrapper):
             return self.inner.reveal(play_id, token, button)
         ticket = entry["ticket"]
         parsed = reference.parse_ticket("robots", ticket)
-        assert isinstance(parsed, reference.RobotsTicket)
+        assert isinstance(parsed, reference.robots.RobotsTicket)
         clicks = self.clicks.setdefault(play_id, [])
         if clicks.count(button) >= len(parsed.buttons[button]):
             raise ErrorReply(409, "nothing_to_reveal", f"button {button} has nothing left")
@@ -88,7 +89,7 @@ class RevealInClickOrder(Wrapper):
         shown = flat[len(clicks)]
         plus_one = parsed.buttons[button][clicks.count(button)].plus_one
         clicks.append(button)
-        name = reference.robots_rules().symbol(shown.symbol).name
+        name = reference.robots.robots_rules().symbol(shown.symbol).name
         return {"button": button, "symbol": name, "x2": shown.x2, "plus_one": plus_one}
 
     def auto(self, play_id: str, token: str | None) -> Document:

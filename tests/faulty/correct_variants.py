@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 import reference
+import reference.robots
 from harness._errors import ErrorReply
 from reference._blocks import Block, Unit
 from reference._service import GameService
@@ -286,7 +287,7 @@ class OtherFormatsService(GameService):
     def reveal(self, play_id: object, token: object, button: object) -> Document:
         answer = super().reveal(play_id, token, button)
         letter = next(
-            s.letter for s in reference.robots_rules().symbols if s.name == answer["symbol"]
+            s.letter for s in reference.robots.robots_rules().symbols if s.name == answer["symbol"]
         )
         return {**answer, "symbol": letter, "play_id": play_id}
 

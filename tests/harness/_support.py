@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import reference
+import reference.robots
 from conformance import Check, CheckContext, CheckFailure, Evidence, NotSupported, Requirement
 from tests.faulty._wrapped import BrokenX2Adapter, UnreachableAdapter
 
@@ -83,7 +84,7 @@ def eldorado_rows(ctx: CheckContext) -> None:
 
 def block_lots(ctx: CheckContext) -> None:
     """Reports one (made-up but consistent) audited block so the block reports have data."""
-    table = reference.robots_rules().lot_table(100)
+    table = reference.robots.robots_rules().lot_table(100)
     counts = {str(k): v for k, v in table.counts().items()}
     ctx.block_sink(
         {

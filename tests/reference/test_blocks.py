@@ -14,6 +14,7 @@ import pytest
 import scipy.stats  # type: ignore[import-untyped]
 
 import reference
+import reference.robots
 from reference import (
     Block,
     BlockError,
@@ -323,7 +324,7 @@ def test_every_robot_order_is_reachable_and_placed_uniformly() -> None:
     places = np.zeros((8, 256), dtype=np.int64)
     for position in range(8):
         places[position] = np.bincount(pools.orders[orders, position], minlength=256)
-    letters = [ord(s.letter) for s in reference.robots_rules().symbols]
+    letters = [ord(s.letter) for s in reference.robots.robots_rules().symbols]
     share = places[:, letters] / b.units
     assert abs(share - 1 / 8).max() < 0.002
     # and the rendered tickets show exactly these orders

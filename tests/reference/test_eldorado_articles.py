@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import reference
+import reference.eldorado
 from reference import TicketError
 
 STAKES = (50, 100, 200)
@@ -108,7 +109,7 @@ LOT_TICKETS = [
 
 
 def test_every_lot_amount_of_every_table_is_reached() -> None:
-    rules = reference.eldorado_rules()
+    rules = reference.eldorado.eldorado_rules()
     for position, stake in enumerate(STAKES):
         amounts = {lot.prize_cents for lot in rules.lot_table(stake).lots}
         reached = {prizes[position] for _, prizes in LOT_TICKETS}
@@ -128,7 +129,7 @@ def test_wins_name_grid_row_symbol_and_count() -> None:
 def test_parse_gives_grids_rows_and_cells() -> None:
     ticket = "YYSYY/VBPSX/BBPPS|SSSSS/PVBYP/BYVPS"
     parsed = reference.parse_ticket("eldorado", ticket)
-    assert isinstance(parsed, reference.EldoradoTicket)
+    assert isinstance(parsed, reference.eldorado.EldoradoTicket)
     assert parsed.grids == (("YYSYY", "VBPSX", "BBPPS"), ("SSSSS", "PVBYP", "BYVPS"))
     assert parsed.cell(0, 1, 4) == "X"
     assert reference.format_ticket(parsed) == ticket
@@ -167,7 +168,9 @@ def test_eldorado_stakes_are_50_100_200(stake: object) -> None:
 
 
 def test_format_refuses_ungranted_grids() -> None:
-    bad = reference.EldoradoTicket((("YYYYS", "YSVBP", "SVBPY"), ("YYYYS", "YSVBP", "SVBPY")))
+    bad = reference.eldorado.EldoradoTicket(
+        (("YYYYS", "YSVBP", "SVBPY"), ("YYYYS", "YSVBP", "SVBPY"))
+    )
     with pytest.raises(TicketError, match="grid 1 was not granted"):
         reference.format_ticket(bad)
 
@@ -197,9 +200,9 @@ def test_the_row_paytable_is_what_a_ticket_of_that_one_row_pays(stake: int) -> N
     import itertools
 
     engine = reference.game_engine("eldorado")
-    assert isinstance(engine, reference.EldoradoEngine)
+    assert isinstance(engine, reference.eldorado.EldoradoEngine)
     table = engine.row_prizes(stake)
-    rules = reference.eldorado_rules()
+    rules = reference.eldorado.eldorado_rules()
     letters = "".join(s.letter for s in rules.symbols)
     quiet_row = "YSVBP"  # five paying symbols once each: no combination (E-I1)
     quiet = "/".join([quiet_row] * rules.rows)

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 import reference
+import reference.eldorado
+import reference.robots
 from reference import Block, GameEngine, RegistrationError, UnknownGameError
 from reference._generate import TicketMaker
 from reference._service import GameService, ServiceError
@@ -101,12 +103,12 @@ class _Half(GameEngine):
 @pytest.mark.parametrize(
     ("name", "engine", "fault"),
     [
-        ("Coins", reference.RobotsEngine, "expected a lower-case letter"),
-        ("co-ins", reference.RobotsEngine, "expected a lower-case letter"),
-        ("", reference.RobotsEngine, "expected a lower-case letter"),
+        ("Coins", reference.robots.RobotsEngine, "expected a lower-case letter"),
+        ("co-ins", reference.robots.RobotsEngine, "expected a lower-case letter"),
+        ("", reference.robots.RobotsEngine, "expected a lower-case letter"),
         ("coins", dict, "is not a subclass of reference.GameEngine"),
         ("coins", _Half, "_Half does not define .*evaluate"),
-        ("robots", reference.EldoradoEngine, "'robots' is already registered"),
+        ("robots", reference.eldorado.EldoradoEngine, "'robots' is already registered"),
     ],
 )
 def test_registration_refuses_bad_input(name: str, engine: Any, fault: str) -> None:
@@ -121,10 +123,10 @@ def test_a_broken_rules_file_fails_at_registration_naming_file_and_key(tmp_path:
     path = tmp_path / "robots2.yaml"
     path.write_text(text.replace("units: 2000000", "units: many"))
     with pytest.raises(reference.RulesDataError, match=r"robots2\.yaml: block\.units: expected"):
-        reference.register_game("robots2", reference.RobotsEngine, path)
+        reference.register_game("robots2", reference.robots.RobotsEngine, path)
     assert "robots2" not in reference.GAMES  # nothing half-registered is left behind
     with pytest.raises(reference.RulesDataError, match=r"missing\.yaml: cannot be read"):
-        reference.register_game("robots2", reference.RobotsEngine, tmp_path / "missing.yaml")
+        reference.register_game("robots2", reference.robots.RobotsEngine, tmp_path / "missing.yaml")
     assert "robots2" not in reference.GAMES
 
 
@@ -134,7 +136,7 @@ def test_a_second_robots_under_another_name_is_a_game_like_the_others(tmp_path: 
     text = reference.rules_file_bytes("robots").decode().replace("game: robots", "game: robo")
     path = tmp_path / "robo.yaml"
     path.write_text(text)
-    reference.register_game("robo", reference.RobotsEngine, path)
+    reference.register_game("robo", reference.robots.RobotsEngine, path)
     try:
         assert reference.GAMES == ("robots", "eldorado", "robo")
         ticket = "DQTCSPHO|D D D D T T C C C C C S S S S S S P"
@@ -144,7 +146,7 @@ def test_a_second_robots_under_another_name_is_a_game_like_the_others(tmp_path: 
         block = Block("robo", 100, "robo-100-0001", bytes(32))
         for unit in block.iter_units(0, 50):
             assert reference.prize_cents("robo", 100, unit.ticket) == unit.prize_cents
-        assert reference.register_game("robo", reference.RobotsEngine, path).name == "robo"
+        assert reference.register_game("robo", reference.robots.RobotsEngine, path).name == "robo"
     finally:
         reference.unregister_game("robo")
     assert reference.GAMES == ("robots", "eldorado")
@@ -188,7 +190,7 @@ def test_a_reveal_names_a_symbol_as_its_engine_says() -> None:
     robots = reference.game_engine("robots")
     spellings = robots.reveal_symbols()
     assert spellings["blue_diamond"] == spellings["D"] == "D"
-    assert set(spellings.values()) == {s.letter for s in reference.robots_rules().symbols}
+    assert set(spellings.values()) == {s.letter for s in reference.robots.robots_rules().symbols}
     ticket = "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C"  # contract 1's example
     shown = {r["symbol"] for button in robots.button_reveals(ticket) for r in button}
     assert shown <= set(spellings)

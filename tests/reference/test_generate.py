@@ -18,12 +18,14 @@ import numpy as np
 import pytest
 
 import reference
+import reference.eldorado
+import reference.robots
 from reference import GameError, PrizeError, _scenarios, generate_ticket, prize_decompositions
 from reference._eldorado_make import ELDORADO_MAX_GRIDS, ELDORADO_MAX_WINS
 
 DRAWS = 2000
-ROBOTS = reference.robots_rules()
-ELDORADO = reference.eldorado_rules()
+ROBOTS = reference.robots.robots_rules()
+ELDORADO = reference.eldorado.eldorado_rules()
 LETTER_OF = {s.name: s.letter for s in ROBOTS.symbols} | {
     s.name: s.letter for s in ELDORADO.symbols
 }

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference
+import reference.eldorado
+import reference.robots
 from conformance import strategies
 from conformance.games import _eldorado_strategies as ES
 from conformance.games import _robots_strategies as RS
@@ -55,11 +57,11 @@ def test_permuting_robots_or_buttons_never_changes_a_robots_prize(
     ticket: str, rng: random.Random
 ) -> None:
     parsed = reference.parse_ticket("robots", ticket)
-    assert isinstance(parsed, reference.RobotsTicket)
+    assert isinstance(parsed, reference.robots.RobotsTicket)
     robots, buttons = list(parsed.robots), list(parsed.buttons)
     rng.shuffle(robots)
     rng.shuffle(buttons)
-    shuffled = reference.format_ticket(reference.RobotsTicket(tuple(robots), tuple(buttons)))
+    shuffled = reference.format_ticket(reference.robots.RobotsTicket(tuple(robots), tuple(buttons)))
     assert reference.prize_cents("robots", 100, shuffled) == reference.prize_cents(
         "robots", 100, ticket
     )
@@ -75,13 +77,13 @@ def test_swapping_rows_never_changes_an_eldorado_prize(
     ticket: str, stake: int, rng: random.Random
 ) -> None:
     parsed = reference.parse_ticket("eldorado", ticket)
-    assert isinstance(parsed, reference.EldoradoTicket)
+    assert isinstance(parsed, reference.eldorado.EldoradoTicket)
     grids = []
     for grid in parsed.grids:
         rows = list(grid)
         rng.shuffle(rows)
         grids.append(tuple(rows))
-    swapped = reference.format_ticket(reference.EldoradoTicket(tuple(grids)))
+    swapped = reference.format_ticket(reference.eldorado.EldoradoTicket(tuple(grids)))
     assert reference.prize_cents("eldorado", stake, swapped) == reference.prize_cents(
         "eldorado", stake, ticket
     )

@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 
 import reference
-from reference import Reveal, TicketError
+import reference.robots
+from reference import TicketError
+from reference.robots import Reveal
 
 
 def prize(ticket: str) -> int:
@@ -84,7 +86,7 @@ LOT_TICKETS = {
 
 
 def test_every_lot_amount_is_reached_by_a_hand_written_ticket() -> None:
-    table = reference.robots_rules().lot_table(100)
+    table = reference.robots.robots_rules().lot_table(100)
     assert set(LOT_TICKETS) == {lot.prize_cents for lot in table.lots}
     for amount, ticket in LOT_TICKETS.items():
         assert prize(ticket) == amount
@@ -103,7 +105,7 @@ def test_wins_name_the_robot_position_and_symbol() -> None:
 
 def test_parse_gives_buttons_with_x2_and_plus_one() -> None:
     parsed = reference.parse_ticket("robots", "OHPSCTQD|C D2+P S S C S D T S P H O C S T D C C")
-    assert isinstance(parsed, reference.RobotsTicket)
+    assert isinstance(parsed, reference.robots.RobotsTicket)
     assert parsed.robots == tuple("OHPSCTQD")
     assert len(parsed.buttons) == 18
     assert parsed.buttons[1] == (Reveal("D", x2=True, plus_one=True), Reveal("P"))
@@ -163,12 +165,12 @@ def test_unknown_game_is_refused() -> None:
 
 def test_format_refuses_a_structured_ticket_that_cannot_be_written() -> None:
     parsed = reference.parse_ticket("robots", "DQTCSPHO|D D D D T T C C C C C S S S S S S P")
-    assert isinstance(parsed, reference.RobotsTicket)
+    assert isinstance(parsed, reference.robots.RobotsTicket)
     dangling = (Reveal("D", plus_one=True),)
-    broken = reference.RobotsTicket(parsed.robots, (dangling, *parsed.buttons[1:]))
+    broken = reference.robots.RobotsTicket(parsed.robots, (dangling, *parsed.buttons[1:]))
     with pytest.raises(TicketError, match="button 0, reveal 0"):
         reference.format_ticket(broken)
-    short = reference.RobotsTicket(parsed.robots, parsed.buttons[:17])
+    short = reference.robots.RobotsTicket(parsed.robots, parsed.buttons[:17])
     with pytest.raises(TicketError, match="expected 18 buttons"):
         reference.format_ticket(short)
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 import reference
+import reference.eldorado
+import reference.robots
 from reference import RulesDataError
 
 
 def test_robots_lot_table_matches_the_document_totals() -> None:
-    rules = reference.robots_rules()
+    rules = reference.robots.robots_rules()
     assert rules.block_units == 2_000_000
     assert rules.stakes_cents == (100,)
     table = rules.lot_table(100)
@@ -22,7 +24,7 @@ def test_robots_lot_table_matches_the_document_totals() -> None:
     ("stake", "total_cents"), [(50, 315_000_00), (100, 630_000_00), (200, 1_260_000_00)]
 )
 def test_eldorado_lot_tables_match_the_document_totals(stake: int, total_cents: int) -> None:
-    rules = reference.eldorado_rules()
+    rules = reference.eldorado.eldorado_rules()
     assert rules.block_units == 900_000
     table = rules.lot_table(stake)
     assert table.winning_units == 151_157
@@ -38,7 +40,7 @@ def test_every_payout_is_exactly_70_percent(game: str, stake: int) -> None:
 
 
 def test_robots_symbols_are_the_article_4_8_table() -> None:
-    rules = reference.robots_rules()
+    rules = reference.robots.robots_rules()
     assert [(s.letter, s.gauge_notches, s.amount_cents) for s in rules.symbols] == [
         ("D", 4, 100),
         ("Q", 1, 200),
@@ -54,7 +56,7 @@ def test_robots_symbols_are_the_article_4_8_table() -> None:
 
 
 def test_eldorado_paytable_scales_with_the_stake() -> None:
-    rules = reference.eldorado_rules()
+    rules = reference.eldorado.eldorado_rules()
     assert len(rules.combinations) == 10
     for combination in rules.combinations:
         amounts = combination.amount_cents
@@ -67,7 +69,7 @@ def test_the_rules_file_hash_is_recorded() -> None:
     import hashlib
 
     text = reference.rules_file_bytes("robots")
-    assert reference.robots_rules().sha256 == hashlib.sha256(text).hexdigest()
+    assert reference.robots.robots_rules().sha256 == hashlib.sha256(text).hexdigest()
 
 
 def _broken(old: str, new: str, game: str = "robots") -> str:

@@ -15,6 +15,7 @@ import pytest
 import requests
 
 import reference
+import reference.eldorado
 from reference._blocks import Block
 from reference._server import MAX_BODY_BYTES, ServerThread
 from reference._service import GameService
@@ -451,7 +452,7 @@ def test_concurrent_plays_sell_each_unit_once_and_keep_balances_exact(tmp_path: 
 
 @pytest.mark.slow
 def test_a_whole_block_streams_with_its_exact_lot_table(url: str) -> None:
-    table = reference.eldorado_rules().lot_table(50).counts()
+    table = reference.eldorado.eldorado_rules().lot_table(50).counts()
     seen: Counter[int] = Counter()
     with requests.get(f"{url}/v1/blocks/eldorado-50-0001", stream=True, timeout=60) as response:
         lines = response.iter_lines(chunk_size=1 << 16)

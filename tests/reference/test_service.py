@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 import reference
+import reference.robots
 from reference._blocks import Block, default_block_id
 from reference._robots import parse_ticket as parse_robots
 from reference._service import GameService, ServiceError
 
 from ._live import SEED
 
-ROBOTS_UNITS = reference.robots_rules().block_units
+ROBOTS_UNITS = reference.robots.robots_rules().block_units
 
 
 @pytest.fixture
@@ -188,7 +189,7 @@ def test_play_refusals(
 
 def test_reveals_rebuild_the_ticket_button_by_button(service: GameService) -> None:
     who, token = account(service)
-    rules = reference.robots_rules()
+    rules = reference.robots.robots_rules()
     letters = {s.name: s.letter for s in rules.symbols}
     for _ in range(5):
         play = service.play(who, token, "robots", 100)
@@ -226,7 +227,7 @@ def test_reveal_state_survives_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "restart.sqlite3"
     service = GameService(db, seed=SEED)
     who, token = account(service)
-    letters = {s.name: s.letter for s in reference.robots_rules().symbols}
+    letters = {s.name: s.letter for s in reference.robots.robots_rules().symbols}
     continued = 0
     try:
         for _ in range(20):
