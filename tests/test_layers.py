@@ -505,7 +505,6 @@ HELP_TEXTS = frozenset({"harness/_cli/__init__.py", "harness/_cli/generate_block
 """The CLI's help texts, written for a person using the shipped games."""
 
 
-
 def own_file(path: Path, games: Sequence[str]) -> bool:
     """A game's own file: its name (or a folder's) holds the game's name (``_robots.py``,
     ``games/eldorado.py``, ``checks/robots_rules.py``, ``games/_eldorado_kernel.py``)."""

@@ -5,8 +5,10 @@ With its reference engine and its conformance kit registered, ``instantcert cert
 quick profile on Coins in-process and over HTTP against the reference server serving it: every
 Coins requirement passes, every report is written and names the game, the HTML report draws its
 units with the kit's board. A fault planted in the service (a silver purse paid 1 € too much) is
-caught for the requirement it breaks, ``coins.4.purse_pays``: NOT CERTIFIED. Nothing of it stays
-registered after the module.
+caught for the requirement it breaks, ``coins.4.purse_pays``: NOT CERTIFIED. Coins has buttons
+(a purse each, issue 31): the reveal checks, written for robots, play it through the same code
+and pass, and a service that reveals the coins in purse order whichever purse is clicked is
+caught for ``coins.6.reveal_order``. Nothing of it stays registered after the module.
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ from tests.third_game.targets import SEED as SERVICE_SEED
 
 SEED = "13"
 FAULTY = "python:tests.third_game.targets:mispaying"
+BUTTON_BLIND = "python:tests.third_game.targets:button_blind"
+REVEAL_CHECKS = {  # the reveal checks registered for Coins' kit, and what each covers
+    "play.coins_reveal_order": ("coins.6.reveal_coins", "coins.6.reveal_order"),
+    "play.coins_plus_one": ("coins.6.reveal_plus_one",),
+    "play.coins_auto_any_moment": ("coins.6.auto_any_moment",),
+    "play.coins_reveal_answer": ("play.reveal.answer",),
+}
+REVEAL_REQUIREMENTS = {r for covered in REVEAL_CHECKS.values() for r in covered}
 CHECKS_BEFORE = set(registered_checks())
 
 
@@ -68,11 +78,13 @@ def test_the_kit_brings_the_game_its_checks_requirements_and_clauses() -> None:
         "blocks.lot_table",
         "invalid_tickets.per_ticket",
     } <= mine
+    assert {cid: checks[cid].requirements for cid in REVEAL_CHECKS} == REVEAL_CHECKS
+    assert "coins.6.reveal_order" in checks["play.player_sessions"].requirements
     assert "coins.3.lot_table" in checks["blocks.lot_table"].requirements
     assert "coins.5.last_unit" in checks["play.history_listing"].requirements
     covered = {r for c in checks.values() for r in c.requirements}
     ids = {r for r in load_catalogue() if r.startswith("coins.")}
-    assert len(ids) == 24 and ids <= covered  # every Coins requirement has a check
+    assert len(ids) == 28 and ids <= covered  # every Coins requirement has a check
     assert {c.game for c in load_clauses().values() if c.id.startswith("coins.")} == {"coins"}
 
 
@@ -103,6 +115,13 @@ def test_coins_is_certified_in_process(tmp_path: Path) -> None:
     assert set(report["implementation"]["games"]) >= {"coins"}
     html = assert_reports_name_the_game(tmp_path)
     assert ".coins-unit{" in html  # the kit's board CSS is in the page
+    # the reveal checks, written for robots, played Coins' purses through the same code
+    ran = {c["check_id"]: c["outcome"] for c in report["checks"]}
+    assert {cid: ran.get(cid) for cid in REVEAL_CHECKS} == dict.fromkeys(REVEAL_CHECKS, "pass")
+    outcomes = {r["id"]: r["outcome"] for r in report["requirements"]}
+    assert {outcomes[r] for r in REVEAL_REQUIREMENTS if r.startswith("coins.")} == {"pass"}
+    # play.reveal.answer is every game's: robots' check of it is outside a run of Coins alone
+    assert ran["play.robots_reveal_answer"] == outcomes["play.reveal.answer"] == "not_run"
 
 
 def test_coins_is_certified_over_http(tmp_path: Path) -> None:
@@ -152,6 +171,22 @@ def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
     assert [r["id"] for r in report["requirements"] if r["outcome"] == "fail"] == [
         "coins.4.purse_pays"
     ]
+
+
+def test_a_reveal_fault_planted_in_coins_is_caught_by_the_reveal_checks(tmp_path: Path) -> None:
+    """A service that shows the play's next coin in purse order whichever purse is clicked:
+    right purse by purse, wrong in any other order. The reveal checks catch it for the order
+    requirement Coins' kit names, and its case file replays: failing there, passing on the
+    reference."""
+    code, report = certify(tmp_path, BUTTON_BLIND)
+    failed = {r["id"] for r in report["requirements"] if r["outcome"] == "fail"}
+    assert code == 1 and report["verdict"]["overall"] == "NOT CERTIFIED"
+    assert "coins.6.reveal_order" in failed and failed <= REVEAL_REQUIREMENTS, failed
+    (check,) = [c for c in report["checks"] if c["check_id"] == "play.coins_reveal_order"]
+    assert check["outcome"] == "fail" and check["evidence"][0]["input"]["game"] == "coins"
+    case = tmp_path / check["case_files"][0]
+    assert main(["replay", str(case), "--target", BUTTON_BLIND]) == 1
+    assert main(["replay", str(case), "--target", "python:reference"]) == 0
 
 
 def test_a_coins_block_file_is_audited_and_a_wrong_prize_in_it_caught(tmp_path: Path) -> None:

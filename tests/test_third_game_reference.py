@@ -264,14 +264,52 @@ def test_the_service_sells_shows_and_lists_coins(service: GameService) -> None:
         unit = block.unit(index)
         assert (shown["ticket"], shown["prize_cents"]) == (unit.ticket, unit.prize_cents)
         assert shown == service.auto(play["play_id"], token)  # asked again, same answer
-        with pytest.raises(ServiceError) as info:
+        with pytest.raises(ServiceError) as info:  # AUTO showed every purse's coins
             service.reveal(play["play_id"], token, 0)
         assert (info.value.status, info.value.code) == (409, "nothing_to_reveal")
-        assert "coins: it has no buttons" in info.value.message
+        assert "button 0" in info.value.message and "nothing left" in info.value.message
     history = service.history(account["account_id"], token)["plays"]
     assert [p["game"] for p in history] == ["coins"] * 5
     served = b"".join(service.block_document("coins-200-0001", 10, 20))
     assert served == b"".join(block.document_lines(10, 20))
+
+
+def test_a_play_is_revealed_purse_by_purse(service: GameService) -> None:
+    """Article 6: a button per purse, a click shows its next coin, a +1 on every coin but the
+    last; the service reveals Coins through the engine's description, as it does robots."""
+    engine = reference.game_engine("coins")
+    assert engine.buttons == 2
+    assert engine.button_reveals("GSB|BBB")[0] == (
+        {"symbol": "gold", "x2": False, "plus_one": True},
+        {"symbol": "silver", "x2": False, "plus_one": True},
+        {"symbol": "bronze", "x2": False, "plus_one": False},
+    )
+    assert engine.reveal_symbols() == {
+        "gold": "G",
+        "silver": "S",
+        "bronze": "B",
+        "G": "G",
+        "S": "S",
+        "B": "B",
+    }
+    account = service.open_account(1000)
+    token = account["token"]
+    play = service.play(account["account_id"], token, "coins", 100)
+    shown = {1: [service.reveal(play["play_id"], token, 1) for _ in range(3)]}
+    with pytest.raises(ServiceError) as info:  # its last coin had no +1
+        service.reveal(play["play_id"], token, 1)
+    assert (info.value.status, info.value.code) == (409, "nothing_to_reveal")
+    shown[0] = [service.reveal(play["play_id"], token, 0) for _ in range(3)]
+    ticket = service.auto(play["play_id"], token)["ticket"]
+    for purse, reveals in shown.items():
+        assert [r["button"] for r in reveals] == [purse] * 3
+        assert [r["plus_one"] for r in reveals] == [True, True, False]
+        assert [r["symbol"] for r in reveals] == [
+            engine.button_reveals(ticket)[purse][k]["symbol"] for k in range(3)
+        ]
+    with pytest.raises(ServiceError) as info:
+        service.reveal(play["play_id"], token, 2)  # no third purse
+    assert info.value.status == 400
 
 
 def test_a_play_of_a_game_no_longer_registered_is_refused_not_crashed(

@@ -2,7 +2,10 @@
 
 A ticket is ``GGS|BBB``: two purses of three coins (``rules.yaml``), separated by ``|``. A purse
 of three identical coins pays that coin's amount at the stake played; both purses' gains add up
-(so 300 cents at stake 100 is two bronze purses, at stake 200 one). Everything here is derived
+(so 300 cents at stake 100 is two bronze purses, at stake 200 one). A play is revealed purse by
+purse (article 6): each purse is a button, each click shows its next coin, and every coin but
+the purse's last carries a +1 (the button can be clicked again), so the reveal protocol's checks
+play Coins through the same code as robots. Everything here is derived
 from the rules data, as the two real games' engines do, and nothing of it ships in a package:
 ``tests/third_game`` registers it with ``reference.register_game`` for the tests that need it.
 """
@@ -156,6 +159,29 @@ class CoinsEngine(GameEngine):
         if not wins:
             return frozenset()
         return frozenset({"purses added" if len(wins) > 1 else "one purse"})
+
+    # -- play (article 6) --------------------------------------------------------------------
+
+    @property
+    def buttons(self) -> int:
+        """One button per purse."""
+        return self.rules.purses
+
+    def button_reveals(self, ticket: str) -> tuple[tuple[dict[str, Any], ...], ...]:
+        """Each purse's coins, one a click, by name; a +1 on every coin but the last."""
+        names = {c.letter: c.name for c in self.rules.coins}
+        return tuple(
+            tuple(
+                {"symbol": names[coin], "x2": False, "plus_one": k < len(purse) - 1}
+                for k, coin in enumerate(purse)
+            )
+            for purse in self._purses(ticket)
+        )
+
+    def reveal_symbols(self) -> dict[str, str]:
+        """A coin's name (``gold``) or its letter (``G``), each to its letter."""
+        coins = self.rules.coins
+        return {**{c.name: c.letter for c in coins}, **{c.letter: c.letter for c in coins}}
 
     # -- notation ---------------------------------------------------------------------------
 

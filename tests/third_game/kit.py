@@ -5,8 +5,10 @@ Everything a kit gives (``conformance.games.GameKit``): valid tickets aimed at t
 (three alike, mixed, both purses winning), every kind of invalid ticket and the requirement
 it belongs to, a fault classifier that probes one purse at a time, the articles its play
 faults break, a board for the HTML report, its requirement and clause files, and its own
-check (every one of the 3^6 tickets at every stake). No audit kernel: its blocks go through
-the reference evaluator line by line (``conformance._kernels.generic_prizes``).
+check (every one of the 3^6 tickets at every stake), and the requirements of its reveal by
+button (``reveals``: its engine has a button per purse, so the reveal checks play it as they
+play robots). No audit kernel: its blocks go through the reference evaluator line by line
+(``conformance._kernels.generic_prizes``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from hypothesis import strategies as st
 import reference
 from conformance import CheckContext, check, games
 from conformance.checks._differential import Disagreement, compare_all, fail_with
-from conformance.games import Escape, GameKit
+from conformance.games import Escape, GameKit, RevealRequirements
 
 from .engine import PURSE_SEPARATOR, CoinsRules
 
@@ -33,6 +35,13 @@ PURSE_PAYS = "coins.4.purse_pays"
 PURSES_ADD = "coins.4.purses_add"
 LOSING = "coins.4.losing"
 RULES = (GENERAL, PURSE_PAYS, PURSES_ADD, LOSING)
+
+REVEALS = RevealRequirements(  # article 6: the reveal by button
+    symbols="coins.6.reveal_coins",
+    order="coins.6.reveal_order",
+    plus_one="coins.6.reveal_plus_one",
+    auto_any_moment="coins.6.auto_any_moment",
+)
 
 INVALID_KINDS: dict[str, str] = {
     "purse_count": "coins.4.invalid_purses",
@@ -232,6 +241,7 @@ def make_kit() -> GameKit:
         stakes_article="coins 2 (1 € or 2 €)",
         history_article="coins.5",
         prize_article="coins.4",
+        reveals=REVEALS,
         board=board,
         board_css=CSS,
         requirement_files=(HERE / "requirements" / "coins.yaml",),
