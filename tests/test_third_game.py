@@ -243,3 +243,25 @@ def test_a_kit_with_broken_data_is_refused_and_leaves_nothing(
         assert not any(r.startswith("coins.") for r in load_catalogue())
     finally:
         games.register_kit(coins_kit.make_kit())
+
+
+def test_a_kit_names_reveal_requirements_exactly_when_its_engine_has_buttons() -> None:
+    """The reveal checks play the buttons the engine describes, under the requirements the kit
+    names: a kit of a game with buttons without them, or one naming them for a game without
+    buttons, is refused naming the fault."""
+    from dataclasses import replace
+
+    from conformance import games
+    from conformance.games import _needs_reveals_iff_buttons, kit
+
+    games.unregister_kit("coins")
+    before = set(registered_checks())
+    try:
+        with pytest.raises(games.ConformanceError, match="its engine has 2 buttons"):
+            games.register_kit(replace(coins_kit.make_kit(), reveals=None))
+        assert "coins" not in kit_names() and set(registered_checks()) == before
+    finally:
+        games.register_kit(coins_kit.make_kit())
+    buttonless = replace(kit("eldorado"), reveals=coins_kit.REVEALS)
+    with pytest.raises(games.ConformanceError, match="its engine has no buttons"):
+        _needs_reveals_iff_buttons(buttonless)
