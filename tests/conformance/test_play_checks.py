@@ -196,7 +196,12 @@ def test_evidence_replays_on_the_faulty_target_and_not_on_the_reference(
 ) -> None:
     with faulty(fault, reference_adapter, tmp_path) as adapter:
         outcomes = run_ours(adapter, SMALL)
-    failing = [o for o in outcomes.values() if o.outcome == "fail"]
+    # the checks aimed at the fault, not play.player_sessions, which meets many faults on its
+    # way (its paced players are tests/conformance/test_player_traffic.py's): which of them is
+    # registered first depends on when the kits load (per-game checks come with ``each_kit``)
+    failing = [
+        o for k, o in outcomes.items() if o.outcome == "fail" and k != "play.player_sessions"
+    ]
     case = failing[0].evidence[0]["input"]
     again = []
     for _ in range(3):
