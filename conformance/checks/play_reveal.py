@@ -41,9 +41,9 @@ def explore(
     """Run ``run_one(choices, stop)`` for ``play_count`` hypothesis examples seeded with
     ``ctx.seed``: ``choices`` pick the open button of each click among the game's ``buttons``
     (taken modulo the buttons still open; 0 = the first open one, so the simplest are buttons
-    in turn), ``stop`` a number of clicks. The examples are drawn
-    first, all of them, as the target's answers may not steer hypothesis; then they are played,
-    up to ``scenario_workers`` at once (each buys its own unit on its own account). Returns
+    in turn), ``stop`` a number of clicks. The examples are drawn first, all of them, as the
+    target's answers may not steer hypothesis; then they are played, up to
+    ``scenario_workers`` at once (each buys its own unit on its own account). Returns
     the evidence of the failing examples, in the order they were drawn (the target sells a new
     unit each time, so shrinking a failing example would replay it on another unit: the
     simplest failing example is chosen instead, by ``_simplest``)."""
