@@ -368,7 +368,8 @@ def tier_codes(
         if high < LOOKUP_PRIZES:  # one look-up a unit, not one pass a tier
             lookup = np.full(max(high, *table) + 2, -1, np.int64)  # [0]: every negative prize
             lookup[np.fromiter(table, np.int64, len(table)) + 1] = list(table.values())
-            return lookup[np.maximum(prizes, -1).astype(np.int64) + 1]
+            looked_up: npt.NDArray[np.int64] = lookup[np.maximum(prizes, -1).astype(np.int64) + 1]
+            return looked_up
     values = prizes.astype(np.int64)
     codes = np.full(len(values), -1, np.int64)
     codes[values == 0] = 0

@@ -32,7 +32,7 @@ from .._audit_engine import (
     BlockRequest,
     keep_ranges,
 )
-from .._file_target import block_file_of
+from .._file_target import FileTarget, block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
@@ -288,7 +288,7 @@ def _audit_here(
     (``conformance._started_audit``: the same audit of the same bytes)."""
     what = f"auditing block {asked.block_id}"
     files = block_file_of(ctx.adapter)
-    started = getattr(files, "started", None)
+    started = files.started if isinstance(files, FileTarget) else None
     if started is not None:
         taken = started.take(asked, lambda done: ctx.progress(done, total, what))
         if taken is not None:
