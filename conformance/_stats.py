@@ -149,6 +149,24 @@ def tier_positions(
     return [winners[codes == code] for code in range(1, count + 1)]
 
 
+def tier_winners(
+    prizes: npt.NDArray[np.integer], tiers_prizes: Sequence[int]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(positions, codes) of the units whose prize is one of ``tiers_prizes`` (distinct,
+    positive, ascending; code k for the k-th), in order of position: where
+    ``tier_codes(prizes, tiers_prizes) > 0``, and those codes, without a code for each unit
+    (a robots block's 2 000 000 int64 codes, and the fresh pages the kernel zeroes for them,
+    were most of the family's time after the read)."""
+    positive = np.flatnonzero(prizes > 0)
+    tiers = np.asarray(tiers_prizes, np.int64)
+    if len(tiers) == 0 or len(positive) == 0:
+        return positive[:0], positive[:0]
+    values = prizes[positive]
+    at = np.searchsorted(tiers, values)
+    hit = tiers[np.minimum(at, len(tiers) - 1)] == values
+    return positive[hit], at[hit] + 1
+
+
 def tier_tests(
     tiers: npt.NDArray[np.int64],
     names: Sequence[str],
@@ -157,11 +175,17 @@ def tier_tests(
 ) -> list[RandomnessTest]:
     """Segment chi-square of each tier (1..len(names)), pooling the sparse ones; ``by_tier``:
     the tiers' positions if already known (``tier_positions``)."""
-    size = len(tiers)
-    results: list[RandomnessTest] = []
-    sparse: list[npt.NDArray[np.int64]] = []
     if by_tier is None:
         by_tier = tier_positions(tiers, len(names))
+    return tier_tests_of(by_tier, names, segments, len(tiers))
+
+
+def tier_tests_of(
+    by_tier: Sequence[npt.NDArray[np.int64]], names: Sequence[str], segments: int, size: int
+) -> list[RandomnessTest]:
+    """``tier_tests`` of a document of ``size`` units from each tier's positions."""
+    results: list[RandomnessTest] = []
+    sparse: list[npt.NDArray[np.int64]] = []
     for positions, name in zip(by_tier, names, strict=True):
         parts = min(segments, int(len(positions) // MIN_EXPECTED))
         if parts >= 2:
@@ -305,22 +329,39 @@ def serial_test(
     if winners is None:
         r, p = _laws.pearsonr_integers(tiers[:-1], tiers[1:])
     else:
-        r, p = _serial_sums(tiers, winners)
+        values = tiers[winners].astype(np.int64)
+        top = max(int(np.abs(values).max()) if len(values) else 0, 1)
+        if top * top * (len(tiers) - 1) >= 2**62:  # pearsonr_integers' float path
+            r, p = _laws.pearsonr_integers(tiers[:-1], tiers[1:])
+        else:
+            r, p = _serial_sums(len(tiers), winners, values)
     if math.isnan(r):  # one of the two is constant
         return None
     return RandomnessTest("serial", p, r, "lag 1")
 
 
+def serial_of_winners(
+    size: int, winners: npt.NDArray[np.int64], codes: npt.NDArray[np.int64]
+) -> RandomnessTest | None:
+    """``serial_test`` of ``size`` tiers that are 0 but for ``codes`` (small, positive) at
+    ``winners`` (``tier_winners``)."""
+    if size < 10:
+        return None
+    r, p = _serial_sums(size, winners, codes.astype(np.int64))
+    if math.isnan(r):
+        return None
+    return RandomnessTest("serial", p, r, "lag 1")
+
+
 def _serial_sums(
-    tiers: npt.NDArray[np.int64], winners: npt.NDArray[np.int64]
+    size: int, winners: npt.NDArray[np.int64], values: npt.NDArray[np.int64]
 ) -> tuple[float, float]:
-    """``pearsonr_integers(tiers[:-1], tiers[1:])`` from the nonzero ``tiers`` at ``winners``."""
-    n = len(tiers) - 1
-    values = tiers[winners].astype(np.int64)
-    top = max(int(np.abs(values).max()) if len(values) else 0, 1)
-    if top * top * n >= 2**62:  # where pearsonr_integers would take the float path
-        return _laws.pearsonr_integers(tiers[:-1], tiers[1:])
-    first, last = int(tiers[0]), int(tiers[-1])
+    """``pearsonr_integers(tiers[:-1], tiers[1:])`` of ``size`` tiers that are 0 but for
+    ``values`` at ``winners`` (ascending)."""
+    n = size - 1
+    has = len(winners) > 0
+    first = int(values[0]) if has and winners[0] == 0 else 0
+    last = int(values[-1]) if has and winners[-1] == size - 1 else 0
     total, squares = int(values.sum()), int(np.dot(values, values))
     follows = np.flatnonzero(winners[1:] == winners[:-1] + 1)  # winner j + 1 right after j
     lagged = int(np.dot(values[follows], values[follows + 1]))
@@ -388,48 +429,49 @@ def winner_positions(
     arrays): they are a fifth of a second of CPU on a robots block, on the wall after the
     last unit is read. The family is the same, in the same order, whichever way it runs."""
     tiers_prizes = sorted(p for p in lots if p > 0)
-    codes = tier_codes(prizes, tiers_prizes)
     names = [str(p) for p in tiers_prizes]
-    wins = codes > 0
-    winners = np.flatnonzero(wins)
-    by_tier = tier_positions(codes, len(names), winners)
+    size = len(prizes)
+    winners, winner_codes = tier_winners(prizes, tiers_prizes)
+    wins = np.zeros(size, bool)
+    wins[winners] = True
+    by_tier = [winners[winner_codes == code] for code in range(1, len(names) + 1)]
     population = sum(lots.values())
 
     def whole_block() -> list[RandomnessTest]:
-        if wins.sum() < MIN_EXPECTED * segments:
+        if len(winners) < MIN_EXPECTED * segments:
             return []
-        statistic, p = segment_chi2(winners, len(codes), segments)
+        statistic, p = segment_chi2(winners, size, segments)
         return [RandomnessTest("chi2.winners", p, statistic, f"{segments} segments")]
 
     def frequency() -> list[RandomnessTest]:
-        if not 0 < len(codes) < population:
+        if not 0 < size < population:
             return []
         share = sum(n for p, n in lots.items() if p > 0) / population
-        z, p = frequency_p(int(wins.sum()), len(codes), share, population)
-        return [RandomnessTest("frequency", p, z, f"{int(wins.sum())} winners")]
+        z, p = frequency_p(len(winners), size, share, population)
+        return [RandomnessTest("frequency", p, z, f"{len(winners)} winners")]
 
     def present(*tests: RandomnessTest | None) -> list[RandomnessTest]:
         return [test for test in tests if test is not None]
 
     def gaps() -> list[RandomnessTest]:
         return present(
-            gap_test(winners, len(codes), "winners"),
+            gap_test(winners, size, "winners"),
             *(
-                gap_test(positions, len(codes), name)
+                gap_test(positions, size, name)
                 for positions, name in zip(by_tier, names, strict=True)
             ),
         )
 
     family: list[Callable[[], list[RandomnessTest]]] = [
-        lambda: tier_tests(codes, names, segments, by_tier),
+        lambda: tier_tests_of(by_tier, names, segments, size),
         whole_block,
         lambda: dispersion_tests(wins, winners),
         frequency,
-        lambda: present(runs_test(wins), serial_test(np.maximum(codes, 0), winners)),
+        lambda: present(runs_test(wins), serial_of_winners(size, winners, winner_codes)),
         lambda: present(spectral_test(wins)),
         gaps,
     ]
-    if len(codes) >= THREADED_UNITS:
+    if size >= THREADED_UNITS:
         with ThreadPoolExecutor(2, thread_name_prefix="instantcert-stats") as pool:
             parts = list(pool.map(lambda test: test(), family))
     else:

@@ -170,6 +170,21 @@ def test_the_family_from_the_winners_equals_the_passes_over_the_block(seed: int)
     assert (sparse.statistic, sparse.p_value) == (dense.statistic, dense.p_value)
     wins = codes > 0
     assert _stats.dispersion_tests(wins, winners) == _stats.dispersion_tests(wins)
+    tiers_prizes = sorted(p for p in LOTS if p > 0)
+    found, found_codes = _stats.tier_winners(prizes, tiers_prizes)
+    assert found.tolist() == winners.tolist()
+    assert found_codes.tolist() == codes[winners].tolist()
+    of_winners = _stats.serial_of_winners(len(prizes), found, found_codes)
+    assert of_winners is not None
+    assert (of_winners.statistic, of_winners.p_value) == (dense.statistic, dense.p_value)
+
+
+def test_tier_winners_leave_out_what_is_no_tier() -> None:
+    prizes = np.array([0, 100, -1, 7, 500, 100, 2**31 - 1, 0], np.int32)
+    positions, codes = _stats.tier_winners(prizes, [100, 500])
+    assert positions.tolist() == [1, 4, 5] and codes.tolist() == [1, 2, 1]
+    assert [len(a) for a in _stats.tier_winners(prizes, [])] == [0, 0]
+    assert [len(a) for a in _stats.tier_winners(prizes[:0], [100])] == [0, 0]
 
 
 # -- known answers: published worked examples (NIST SP 800-22 rev1a) and small exact cases ----
