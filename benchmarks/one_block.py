@@ -11,8 +11,14 @@ from outside:
   ``GROUP BY prize_cents``), when ``duckdb`` is installed (``pip install duckdb``: for this
   benchmark only, not a dependency).
 
-Prints the medians, audit / floor (target: at most 1.5) and audit / duckdb (target: at most 1),
-and the 1-minute load average before and after: on a shared machine every figure moves with it.
+Prints the medians of the wall time and of the CPU time (``getrusage`` of the finished
+children: every process and thread of the command), audit / floor (target: at most 1.5) and
+audit / duckdb (target: at most 1), and the 1-minute load average before and after: on a shared
+machine every wall figure moves with it, the CPU far less.
+
+``--before DIR`` also times, alternately with the others, the audit run from another checkout
+(``PYTHONPATH=DIR``, e.g. ``git worktree add DIR main``; its compiled extensions built or
+copied in): before and after a change in one sitting.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -40,7 +47,14 @@ duckdb.connect().execute(
 """
 
 
-def wall(command: list[str] | str) -> float:
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(command: list[str] | str, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of ``command``, its whole process tree."""
+    cpu = children_cpu()
     began = time.perf_counter()
     subprocess.run(
         command,
@@ -48,16 +62,21 @@ def wall(command: list[str] | str) -> float:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=True,
+        env=env,
     )
-    return time.perf_counter() - began
+    return time.perf_counter() - began, children_cpu() - cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--before", type=Path, default=None, metavar="DIR")
     args = parser.parse_args()
     duckdb = importlib.util.find_spec("duckdb") is not None
+    before_env = None
+    if args.before is not None:
+        before_env = {**os.environ, "PYTHONPATH": str(args.before.resolve())}
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as out:
         for path in args.file:
@@ -65,19 +84,30 @@ def main() -> None:
             floor += " | wc -l"
             audit = [str(BIN / "instantcert"), "audit-block", str(path), "--seed", "1"]
             audit += ["--out", out]
-            times: dict[str, list[float]] = {"floor": [], "audit": [], "duckdb": []}
+            runs: dict[str, list[tuple[float, float]]] = {}
             for _ in range(args.runs):
-                times["floor"].append(wall(floor))
-                times["audit"].append(wall(audit))
+                runs.setdefault("floor", []).append(timed(floor))
+                runs.setdefault("audit", []).append(timed(audit))
+                if before_env is not None:
+                    runs.setdefault("before", []).append(timed(audit, before_env))
                 if duckdb:
-                    times["duckdb"].append(wall([sys.executable, "-c", DUCKDB, str(path)]))
-            med = {k: statistics.median(v) for k, v in times.items() if v}
-            line = f"{path.name}: floor {med['floor']:.2f} s, audit {med['audit']:.2f} s"
-            line += f" = {med['audit'] / med['floor']:.2f} x floor (target <= 1.5)"
+                    duck = [sys.executable, "-c", DUCKDB, str(path)]
+                    runs.setdefault("duckdb", []).append(timed(duck))
+            wall = {k: statistics.median(w for w, _ in v) for k, v in runs.items()}
+            cpu = {k: statistics.median(c for _, c in v) for k, v in runs.items()}
+            line = f"{path.name}: floor {wall['floor']:.2f} s, audit {wall['audit']:.2f} s"
+            line += f" = {wall['audit'] / wall['floor']:.2f} x floor (target <= 1.5)"
             if duckdb:
-                line += f", duckdb {med['duckdb']:.2f} s: audit / duckdb"
-                line += f" = {med['audit'] / med['duckdb']:.2f} (target <= 1)"
-            print(line, "| runs:", {k: [round(x, 2) for x in v] for k, v in times.items()})
+                line += f", duckdb {wall['duckdb']:.2f} s: audit / duckdb"
+                line += f" = {wall['audit'] / wall['duckdb']:.2f} (target <= 1)"
+            if before_env is not None:
+                line += f"; audit before {wall['before']:.2f} s"
+            print(line)
+            print("  CPU (median):", ", ".join(f"{k} {c:.2f} s" for k, c in cpu.items()))
+            print(
+                "  runs (wall, CPU):",
+                {k: [(round(w, 2), round(c, 2)) for w, c in v] for k, v in runs.items()},
+            )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

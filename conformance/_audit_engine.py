@@ -14,6 +14,7 @@ an implementation's adapter cannot hand the checks an audit of its own making.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,40 @@ from . import _stats
 from ._audit import BlockAudit, Expectation, Source, audit, open_document, read_header
 
 R = TypeVar("R")
+
+SLICE_SIZES = (1, 7, 50)
+PAGE_SIZES = (1000, 1024, 4096, 8192, 10_000, 16_384, 65_536, 100_000, 131_072)
+"""Sizes a server's slices may be paged, cached or batched by: a slice of ``SLICE_SIZES[1]``
+units straddles one boundary of each (where the span has one), where an off-by-one or a page
+picked from ``start`` alone shows; a random slice of 7 or 50 units crosses a 4096-unit boundary
+about once in 80 blocks."""
+LONG_SLICE = 3 * 4096 + 123  # units: crosses several boundaries of every page size up to 4096
+
+
+def keep_ranges(start: int, count: int, seed: str) -> tuple[tuple[int, int], ...]:
+    """Small slices inside [start, start+count) to keep for the slice check (``keep`` of a
+    ``BlockRequest``), drawn from ``seed``."""
+    if count <= 0:
+        return ()
+    rng = random.Random(seed)
+    end = start + count
+    ranges = {(start, start + 1), (end - 1, end)}
+    for size in SLICE_SIZES[1:]:
+        if size <= count:
+            lo = start + rng.randrange(count - size + 1)
+            ranges.add((lo, lo + size))
+    size = SLICE_SIZES[1]
+    for page in PAGE_SIZES:
+        # the multiples of ``page`` a straddling slice fits around, inside the span
+        first, last = -(-(start + size) // page), (end - size) // page
+        if first <= last:
+            at = rng.randint(first, last) * page
+            lo = at - rng.randrange(1, size)  # at least one unit on each side of ``at``
+            ranges.add((lo, lo + size))
+    if count > LONG_SLICE:
+        lo = start + rng.randrange(count - LONG_SLICE + 1)
+        ranges.add((lo, lo + LONG_SLICE))
+    return tuple(sorted(ranges))
 
 
 @dataclass(frozen=True)
@@ -109,4 +144,13 @@ def audit_source(
     return result, randomness
 
 
-__all__ = ["AuditEngine", "BlockRequest", "EngineAudit", "audit_source"]
+__all__ = [
+    "LONG_SLICE",
+    "PAGE_SIZES",
+    "SLICE_SIZES",
+    "AuditEngine",
+    "BlockRequest",
+    "EngineAudit",
+    "audit_source",
+    "keep_ranges",
+]

@@ -30,6 +30,7 @@ from ._audit import (
     resume_document,
 )
 from ._audit_engine import AuditEngine
+from ._started_audit import StartedAudit
 
 Document = dict[str, Any]
 
@@ -78,6 +79,8 @@ class FileTarget:
 
     engine: AuditEngine | None = None
     """Where its block is audited when not in this process (``audit-block --scheduler``)."""
+    started: StartedAudit | None = None
+    """Its block's audit, begun in this process before the suite loaded (``audit-block``)."""
 
     def __init__(
         self, path: str | Path, header: Document | None = None, source: str | None = None
@@ -251,6 +254,8 @@ class FileTarget:
         self._no()
 
     def close(self) -> None:
+        if self.started is not None:
+            self.started.stop()
         if self.engine is not None:
             self.engine.close()
 

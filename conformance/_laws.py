@@ -35,6 +35,7 @@ __all__ = [
     "kstwo_sf",
     "kstwobign_sf",
     "next_fast_len",
+    "pearson_from_sums",
     "pearsonr",
     "previous_fast_len",
 ]
@@ -140,12 +141,21 @@ def pearsonr_integers(x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]) -> tup
     if top * top * n >= 2**62:
         return pearsonr(x, y)
     a, b = x.astype(np.int64, copy=False), y.astype(np.int64, copy=False)
-    sx, sy = int(a.sum()), int(b.sum())
-    vx = n * int(np.dot(a, a)) - sx * sx
-    vy = n * int(np.dot(b, b)) - sy * sy
+    sums = (int(a.sum()), int(b.sum()), int(np.dot(a, a)), int(np.dot(b, b)), int(np.dot(a, b)))
+    return pearson_from_sums(n, *sums)
+
+
+def pearson_from_sums(
+    n: int, sx: int, sy: int, sxx: int, syy: int, sxy: int
+) -> tuple[float, float]:
+    """(r, p) of ``pearsonr`` from the exact integer sums of ``n`` pairs: sum x, sum y,
+    sum x^2, sum y^2, sum xy (``pearsonr_integers``; ``_stats.serial_test`` sums only the
+    winners of a block, the rest being zeros)."""
+    vx = n * sxx - sx * sx
+    vy = n * syy - sy * sy
     if vx == 0 or vy == 0:
         return math.nan, math.nan
-    cov = n * int(np.dot(a, b)) - sx * sy
+    cov = n * sxy - sx * sy
     r = min(1.0, max(-1.0, cov / (math.sqrt(vx) * math.sqrt(vy))))
     return _pearson_p(r, n)
 

@@ -371,6 +371,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_crossblock",
                 "_drawing",
                 "_audit_engine",
+                "_started_audit",
                 "_file_target",
                 "_dask_audit",
             ),

@@ -27,21 +27,18 @@ import reference
 
 from .. import _stats
 from .._audit import BlockAudit, Expectation, Fault, audit
-from .._audit_engine import AuditEngine, BlockRequest
-from .._file_target import block_file_of
+from .._audit_engine import (
+    AuditEngine,
+    BlockRequest,
+    keep_ranges,
+)
+from .._file_target import FileTarget, block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
 from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults
 
 EVIDENCE_PER_BLOCK = 5
-SLICE_SIZES = (1, 7, 50)
-PAGE_SIZES = (1000, 1024, 4096, 8192, 10_000, 16_384, 65_536, 100_000, 131_072)
-"""Sizes a server's slices may be paged, cached or batched by: a slice of ``SLICE_SIZES[1]``
-units straddles one boundary of each (where the span has one), where an off-by-one or a page
-picked from ``start`` alone shows; a random slice of 7 or 50 units crosses a 4096-unit boundary
-about once in 80 blocks."""
-LONG_SLICE = 3 * 4096 + 123  # units: crosses several boundaries of every page size up to 4096
 
 # what each aspect's faults break, per game: {game}.{article}.{slug}
 _GAME_ASPECTS = {
@@ -193,31 +190,6 @@ def _file_slice(ctx: CheckContext) -> tuple[int, int] | None:
     return None if target is None else target.document_slice
 
 
-def _keep_ranges(start: int, count: int, seed: str) -> tuple[tuple[int, int], ...]:
-    """Small slices inside [start, start+count) to re-read for the slice check."""
-    if count <= 0:
-        return ()
-    rng = random.Random(seed)
-    end = start + count
-    ranges = {(start, start + 1), (end - 1, end)}
-    for size in SLICE_SIZES[1:]:
-        if size <= count:
-            lo = start + rng.randrange(count - size + 1)
-            ranges.add((lo, lo + size))
-    size = SLICE_SIZES[1]
-    for page in PAGE_SIZES:
-        # the multiples of ``page`` a straddling slice fits around, inside the span
-        first, last = -(-(start + size) // page), (end - size) // page
-        if first <= last:
-            at = rng.randint(first, last) * page
-            lo = at - rng.randrange(1, size)  # at least one unit on each side of ``at``
-            ranges.add((lo, lo + size))
-    if count > LONG_SLICE:
-        lo = start + rng.randrange(count - LONG_SLICE + 1)
-        ranges.add((lo, lo + LONG_SLICE))
-    return tuple(sorted(ranges))
-
-
 def _span_of(
     ctx: CheckContext, game: str, stake: int, entry: dict[str, Any]
 ) -> tuple[int | None, int | None]:
@@ -259,7 +231,7 @@ def _block_request(
     expect = Expectation.from_rules(game, stake, block_id, start, count)
     span_start = 0 if start is None else start
     span_count = (entry.get("units") if count is None else count) or 0
-    keep = _keep_ranges(span_start, int(span_count), f"{ctx.seed}:{block_id}")
+    keep = keep_ranges(span_start, int(span_count), f"{ctx.seed}:{block_id}")
     return BlockRequest(block_id, expect, keep, ctx.settings.randomness_segments, check_alpha(ctx))
 
 
@@ -311,8 +283,16 @@ def _audit_block(
 def _audit_here(
     ctx: CheckContext, asked: BlockRequest, start: int | None, count: int | None, total: int | None
 ) -> BlockAudit:
-    """The block read through the run's adapter and audited in this process."""
+    """The block read through the run's adapter and audited in this process; or, for the
+    harness's own block file, the audit of that very request begun before the suite loaded
+    (``conformance._started_audit``: the same audit of the same bytes)."""
     what = f"auditing block {asked.block_id}"
+    files = block_file_of(ctx.adapter)
+    started = files.started if isinstance(files, FileTarget) else None
+    if started is not None:
+        taken = started.take(asked, lambda done: ctx.progress(done, total, what))
+        if taken is not None:
+            return taken
     stream = ctx.adapter.read_block(asked.block_id, start, count)
     try:
         return audit(

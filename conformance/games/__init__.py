@@ -212,10 +212,10 @@ def _load_builtin() -> None:
     kit module ``conformance.games.<name>`` of every game the reference registered, in the
     reference's order."""
     global _BUILTIN_LOADED, _BUILTIN_DONE
-    if _BUILTIN_LOADED:
+    if _BUILTIN_DONE:
         return
-    with _LOCK:
-        if _BUILTIN_LOADED:
+    with _LOCK:  # another thread loading them: wait for all of them, not a part
+        if _BUILTIN_LOADED:  # done, or this thread's own kit module asking back
             return
         _BUILTIN_LOADED = True
         import importlib

@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from reference._files import NotRegularFile, check_regular, kind
 
-from .._config import SEED_LIMIT
-from .._errors import ConfigError
-from .._runner import RunPlan
 from . import UsageError
-from .certify import execute_run, load_sign_key, open_out_dir
 
-if TYPE_CHECKING:  # the command loads conformance when it runs (start-up)
+if TYPE_CHECKING:  # the command loads conformance and the run when it runs (start-up)
     from conformance._file_target import FileTarget, FileTargets
+    from conformance._started_audit import StartedAudit
+
+SEED_LIMIT = 2**32  # harness._config's, which loads the profiles: checked in a test
 
 NAME = "audit-block"
 HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomness"
@@ -118,12 +117,20 @@ def _on_cluster(names: list[str], scheduler: str, budget: float) -> FileTarget |
         raise UsageError(str(exc)) from None
 
 
+def _start(args: argparse.Namespace, paths: list[Path], seed: int) -> StartedAudit | None:
+    """One block file audited locally: its audit begun at once, on threads, while the rest of
+    the harness loads (``conformance._started_audit``; the block checks take it up)."""
+    if args.scheduler is not None or len(paths) != 1:
+        return None
+    from conformance._started_audit import start_file_audit
+    from conformance.games import kit_names
+
+    kit_names()  # the game kits loaded here first: the audit's thread reads them as it judges
+    return start_file_audit(paths[0], seed)
+
+
 def run(args: argparse.Namespace) -> int:
     import secrets
-
-    from conformance._audit import AuditError
-    from conformance._file_target import open_file_targets
-    from conformance._profiles import ProfileError, profile_settings
 
     paths = [Path(f) for f in args.file]
     if args.scheduler is None:
@@ -132,6 +139,25 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
         raise UsageError(f"--seed must be in [0, 2**32), got {args.seed!r}")
     seed = args.seed if args.seed is not None else secrets.randbelow(SEED_LIMIT)
+    started = _start(args, paths, seed)
+    try:
+        return _run(args, paths, seed, started)
+    finally:
+        if started is not None:
+            started.stop()
+
+
+def _run(
+    args: argparse.Namespace, paths: list[Path], seed: int, started: StartedAudit | None
+) -> int:
+    from conformance._audit import AuditError
+    from conformance._file_target import FileTarget, open_file_targets
+    from conformance._profiles import ProfileError, profile_settings
+
+    from .._errors import ConfigError
+    from .._runner import RunPlan
+    from .certify import execute_run, load_sign_key, open_out_dir
+
     sign_key = load_sign_key(args.sign_key)
     overrides: dict[str, object] = {
         "block_mode": "whole",
@@ -145,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         settings = profile_settings("full").with_changes("--alpha", **overrides)
         if args.scheduler is None:
             adapter: FileTarget | FileTargets = open_file_targets(paths)
+            if isinstance(adapter, FileTarget):
+                adapter.started = started
         else:
             adapter = _on_cluster(args.file, args.scheduler, float(settings.check_budget_s))
             engine = None if adapter.engine is None else adapter.engine.describe()

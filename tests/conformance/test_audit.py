@@ -846,3 +846,26 @@ def test_the_fast_path_reads_integers_as_json_does() -> None:
             wrong.append((case, value, good))
     assert not wrong, wrong[:5]
     assert ok.sum() > 2000 and (~ok).sum() > 500  # both kinds were met
+
+
+@pytest.mark.parametrize(
+    "prizes",
+    [[0, 100, 100, -1, 1000000, 0], [-1, -1], [], [2**31 - 1, 5, 5, -3]],
+)
+def test_the_tallies_by_counting_equal_those_by_sorting(prizes: list[int]) -> None:
+    """A prize's units counted into bins, or by sorting where a prize is too large for bins:
+    the same table, in ascending order of prize, negative prizes left out."""
+    array = np.array(prizes, np.int32)
+    values, counts = np.unique(array[array >= 0], return_counts=True)
+    tallies = _audit.driver._tallies(array)
+    assert list(tallies.items()) == [(int(v), int(c)) for v, c in zip(values, counts, strict=True)]
+
+
+@pytest.mark.parametrize("units", [1, 2, 499, 500, 501, 12_345])
+def test_the_payout_curve_summed_between_its_points_is_the_cumulative_sum(units: int) -> None:
+    rng = np.random.default_rng(units)
+    paid = np.maximum(rng.integers(-1, 1_000_000, units).astype(np.int32), 0)
+    cumulative = np.cumsum(paid, dtype=np.int64)
+    curve = _audit.driver._curve(paid, 7)
+    assert curve == [[unit, int(cumulative[unit - 8])] for unit, _ in curve]  # start 7
+    assert curve[-1] == [7 + units, int(cumulative[-1])] and len(curve) == min(500, units)

@@ -125,6 +125,68 @@ def test_tier_codes() -> None:
     assert codes.tolist() == [0, 1, 2, -1, 1]
 
 
+def _codes_by_passes(prizes: npt.NDArray[np.integer], tiers: list[int]) -> list[int]:
+    """``tier_codes`` as it was written first: one pass over the prizes a tier."""
+    values = prizes.astype(np.int64)
+    codes = np.full(len(values), -1, np.int64)
+    codes[values == 0] = 0
+    for code, prize in enumerate(sorted(tiers), start=1):
+        codes[values == prize] = code
+    return codes.tolist()
+
+
+@pytest.mark.parametrize(
+    "prizes",
+    [
+        [0, 100, 500, 7, 100, -1, -5, 1000000, 999],  # negatives: a line without a prize
+        [2**31 - 1, 0, 100, -(2**31)],  # past the look-up table: the passes
+        [5, 5, 5],  # none of a tier
+        [],
+    ],
+)
+def test_tier_codes_by_look_up_equal_the_passes(prizes: list[int]) -> None:
+    array = np.array(prizes, np.int32)
+    tiers = [500, 100, 1000000]
+    codes = _stats.tier_codes(array, tiers)
+    assert codes.dtype == np.int64
+    assert codes.tolist() == _codes_by_passes(array, tiers)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_family_from_the_winners_equals_the_passes_over_the_block(seed: int) -> None:
+    """Tier positions, dispersion and the serial correlation taken from the winners alone
+    (every other unit is 0) give exactly the statistics of the passes over the whole block."""
+    rng = np.random.default_rng(seed)
+    prizes = layout(rng)
+    if seed % 2:  # winners at both ends: the lag's edge terms
+        prizes[0], prizes[-1] = 100, 1000
+    codes = _stats.tier_codes(prizes, [p for p in LOTS if p > 0])
+    winners = np.flatnonzero(codes > 0)
+    tiers = np.maximum(codes, 0)
+    for code, positions in enumerate(_stats.tier_positions(codes, 7, winners), start=1):
+        assert positions.tolist() == np.flatnonzero(codes == code).tolist()
+    sparse, dense = _stats.serial_test(tiers, winners), _stats.serial_test(tiers)
+    assert sparse is not None and dense is not None
+    assert (sparse.statistic, sparse.p_value) == (dense.statistic, dense.p_value)
+    wins = codes > 0
+    assert _stats.dispersion_tests(wins, winners) == _stats.dispersion_tests(wins)
+    tiers_prizes = sorted(p for p in LOTS if p > 0)
+    found, found_codes = _stats.tier_winners(prizes, tiers_prizes)
+    assert found.tolist() == winners.tolist()
+    assert found_codes.tolist() == codes[winners].tolist()
+    of_winners = _stats.serial_of_winners(len(prizes), found, found_codes)
+    assert of_winners is not None
+    assert (of_winners.statistic, of_winners.p_value) == (dense.statistic, dense.p_value)
+
+
+def test_tier_winners_leave_out_what_is_no_tier() -> None:
+    prizes = np.array([0, 100, -1, 7, 500, 100, 2**31 - 1, 0], np.int32)
+    positions, codes = _stats.tier_winners(prizes, [100, 500])
+    assert positions.tolist() == [1, 4, 5] and codes.tolist() == [1, 2, 1]
+    assert [len(a) for a in _stats.tier_winners(prizes, [])] == [0, 0]
+    assert [len(a) for a in _stats.tier_winners(prizes[:0], [100])] == [0, 0]
+
+
 # -- known answers: published worked examples (NIST SP 800-22 rev1a) and small exact cases ----
 
 NIST_100 = (

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -112,3 +114,27 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
         "harness._cli.audit_block",
         "harness._cli.certify",  # execute_run, the shared run-and-report path
     }
+
+
+@pytest.mark.parametrize("preset", [None, "4"])
+def test_the_command_runs_openblas_on_one_thread_unless_told(
+    monkeypatch: pytest.MonkeyPatch, preset: str | None
+) -> None:
+    """OpenBLAS's worker threads spin after each (small) product, on the cores the audit needs:
+    one thread, unless the user set ``OPENBLAS_NUM_THREADS`` (read as numpy loads)."""
+    import harness._budget
+    import harness._cli as cli
+
+    if preset is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    exits: list[int] = []
+    monkeypatch.setattr(cli, "main", lambda **_: 0)
+    monkeypatch.setattr(harness._budget, "exit_process", exits.append)
+    try:
+        cli.entry_point()
+    finally:
+        gc.enable()  # the entry point holds collections back while modules load
+    assert exits == [0]
+    assert os.environ["OPENBLAS_NUM_THREADS"] == (preset or "1")
