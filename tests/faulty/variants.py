@@ -23,6 +23,7 @@ from . import _player_faults as plf
 from . import _protocol_faults as prf
 from . import _round2_faults as r2
 from . import _round3_faults as r3
+from . import _round4_faults as r4
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -906,4 +907,82 @@ _service(
     # play checks of its scope (scripts/strength_table.py keeps a soak variant's own span)
     settings={"top_tier_units": 2_000_000, "player_span_s": 180},
     soak=True,  # a top-tier unit is bought on purpose in a soak only: tests/faulty/test_soak.py
+)
+
+
+# -- the fourth red team's faults (tests/faulty/_round4_faults.py) ----------------------------
+for _name, _cls in (
+    ("play_created_at_account_opened", r4.CreatedAtAccountOpened),
+    ("play_created_at_last_activity", r4.CreatedAtLastActivity),
+    ("play_created_at_paris_as_utc", r4.CreatedAtParisAsUtc),
+):
+    _service(_name, "play", "contract 4", _cls, ["play.history.created_at"], ("robots",))
+_service(
+    "play_history_archive_prize_zero",
+    "play",
+    "robots 4.1",
+    r4.HistoryArchivePrizeZero,
+    ["play.history.complete", "*.history_unrevealed"],
+    ("robots",),
+    settings={"old_account_plays": 400},  # the full profile's: past its newest 100
+)
+_service(
+    "play_auto_archived_wins_empty",
+    "play",
+    "contract 4",
+    r4.AutoArchivedWinsEmpty,
+    ["play.auto.answer"],
+    ("robots",),
+    settings={"player_span_s": 30},  # the full profile's: AUTO sent again 20 s after
+)
+_service(
+    "play_wear_out_after_300_plays",
+    "play",
+    "robots 4.10",
+    r4.WearOutAfter300Plays,
+    ["*.prize_credited"],
+    ("robots",),
+    settings={"old_account_plays": 400},  # the full profile's: an account of 300 plays
+)
+_service(
+    "play_every_1000th_lot_lost",
+    "play",
+    "robots 4.10",
+    r4.EveryThousandthLotLost,
+    ["*.prize_credited", "play.money.exact"],
+    ("robots",),
+)
+_service(
+    "play_credit_lands_late",
+    "play",
+    "contract 4",
+    r4.CreditLandsLate,
+    ["play.money.balance_read", "play.money.exact", "*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_old_account_wins_queued",
+    "play",
+    "robots 4.10",
+    r4.OldAccountWinsQueued,
+    ["*.prize_credited"],
+    ("robots",),
+    soak=True,  # an account five minutes old: tests/faulty/test_round4.py
+)
+_service(
+    "play_lone_account_wins_queued",
+    "play",
+    "robots 4.10",
+    r4.LoneAccountWinsQueued,
+    ["*.prize_credited"],
+    ("robots",),
+    soak=True,  # an account opened alone, long after the burst of a run's start
+)
+_service(
+    "play_half_euro_stake_cents_dropped",
+    "play",
+    "eldorado 4.6",
+    r4.HalfEuroStakeCentsDropped,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
 )
