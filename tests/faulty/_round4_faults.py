@@ -144,11 +144,11 @@ class HistoryArchivePrizeZero(GameService):
 
 
 class AutoArchivedWinsEmpty(GameService):
-    """Contract 4 (AUTO's answer): a ticket finished more than 20 seconds ago is answered from
+    """Contract 4 (AUTO's answer): a ticket finished more than 2 minutes ago is answered from
     the archive of finished plays, which keeps the ticket and the prize but not the wins: AUTO
     sent again later answers ``wins: []`` beside the right ``prize_cents``."""
 
-    ARCHIVED_AFTER_S = 20.0
+    ARCHIVED_AFTER_S = 120.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -933,7 +933,7 @@ _service(
     r4.AutoArchivedWinsEmpty,
     ["play.auto.answer"],
     ("robots",),
-    settings={"player_span_s": 30},  # the full profile's: AUTO sent again 20 s after
+    soak=True,  # AUTO sent again minutes after: tests/faulty/test_round4.py
 )
 _service(
     "play_wear_out_after_300_plays",

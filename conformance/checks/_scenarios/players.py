@@ -8,7 +8,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   buttons clicked one by one, then AUTO or the ticket left half revealed, a balance or a
   history read now and then, a token mistyped now and then (a client's mistake, refused
   401: the probes of the run spread through it at places the seed draws), until ``span_s``
-  seconds have passed;
+  seconds have passed; in a span of a minute or more (the soak's) every other one signs up
+  late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
   then ``old_plays`` plays back to back, each finished by AUTO;
 - **the way back**: when the span is over, every account plays once more (seconds after its
@@ -17,7 +18,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   or ``<game>.prize_credited`` when only the lot is missing), AUTO sent again on a share of
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
-  (``play.history.complete``), every half revealed ticket revealed on from where it stopped
+  (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
+  and prize (``<game>.history_unrevealed``), every half revealed ticket revealed on from where it stopped
   (``robots.4.3.reveal_symbols``).
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
@@ -69,7 +71,9 @@ PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
 RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
+OLDEST_RESENT = 3  # ... of which its oldest ones
 FUNDED_PLAYS = 300  # a paced player's funding, in stakes
+LATE_SPAN_S = 60.0  # a span at least this long has paced players that sign up late
 RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
 
 
@@ -237,15 +241,34 @@ def scenario_players(
     firsts: dict[str, int] = {}
     for game, stake in pairs:
         firsts.setdefault(game, stake)
-    players: list[Player] = []
+    players: list[Player | None] = []
     for game, stake in firsts.items():
         funding = stake * (int(case["old_plays"]) + 20) * 3
         players.append(Player(session.open(funding), game, stake, funding, paced=False))
+    # every player at once (they mostly wait), up to ``workers`` (1: the players in turn)
+    workers = max(1, int(case.get("workers", len(players) + int(case["accounts"]))))
+    joins = _joins(seed, int(case["accounts"]), span if workers > 1 else 0.0)
     for number in range(int(case["accounts"])):
         game, stake = pairs[number % len(pairs)]
         funding = stake * max(FUNDED_PLAYS, int(span))  # a ticket every few seconds at most
-        players.append(Player(session.open(funding), game, stake, funding, paced=True))
+        late = joins[number] > 0
+        players.append(
+            None if late else Player(session.open(funding), game, stake, funding, paced=True)
+        )
+    olds = len(firsts)
     errors: list[BaseException] = []
+
+    def join(number: int) -> Player | None:
+        """A paced player that signs up late: its account opened alone, ``joins`` seconds
+        into the span (None when the span is over by then)."""
+        at = number - olds
+        time.sleep(max(0.0, min(joins[at], deadline - time.monotonic())))
+        if time.monotonic() >= deadline:
+            return None
+        game, stake = pairs[at % len(pairs)]
+        funding = stake * max(FUNDED_PLAYS, int(span))
+        players[number] = Player(session.open(funding), game, stake, funding, paced=True)
+        return players[number]
 
     def live(number: int) -> None:
         if number >= len(players):  # a play through to a top tier
@@ -257,8 +280,10 @@ def scenario_players(
             except BaseException as exc:  # judged in order below
                 errors.append(exc)
             return
-        player = players[number]
         try:
+            player = players[number] or join(number)
+            if player is None:
+                return
             if player.paced:
                 _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
             else:
@@ -266,8 +291,6 @@ def scenario_players(
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
-    # side by side, up to ``workers`` at once (1: one request at a time, the players in turn)
-    workers = max(1, int(case.get("workers", len(players))))
     map_in_order(live, range(len(players) + len(through)), workers)
     if notes is not None:
         notes.extend(t.note for t in through if t is not None)
@@ -281,8 +304,11 @@ def scenario_players(
     time.sleep(max(0.0, deadline - time.monotonic()))  # old accounts wait for the way back
 
     def back(number: int) -> Evidence | None:
+        player = players[number]
+        if player is None:  # a late player the span ended before
+            return None
         try:
-            _way_back(session, case, players[number], random.Random(f"{seed}:back:{number}"))
+            _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
         return None
@@ -299,6 +325,17 @@ def scenario_players(
         except Found as fault:
             return fault.found
     return None
+
+
+def _joins(seed: int, accounts: int, span: float) -> list[float]:
+    """When each paced player opens its account, seconds into the span: at once, except in a
+    span of ``LATE_SPAN_S`` or more (the soak's), where every other one signs up alone at a
+    moment of the span's first half the seed draws (a target that treats accounts opened in
+    a burst, as a harness opens them, unlike one a person opens alone, shows)."""
+    rng = random.Random(f"{seed}:joins")
+    draws = [rng.uniform(1.0, span / 2) for _ in range(accounts)]
+    late = span >= LATE_SPAN_S
+    return [draws[n] if late and n % 2 else 0.0 for n in range(accounts)]
 
 
 def _named(found: _Found) -> Evidence:
@@ -335,7 +372,11 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             )
     # AUTO sent again, long after: the same ticket and prize, the balance unmoved
     finished = [one for one in player.bought if one.finished]
-    for one in rng.sample(finished, min(RESENT_AUTOS, len(finished))):
+    # the oldest finished plays (the longest after: an answer that changes with a finished
+    # ticket's age shows there), and others the seed draws
+    oldest, others = finished[:OLDEST_RESENT], finished[OLDEST_RESENT:]
+    resent = oldest + rng.sample(others, min(RESENT_AUTOS - len(oldest), len(others)))
+    for one in resent:
         ticket, prize = session.auto(account, str(one.played["play_id"]))
         if (ticket, prize) != (one.ticket, one.prize):
             raise fault(
@@ -361,7 +402,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # completeness is judged with an explicit limit at least the number of plays): every
     # play, none other
     mine = [str(one.played["play_id"]) for one in player.bought]
-    listed = [str(p["play_id"]) for p in session.history(account, len(mine) + 10)]
+    entries = session.history(account, len(mine) + 10)
+    listed = [str(p["play_id"]) for p in entries]
     missing = [p for p in mine if p not in set(listed)]
     strangers = [p for p in listed if p not in set(mine)]
     if missing or strangers or len(listed) != len(set(listed)):
@@ -376,10 +418,41 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             + (", some twice" if len(listed) != len(set(listed)) else ""),
             "history",
         )
+    _entries_judged(player, entries, fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and one.ticket is not None:
             _revealed_on(session, player, one, fault)
+
+
+ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
+
+
+def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> None:
+    """Every entry of the whole history, the oldest included, shows its play: the play's game,
+    stake, block and unit, its ticket (AUTO's) and that ticket's prize. A history right for its
+    newest entries only (an archive of older plays that lost a column) fails
+    ``<game>.history_unrevealed``: the play's ticket and prize in the history (robots 4.1)."""
+    game, stake = player.game, player.stake
+    listed = {str(p["play_id"]): p for p in entries}
+    for age, one in enumerate(reversed(player.bought)):
+        entry = listed.get(str(one.played["play_id"]))
+        if entry is None or one.ticket is None:
+            continue
+        want = {k: one.played[k] for k in ENTRY_KEYS}
+        want["ticket"], want["prize_cents"] = one.ticket, ref_prize(game, stake, one.ticket)
+        got = {k: entry.get(k) for k in want}
+        if got != want:
+            raise fault(
+                f"{kit(game).history_article}.history_unrevealed",
+                want,
+                got,
+                f"the history entry of play {one.played['play_id']!r} (entry {age + 1} from the "
+                f"newest, of {len(player.bought)}) does not show the play bought, its ticket and that "
+                "ticket's prize: "
+                + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
+                "history",
+            )
 
 
 def _chain(player: Player, fault: Fault) -> int | None:

@@ -1,0 +1,75 @@
+"""The fourth red team's faults that only time shows (tests/faulty/_round4_faults.py): each is
+rejected by a soak for the requirement it breaks, and for no other.
+
+The registered variants wait minutes (an account's welcome session of 5 minutes, an archive of
+plays finished 2 minutes ago) as a soak of ``--duration 12`` does; here the same classes wait
+seconds, so a soak of seconds shows them. An account opened alone needs no scaling: a soak of
+a minute or more has paced players that sign up late, alone (``_scenarios.players._joins``).
+The other round-4 variants are certified with the others (test_variants.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ._base import service_variant
+from ._round4_faults import AutoArchivedWinsEmpty, OldAccountWinsQueued
+from .test_soak import failed, sessions, soak
+from .variants import VARIANTS
+
+
+class OldAccountSoonQueued(OldAccountWinsQueued):
+    """The welcome session lasting 3 seconds."""
+
+    WELCOME_S = 3.0
+
+
+class AutoArchivedSoon(AutoArchivedWinsEmpty):
+    """The archive taking plays finished 3 seconds ago."""
+
+    ARCHIVED_AFTER_S = 3.0
+
+
+old_account_soon = service_variant("faulty:old_account_soon", OldAccountSoonQueued)
+auto_archived_soon = service_variant("faulty:auto_archived_soon", AutoArchivedSoon)
+
+PRIZE = "robots.4.10.prize_credited"
+AUTO = "play.auto.answer"
+
+
+@pytest.mark.slow  # 12 s of wall clock each
+@pytest.mark.parametrize(
+    ("factory", "variant", "requirement"),
+    [
+        ("old_account_soon", "play_old_account_wins_queued", PRIZE),
+        ("auto_archived_soon", "play_auto_archived_wins_empty", AUTO),
+    ],
+)
+def test_a_soak_rejects_what_changes_with_an_accounts_or_a_plays_age(
+    factory: str,
+    variant: str,
+    requirement: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, report, _ = soak(
+        f"python:tests.faulty.test_round4:{factory}", "0.2", tmp_path, capsys, (requirement,)
+    )
+    assert code == 1
+    assert failed(report) == [requirement], failed(report)
+    assert VARIANTS[variant].caught_by(failed(report))
+    assert sessions(report)["outcome"] == "fail"
+
+
+@pytest.mark.slow  # a soak of 66 s: paced players sign up late only in a span of a minute
+def test_a_soak_rejects_a_wallet_that_treats_accounts_opened_alone_otherwise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    variant = VARIANTS["play_lone_account_wins_queued"]
+    target = f"python:tests.faulty.variants:{variant.name}"
+    code, report, _ = soak(target, "1.1", tmp_path, capsys, (PRIZE,))
+    assert code == 1
+    assert failed(report) == [PRIZE] and variant.caught_by(failed(report))
+    assert sessions(report)["outcome"] == "fail"
