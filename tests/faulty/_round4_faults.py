@@ -9,13 +9,19 @@ write it (``variants.py`` registers them with what must catch them).
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
+from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from reference import prize_cents
 from reference._service import Document, GameService
+
+from ._base import reference_adapter
+from ._protocol_faults import BridgedHttp
+from .http_bridge import Serving, create_app
 
 
 def _move(service: GameService, account_id: object, cents: int) -> None:
@@ -287,6 +293,99 @@ class LoneAccountWinsQueued(_CreditOnAuto):
             return account_id in self._alone
 
 
+# == a client's fingerprint (over HTTP) ===============================================================
+
+_APP_CLIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("app_client", default=False)
+Scope = MutableMapping[str, Any]
+App = Callable[[Scope, Any, Any], Awaitable[None]]
+
+
+class AppTrafficWinsQueued(_CreditOnAuto):
+    """Robots 4.10 / eldorado 4.6: traffic from the mobile app (the gateway tags it: OkHttp
+    writes ``Connection: Keep-Alive`` just so) has its wins credited by the asynchronous wallet
+    queue, only when the ticket is finished (AUTO); every other client (scripts, load tests,
+    labs, which write ``keep-alive`` or nothing) goes through the synchronous wallet and is
+    always right."""
+
+    def held(self, account_id: str) -> bool:
+        return _APP_CLIENT.get()
+
+
+class AppTagLayer:
+    """The vendor's gateway: tags a request whose ``Connection`` header is written exactly as
+    OkHttp writes it."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers", [])) if scope["type"] == "http" else {}
+        mark = _APP_CLIENT.set(headers.get(b"connection") == b"Keep-Alive")
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _APP_CLIENT.reset(mark)
+
+
+def app_tagged_variant(name: str) -> Callable[[], Any]:
+    """A factory: ``AppTrafficWinsQueued`` served over HTTP behind ``AppTagLayer``."""
+
+    def factory() -> BridgedHttp:
+        inner = reference_adapter(AppTrafficWinsQueued, name=f"faulty:{name}")
+        return BridgedHttp(Serving(AppTagLayer(create_app(inner)), on_close=inner.close))
+
+    return factory
+
+
+# == the history's index, deep in a block =============================================================
+
+
+class HistoryIndexInt16(GameService):
+    """Contract 4 / robots 4.1: the history table's ``unit_index`` column is a SMALLINT (the
+    first blocks were of 20 000 units): a unit past 32 767 is listed at its index wrapped
+    round to a negative number, so a play deep in a block cannot be found in the block by its
+    history entry. The play's own answer, AUTO and the wallet are right."""
+
+    BITS = 16
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        listed = super().history(account_id, token, limit)
+        half = 1 << (self.BITS - 1)
+        return {
+            "plays": [
+                {**p, "index": (p["index"] + half) % (2 * half) - half} for p in listed["plays"]
+            ]
+        }
+
+
+# == a read of the balance ============================================================================
+
+
+class BalanceReadCached(GameService):
+    """Contract 4 (``GET /v1/accounts/{id}`` answers the balance): balance reads are served from
+    a cache entry per account that lives 5 seconds, filled by a read: a read within 5 seconds
+    of the last one misses the plays made between them."""
+
+    TTL_S = 5.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._cached: dict[object, tuple[float, Document]] = {}
+        self._cache_lock = threading.Lock()
+
+    def balance(self, account_id: object, token: object) -> Document:
+        now = time.monotonic()
+        with self._cache_lock:
+            hit = self._cached.get(account_id)
+        if hit is not None and now - hit[0] < self.TTL_S:
+            self.authorize_account(account_id, token)
+            return hit[1]
+        found = super().balance(account_id, token)
+        with self._cache_lock:
+            self._cached[account_id] = (now, found)
+        return found
+
+
 # == one stake ========================================================================================
 
 
@@ -309,6 +408,10 @@ class HalfEuroStakeCentsDropped(GameService):
 
 
 __all__ = [
+    "AppTrafficWinsQueued",
+    "BalanceReadCached",
+    "HistoryIndexInt16",
+    "app_tagged_variant",
     "AutoArchivedWinsEmpty",
     "CreatedAtAccountOpened",
     "CreatedAtLastActivity",

@@ -986,3 +986,29 @@ _service(
     ["eldorado.4.6.prize_credited", "play.money.exact"],
     ("eldorado",),
 )
+_add(
+    "http_app_traffic_wins_queued",
+    "play",
+    "robots 4.10",
+    ["*.prize_credited"],
+    r4.app_tagged_variant,
+    r4.AppTrafficWinsQueued.__doc__,
+    ("robots",),
+)
+_service(
+    "play_history_index_int16",
+    "play",
+    "robots 4.1",
+    r4.HistoryIndexInt16,
+    ["*.history_unrevealed"],
+    ("robots",),
+    soak=True,  # a unit past 32 767: the soak's deep_units (100 000); test_round4.py scales it
+)
+_service(
+    "play_balance_read_cached",
+    "play",
+    "contract 4",
+    r4.BalanceReadCached,
+    ["play.money.balance_read"],
+    ("robots",),
+)
