@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ._base import service_variant
-from ._round4_faults import AutoArchivedWinsEmpty, OldAccountWinsQueued
+from ._round4_faults import AutoArchivedWinsEmpty, HistoryIndexInt16, OldAccountWinsQueued
+from .certify import certify, variant_scope
 from .test_soak import failed, sessions, soak
 from .variants import VARIANTS
 
@@ -32,8 +33,15 @@ class AutoArchivedSoon(AutoArchivedWinsEmpty):
     ARCHIVED_AFTER_S = 3.0
 
 
+class HistoryIndexInt12(HistoryIndexInt16):
+    """The index column 12 bits wide: a unit past 2 047 is listed wrapped."""
+
+    BITS = 12
+
+
 old_account_soon = service_variant("faulty:old_account_soon", OldAccountSoonQueued)
 auto_archived_soon = service_variant("faulty:auto_archived_soon", AutoArchivedSoon)
+history_index_int12 = service_variant("faulty:history_index_int12", HistoryIndexInt12)
 
 PRIZE = "robots.4.10.prize_credited"
 AUTO = "play.auto.answer"
@@ -73,3 +81,16 @@ def test_a_soak_rejects_a_wallet_that_treats_accounts_opened_alone_otherwise(
     assert code == 1
     assert failed(report) == [PRIZE] and variant.caught_by(failed(report))
     assert sessions(report)["outcome"] == "fail"
+
+
+@pytest.mark.slow  # 5 000 plays through to a deep unit
+def test_a_deep_play_rejects_a_history_index_too_narrow() -> None:
+    """The registered variant wraps past unit 32 767, which the soak's play through to unit
+    100 000 reaches; 12 bits wrap past 2 047, which a play through to unit 5 000 reaches."""
+    variant = VARIANTS["play_history_index_int16"]
+    scope = variant_scope(variant.area, variant.games)
+    scope["settings"] = {"deep_units": 5000, "deep_budget_s": 300}
+    target = "python:tests.faulty.test_round4:history_index_int12"
+    outcome = certify(history_index_int12(), target=target, **scope)
+    assert outcome.failed == ["robots.4.1.history_unrevealed"], outcome.failed
+    assert variant.caught_by(outcome.failed)

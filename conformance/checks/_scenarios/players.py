@@ -24,7 +24,8 @@ once and judges it a moment later sees a young target. These scenarios play like
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
 sells fast enough to get there within ``budget_s``, then judges every play it made against the
-block's units (read afterwards, behind the sales cursor) and AUTOs the last ones.
+block's units (read afterwards, behind the sales cursor), AUTOs the last ones and judges their
+history entries (the play, its unit's ticket and prize: ``<game>.history_unrevealed``).
 
 The pauses are the seed's; what the target answers, and so which tickets are won, is not: a
 replay re-runs the same sessions, not the same tickets (as every play scenario).
@@ -556,4 +557,43 @@ def deep_plays(session: Session, case: Case) -> tuple[Evidence | None, str]:
                 "play",
             ).found, "a fault"
         balance = want
+    found = _deep_history(session, case, account, tail, units)
+    if found is not None:
+        return found, "a fault"
     return None, f"{len(plays)} plays judged, units {first} to {last} of block {block_id}"
+
+
+def _deep_history(
+    session: Session,
+    case: Case,
+    account: Account,
+    tail: list[Document],
+    units: dict[int, Document],
+) -> Evidence | None:
+    """The history's newest entries, those of the plays deep in the block: each shows its
+    play (game, stake, block, unit index), its unit's ticket and prize (an index kept in a
+    column too narrow for a deep unit shows here only)."""
+    game, stake = str(case["game"]), int(case["stake_cents"])
+    listed = {str(p["play_id"]): p for p in session.history(account, len(tail))}
+    for played in tail:
+        entry = listed.get(str(played["play_id"]))
+        unit = units.get(int(played["index"]))
+        if entry is None or unit is None:
+            continue  # a missing entry is the history checks' to judge
+        want = {k: played[k] for k in ENTRY_KEYS}
+        want["ticket"] = unit["ticket"]
+        want["prize_cents"] = ref_prize(game, stake, str(unit["ticket"]))
+        got = {k: entry.get(k) for k in want}
+        if got != want:
+            return _found(
+                case,
+                f"{kit(game).history_article}.history_unrevealed",
+                want,
+                got,
+                f"{game} at {stake} cents: the history entry of play {played['play_id']!r}, "
+                f"unit {played['index']} of block {played['block_id']}, does not show that "
+                "play, its unit's ticket and prize: "
+                + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
+                "history",
+            ).found
+    return None
