@@ -21,6 +21,7 @@ time (UTC-12 to UTC+14) of the instant, and the order along the listing is still
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -58,8 +59,9 @@ def scenario_created_at(
     bracketed by the harness's clock, the oldest finished by AUTO ``PAUSE_S`` later; then the
     listing (explicit limit): each entry's ``created_at`` within its play's bracket
     (``CLOCK_SKEW`` either side), never later than the entry before it, and as far from the
-    next purchase's as the brackets say (``_elapsed_fault``). ``reserve(why, evidence)`` hears of a format the project does not read as
-    RFC 3339, or of a value no reader understands."""
+    next purchase's as the brackets say (``_elapsed_fault``). ``reserve(why, evidence)``
+    hears of a format the project does not read as RFC 3339, or of a value no reader
+    understands."""
     pairs = [(g, s) for g, s in case["pairs"]]
     plays = int(case["plays"])
     opened = _now()
@@ -142,7 +144,7 @@ def _elapsed_fault(
     is the time that passed on the harness's clock (± ``PRECISION``): the clock skew allowed
     above cancels out, so a time that is the play's only to within a minute (the account's
     opening, the same for every play) still shows."""
-    for older, newer in zip(bought, bought[1:], strict=False):
+    for older, newer in itertools.pairwise(bought):
         one, two = times.get(older), times.get(newer)
         if one is None or two is None or one.aware != two.aware or one.span or two.span:
             continue  # unread, or a day alone: no time between them to judge

@@ -7,7 +7,8 @@
 checks: its pauses cost the run no wall time while the others still work.
 ``play.deep_stream`` plays through to unit ``deep_units`` of the block on sale at each game's
 first stake when the target sells fast enough to get there within ``deep_budget_s``, and judges
-the plays there (their balances, AUTO, their history entries). docs/play-checks.md says what each judges and why.
+the plays there (their balances, AUTO, their history entries). docs/play-checks.md says what
+each judges and why.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ class _CreditOnAuto(GameService):
         return answer
 
 
-# == created_at as a hasty vendor writes it ===========================================================
+# == created_at as a hasty vendor writes it =======================================================
 
 
 class CreatedAtAccountOpened(GameService):
@@ -130,7 +130,7 @@ class CreatedAtParisAsUtc(GameService):
         return {"plays": shifted}
 
 
-# == the history and AUTO, deep or long after =========================================================
+# == the history and AUTO, deep or long after =====================================================
 
 
 class HistoryArchivePrizeZero(GameService):
@@ -171,7 +171,7 @@ class AutoArchivedWinsEmpty(GameService):
         return answer
 
 
-# == wear-out: per account, server-wide ===============================================================
+# == wear-out: per account, server-wide ===========================================================
 
 
 class WearOutAfter300Plays(_CreditOnAuto):
@@ -217,7 +217,7 @@ class EveryThousandthLotLost(GameService):
         return {**result, "balance_cents": result["balance_cents"] - lot}
 
 
-# == time: a credit that lands late, accounts by age or by how they were opened =======================
+# == time: a credit that lands late, accounts by age or by how they were opened ===================
 
 
 class CreditLandsLate(GameService):
@@ -235,10 +235,17 @@ class CreditLandsLate(GameService):
         lot = _lot_of(self, result["play_id"])
         if lot > 0:
             _move(self, account_id, -lot)
-            timer = threading.Timer(self.DELAY_S, _move, (self, account_id, lot))
+            timer = threading.Timer(self.DELAY_S, self._credit, (account_id, lot))
             timer.daemon = True
             timer.start()
         return result
+
+    def _credit(self, account_id: object, lot: int) -> None:
+        """The queue worker's write (nothing once the service is closed: the run is over)."""
+        try:
+            _move(self, account_id, lot)
+        except Exception:  # the database closed under a late worker
+            return
 
 
 class OldAccountWinsQueued(_CreditOnAuto):
@@ -293,7 +300,7 @@ class LoneAccountWinsQueued(_CreditOnAuto):
             return account_id in self._alone
 
 
-# == a client's fingerprint (over HTTP) ===============================================================
+# == a client's fingerprint (over HTTP) ===========================================================
 
 _APP_CLIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("app_client", default=False)
 Scope = MutableMapping[str, Any]
@@ -337,7 +344,7 @@ def app_tagged_variant(name: str) -> Callable[[], Any]:
     return factory
 
 
-# == the history's index, deep in a block =============================================================
+# == the history's index, deep in a block =========================================================
 
 
 class HistoryIndexInt16(GameService):
@@ -358,7 +365,7 @@ class HistoryIndexInt16(GameService):
         }
 
 
-# == a read of the balance ============================================================================
+# == a read of the balance ========================================================================
 
 
 class BalanceReadCached(GameService):
@@ -386,7 +393,7 @@ class BalanceReadCached(GameService):
         return found
 
 
-# == one stake ========================================================================================
+# == one stake ====================================================================================
 
 
 class HalfEuroStakeCentsDropped(GameService):
@@ -409,10 +416,8 @@ class HalfEuroStakeCentsDropped(GameService):
 
 __all__ = [
     "AppTrafficWinsQueued",
-    "BalanceReadCached",
-    "HistoryIndexInt16",
-    "app_tagged_variant",
     "AutoArchivedWinsEmpty",
+    "BalanceReadCached",
     "CreatedAtAccountOpened",
     "CreatedAtLastActivity",
     "CreatedAtParisAsUtc",
@@ -420,7 +425,9 @@ __all__ = [
     "EveryThousandthLotLost",
     "HalfEuroStakeCentsDropped",
     "HistoryArchivePrizeZero",
+    "HistoryIndexInt16",
     "LoneAccountWinsQueued",
     "OldAccountWinsQueued",
     "WearOutAfter300Plays",
+    "app_tagged_variant",
 ]

@@ -951,6 +951,8 @@ _service(
     r4.EveryThousandthLotLost,
     ["*.prize_credited", "play.money.exact"],
     ("robots",),
+    # the full profile's play through to unit 12 000: a dozen 1 000th plays, each judged
+    settings={"deep_units": 12000, "deep_budget_s": 300},
 )
 _service(
     "play_credit_lands_late",

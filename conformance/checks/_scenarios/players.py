@@ -19,8 +19,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
-  and prize (``<game>.history_unrevealed``), every half revealed ticket revealed on from where it stopped
-  (``robots.4.3.reveal_symbols``).
+  and prize (``<game>.history_unrevealed``), every half revealed ticket revealed on from
+  where it stopped (``robots.4.3.reveal_symbols``).
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
 sells fast enough to get there within ``budget_s``, then judges every play it made against the
@@ -448,9 +448,9 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
                 f"{kit(game).history_article}.history_unrevealed",
                 want,
                 got,
-                f"the history entry of play {one.played['play_id']!r} (entry {age + 1} from the "
-                f"newest, of {len(player.bought)}) does not show the play bought, its ticket and that "
-                "ticket's prize: "
+                f"the history entry of play {one.played['play_id']!r} (entry {age + 1} from "
+                f"the newest, of {len(player.bought)}) does not show the play bought, its "
+                "ticket and that ticket's prize: "
                 + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
                 "history",
             )
