@@ -393,6 +393,55 @@ class BalanceReadCached(GameService):
         return found
 
 
+# == a deposit's size, a stake's depth ==========================================================
+
+
+class DepositWinsQueued(_CreditOnAuto):
+    """Robots 4.10 / eldorado 4.6: accounts opened with a player's deposit (10 to 200 EUR, a
+    whole number of euros) are on the payment provider's wallet, whose credits are queued and
+    written only when the ticket is finished (AUTO); any other opening balance (the operator's
+    test and lab accounts, funded with odd or large sums) is on the internal wallet and always
+    right."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deposits: set[str] = set()
+
+    def open_account(self, balance_cents: object) -> Document:
+        opened = super().open_account(balance_cents)
+        balance = opened["balance_cents"]
+        if 1_000 <= balance <= 20_000 and balance % 100 == 0:
+            with self._owed_lock:
+                self._deposits.add(opened["account_id"])
+        return opened
+
+    def held(self, account_id: str) -> bool:
+        with self._owed_lock:
+            return account_id in self._deposits
+
+
+class TopStakeLotTableFirstUnits(GameService):
+    """Eldorado 4.6: at the 2 EUR stake only (a table of its own, added later), the wallet
+    credits a win from a lot table preloaded with the first 4 096 units of the block; a winning
+    unit past them is credited nothing. The other stakes, the ticket and AUTO are right."""
+
+    LOADED = 4096
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        if (result["game"], result["stake_cents"]) != ("eldorado", 200):
+            return result
+        if result["index"] < self.LOADED:
+            return result
+        lot = _lot_of(self, result["play_id"])
+        if lot <= 0:
+            return result
+        _move(self, account_id, -lot)
+        return {**result, "balance_cents": result["balance_cents"] - lot}
+
+
 # == one stake ====================================================================================
 
 
@@ -422,12 +471,14 @@ __all__ = [
     "CreatedAtLastActivity",
     "CreatedAtParisAsUtc",
     "CreditLandsLate",
+    "DepositWinsQueued",
     "EveryThousandthLotLost",
     "HalfEuroStakeCentsDropped",
     "HistoryArchivePrizeZero",
     "HistoryIndexInt16",
     "LoneAccountWinsQueued",
     "OldAccountWinsQueued",
+    "TopStakeLotTableFirstUnits",
     "WearOutAfter300Plays",
     "app_tagged_variant",
 ]

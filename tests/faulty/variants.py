@@ -1014,3 +1014,19 @@ _service(
     ["play.money.balance_read"],
     ("robots",),
 )
+_service(
+    "play_deposit_wins_queued",
+    "play",
+    "robots 4.10",
+    r4.DepositWinsQueued,
+    ["*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_top_stake_lot_table_first_units",
+    "play",
+    "eldorado 4.6",
+    r4.TopStakeLotTableFirstUnits,
+    ["eldorado.4.6.prize_credited"],
+    ("eldorado",),
+)

@@ -3,7 +3,8 @@
 A harness that only ever makes fresh accounts play back to back, finishes every ticket at
 once and judges it a moment later sees a young target. These scenarios play like people:
 
-- **paced players** (``accounts`` of them, round robin over the pairs in scope): a pause of
+- **paced players** (``accounts`` of them, round robin over the pairs in scope, one in two
+  opening its account with a player's deposit, ``_funding``): a pause of
   seconds before each request (drawn from the case's ``seed``), a ticket bought, some of its
   buttons clicked one by one, then AUTO or the ticket left half revealed, a balance or a
   history read now and then, a token mistyped now and then (a client's mistake, refused
@@ -74,6 +75,9 @@ HALF_CLICKS = 6  # clicks before an old account's first ticket is left
 RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
 OLDEST_RESENT = 3  # ... of which its oldest ones
 FUNDED_PLAYS = 300  # a paced player's funding, in stakes
+#: a player's deposits, cents: what one paced player in two opens its account with (the others
+#: FUNDED_PLAYS stakes); when its balance no longer pays a stake, it only reads
+USUAL_DEPOSITS = (2_000, 5_000, 10_000, 20_000, 50_000)
 LATE_SPAN_S = 60.0  # a span at least this long has paced players that sign up late
 RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
 
@@ -155,6 +159,8 @@ def _paced(
             session.history(player.account, 10)
         elif action < 0.27:
             _mistake(session, case, player)
+        elif not _affords(player):  # its deposit spent: it only reads
+            session.balance(player.account)
         else:
             one = _buy(session, player)
             play_id, token = str(one.played["play_id"]), player.account.token
@@ -251,7 +257,7 @@ def scenario_players(
     joins = _joins(seed, int(case["accounts"]), span if workers > 1 else 0.0)
     for number in range(int(case["accounts"])):
         game, stake = pairs[number % len(pairs)]
-        funding = stake * max(FUNDED_PLAYS, int(span))  # a ticket every few seconds at most
+        funding = _funding(seed, number, stake, span)
         late = joins[number] > 0
         players.append(
             None if late else Player(session.open(funding), game, stake, funding, paced=True)
@@ -267,7 +273,7 @@ def scenario_players(
         if time.monotonic() >= deadline:
             return None
         game, stake = pairs[at % len(pairs)]
-        funding = stake * max(FUNDED_PLAYS, int(span))
+        funding = _funding(seed, at, stake, span)
         players[number] = Player(session.open(funding), game, stake, funding, paced=True)
         return players[number]
 
@@ -328,6 +334,22 @@ def scenario_players(
     return None
 
 
+def _funding(seed: int, number: int, stake: int, span: float) -> int:
+    """What paced player ``number`` opens its account with: one in two (numbers 0 and 3 of
+    every 4, so late sign-ups too) a player's deposit the seed draws from ``USUAL_DEPOSITS``
+    (a target that treats accounts of a deposit's size otherwise, as a harness funds its
+    accounts with odd or large sums, shows); the others a ticket every few seconds at most."""
+    if number % 4 in (0, 3):
+        return random.Random(f"{seed}:deposit:{number}").choice(USUAL_DEPOSITS)
+    return stake * max(FUNDED_PLAYS, int(span))
+
+
+def _affords(player: Player) -> bool:
+    """Whether the player's balance, as its last play answered it, pays one more stake."""
+    last = player.bought[-1].played["balance_cents"] if player.bought else player.opening
+    return int(last) >= player.stake
+
+
 def _joins(seed: int, accounts: int, span: float) -> list[float]:
     """When each paced player opens its account, seconds into the span: at once, except in a
     span of ``LATE_SPAN_S`` or more (the soak's), where every other one signs up alone at a
@@ -354,8 +376,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         named = {**case, "game": game, "stake_cents": stake}
         return _found(named, requirement, expected, got, where + note, op)
 
-    # back after a while, the account plays first (a pause of seconds since its last request)
-    _finish(session, player, _buy(session, player))
+    # back after a while, the account plays first (a pause of seconds since its last request),
+    # when its balance pays a stake
+    if _affords(player):
+        _finish(session, player, _buy(session, player))
     # the tickets of the plays left half revealed: the history's entry, else the block's unit
     for one in player.bought:
         if not one.finished:
