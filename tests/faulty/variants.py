@@ -1029,4 +1029,5 @@ _service(
     r4.TopStakeLotTableFirstUnits,
     ["eldorado.4.6.prize_credited"],
     ("eldorado",),
+    settings={"top_lot_units": 12000},  # the full profile's: plays past unit 4 096 at 2 EUR
 )
