@@ -29,6 +29,7 @@ SESSIONS_COVER = [
     "play.money.exact",
     "play.money.balance_read",
     "play.history.complete",
+    "play.history.created_at",
     "play.auto.answer",
     "security.tokens.required",
 ]

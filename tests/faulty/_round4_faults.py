@@ -149,6 +149,50 @@ class HistoryArchivePrizeZero(GameService):
         return {"plays": plays}
 
 
+class HistoryArchiveCreatedAt(GameService):
+    """Contract 4 (``created_at``): an account's plays older than its newest 100 are moved to
+    an archive table by a job whose INSERT ... SELECT forgot the column: the archived rows take
+    the column's default, the time the job moved them, so deep in a long history the entries
+    are listed as created after the newest ones. The newest 100 are right."""
+
+    HOT = 100
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._moved: dict[str, str] = {}
+        self._moved_lock = threading.Lock()
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        listed = super().history(account_id, token, limit)
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        plays = []
+        for n, entry in enumerate(listed["plays"]):
+            if n >= self.HOT:
+                with self._moved_lock:
+                    moved = self._moved.setdefault(entry["play_id"], stamp)
+                entry = {**entry, "created_at": moved}
+            plays.append(entry)
+        return {"plays": plays}
+
+
+class EldoradoTicketColumn40(GameService):
+    """Contract 4 / eldorado 4.2: the eldorado history keeps its tickets in a VARCHAR(40) column
+    (a main grid and an Extra grid take 35 characters): a ticket of two Extra grids or more is
+    listed cut at 40 characters. The play, AUTO and the wallet are right; robots has a table
+    of its own."""
+
+    WIDTH = 40
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        listed = super().history(account_id, token, limit)
+        return {
+            "plays": [
+                {**p, "ticket": p["ticket"][: self.WIDTH]} if p["game"] == "eldorado" else p
+                for p in listed["plays"]
+            ]
+        }
+
+
 class AutoArchivedWinsEmpty(GameService):
     """Contract 4 (AUTO's answer): a ticket finished more than 2 minutes ago is answered from
     the archive of finished plays, which keeps the ticket and the prize but not the wins: AUTO
@@ -472,8 +516,10 @@ __all__ = [
     "CreatedAtParisAsUtc",
     "CreditLandsLate",
     "DepositWinsQueued",
+    "EldoradoTicketColumn40",
     "EveryThousandthLotLost",
     "HalfEuroStakeCentsDropped",
+    "HistoryArchiveCreatedAt",
     "HistoryArchivePrizeZero",
     "HistoryIndexInt16",
     "LoneAccountWinsQueued",

@@ -1031,3 +1031,20 @@ _service(
     ("eldorado",),
     settings={"top_lot_units": 12000},  # the full profile's: plays past unit 4 096 at 2 EUR
 )
+_service(
+    "play_history_archive_created_at",
+    "play",
+    "contract 4",
+    r4.HistoryArchiveCreatedAt,
+    ["play.history.created_at"],
+    ("robots",),
+    settings={"old_account_plays": 400},  # the full profile's: past its newest 100
+)
+_service(
+    "play_eldorado_ticket_column_40",
+    "play",
+    "eldorado 4.2",
+    r4.EldoradoTicketColumn40,
+    ["eldorado.4.2.history_unrevealed"],
+    ("eldorado",),
+)

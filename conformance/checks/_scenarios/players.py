@@ -20,7 +20,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
-  and prize (``<game>.history_unrevealed``), every half revealed ticket revealed on from
+  and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
+  (``play.history.created_at``), every half revealed ticket revealed on from
   where it stopped (``robots.4.3.reveal_symbols``).
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
@@ -46,6 +47,7 @@ from contract import ErrorReply
 
 from ..._pool import map_in_order
 from ..._registry import Evidence
+from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .client import (
     Account,
@@ -66,6 +68,7 @@ from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 MONEY = "play.money.exact"
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
+CREATED_AT = "play.history.created_at"
 AUTO_ANSWER = "play.auto.answer"
 TOKENS = "security.tokens.required"
 
@@ -457,8 +460,11 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
     """Every entry of the whole history, the oldest included, shows its play: the play's game,
     stake, block and unit, its ticket (AUTO's) and that ticket's prize. A history right for its
     newest entries only (an archive of older plays that lost a column) fails
-    ``<game>.history_unrevealed``: the play's ticket and prize in the history (robots 4.1)."""
+    ``<game>.history_unrevealed``: the play's ticket and prize in the history (robots 4.1);
+    its ``created_at`` never later than the entry before it (newest first), else
+    ``play.history.created_at``."""
     game, stake = player.game, player.stake
+    _created_in_order(entries, fault)
     listed = {str(p["play_id"]): p for p in entries}
     for age, one in enumerate(reversed(player.bought)):
         entry = listed.get(str(one.played["play_id"]))
@@ -478,6 +484,34 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
                 + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
                 "history",
             )
+
+
+def _created_in_order(entries: list[Document], fault: Fault) -> None:
+    """Along the whole listing (newest first) no ``created_at`` later than the one before it;
+    values no reader understands, or of another kind (with and without an offset), are left
+    to ``play.history_created_at``."""
+    previous: tuple[Document, ReadTime] | None = None
+    for entry in entries:
+        seen = read_time(entry.get("created_at"))
+        if seen is None:
+            previous = None
+            continue
+        if previous is not None and previous[1].aware == seen.aware:
+            newer, when = previous
+            if seen.value > when.value:
+                raise fault(
+                    CREATED_AT,
+                    "created_at never later than the entry before it (newest first)",
+                    {
+                        "entries": [newer["play_id"], entry["play_id"]],
+                        "created_at": [newer.get("created_at"), entry.get("created_at")],
+                    },
+                    f"in the whole history, play {entry['play_id']!r} is listed after "
+                    f"{newer['play_id']!r} but created later ({entry.get('created_at')!r} after "
+                    f"{newer.get('created_at')!r})",
+                    "history",
+                )
+        previous = (entry, seen)
 
 
 def _chain(player: Player, fault: Fault) -> int | None:
