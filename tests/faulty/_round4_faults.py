@@ -194,11 +194,11 @@ class EldoradoTicketColumn40(GameService):
 
 
 class AutoArchivedWinsEmpty(GameService):
-    """Contract 4 (AUTO's answer): a ticket finished more than 2 minutes ago is answered from
+    """Contract 4 (AUTO's answer): a ticket finished more than a minute ago is answered from
     the archive of finished plays, which keeps the ticket and the prize but not the wins: AUTO
     sent again later answers ``wins: []`` beside the right ``prize_cents``."""
 
-    ARCHIVED_AFTER_S = 120.0
+    ARCHIVED_AFTER_S = 60.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -293,12 +293,12 @@ class CreditLandsLate(GameService):
 
 
 class OldAccountWinsQueued(_CreditOnAuto):
-    """Robots 4.10 / eldorado 4.6: an account's first 5 minutes are its "welcome session", on
+    """Robots 4.10 / eldorado 4.6: an account's first minute is its "welcome session", on
     the synchronous wallet; later, its wins go to the asynchronous wallet queue, credited only
     when the ticket is finished (AUTO): the play's answer and the balance lack the lot
     meanwhile. Young accounts are always right."""
 
-    WELCOME_S = 300.0
+    WELCOME_S = 60.0
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -1,11 +1,12 @@
 """The fourth red team's faults that only time shows (tests/faulty/_round4_faults.py): each is
 rejected by a soak for the requirement it breaks, and for no other.
 
-The registered variants wait minutes (an account's welcome session of 5 minutes, an archive of
-plays finished 2 minutes ago) as a soak of ``--duration 12`` does; here the same classes wait
-seconds, so a soak of seconds shows them. An account opened alone needs no scaling: a soak of
-a minute or more has paced players that sign up late, alone (``_scenarios.players._joins``).
-The other round-4 variants are certified with the others (test_variants.py).
+The registered variants wait a minute (an account's welcome session, an archive of plays
+finished a minute ago), which a soak's sessions outlast (``--duration 12``; the strength
+table's 100 s); here the same classes wait seconds, so a soak of seconds shows them. An account
+opened alone needs no scaling: a soak of a minute or more has paced players that sign up late,
+alone (``_scenarios.players._joins``). A history index too narrow for a deep unit is scaled to
+12 bits. The other round-4 variants are certified with the others (test_variants.py).
 """
 
 from __future__ import annotations

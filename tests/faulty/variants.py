@@ -969,7 +969,7 @@ _service(
     r4.OldAccountWinsQueued,
     ["*.prize_credited"],
     ("robots",),
-    soak=True,  # an account five minutes old: tests/faulty/test_round4.py
+    soak=True,  # an account over a minute old: tests/faulty/test_round4.py
 )
 _service(
     "play_lone_account_wins_queued",
@@ -1004,7 +1004,9 @@ _service(
     r4.HistoryIndexInt16,
     ["*.history_unrevealed"],
     ("robots",),
-    soak=True,  # a unit past 32 767: the soak's deep_units (100 000); test_round4.py scales it
+    # a unit past 32 767: the soak's deep_units (100 000) reach it, and 40 000 do
+    settings={"deep_units": 40000, "deep_budget_s": 600},
+    soak=True,  # the soak's play through (full stops at 12 000); test_round4.py scales it
 )
 _service(
     "play_balance_read_cached",
