@@ -100,8 +100,9 @@ DEFAULT_USER_AGENT = "okhttp/4.12.0"
 HTTP client inside most Android apps, the way most players reach an operator's servers; a lab
 names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``python-requests``
 (the mark of a script or a test tool) nor a browser's (a browser sends a dozen other headers
-whose absence would stand out). The request's other headers are OkHttp's too: ``Accept-Encoding:
-gzip`` and nothing that names the harness (docs/http-api.md)."""
+whose absence would stand out). The request's other headers are OkHttp's too, spelt as it spells
+them (``Accept-Encoding: gzip``, ``Connection: Keep-Alive``: a gateway can tell ``keep-alive``
+apart), and nothing that names the harness (docs/http-api.md)."""
 JSON_TYPE = "application/json"
 JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
@@ -632,7 +633,7 @@ class HttpAdapter:
                 "User-Agent": user_agent,
                 "Accept": JSON_TYPE,
                 "Accept-Encoding": "gzip",
-                "Connection": "keep-alive",
+                "Connection": "Keep-Alive",  # spelt as OkHttp spells it
             }
         )
         self._headers = dict(self.session.headers)

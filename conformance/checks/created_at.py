@@ -3,7 +3,10 @@
 The contract names the field in the history's entries and nothing more. What its name says is
 the letter: a creation time, so each play's ``created_at`` lies between the moments just before
 and just after its purchase (and so after the account was opened, and not in the future), and
-along the listing, which is newest first, the times never go up. Its *format* the contract does
+along the listing, which is newest first, the times never go up; between two plays bought one
+after the other, as much time passes by their ``created_at`` as by the harness's clock (within
+``PRECISION``: the clock skew cancels out), and finishing the oldest ticket later does not move
+its time (a creation time, not the last save's). Its *format* the contract does
 not fix: RFC 3339 with an offset is the project's reading (``history.schema.json``, ``format:
 date-time``), and any other format that still names a time (``conformance._timestamps``: ISO
 8601 without the ``T`` or the offset, an HTTP date, a Unix time) is judged the same way and
@@ -18,6 +21,7 @@ time (UTC-12 to UTC+14) of the instant, and the order along the listing is still
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -29,6 +33,7 @@ from . import _scenarios as sc
 CREATED_AT = "play.history.created_at"
 PLAYS = 3
 PAUSE_S = 1.1  # between plays: whole-second times of two plays differ, their order shows
+PRECISION = dt.timedelta(seconds=1)  # a time in whole seconds may be up to a second off
 CLOCK_SKEW = dt.timedelta(seconds=60)
 """How far the target's clock may be from the harness's. Hosts kept by NTP agree within
 milliseconds and a container shares its host's clock; a minute also covers a virtual machine
@@ -51,10 +56,12 @@ def scenario_created_at(
     reserve: Callable[[str, Evidence], None] | None = None,
 ) -> Evidence | None:
     """``plays`` plays over ``pairs`` in turn on a new account, ``PAUSE_S`` apart, each
-    bracketed by the harness's clock; then the listing (explicit limit): each entry's
-    ``created_at`` within its play's bracket (``CLOCK_SKEW`` either side), never later than the
-    entry before it. ``reserve(why, evidence)`` hears of a format the project does not read as
-    RFC 3339, or of a value no reader understands."""
+    bracketed by the harness's clock, the oldest finished by AUTO ``PAUSE_S`` later; then the
+    listing (explicit limit): each entry's ``created_at`` within its play's bracket
+    (``CLOCK_SKEW`` either side), never later than the entry before it, and as far from the
+    next purchase's as the brackets say (``_elapsed_fault``). ``reserve(why, evidence)``
+    hears of a format the project does not read as RFC 3339, or of a value no reader
+    understands."""
     pairs = [(g, s) for g, s in case["pairs"]]
     plays = int(case["plays"])
     opened = _now()
@@ -67,6 +74,11 @@ def scenario_created_at(
         before = _now()
         played = session.play(account, game, stake)
         brackets[played["play_id"]] = (before, _now())
+    bought = list(brackets)  # oldest first
+    # the oldest ticket finished a while after the others were bought: its created_at stays
+    # its purchase's (a timestamp moved by every save would show the AUTO's time)
+    time.sleep(PAUSE_S)
+    session.adapter.auto(bought[0], account.token)
     listing = session.history(account, plays + 10)
     request = {"operation": "history", "limit": plays + 10}
     entries = [p for p in listing if p["play_id"] in brackets]
@@ -75,6 +87,7 @@ def scenario_created_at(
         return sc.evidence(case, expected, got, note, request)
 
     previous: tuple[str, ReadTime] | None = None
+    times: dict[str, ReadTime] = {}
     for entry in entries:
         raw = entry.get("created_at")
         seen = read_time(raw)
@@ -117,6 +130,38 @@ def scenario_created_at(
                     f"({raw!r} after {_raw(listing, newer_id)!r})",
                 )
         previous = (entry["play_id"], seen)
+        times[entry["play_id"]] = seen
+    return _elapsed_fault(bought, brackets, times, fault)
+
+
+def _elapsed_fault(
+    bought: list[str],
+    brackets: Mapping[str, tuple[dt.datetime, dt.datetime]],
+    times: Mapping[str, ReadTime],
+    fault: Callable[[Any, Any, str], Evidence],
+) -> Evidence | None:
+    """Between two plays bought one after the other, the time their ``created_at`` say passed
+    is the time that passed on the harness's clock (± ``PRECISION``): the clock skew allowed
+    above cancels out, so a time that is the play's only to within a minute (the account's
+    opening, the same for every play) still shows."""
+    for older, newer in itertools.pairwise(bought):
+        one, two = times.get(older), times.get(newer)
+        if one is None or two is None or one.aware != two.aware or one.span or two.span:
+            continue  # unread, or a day alone: no time between them to judge
+        apart = brackets[newer][0] - brackets[older][1]
+        low = apart - PRECISION
+        high = brackets[newer][1] - brackets[older][0] + PRECISION
+        passed = two.value - one.value
+        if not low <= passed <= high:
+            return fault(
+                f"{low.total_seconds():.1f} s to {high.total_seconds():.1f} s between them "
+                "(the time between the two purchases on the harness's clock, ± "
+                f"{PRECISION.total_seconds():g} s)",
+                {"entries": [older, newer], "seconds_between": passed.total_seconds()},
+                f"plays {older} and {newer} were bought {apart.total_seconds():.1f} s or more "
+                f"apart, and their created_at are {passed.total_seconds():.3f} s apart: a time "
+                "that is not each play's own purchase",
+            )
     return None
 
 
@@ -129,8 +174,9 @@ sc.SCENARIOS["history_created_at"] = scenario_created_at
 
 @check("play.history_created_at", covers=[CREATED_AT], capability="play")
 def history_created_at(ctx: CheckContext) -> None:
-    """Three plays a second apart on a new account: each history entry's ``created_at`` is
-    its purchase time (± a minute of clock skew), newest first; a format other than RFC 3339,
+    """Three plays a second apart on a new account, the oldest finished by AUTO a second
+    later: each history entry's ``created_at`` is its purchase time (± a minute of clock skew;
+    the time between two purchases to within a second), newest first; a format other than RFC 3339,
     or a value no reader understands, is a reservation."""
     pairs = [[g, s] for g in ctx.games() for s in ctx.stakes(g)]
     if not pairs:

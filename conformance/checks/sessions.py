@@ -7,7 +7,8 @@
 checks: its pauses cost the run no wall time while the others still work.
 ``play.deep_stream`` plays through to unit ``deep_units`` of the block on sale at each game's
 first stake when the target sells fast enough to get there within ``deep_budget_s``, and judges
-the plays there. docs/play-checks.md says what each judges and why.
+the plays there (their balances, AUTO, their history entries). docs/play-checks.md says what
+each judges and why.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ SESSIONS_COVER = [
     "play.money.exact",
     "play.money.balance_read",
     "play.history.complete",
+    "play.history.created_at",
     "play.auto.answer",
     "security.tokens.required",
 ]
@@ -87,14 +89,18 @@ def player_sessions(ctx: CheckContext) -> None:
 @check(
     "play.deep_stream",
     covers=["play.money.exact"],
-    per_game=lambda k: [f"{k.prize_article}.prize_credited"],
+    per_game=lambda k: [
+        f"{k.prize_article}.prize_credited",
+        f"{k.history_article}.history_unrevealed",
+    ],
     capability="play",
     cost="long",
 )
 def deep_stream(ctx: CheckContext) -> None:
     """At each game's first stake, plays through to unit ``deep_units`` of the block on sale
     when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more: every play's
-    balance judged against the block's units read afterwards."""
+    balance judged against the block's units read afterwards, the last ones' history entries
+    against their units."""
     depth = ctx.settings.deep_units
     if depth is None:  # nothing to judge, nothing missing: the quick profile's
         ctx.details["deep_units"] = "null: no play through in this profile (full, soak: some)"

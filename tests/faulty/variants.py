@@ -23,6 +23,7 @@ from . import _player_faults as plf
 from . import _protocol_faults as prf
 from . import _round2_faults as r2
 from . import _round3_faults as r3
+from . import _round4_faults as r4
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -906,4 +907,146 @@ _service(
     # play checks of its scope (scripts/strength_table.py keeps a soak variant's own span)
     settings={"top_tier_units": 2_000_000, "player_span_s": 180},
     soak=True,  # a top-tier unit is bought on purpose in a soak only: tests/faulty/test_soak.py
+)
+
+
+# -- the fourth red team's faults (tests/faulty/_round4_faults.py) ----------------------------
+for _name, _cls in (
+    ("play_created_at_account_opened", r4.CreatedAtAccountOpened),
+    ("play_created_at_last_activity", r4.CreatedAtLastActivity),
+    ("play_created_at_paris_as_utc", r4.CreatedAtParisAsUtc),
+):
+    _service(_name, "play", "contract 4", _cls, ["play.history.created_at"], ("robots",))
+_service(
+    "play_history_archive_prize_zero",
+    "play",
+    "robots 4.1",
+    r4.HistoryArchivePrizeZero,
+    ["play.history.complete", "*.history_unrevealed"],
+    ("robots",),
+    settings={"old_account_plays": 400},  # the full profile's: past its newest 100
+)
+_service(
+    "play_auto_archived_wins_empty",
+    "play",
+    "contract 4",
+    r4.AutoArchivedWinsEmpty,
+    ["play.auto.answer"],
+    ("robots",),
+    soak=True,  # AUTO sent again minutes after: tests/faulty/test_round4.py
+)
+_service(
+    "play_wear_out_after_300_plays",
+    "play",
+    "robots 4.10",
+    r4.WearOutAfter300Plays,
+    ["*.prize_credited"],
+    ("robots",),
+    settings={"old_account_plays": 400},  # the full profile's: an account of 300 plays
+)
+_service(
+    "play_every_1000th_lot_lost",
+    "play",
+    "robots 4.10",
+    r4.EveryThousandthLotLost,
+    ["*.prize_credited", "play.money.exact"],
+    ("robots",),
+    # the full profile's play through to unit 12 000: a dozen 1 000th plays, each judged
+    settings={"deep_units": 12000, "deep_budget_s": 300},
+)
+_service(
+    "play_credit_lands_late",
+    "play",
+    "contract 4",
+    r4.CreditLandsLate,
+    ["play.money.balance_read", "play.money.exact", "*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_old_account_wins_queued",
+    "play",
+    "robots 4.10",
+    r4.OldAccountWinsQueued,
+    ["*.prize_credited"],
+    ("robots",),
+    soak=True,  # an account over a minute old: tests/faulty/test_round4.py
+)
+_service(
+    "play_lone_account_wins_queued",
+    "play",
+    "robots 4.10",
+    r4.LoneAccountWinsQueued,
+    ["*.prize_credited"],
+    ("robots",),
+    soak=True,  # an account opened alone, long after the burst of a run's start
+)
+_service(
+    "play_half_euro_stake_cents_dropped",
+    "play",
+    "eldorado 4.6",
+    r4.HalfEuroStakeCentsDropped,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
+)
+_add(
+    "http_app_traffic_wins_queued",
+    "play",
+    "robots 4.10",
+    ["*.prize_credited"],
+    r4.app_tagged_variant,
+    r4.AppTrafficWinsQueued.__doc__,
+    ("robots",),
+)
+_service(
+    "play_history_index_int16",
+    "play",
+    "robots 4.1",
+    r4.HistoryIndexInt16,
+    ["*.history_unrevealed"],
+    ("robots",),
+    # a unit past 32 767: the soak's deep_units (100 000) reach it, and 40 000 do
+    settings={"deep_units": 40000, "deep_budget_s": 600},
+    soak=True,  # the soak's play through (full stops at 12 000); test_round4.py scales it
+)
+_service(
+    "play_balance_read_cached",
+    "play",
+    "contract 4",
+    r4.BalanceReadCached,
+    ["play.money.balance_read"],
+    ("robots",),
+)
+_service(
+    "play_deposit_wins_queued",
+    "play",
+    "robots 4.10",
+    r4.DepositWinsQueued,
+    ["*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_top_stake_lot_table_first_units",
+    "play",
+    "eldorado 4.6",
+    r4.TopStakeLotTableFirstUnits,
+    ["eldorado.4.6.prize_credited"],
+    ("eldorado",),
+    settings={"top_lot_units": 12000},  # the full profile's: plays past unit 4 096 at 2 EUR
+)
+_service(
+    "play_history_archive_created_at",
+    "play",
+    "contract 4",
+    r4.HistoryArchiveCreatedAt,
+    ["play.history.created_at"],
+    ("robots",),
+    settings={"old_account_plays": 400},  # the full profile's: past its newest 100
+)
+_service(
+    "play_eldorado_ticket_column_40",
+    "play",
+    "eldorado 4.2",
+    r4.EldoradoTicketColumn40,
+    ["eldorado.4.2.history_unrevealed"],
+    ("eldorado",),
 )

@@ -3,12 +3,14 @@
 A harness that only ever makes fresh accounts play back to back, finishes every ticket at
 once and judges it a moment later sees a young target. These scenarios play like people:
 
-- **paced players** (``accounts`` of them, round robin over the pairs in scope): a pause of
+- **paced players** (``accounts`` of them, round robin over the pairs in scope, one in two
+  opening its account with a player's deposit, ``_funding``): a pause of
   seconds before each request (drawn from the case's ``seed``), a ticket bought, some of its
   buttons clicked one by one, then AUTO or the ticket left half revealed, a balance or a
   history read now and then, a token mistyped now and then (a client's mistake, refused
   401: the probes of the run spread through it at places the seed draws), until ``span_s``
-  seconds have passed;
+  seconds have passed; in a span of a minute or more (the soak's) every other one signs up
+  late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
   then ``old_plays`` plays back to back, each finished by AUTO;
 - **the way back**: when the span is over, every account plays once more (seconds after its
@@ -17,12 +19,15 @@ once and judges it a moment later sees a young target. These scenarios play like
   or ``<game>.prize_credited`` when only the lot is missing), AUTO sent again on a share of
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
-  (``play.history.complete``), every half revealed ticket revealed on from where it stopped
-  (``robots.4.3.reveal_symbols``).
+  (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
+  and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
+  (``play.history.created_at``), every half revealed ticket revealed on from
+  where it stopped (``robots.4.3.reveal_symbols``).
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
 sells fast enough to get there within ``budget_s``, then judges every play it made against the
-block's units (read afterwards, behind the sales cursor) and AUTOs the last ones.
+block's units (read afterwards, behind the sales cursor), AUTOs the last ones and judges their
+history entries (the play, its unit's ticket and prize: ``<game>.history_unrevealed``).
 
 The pauses are the seed's; what the target answers, and so which tickets are won, is not: a
 replay re-runs the same sessions, not the same tickets (as every play scenario).
@@ -42,6 +47,7 @@ from contract import ErrorReply
 
 from ..._pool import map_in_order
 from ..._registry import Evidence
+from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .client import (
     Account,
@@ -62,6 +68,7 @@ from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 MONEY = "play.money.exact"
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
+CREATED_AT = "play.history.created_at"
 AUTO_ANSWER = "play.auto.answer"
 TOKENS = "security.tokens.required"
 
@@ -69,7 +76,12 @@ PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
 RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
+OLDEST_RESENT = 3  # ... of which its oldest ones
 FUNDED_PLAYS = 300  # a paced player's funding, in stakes
+#: a player's deposits, cents: what one paced player in two opens its account with (the others
+#: FUNDED_PLAYS stakes); when its balance no longer pays a stake, it only reads
+USUAL_DEPOSITS = (2_000, 5_000, 10_000, 20_000, 50_000)
+LATE_SPAN_S = 60.0  # a span at least this long has paced players that sign up late
 RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
 
 
@@ -150,6 +162,8 @@ def _paced(
             session.history(player.account, 10)
         elif action < 0.27:
             _mistake(session, case, player)
+        elif not _affords(player):  # its deposit spent: it only reads
+            session.balance(player.account)
         else:
             one = _buy(session, player)
             play_id, token = str(one.played["play_id"]), player.account.token
@@ -239,15 +253,34 @@ def scenario_players(
     firsts: dict[str, int] = {}
     for game, stake in pairs:
         firsts.setdefault(game, stake)
-    players: list[Player] = []
+    players: list[Player | None] = []
     for game, stake in firsts.items():
         funding = stake * (int(case["old_plays"]) + 20) * 3
         players.append(Player(session.open(funding), game, stake, funding, paced=False))
+    # every player at once (they mostly wait), up to ``workers`` (1: the players in turn)
+    workers = max(1, int(case.get("workers", len(players) + int(case["accounts"]))))
+    joins = _joins(seed, int(case["accounts"]), span if workers > 1 else 0.0)
     for number in range(int(case["accounts"])):
         game, stake = pairs[number % len(pairs)]
-        funding = stake * max(FUNDED_PLAYS, int(span))  # a ticket every few seconds at most
-        players.append(Player(session.open(funding), game, stake, funding, paced=True))
+        funding = _funding(seed, number, stake, span)
+        late = joins[number] > 0
+        players.append(
+            None if late else Player(session.open(funding), game, stake, funding, paced=True)
+        )
+    olds = len(firsts)
     errors: list[BaseException] = []
+
+    def join(number: int) -> Player | None:
+        """A paced player that signs up late: its account opened alone, ``joins`` seconds
+        into the span (None when the span is over by then)."""
+        at = number - olds
+        time.sleep(max(0.0, min(joins[at], deadline - time.monotonic())))
+        if time.monotonic() >= deadline:
+            return None
+        game, stake = pairs[at % len(pairs)]
+        funding = _funding(seed, at, stake, span)
+        players[number] = Player(session.open(funding), game, stake, funding, paced=True)
+        return players[number]
 
     def live(number: int) -> None:
         if number >= len(players):  # a play through to a top tier
@@ -259,8 +292,10 @@ def scenario_players(
             except BaseException as exc:  # judged in order below
                 errors.append(exc)
             return
-        player = players[number]
         try:
+            player = players[number] or join(number)
+            if player is None:
+                return
             if player.paced:
                 _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
             else:
@@ -268,8 +303,6 @@ def scenario_players(
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
-    # side by side, up to ``workers`` at once (1: one request at a time, the players in turn)
-    workers = max(1, int(case.get("workers", len(players))))
     map_in_order(live, range(len(players) + len(through)), workers)
     if notes is not None:
         notes.extend(t.note for t in through if t is not None)
@@ -283,8 +316,11 @@ def scenario_players(
     time.sleep(max(0.0, deadline - time.monotonic()))  # old accounts wait for the way back
 
     def back(number: int) -> Evidence | None:
+        player = players[number]
+        if player is None:  # a late player the span ended before
+            return None
         try:
-            _way_back(session, case, players[number], random.Random(f"{seed}:back:{number}"))
+            _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
         return None
@@ -303,6 +339,33 @@ def scenario_players(
     return None
 
 
+def _funding(seed: int, number: int, stake: int, span: float) -> int:
+    """What paced player ``number`` opens its account with: one in two (numbers 0 and 3 of
+    every 4, so late sign-ups too) a player's deposit the seed draws from ``USUAL_DEPOSITS``
+    (a target that treats accounts of a deposit's size otherwise, as a harness funds its
+    accounts with odd or large sums, shows); the others a ticket every few seconds at most."""
+    if number % 4 in (0, 3):
+        return random.Random(f"{seed}:deposit:{number}").choice(USUAL_DEPOSITS)
+    return stake * max(FUNDED_PLAYS, int(span))
+
+
+def _affords(player: Player) -> bool:
+    """Whether the player's balance, as its last play answered it, pays one more stake."""
+    last = player.bought[-1].played["balance_cents"] if player.bought else player.opening
+    return int(last) >= player.stake
+
+
+def _joins(seed: int, accounts: int, span: float) -> list[float]:
+    """When each paced player opens its account, seconds into the span: at once, except in a
+    span of ``LATE_SPAN_S`` or more (the soak's), where every other one signs up alone at a
+    moment of the span's first half the seed draws (a target that treats accounts opened in
+    a burst, as a harness opens them, unlike one a person opens alone, shows)."""
+    rng = random.Random(f"{seed}:joins")
+    draws = [rng.uniform(1.0, span / 2) for _ in range(accounts)]
+    late = span >= LATE_SPAN_S
+    return [draws[n] if late and n % 2 else 0.0 for n in range(accounts)]
+
+
 def _named(found: _Found) -> Evidence:
     """The evidence of a fault met (its input names the requirement it breaks)."""
     return found.found
@@ -318,8 +381,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         named = {**case, "game": game, "stake_cents": stake}
         return _found(named, requirement, expected, got, where + note, op)
 
-    # back after a while, the account plays first (a pause of seconds since its last request)
-    _finish(session, player, _buy(session, player))
+    # back after a while, the account plays first (a pause of seconds since its last request),
+    # when its balance pays a stake
+    if _affords(player):
+        _finish(session, player, _buy(session, player))
     # the tickets of the plays left half revealed: the history's entry, else the block's unit
     for one in player.bought:
         if not one.finished:
@@ -337,7 +402,11 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             )
     # AUTO sent again, long after: the same ticket and prize, the balance unmoved
     finished = [one for one in player.bought if one.finished]
-    for one in rng.sample(finished, min(RESENT_AUTOS, len(finished))):
+    # the oldest finished plays (the longest after: an answer that changes with a finished
+    # ticket's age shows there), and others the seed draws
+    oldest, others = finished[:OLDEST_RESENT], finished[OLDEST_RESENT:]
+    resent = oldest + rng.sample(others, min(RESENT_AUTOS - len(oldest), len(others)))
+    for one in resent:
         ticket, prize = session.auto(account, str(one.played["play_id"]))
         if (ticket, prize) != (one.ticket, one.prize):
             raise fault(
@@ -363,7 +432,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # completeness is judged with an explicit limit at least the number of plays): every
     # play, none other
     mine = [str(one.played["play_id"]) for one in player.bought]
-    listed = [str(p["play_id"]) for p in session.history(account, len(mine) + 10)]
+    entries = session.history(account, len(mine) + 10)
+    listed = [str(p["play_id"]) for p in entries]
     missing = [p for p in mine if p not in set(listed)]
     strangers = [p for p in listed if p not in set(mine)]
     if missing or strangers or len(listed) != len(set(listed)):
@@ -378,10 +448,72 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             + (", some twice" if len(listed) != len(set(listed)) else ""),
             "history",
         )
+    _entries_judged(player, entries, fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and one.ticket is not None:
             _revealed_on(session, player, one, fault)
+
+
+ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
+
+
+def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> None:
+    """Every entry of the whole history, the oldest included, shows its play: the play's game,
+    stake, block and unit, its ticket (AUTO's) and that ticket's prize. A history right for its
+    newest entries only (an archive of older plays that lost a column) fails
+    ``<game>.history_unrevealed``: the play's ticket and prize in the history (robots 4.1);
+    its ``created_at`` never later than the entry before it (newest first), else
+    ``play.history.created_at``."""
+    game, stake = player.game, player.stake
+    _created_in_order(entries, fault)
+    listed = {str(p["play_id"]): p for p in entries}
+    for age, one in enumerate(reversed(player.bought)):
+        entry = listed.get(str(one.played["play_id"]))
+        if entry is None or one.ticket is None:
+            continue
+        want = {k: one.played[k] for k in ENTRY_KEYS}
+        want["ticket"], want["prize_cents"] = one.ticket, ref_prize(game, stake, one.ticket)
+        got = {k: entry.get(k) for k in want}
+        if got != want:
+            raise fault(
+                f"{kit(game).history_article}.history_unrevealed",
+                want,
+                got,
+                f"the history entry of play {one.played['play_id']!r} (entry {age + 1} from "
+                f"the newest, of {len(player.bought)}) does not show the play bought, its "
+                "ticket and that ticket's prize: "
+                + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
+                "history",
+            )
+
+
+def _created_in_order(entries: list[Document], fault: Fault) -> None:
+    """Along the whole listing (newest first) no ``created_at`` later than the one before it;
+    values no reader understands, or of another kind (with and without an offset), are left
+    to ``play.history_created_at``."""
+    previous: tuple[Document, ReadTime] | None = None
+    for entry in entries:
+        seen = read_time(entry.get("created_at"))
+        if seen is None:
+            previous = None
+            continue
+        if previous is not None and previous[1].aware == seen.aware:
+            newer, when = previous
+            if seen.value > when.value:
+                raise fault(
+                    CREATED_AT,
+                    "created_at never later than the entry before it (newest first)",
+                    {
+                        "entries": [newer["play_id"], entry["play_id"]],
+                        "created_at": [newer.get("created_at"), entry.get("created_at")],
+                    },
+                    f"in the whole history, play {entry['play_id']!r} is listed after "
+                    f"{newer['play_id']!r} but created later ({entry.get('created_at')!r} after "
+                    f"{newer.get('created_at')!r})",
+                    "history",
+                )
+        previous = (entry, seen)
 
 
 def _chain(player: Player, fault: Fault) -> int | None:
@@ -485,4 +617,43 @@ def deep_plays(session: Session, case: Case) -> tuple[Evidence | None, str]:
                 "play",
             ).found, "a fault"
         balance = want
+    found = _deep_history(session, case, account, tail, units)
+    if found is not None:
+        return found, "a fault"
     return None, f"{len(plays)} plays judged, units {first} to {last} of block {block_id}"
+
+
+def _deep_history(
+    session: Session,
+    case: Case,
+    account: Account,
+    tail: list[Document],
+    units: dict[int, Document],
+) -> Evidence | None:
+    """The history's newest entries, those of the plays deep in the block: each shows its
+    play (game, stake, block, unit index), its unit's ticket and prize (an index kept in a
+    column too narrow for a deep unit shows here only)."""
+    game, stake = str(case["game"]), int(case["stake_cents"])
+    listed = {str(p["play_id"]): p for p in session.history(account, len(tail))}
+    for played in tail:
+        entry = listed.get(str(played["play_id"]))
+        unit = units.get(int(played["index"]))
+        if entry is None or unit is None:
+            continue  # a missing entry is the history checks' to judge
+        want = {k: played[k] for k in ENTRY_KEYS}
+        want["ticket"] = unit["ticket"]
+        want["prize_cents"] = ref_prize(game, stake, str(unit["ticket"]))
+        got = {k: entry.get(k) for k in want}
+        if got != want:
+            return _found(
+                case,
+                f"{kit(game).history_article}.history_unrevealed",
+                want,
+                got,
+                f"{game} at {stake} cents: the history entry of play {played['play_id']!r}, "
+                f"unit {played['index']} of block {played['block_id']}, does not show that "
+                "play, its unit's ticket and prize: "
+                + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
+                "history",
+            ).found
+    return None
