@@ -100,42 +100,65 @@ def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evid
                 f"a reveal of button {button} was answered",
                 {"operation": "reveal", "button": button},
             )
+    order = list(range(buttons))
+    rng.shuffle(order)
+    consumed = _first_click_past_first(session, account, played, game, order)
+    if consumed is None:
+        return None
+    # a target that reveals wrongly whatever was refused (blind to the button clicked, say)
+    # shows the same on a play with no refused click: that is the reveal checks' (4.3, 4.4)
+    control = session.play(account, game, stake)
+    if _first_click_past_first(session, account, control, game, order) is not None:
+        return None
+    button, first, shown = consumed
+    return sc.evidence(
+        judged,
+        {"button": button, "first_reveal": first},
+        {"button": button, "reveal": shown},
+        f"after refused clicks on buttons outside 0..{buttons - 1}, button {button}'s "
+        "first click did not show its first reveal (a refused click revealed something; "
+        "a play with no refused click, clicked in the same order, showed every first reveal)",
+        {"operation": "reveal", "button": button},
+    )
+
+
+def _first_click_past_first(
+    session: sc.Session,
+    account: sc.Account,
+    played: dict[str, Any],
+    game: str,
+    order: list[int],
+) -> tuple[int, tuple[str, bool, bool], object] | None:
+    """Each button of ``order`` clicked once, in that order, then the play finished by AUTO:
+    the first button whose click showed one of its later reveals, or nothing left (``(button,
+    its first reveal, what was shown)``), or None. None too when the ticket cannot be read
+    (the other checks judge it)."""
     ticket, _ = session.truth(account, played)
     try:
         want = reference.game_engine(game).button_reveals(ticket) if ticket else ()
     except reference.GameError:
         want = ()
-    if len(want) != buttons:
-        session.auto(account, played["play_id"])
-        return None  # the ticket is the other checks' to judge
-    order = list(range(buttons))
-    rng.shuffle(order)
-    for button in order:
-        answer = sc.refused(
-            partial(session.adapter.reveal, played["play_id"], account.token, button)
-        )
-        first = _first_reveal(game, want[button][0], button)
-        if isinstance(answer, ErrorReply):
-            if answer.status != 409:
-                raise answer
-            shown: object = f"refused {answer.status}: nothing left under the button"
-        else:
-            shown = sc.reveal_tuple(game, answer, button)
-        later = [_first_reveal(game, r, button) for r in want[button][1:]]
-        # a refused click consumed a reveal when the first click shows a later one, or
-        # nothing left; any other difference is the reveal checks' (4.3, 4.4) to judge
-        if shown != first and (shown in later or isinstance(answer, ErrorReply)):
-            session.auto(account, played["play_id"])
-            return sc.evidence(
-                judged,
-                {"button": button, "first_reveal": first},
-                {"button": button, "reveal": shown},
-                f"after refused clicks on buttons outside 0..{buttons - 1}, button {button}'s "
-                "first click did not show its first reveal (a refused click revealed something)",
-                {"operation": "reveal", "button": button},
+    found = None
+    if len(want) == len(order):
+        for button in order:
+            answer = sc.refused(
+                partial(session.adapter.reveal, played["play_id"], account.token, button)
             )
+            first = _first_reveal(game, want[button][0], button)
+            if isinstance(answer, ErrorReply):
+                if answer.status != 409:
+                    raise answer
+                shown: object = f"refused {answer.status}: nothing left under the button"
+            else:
+                shown = sc.reveal_tuple(game, answer, button)
+            later = [_first_reveal(game, r, button) for r in want[button][1:]]
+            # a reveal consumed before the click when it shows a later one, or nothing
+            # left; any other difference is the reveal checks' (4.3, 4.4) to judge
+            if shown != first and (shown in later or isinstance(answer, ErrorReply)):
+                found = (button, first, shown)
+                break
     session.auto(account, played["play_id"])
-    return None
+    return found
 
 
 sc.SCENARIOS["reveal_bounds"] = scenario_reveal_bounds

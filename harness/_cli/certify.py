@@ -372,9 +372,6 @@ def run(args: argparse.Namespace) -> int:
         out_dir=folder.staging,
         fail_on_reservation="reservation" in config.fail_on,
     )
-    from conformance._hypothesis import unmanage_numpy_random
-
-    unmanage_numpy_random()  # this process is instantcert's own (conformance/_hypothesis.py)
     started = time.monotonic()
     code = execute_run(adapter, plan, folder, verbose=args.verbose, sign_key=sign_key)
     if config.profile == SOAK:
