@@ -102,13 +102,14 @@ def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evid
             )
     order = list(range(buttons))
     rng.shuffle(order)
-    consumed = _first_click_past_first(session, account, played, game, order)
+    consumed, _ = _first_clicks(session, account, played, game, order)
     if consumed is None:
         return None
     # a target that reveals wrongly whatever was refused (blind to the button clicked, say)
-    # shows the same on a play with no refused click: that is the reveal checks' (4.3, 4.4)
+    # shows a wrong first reveal on a play with no refused click too: the reveal checks' (4.3,
+    # 4.4), not a refused click's
     control = session.play(account, game, stake)
-    if _first_click_past_first(session, account, control, game, order) is not None:
+    if _first_clicks(session, account, control, game, order)[1]:
         return None
     button, first, shown = consumed
     return sc.evidence(
@@ -122,23 +123,24 @@ def scenario_reveal_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evid
     )
 
 
-def _first_click_past_first(
+def _first_clicks(
     session: sc.Session,
     account: sc.Account,
     played: dict[str, Any],
     game: str,
     order: list[int],
-) -> tuple[int, tuple[str, bool, bool], object] | None:
-    """Each button of ``order`` clicked once, in that order, then the play finished by AUTO:
-    the first button whose click showed one of its later reveals, or nothing left (``(button,
-    its first reveal, what was shown)``), or None. None too when the ticket cannot be read
-    (the other checks judge it)."""
+) -> tuple[tuple[int, tuple[str, bool, bool], object] | None, bool]:
+    """Each button of ``order`` clicked once, in that order, then the play finished by AUTO.
+    Returns the first button whose click showed one of its later reveals, or nothing left
+    (``(button, its first reveal, what was shown)``, or None), and whether any click showed
+    other than its button's first reveal. (None, False) when the ticket cannot be read (the
+    other checks judge it)."""
     ticket, _ = session.truth(account, played)
     try:
         want = reference.game_engine(game).button_reveals(ticket) if ticket else ()
     except reference.GameError:
         want = ()
-    found = None
+    consumed, wrong = None, False
     if len(want) == len(order):
         for button in order:
             answer = sc.refused(
@@ -152,13 +154,14 @@ def _first_click_past_first(
             else:
                 shown = sc.reveal_tuple(game, answer, button)
             later = [_first_reveal(game, r, button) for r in want[button][1:]]
+            wrong = wrong or shown != first
             # a reveal consumed before the click when it shows a later one, or nothing
             # left; any other difference is the reveal checks' (4.3, 4.4) to judge
-            if shown != first and (shown in later or isinstance(answer, ErrorReply)):
-                found = (button, first, shown)
-                break
+            past_first = shown in later or isinstance(answer, ErrorReply)
+            if consumed is None and shown != first and past_first:
+                consumed = (button, first, shown)
     session.auto(account, played["play_id"])
-    return found
+    return consumed, wrong
 
 
 sc.SCENARIOS["reveal_bounds"] = scenario_reveal_bounds
