@@ -373,6 +373,24 @@ def credit_requirement(game: str, before: int, stake: int, lot: int, got: int) -
     return f"{kit(game).prize_article}.prize_credited" if missing or short else MONEY
 
 
+def one_same_error(opening: int, stake: int, answered: list[int], lots: list[int]) -> bool:
+    """Whether plays of an account from ``opening`` (their ``answered`` balances, their
+    units' ``lots``) are all off by one same amount on the balance each was played from: two
+    plays or more, every one in error alike, is the debit's (a stake debited twice), though
+    the first one alone, with a lot equal to the stake, looks like a lot not credited."""
+    befores = [opening, *answered[:-1]]
+    errors = {a - (b - stake + lot) for a, b, lot in zip(answered, befores, lots, strict=True)}
+    return len(answered) >= 2 and len(errors) == 1 and errors != {0}
+
+
+def balance_requirement(game: str, debit: bool, before: int, stake: int, lot: int, got: int) -> str:
+    """The requirement a play's wrong balance breaks: its game's ``stake_debited`` when every
+    play is off alike (``one_same_error``), else ``credit_requirement``'s."""
+    if debit:
+        return f"{kit(game).history_article}.stake_debited"
+    return credit_requirement(game, before, stake, lot, got)
+
+
 def ref_prize(game: str, stake: int, ticket: str) -> int | None:
     """The reference's prize of ``ticket``, None when it is not a valid ticket."""
     try:

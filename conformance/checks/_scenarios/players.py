@@ -16,7 +16,8 @@ once and judges it a moment later sees a young target. These scenarios play like
 - **the way back**: when the span is over, every account plays once more (seconds after its
   last request), then is judged again: each play's
   balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
-  or ``<game>.prize_credited`` when only the lot is missing), AUTO sent again on a share of
+  or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
+  one same error falls on every play), AUTO sent again on a share of
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
@@ -54,9 +55,10 @@ from .client import (
     Case,
     Document,
     Session,
-    credit_requirement,
+    balance_requirement,
     evidence,
     mistyped,
+    one_same_error,
     ref_prize,
     refused,
     reply_doc,
@@ -520,15 +522,20 @@ def _chain(player: Player, fault: Fault) -> int | None:
     """The balance every play of ``player`` should end at, each play's answer judged on the way
     (before - stake + its ticket's lot); None when a ticket is unknown or not valid."""
     game, stake = player.game, player.stake
+    prizes = [
+        None if one.ticket is None else ref_prize(game, stake, one.ticket) for one in player.bought
+    ]
+    lots = [lot for lot in prizes if lot is not None]
+    if len(lots) != len(prizes):
+        return None  # the rules and block checks judge an invalid ticket
+    answered = [int(one.played["balance_cents"]) for one in player.bought]
+    debit = one_same_error(player.opening, stake, answered, lots)
     balance = player.opening
-    for number, one in enumerate(player.bought):
-        lot = None if one.ticket is None else ref_prize(game, stake, one.ticket)
-        if lot is None:
-            return None  # the rules and block checks judge an invalid ticket
+    for number, (one, lot) in enumerate(zip(player.bought, lots, strict=True)):
         want, got = balance - stake + lot, int(one.played["balance_cents"])
         if got != want:
             raise fault(
-                credit_requirement(game, balance, stake, lot, got),
+                balance_requirement(game, debit, balance, stake, lot, got),
                 {"balance_cents": want, "lot_cents": lot},
                 {"balance_cents": got},
                 f"play {number + 1} of {len(player.bought)} (play {one.played['play_id']!r}) "
@@ -598,17 +605,21 @@ def deep_plays(session: Session, case: Case) -> tuple[Evidence | None, str]:
     mine = [int(p["index"]) for p in plays if p["block_id"] == block_id]
     first, last = min(mine), max(mine)
     units = session.block_units(block_id, first, last - first + 1)
-    balance = funding
-    for number, played in enumerate(plays):
+    lots: list[int] = []
+    for played in plays:
         unit = units.get(int(played["index"])) if played["block_id"] == block_id else None
         lot = None if unit is None else ref_prize(game, stake, str(unit["ticket"]))
         if lot is None:
             return None, f"unit {played['index']} not in the block or not valid: not judged"
+        lots.append(lot)
+    debit = one_same_error(funding, stake, [int(p["balance_cents"]) for p in plays], lots)
+    balance = funding
+    for number, (played, lot) in enumerate(zip(plays, lots, strict=True)):
         want, got = balance - stake + lot, int(played["balance_cents"])
         if got != want:
             return _found(
                 case,
-                credit_requirement(game, balance, stake, lot, got),
+                balance_requirement(game, debit, balance, stake, lot, got),
                 {"balance_cents": want, "lot_cents": lot},
                 {"balance_cents": got},
                 f"{game} at {stake} cents: play {number + 1} (unit {played['index']} of block "
