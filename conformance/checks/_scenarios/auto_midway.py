@@ -7,26 +7,16 @@ from __future__ import annotations
 from contract import ErrorReply
 
 from ..._registry import Evidence
-from .clicks import game_of, recording_chooser, walk
-from .client import Case, Session, _funded, evidence, ref_prize, refused, reply_doc, ticket_buttons
+from .clicks import clicked_then_auto
+from .client import Case, Session, evidence, ref_prize, refused, reply_doc, ticket_buttons
 
 
 def scenario_auto(session: Session, case: Case) -> Evidence | None:
     """After ``case["stop"]`` clicks in the order chosen, AUTO shows the ticket bought and its
     lot (whether the clicks showed that ticket's reveals is reveal_order's to judge)."""
-    game = game_of(case)
-    chooser, made = recording_chooser(list(case.get("choices", [])))
-    stake = case["stake_cents"]
-    account = _funded(session, stake, 1)
-    played = session.play(account, game, stake)
-    truth, source = session.truth(account, played)
-    done = walk(session, account, played["play_id"], chooser, case["stop"])
-    case = {
-        **case,
-        "choices": made,
-        "clicks": done.clicks,
-    }
-    ticket, prize = session.auto(account, played["play_id"])
+    c = clicked_then_auto(session, case, case["stop"])
+    game, stake, account, played, done, case = c.game, c.stake, c.account, c.played, c.done, c.case
+    truth, source, ticket, prize = c.truth, c.source, c.ticket, c.prize
     request = {"operation": "auto", "play_id": played["play_id"], "after_clicks": done.clicks}
     lot = ref_prize(game, stake, ticket)
     if truth is not None and ticket != truth:

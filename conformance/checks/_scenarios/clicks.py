@@ -17,7 +17,17 @@ from contract import ContractBreach, ErrorReply, ProtocolViolation
 
 from ..._evidence import ReplayError
 from ...games import RevealRequirements, kit
-from .client import MAX_CLICKS, Account, Case, Chooser, Session, case_of, reveal_tuple
+from .client import (
+    MAX_CLICKS,
+    Account,
+    Case,
+    Chooser,
+    Document,
+    Session,
+    _funded,
+    case_of,
+    reveal_tuple,
+)
 
 Shown = tuple[str, bool, bool]
 """One reveal as a scenario compares it: (the symbol's letter, X2, +1)."""
@@ -143,3 +153,35 @@ def recording_chooser(choices: list[int]) -> tuple[Chooser, list[int]]:
         return made[-1]
 
     return pick, made
+
+
+@dataclass
+class Clicked:
+    """A play bought on a new account, clicked in the order its case chooses, then finished by
+    AUTO (``clicked_then_auto``)."""
+
+    game: str
+    stake: int
+    account: Account
+    played: Document
+    truth: str | None  # the ticket read when it was bought (``Session.truth``)
+    source: str  # where ``truth`` was read
+    done: Walk
+    case: Case  # the case with the picks made and the clicks sent
+    ticket: str  # AUTO's
+    prize: int  # AUTO's
+
+
+def clicked_then_auto(session: Session, case: Case, stop: int = MAX_CLICKS) -> Clicked:
+    """Buy a play of the case's game and stake, read its ticket, click up to ``stop`` times in
+    the order ``case["choices"]`` picks, then AUTO it: what the reveal order and AUTO
+    scenarios judge."""
+    game, stake = game_of(case), case["stake_cents"]
+    chooser, made = recording_chooser(list(case.get("choices", [])))
+    account = _funded(session, stake, 1)
+    played = session.play(account, game, stake)
+    truth, source = session.truth(account, played)
+    done = walk(session, account, played["play_id"], chooser, stop)
+    case = {**case, "choices": made, "clicks": done.clicks}
+    ticket, prize = session.auto(account, played["play_id"])
+    return Clicked(game, stake, account, played, truth, source, done, case, ticket, prize)

@@ -20,10 +20,10 @@ from ..._registry import Evidence
 from .clicks import (
     Walk,
     answer_of,
+    clicked_then_auto,
     game_of,
     game_of_play,
     misreported,
-    recording_chooser,
     requirements_of,
     walk,
 )
@@ -109,19 +109,9 @@ def invalid_ticket(case: Case, game: str, truth: object, source: str, what: str)
 def scenario_reveal_order(session: Session, case: Case) -> Evidence | None:
     """Click in the order ``case["choices"]`` picks: every button's reveals
     are the ticket's under that button, in order, and AUTO ends on the bought ticket and prize."""
-    game = game_of(case)
-    chooser, made = recording_chooser(list(case.get("choices", [])))
-    stake = case["stake_cents"]
-    account = _funded(session, stake, 1)
-    played = session.play(account, game, stake)
-    truth, source = session.truth(account, played)
-    done = walk(session, account, played["play_id"], chooser)
-    case = {
-        **case,
-        "choices": made,
-        "clicks": done.clicks,
-    }
-    ticket, prize = session.auto(account, played["play_id"])
+    c = clicked_then_auto(session, case)
+    game, stake, played, done, case = c.game, c.stake, c.played, c.done, c.case
+    truth, source, ticket, prize = c.truth, c.source, c.ticket, c.prize
     truth = truth if truth is not None else ticket
     want = ticket_buttons(game, truth)
     if want is None:
