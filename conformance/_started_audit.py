@@ -13,7 +13,11 @@ checks then judge it as any audit of theirs: the same ``audit`` on the same byte
 verdict, figure and case file is the same as without it. Any other request, a file it could
 not read, or an audit that failed leaves the checks to read the file themselves, as before.
 Only a whole block in a ``.gz`` file inflated by python-isal is started: a plain or slice file
-keeps the file target's own reads (its checkpoints for slice reads).
+keeps the file target's own reads (its checkpoints for slice reads). The file is inflated
+ahead on a thread that lets the GIL go (``conformance._gzip_ahead``), begun by the command's
+entry point before anything else loads; a file that does not end as one clean gzip member
+(damage, several members) fails the started audit (``ReadAgain``), and the checks read it
+themselves, exactly.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ._audit import (
     read_header,
 )
 from ._audit_engine import BlockRequest, keep_ranges
+from ._gzip_ahead import GzipAhead
 
 PROGRESS_EVERY_S = 0.1  # how often ``take`` passes on the unit lines read while it waits
 
@@ -61,9 +66,10 @@ def request_for(header: dict[str, Any], seed: int) -> BlockRequest | None:
 class StartedAudit:
     """The audit of one block file, running on a thread from ``start_file_audit`` on."""
 
-    def __init__(self, path: Path, seed: int) -> None:
+    def __init__(self, path: Path, seed: int, ahead: GzipAhead | None = None) -> None:
         self.path = path
         self.seed = seed
+        self._ahead = ahead
         self.request: BlockRequest | None = None
         self.read = 0  # unit lines read so far
         self._result: BlockAudit | None = None
@@ -73,8 +79,10 @@ class StartedAudit:
 
     def _run(self) -> None:
         try:
-            reader = open_document(self.path, fast=True)
+            reader = open_document(self.path, fast=True, ahead=self._ahead or True)
         except Exception:
+            if self._ahead is not None:
+                self._ahead.close()
             self._done.set()
             return
         try:
@@ -142,9 +150,10 @@ def _same(started: BlockRequest, asked: BlockRequest) -> bool:
     )
 
 
-def start_file_audit(path: str | Path, seed: int) -> StartedAudit:
-    """Begin auditing the block file at ``path`` for a run of ``seed``, on a thread."""
-    started = StartedAudit(Path(path), seed)
+def start_file_audit(path: str | Path, seed: int, ahead: GzipAhead | None = None) -> StartedAudit:
+    """Begin auditing the block file at ``path`` for a run of ``seed``, on a thread; ``ahead``:
+    its inflate, already begun (``conformance._gzip_ahead.start_early``)."""
+    started = StartedAudit(Path(path), seed, ahead)
     started._thread.start()
     return started
 

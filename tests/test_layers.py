@@ -331,6 +331,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             "base",
             (
                 "_errors",
+                "_gzip_ahead",
                 "_timestamps",
                 "_public_seeds",
                 "_special",

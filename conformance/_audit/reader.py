@@ -13,6 +13,7 @@ from typing import IO, Any, Protocol
 from reference import _strict_json as strict_json
 from reference._files import excerpt, open_regular
 
+from .._gzip_ahead import GzipAhead
 from .model import AuditError
 
 _isal: Any
@@ -72,6 +73,10 @@ def chunks_from_reader(read: Callable[[int], bytes], target: int | None = None) 
         yield rest + b"\n"
 
 
+class ReadAgain(Exception):
+    """A read with ``ahead`` that must start again without it (``DocumentReader``)."""
+
+
 class Source(Protocol):
     """Where a block file's bytes come from: a ``Path``, or any object that opens a binary
     stream of them (the cluster engine's URL sources, ``conformance._dask_audit``)."""
@@ -109,6 +114,14 @@ class DocumentReader:
     file target serves small slices of a large ``.jsonl.gz`` quickly. An isal inflater cannot
     be copied: ``record`` then makes the reader use zlib unless ``fast=True`` is asked for
     (the file target does, and serves its slices from a forward cursor instead).
+
+    With ``ahead`` (a fast read of a whole document from a path: the audits of whole files),
+    the file is inflated ahead on a thread that lets the GIL go while it inflates
+    (``conformance._gzip_ahead``; a ``GzipAhead`` already started may be given). Where that
+    read fails, or does not end as the exact reader would surely end too
+    (``GzipAhead.ends_cleanly``), the file is read by the reader above instead: from its start
+    when nothing was handed on yet, else the read raises ``ReadAgain`` and its caller reads
+    the document again without ``ahead`` (a damaged file, or one of several gzip members).
     """
 
     def __init__(
@@ -117,6 +130,7 @@ class DocumentReader:
         start: Checkpoint | None = None,
         record: bool = False,
         fast: bool | None = None,
+        ahead: GzipAhead | bool = False,
     ) -> None:
         try:
             # a path: a FIFO or device refused, not read; another source opens its own bytes
@@ -145,6 +159,15 @@ class DocumentReader:
         self.eof = False
         self.truncated = False
         self.damage: str | None = None  # why the compressed data stopped making sense
+        self.ahead: GzipAhead | None = None
+        if self.fast and isinstance(ahead, GzipAhead):
+            self.ahead = ahead
+        elif isinstance(ahead, GzipAhead):  # not a gzip file after all: read as it is
+            ahead.close()
+        elif self.fast and ahead and isinstance(path, str | PurePath):
+            self.ahead = GzipAhead.open(path)
+        self._piece: bytearray | None = None  # the buffer taken from ``ahead`` being handed on
+        self._piece_at = self._piece_end = 0
 
     def _inflater(self) -> Any:
         return _isal.decompressobj(wbits=31) if self.fast else zlib.decompressobj(wbits=31)
@@ -154,12 +177,63 @@ class DocumentReader:
         self.fast = False
         self.raw.seek(self.member_at)
         self.inflate = zlib.decompressobj(wbits=31)
-        self.skip = self.member_out
+        self.skip += self.member_out  # handed on or still to skip: given again, skipped
         self.member_out = 0
         self.pending = b""
         self.eof = False
 
+    def _let_ahead_go(self) -> None:
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead, self._piece = None, None
+
+    def _read_exactly(self) -> None:
+        """Leave the inflate ahead for this reader's own inflater, from the file's start; or,
+        once bytes have been handed on, ``ReadAgain``: zero bytes between two members, which
+        the inflate ahead passes over and the exact reader calls damage, may stand before
+        them, so the reader of the document must start again (without ``ahead``)."""
+        self._let_ahead_go()
+        if self.position:
+            self.raw.close()
+            raise ReadAgain("the inflate ahead did not end as one gzip member: read exactly")
+        self.raw.seek(0)
+        self.inflate = self._inflater()
+
+    def _from_ahead(self, size: int) -> bytes | None:
+        """About ``size`` document bytes from the inflate ahead (one copy), cut after a line
+        where the window holds a newline, so a chunk needs no other copy; b"" at its clean end;
+        None once the file is to be read exactly (``_read_exactly``)."""
+        assert self.ahead is not None
+        while self._piece is None:
+            try:
+                taken = self.ahead.take()
+            except Exception:  # damage or a read error: the exact reader says what it is
+                self._read_exactly()
+                return None
+            if taken is None:
+                if not self.ahead.ends_cleanly(self.position):
+                    self._read_exactly()
+                    return None
+                self._let_ahead_go()
+                self.eof = True
+                self.raw.close()
+                return b""
+            self._piece, self._piece_end = taken
+            self._piece_at = 0
+        piece, at, end = self._piece, self._piece_at, self._piece_end
+        stop = min(at + size, end)
+        if stop < end:
+            stop = piece.rfind(b"\n", at, stop) + 1 or stop
+        data = bytes(memoryview(piece)[at:stop])
+        self._piece_at = stop
+        if stop == end:
+            self.ahead.give_back(piece)
+            self._piece = None
+        self.position += len(data)
+        return data
+
     def close(self) -> None:
+        self._let_ahead_go()
         self.raw.close()
 
     def _mark(self, position: int) -> None:
@@ -172,6 +246,10 @@ class DocumentReader:
             self.checkpoints.append(Checkpoint(position, self.raw.tell(), state))
 
     def __call__(self, size: int) -> bytes:
+        if self.ahead is not None:
+            ahead = self._from_ahead(size)
+            if ahead is not None:
+                return ahead
         if not self.gzip:
             self._mark(self.position)
             data: bytes = self.raw.read(max(size, RAW_READ))
@@ -255,12 +333,16 @@ class DocumentReader:
 
 
 def open_document(
-    path: str | Path | Source, record: bool = False, fast: bool | None = None
+    path: str | Path | Source,
+    record: bool = False,
+    fast: bool | None = None,
+    ahead: GzipAhead | bool = False,
 ) -> DocumentReader:
     """A reader over a block file's document bytes, decompressing ``.gz`` files (with isal
-    when installed, unless ``record`` asks for checkpoints: see ``DocumentReader``)."""
+    when installed, unless ``record`` asks for checkpoints; ``ahead`` for a whole document
+    read fast: see ``DocumentReader``)."""
     source = Path(path) if isinstance(path, str) else path
-    return DocumentReader(source, record=record, fast=fast)
+    return DocumentReader(source, record=record, fast=fast, ahead=ahead)
 
 
 def resume_document(path: str | Path, at: Checkpoint, offset: int) -> Callable[[int], bytes]:

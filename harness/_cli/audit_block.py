@@ -120,13 +120,17 @@ def _on_cluster(names: list[str], scheduler: str, budget: float) -> FileTarget |
 def _start(args: argparse.Namespace, paths: list[Path], seed: int) -> StartedAudit | None:
     """One block file audited locally: its audit begun at once, on threads, while the rest of
     the harness loads (``conformance._started_audit``; the block checks take it up)."""
+    from conformance._gzip_ahead import started_early
+
     if args.scheduler is not None or len(paths) != 1:
+        started_early(None)  # an inflate the entry point began, stopped
         return None
+    ahead = started_early(paths[0])  # the file's inflate, begun by the entry point
     from conformance._started_audit import start_file_audit
     from conformance.games import kit_names
 
     kit_names()  # the game kits loaded here first: the audit's thread reads them as it judges
-    return start_file_audit(paths[0], seed)
+    return start_file_audit(paths[0], seed, ahead)
 
 
 def run(args: argparse.Namespace) -> int:
