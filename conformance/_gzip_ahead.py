@@ -7,7 +7,9 @@ harness still loading, the randomness tests), and a busy Python thread beside it
 inflate itself several-fold (its GIL waits). isal's ``_GzipReader`` (what
 ``python -m isal.igzip -d`` uses, the audit's floor) lets the GIL go while it inflates, so
 here a thread inflates the file ``PIECE_BYTES`` at a time into reused buffers, at most
-``AHEAD_BYTES`` ahead of the reader, and ``take`` hands the buffers on in order.
+``AHEAD_BYTES`` ahead of the reader, and ``take`` hands the buffers on in order. It hashes
+them as it goes (``document_sha256``; hashlib lets the GIL go too): the audit's SHA-256 needs
+no thread of its own, and while the harness loads, the core it leaves idle hashes too.
 
 Only the standard library and isal are imported: ``instantcert audit-block FILE`` starts the
 inflate before numpy, the reference and the harness load (``started_early``, from
@@ -24,6 +26,7 @@ exact reader, the bytes already handed on skipped).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import threading
@@ -59,6 +62,8 @@ class GzipAhead:
         self._buffers = 0
         self._stopped = False
         self.handed = 0  # document bytes inflated so far
+        self._digest = hashlib.sha256()  # of every byte inflated, on this thread
+        self._last = 10  # the last byte inflated
         self._thread = threading.Thread(target=self._run, name="audit-inflate", daemon=True)
         self._thread.start()
 
@@ -111,6 +116,8 @@ class GzipAhead:
                     self._put(None)
                     return
                 self.handed += size
+                self._digest.update(memoryview(buffer)[:size])  # the GIL let go here too
+                self._last = buffer[size - 1]
                 self._put((buffer, size))
         except BaseException as exc:  # damage, a read error: the caller reads exactly
             self._put(exc)
@@ -132,6 +139,14 @@ class GzipAhead:
         with self._lock:
             self._free.append(buffer)
             self._lock.notify_all()
+
+    def document_sha256(self) -> str:
+        """The SHA-256 of the document as the audit reads it (``conformance._audit``: its
+        bytes, a newline after a last line without one), once ``take`` has given its end."""
+        digest = self._digest.copy()
+        if self._last != 10:
+            digest.update(b"\n")
+        return digest.hexdigest()
 
     def ends_cleanly(self, total: int) -> bool:
         """Whether the file surely holds one member and nothing after it, ``total`` document

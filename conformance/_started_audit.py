@@ -100,6 +100,7 @@ class StartedAudit:
                 keep=self.request.keep,
                 progress=self._count,
                 processes=False,  # no fork from a thread while the harness imports
+                digested=reader.document_sha256 if reader.hashed else None,
             )
             if self._stop.is_set():
                 self._result = None

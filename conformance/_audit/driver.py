@@ -37,7 +37,7 @@ from .judge import (
     sequence_faults,
 )
 from .model import ASPECTS, AuditError, BlockAudit, Expectation, Fault
-from .reader import CHUNK_BYTES, open_document, read_header
+from .reader import CHUNK_BYTES, ReadAgain, open_document, read_header
 
 CURVE_POINTS = 500
 PARALLEL_MIN_UNITS = 100_000  # smaller documents are audited in-process: no fork, no pickling
@@ -308,11 +308,15 @@ def audit(
     keep: Sequence[tuple[int, int]] = (),
     progress: Callable[[int], None] | None = None,
     processes: bool = True,
+    digested: Callable[[], str | None] | None = None,
 ) -> BlockAudit:
     """Audit one block document: ``header`` (parsed) and ``chunks`` of whole unit lines.
 
     ``header_bytes`` is the header line as read (newline included), hashed with the unit lines
-    into ``sha256``; without it the header is hashed as compact JSON.
+    into ``sha256``; without it the header is hashed as compact JSON. ``digested``: the reader
+    hashed the document itself (``DocumentReader.hashed``), header line included, and gives
+    the digest once the chunks are read; a document it does not give one for, or whose chunks
+    end early, raises ``ReadAgain`` (it is then read again, without it).
 
     Where the line falls between the target's misbehaviour and the block's fault: a
     ``harness.TargetError`` the stream raises (an HTTP body cut by the transport or mid-line,
@@ -344,13 +348,14 @@ def audit(
     ended: str | None = None
     if workers is None:
         workers = default_workers() if count >= PARALLEL_MIN_UNITS else 1
-    digest = _Hasher(header_bytes, threaded=workers > 1)
+    digest = _Hasher(header_bytes, threaded=workers > 1) if digested is None else None
 
     def pieces() -> Iterator[tuple[bytes, int]]:
         nonlocal read, ended
         try:
             for buf in chunks:
-                digest.update(buf)
+                if digest is not None:
+                    digest.update(buf)
                 lines = int(np.count_nonzero(np.frombuffer(buf, np.uint8) == 10))  # > bytes.count
                 yield buf, read
                 read += lines
@@ -363,7 +368,11 @@ def audit(
     try:
         results = _judged(pieces(), params, workers, processes)
     finally:
-        sha256 = digest.hexdigest()
+        sha256 = digest.hexdigest() if digest is not None else None
+    if digested is not None:
+        sha256 = digested() if ended is None else None
+        if sha256 is None:  # the reader's digest is not of the bytes judged
+            raise ReadAgain(f"the document was not hashed as read ({ended})")
     prizes = np.concatenate([r.prizes for r in results]) if results else np.zeros(0, np.int32)
     counts: dict[str, int] = {}
     for f in faults:
@@ -434,6 +443,7 @@ def audit(
                     f"prize {prize} cents: {got} units in this slice alone, the whole block's "
                     f"lot table has {limit}",
                 )
+    assert sha256 is not None
     order = {aspect: n for n, aspect in enumerate(ASPECTS)}
     faults.sort(key=lambda f: (order.get(f.aspect, 99), -1 if f.position is None else f.position))
     return BlockAudit(

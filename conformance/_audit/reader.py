@@ -167,6 +167,8 @@ class DocumentReader:
         elif self.fast and ahead and isinstance(path, str | PurePath):
             self.ahead = GzipAhead.open(path)
         self._piece: bytearray | None = None  # the buffer taken from ``ahead`` being handed on
+        self.hashed = self.ahead is not None  # the document's digest comes from ``ahead``
+        self._sha256: str | None = None
         self._piece_at = self._piece_end = 0
 
     def _inflater(self) -> Any:
@@ -196,6 +198,7 @@ class DocumentReader:
         if self.position:
             self.raw.close()
             raise ReadAgain("the inflate ahead did not end as one gzip member: read exactly")
+        self.hashed = False
         self.raw.seek(0)
         self.inflate = self._inflater()
 
@@ -214,6 +217,7 @@ class DocumentReader:
                 if not self.ahead.ends_cleanly(self.position):
                     self._read_exactly()
                     return None
+                self._sha256 = self.ahead.document_sha256()
                 self._let_ahead_go()
                 self.eof = True
                 self.raw.close()
@@ -231,6 +235,11 @@ class DocumentReader:
             self._piece = None
         self.position += len(data)
         return data
+
+    def document_sha256(self) -> str | None:
+        """With ``hashed``, the SHA-256 of the document as ``chunks_from_reader`` gives it
+        (a newline after a last line without one), once read to its end; else None."""
+        return self._sha256
 
     def close(self) -> None:
         self._let_ahead_go()
