@@ -51,10 +51,11 @@ typedef struct {
     int symbols, robots, spaces, max_ticket;
     unsigned char kind[256];   /* each byte's kind (robots_kind), looked up once a byte */
     unsigned char pair[7 * 7]; /* robots_pair(x, y) at 7 x + y */
-    unsigned char shift[256];  /* a letter's notch counter in a 64-bit word: 8 x its symbol */
+    uint64_t unit[256]; /* a letter's 1 in its symbol's 8-bit notch counter of a 64-bit word */
 } Robots;
 
-/* the prize of the ticket [p, p + length) by a game's tables, or -1 if it is not well formed */
+/* the prize of the ticket [p, p + length) by a game's tables, or -1 if it is not well formed;
+ * p[length] is the ticket's closing quote (judge_lines finds the ticket's end there) */
 typedef int64_t (*TicketPrize)(const void *tables, const unsigned char *p, Py_ssize_t length);
 
 typedef struct {
@@ -63,19 +64,6 @@ typedef struct {
     TicketPrize prize_of;
     const void *tables;
 } Judge;
-
-/* The canonical JSON integer in [p, end): 1 to MAX_DIGITS digits, no leading zero. */
-static inline int read_integer(const unsigned char *p, const unsigned char *end, int64_t *value) {
-    Py_ssize_t length = end - p;
-    if (length < 1 || length > MAX_DIGITS || (length > 1 && p[0] == '0')) return 0;
-    int64_t v = 0;
-    for (; p < end; p++) {
-        if (*p < '0' || *p > '9') return 0;
-        v = v * 10 + (*p - '0');
-    }
-    *value = v;
-    return 1;
-}
 
 static inline int is_lot(const Judge *t, int64_t prize) {
     Py_ssize_t lo = 0, hi = t->lot_count;
@@ -146,7 +134,7 @@ static inline int robots_pair(int x, int y) {
 static void robots_lookups(Robots *t) {
     for (int c = 0; c < 256; c++) {
         t->kind[c] = (unsigned char)robots_kind(t, (unsigned char)c);
-        t->shift[c] = t->kind[c] == LETTER ? (unsigned char)(8 * t->symbol[c]) : 0;
+        t->unit[c] = t->kind[c] == LETTER ? (uint64_t)1 << (8 * t->symbol[c]) : 0;
     }
     for (int x = 0; x < 7; x++)
         for (int y = 0; y < 7; y++) t->pair[7 * x + y] = (unsigned char)robots_pair(x, y);
@@ -165,18 +153,18 @@ static int64_t robots_prize(const void *tables, const unsigned char *p, Py_ssize
     if (seen != (1u << t->symbols) - 1 || p[t->robots] != '|') return -1;
     /* every pair judged and every notch counted without a branch a byte, the verdict once at
      * the end (the same prize, or -1, as judging byte by byte and stopping at the first bad
-     * pair): a letter adds 1 to its symbol's 8-bit counter in one word, 2 before an X2, any
-     * other byte 0 (at most 8 symbols, checked by robots_chunk; a ticket of at most 72 bytes
-     * counts below 256 a symbol) */
+     * pair): a letter adds its unit (1 in its symbol's 8-bit counter of one word) once, twice
+     * before an X2, any other byte 0 (at most 8 symbols, checked by robots_chunk; a ticket of
+     * at most 72 bytes counts below 256 a symbol). The byte after the ticket, its closing
+     * quote, is read as the pair after its last byte: no test for the end a byte */
     uint64_t counters = 0;
     int spaces = 0;
     unsigned ok = 1;
     int kind = t->kind[p[t->robots]];
-    for (Py_ssize_t i = t->robots; i < length; i++) { /* the ticket's closing quote ends it */
-        int next = i + 1 < length ? t->kind[p[i + 1]] : QUOTE;
-        uint64_t letter = kind == LETTER;
+    for (Py_ssize_t i = t->robots; i < length; i++) {
+        int next = t->kind[p[i + 1]];
         ok &= t->pair[7 * kind + next];
-        counters += (letter + (letter & (next == X2))) << t->shift[p[i]];
+        counters += t->unit[p[i]] << (next == X2);
         spaces += kind == SPACE;
         kind = next;
     }
@@ -192,42 +180,60 @@ static int64_t robots_prize(const void *tables, const unsigned char *p, Py_ssize
 #define TICKET_KEY ",\"ticket\":\""
 #define CLOSE "\"}"
 
-/* Judge lines [0, size) of buf, whose line ends are known to number n; fills ends, prizes,
- * indices. 1 when every line is vouched for. */
-static int judge_lines(const Judge *t, const unsigned char *buf, Py_ssize_t size, Py_ssize_t n,
-                       int64_t *ends, int64_t *prizes, int64_t *indices) {
+/* The canonical JSON integer at p, before the byte `after`, within [p, stop): 1 to MAX_DIGITS
+ * digits, no leading zero; the byte after it in *next. 0 if there is none. */
+static inline int read_integer_before(const unsigned char *p, const unsigned char *stop,
+                                      unsigned char after, int64_t *value,
+                                      const unsigned char **next) {
+    const unsigned char *q = p, *limit = stop - p > MAX_DIGITS ? p + MAX_DIGITS : stop;
+    int64_t v = 0;
+    while (q < limit && *q >= '0' && *q <= '9') v = v * 10 + (*q++ - '0');
+    Py_ssize_t length = q - p;
+    if (length < 1 || (length > 1 && p[0] == '0') || q == stop || *q != after) return 0;
+    *value = v;
+    *next = q;
+    return 1;
+}
+
+/* The smallest canonical line: the keys, the braces, two 1-digit integers, a 1-byte ticket and
+ * the newline (no ticket of either game is that short; this only bounds the lines a chunk can
+ * hold). */
+#define MIN_LINE ((Py_ssize_t)(sizeof OPEN + sizeof PRIZE_KEY + sizeof TICKET_KEY + sizeof CLOSE - 4 + 4))
+
+/* Judge the lines of [buf, buf + size) in one pass, each read from its first byte to its
+ * newline (no line count first, no search for the line's end apart from its ticket's closing
+ * quote); fills ends, prizes, indices (room for `room` lines) and the number of lines in *n.
+ * 1 when every line is vouched for. */
+static int judge_lines(const Judge *t, const unsigned char *buf, Py_ssize_t size, Py_ssize_t room,
+                       int64_t *ends, int64_t *prizes, int64_t *indices, Py_ssize_t *n) {
     const unsigned char *p = buf, *stop = buf + size;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const unsigned char *e = memchr(p, '\n', stop - p);
-        if (e == NULL) return 0;
-        /* shorter than the keys, the braces and two 1-digit integers: no canonical line (each
-         * part is checked within [p, e) below; this only spares the reads) */
-        if (e - p < (Py_ssize_t)(sizeof OPEN + sizeof PRIZE_KEY + sizeof TICKET_KEY + sizeof CLOSE -
-                                 4 + 2))
-            return 0;
-        if (memcmp(p, OPEN, sizeof OPEN - 1) || memcmp(e - 2, CLOSE, 2)) return 0;
-        const unsigned char *number = p + sizeof OPEN - 1;
-        const unsigned char *comma = memchr(number, ',', e - number);
+    Py_ssize_t i = 0;
+    while (p < stop) {
+        if (i == room || stop - p < MIN_LINE || memcmp(p, OPEN, sizeof OPEN - 1)) return 0;
         int64_t index, prize;
-        if (comma == NULL || !read_integer(number, comma, &index)) return 0;
-        if (e - comma < (Py_ssize_t)(sizeof PRIZE_KEY - 1) ||
-            memcmp(comma, PRIZE_KEY, sizeof PRIZE_KEY - 1))
+        const unsigned char *q;
+        if (!read_integer_before(p + sizeof OPEN - 1, stop, ',', &index, &q)) return 0;
+        if (stop - q < (Py_ssize_t)(sizeof PRIZE_KEY - 1) || memcmp(q, PRIZE_KEY, sizeof PRIZE_KEY - 1))
             return 0;
-        number = comma + sizeof PRIZE_KEY - 1;
-        comma = memchr(number, ',', e - number);
-        if (comma == NULL || !read_integer(number, comma, &prize)) return 0;
-        if (e - comma < (Py_ssize_t)(sizeof TICKET_KEY - 1) + 2 ||
-            memcmp(comma, TICKET_KEY, sizeof TICKET_KEY - 1))
+        if (!read_integer_before(q + sizeof PRIZE_KEY - 1, stop, ',', &prize, &q)) return 0;
+        if (stop - q < (Py_ssize_t)(sizeof TICKET_KEY - 1) ||
+            memcmp(q, TICKET_KEY, sizeof TICKET_KEY - 1))
             return 0;
-        const unsigned char *ticket = comma + sizeof TICKET_KEY - 1;
-        if (!is_lot(t, prize) || t->prize_of(t->tables, ticket, (e - 2) - ticket) != prize)
-            return 0;
-        ends[i] = e - buf;
+        const unsigned char *ticket = q + sizeof TICKET_KEY - 1;
+        /* the ticket ends at its closing quote, which "}\n" follows; a ticket holds no quote,
+         * newline or other byte outside its notation (prize_of refuses them), so the line is
+         * the same as read from its newline back */
+        const unsigned char *quote = memchr(ticket, '"', stop - ticket);
+        if (quote == NULL || stop - quote < 3 || quote[1] != '}' || quote[2] != '\n') return 0;
+        if (!is_lot(t, prize) || t->prize_of(t->tables, ticket, quote - ticket) != prize) return 0;
+        ends[i] = quote + 2 - buf;
         prizes[i] = prize;
         indices[i] = index;
-        p = e + 1;
+        i++;
+        p = quote + 3;
     }
-    return p == stop;
+    *n = i;
+    return i > 0;
 }
 
 /* Checks the chunk's size and the lot table, then judges the chunk: (ends, prizes, indices) as
@@ -251,25 +257,27 @@ static PyObject *judge_chunk(const Py_buffer *chunk, Py_ssize_t size, const Py_b
         }
     }
     const unsigned char *buf = chunk->buf;
-    Py_ssize_t n = 0;
-    Py_BEGIN_ALLOW_THREADS /* the lines counted without the GIL, as they are judged */
-    for (const unsigned char *p = buf, *stop = buf + size;
-         (p = memchr(p, '\n', stop - p)) != NULL; p++)
-        n++;
-    Py_END_ALLOW_THREADS
-    if (n == 0 || buf[size - 1] != '\n') return Py_NewRef(Py_None);
+    /* room for as many lines as the chunk can hold, cut to those it holds after */
+    Py_ssize_t room = size / MIN_LINE + 1, n = 0;
     PyObject *result = NULL, *out[3] = {NULL, NULL, NULL};
     for (int k = 0; k < 3; k++) {
-        out[k] = PyByteArray_FromStringAndSize(NULL, n * 8);
+        out[k] = PyByteArray_FromStringAndSize(NULL, room * 8);
         if (out[k] == NULL) goto done;
     }
     int64_t *ends = (int64_t *)PyByteArray_AS_STRING(out[0]);
     int64_t *prizes = (int64_t *)PyByteArray_AS_STRING(out[1]);
     int64_t *indices = (int64_t *)PyByteArray_AS_STRING(out[2]);
     int vouched;
-    Py_BEGIN_ALLOW_THREADS vouched = judge_lines(&judge, buf, size, n, ends, prizes, indices);
+    Py_BEGIN_ALLOW_THREADS vouched =
+        judge_lines(&judge, buf, size, room, ends, prizes, indices, &n);
     Py_END_ALLOW_THREADS
-    result = vouched ? PyTuple_Pack(3, out[0], out[1], out[2]) : Py_NewRef(Py_None);
+    if (!vouched) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    for (int k = 0; k < 3; k++)
+        if (PyByteArray_Resize(out[k], n * 8) < 0) goto done;
+    result = PyTuple_Pack(3, out[0], out[1], out[2]);
 done:
     for (int k = 0; k < 3; k++) Py_XDECREF(out[k]);
     return result;

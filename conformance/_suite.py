@@ -1,7 +1,8 @@
 """The whole suite: every check module loaded, then the complete registries.
 
 The check modules register their checks (``@check``) and their evidence's replayers
-(``@replayer``, ``register_kind``) as they load; ``conformance.checks`` loads them all. The
+(``@replayer``, ``register_kind``) as they load; ``conformance.checks.load_every_check`` loads
+them all. The
 registries themselves (``_registry``, ``_replay``) sit below the checks and never import them:
 this module, above every check, is the one that loads them before it answers.
 """
@@ -17,7 +18,9 @@ from ._replay import Replayer, replayers_so_far
 
 
 def _load_every_check() -> None:
-    from . import checks  # noqa: F401  (importing the package loads every check module)
+    from .checks import load_every_check
+
+    load_every_check()
 
 
 def registered_checks() -> dict[str, Check]:
