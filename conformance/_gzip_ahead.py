@@ -91,9 +91,8 @@ class GzipAhead:
     def _buffer(self) -> bytearray | None:
         """A free buffer, once fewer than ``AHEAD_BYTES`` wait; None once stopped."""
         with self._lock:
-            while not self._stopped and not self._free and self._buffers * PIECE_BYTES >= (
-                AHEAD_BYTES
-            ):
+            full = self._buffers * PIECE_BYTES >= AHEAD_BYTES
+            while not self._stopped and not self._free and full:
                 self._lock.wait()
             if self._stopped:
                 return None

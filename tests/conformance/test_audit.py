@@ -321,6 +321,62 @@ def test_isal_and_zlib_read_any_gzip_file_alike(
         assert audits[0][3]["sequence"] >= 1
 
 
+def _more_gzip_files() -> dict[str, bytes]:
+    """Files the inflate ahead (``conformance._gzip_ahead``) reads otherwise than the exact
+    reader: zero bytes where a member could begin, which isal's ``_GzipReader`` passes over."""
+    document = kit.document(kit.header(), correct("robots", 100))
+    whole = gzip.compress(document)
+    cut = document.index(b"\n", len(document) // 3) + 1
+    first, second = gzip.compress(document[:cut]), gzip.compress(document[cut:])
+    return {
+        "zeros after the member": whole + bytes(8),
+        "zeros between two members": first + bytes(3) + second,
+        "an empty member, zeros, the member": gzip.compress(b"") + bytes(2) + whole,
+        "an empty member after": whole + gzip.compress(b""),
+        "no newline at the end": gzip.compress(document.rstrip(b"\n")),
+    }
+
+
+@pytest.mark.parametrize("name", [*_damaged_gzip_files(), *_more_gzip_files()])
+def test_the_inflate_ahead_reads_a_file_alike_or_asks_to_read_it_again(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read ahead (``ahead=True``: isal's ``_GzipReader`` on a thread), a file gives the exact
+    reader's bytes and end, or, once bytes are handed on, ``ReadAgain`` (then read exactly);
+    a sound file of one member always reads through, its SHA-256 the document's."""
+    from conformance import _gzip_ahead
+    from conformance._audit import reader
+
+    if _gzip_ahead._GzipReader is None:  # pragma: no cover - isal is a dependency
+        pytest.skip("python-isal is not installed")
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes({**_damaged_gzip_files(), **_more_gzip_files()}[name])
+    monkeypatch.setattr(_gzip_ahead, "PIECE_BYTES", 1 << 12)  # many pieces, a few ahead
+    monkeypatch.setattr(_gzip_ahead, "AHEAD_BYTES", 1 << 14)
+
+    def read_all(ahead: bool) -> tuple[bytes, str | None, str | None]:
+        document = reader.open_document(path, fast=True, ahead=ahead)
+        parts: list[bytes] = []
+        try:
+            for chunk in reader.chunks_from_reader(document, 1 << 13):
+                parts.append(chunk)
+        except EOFError as exc:
+            return b"".join(parts), str(exc), None
+        finally:
+            document.close()
+        return b"".join(parts), None, document.document_sha256()
+
+    exact = read_all(False)
+    try:
+        ahead = read_all(True)
+    except reader.ReadAgain:
+        assert name not in ("sound", "no newline at the end")
+        return
+    assert ahead[:2] == exact[:2]
+    if name in ("sound", "no newline at the end"):
+        assert ahead[2] == hashlib.sha256(exact[0]).hexdigest()
+
+
 @pytest.mark.parametrize(
     ("line", "aspect"),
     [
