@@ -32,7 +32,7 @@ import stat
 import threading
 import zlib
 from collections import deque
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, BinaryIO
 
 _GzipReader: Any
@@ -68,7 +68,7 @@ class GzipAhead:
         self._thread.start()
 
     @classmethod
-    def open(cls, path: str | Path) -> GzipAhead | None:
+    def open(cls, path: str | PurePath) -> GzipAhead | None:
         """The file at ``path`` inflated ahead; None when it is no regular gzip file this
         reads (the caller's own reader then says why), or isal is not installed."""
         if _GzipReader is None:
