@@ -229,6 +229,7 @@ def main() -> None:
     # imports (every check module, scipy) outside the timings: a fresh process pays ~1.3 s once
     for module in ("conformance.checks", "conformance._stats"):
         importlib.import_module(module)
+    importlib.import_module("conformance.checks").load_every_check()
 
     with ExitStack() as stack:
         stored = None if args.no_http else stack.enter_context(stored_server(path))
