@@ -12,16 +12,19 @@ them as it goes (``document_sha256``; hashlib lets the GIL go too): the audit's 
 no thread of its own, and while the harness loads, the core it leaves idle hashes too.
 
 Only the standard library and isal are imported: ``instantcert audit-block FILE`` starts the
-inflate before numpy, the reference and the harness load (``started_early``, from
-``harness._cli.entry_point``), on the core those imports leave idle.
+inflate before numpy, the reference and the harness load (``start_early``, from
+``harness._cli.entry_point``; ``started_early`` hands it to the audit), on the core those
+imports leave idle.
 
 ``_GzipReader`` reads every member of a file, checks each one's CRC and length, and raises on
 damage; it differs from the exact reader in two ways, both left to that reader: it accepts
 zero bytes where a member could begin (the exact reader calls them damage), and it names
-damage its own way. So ``take`` reports a clean end only where the file ends in the trailer of
-a member that holds the whole document (``ends_cleanly``); any other end, and any error, is
-the caller's to read again exactly (``DocumentReader`` then inflates the file again with the
-exact reader, the bytes already handed on skipped).
+damage its own way (and, like the exact reader, hands on what it inflated before it found
+the damage). So its end is taken as the document's only where the file surely holds one member
+and nothing after it (``ends_cleanly``); any other end, and any error, is the caller's to read
+exactly: ``DocumentReader`` reads the file with the exact reader from its start when nothing
+was handed on yet, else raises ``ReadAgain`` (zero bytes before the bytes handed on may be
+damage to the exact reader), and the document is read again without the inflate ahead.
 """
 
 from __future__ import annotations
@@ -61,7 +64,6 @@ class GzipAhead:
         self._free: list[bytearray] = []
         self._buffers = 0
         self._stopped = False
-        self.handed = 0  # document bytes inflated so far
         self._digest = hashlib.sha256()  # of every byte inflated, on this thread
         self._last = 10  # the last byte inflated
         self._thread = threading.Thread(target=self._run, name="audit-inflate", daemon=True)
@@ -114,7 +116,6 @@ class GzipAhead:
                 if not size:
                     self._put(None)
                     return
-                self.handed += size
                 self._digest.update(memoryview(buffer)[:size])  # the GIL let go here too
                 self._last = buffer[size - 1]
                 self._put((buffer, size))
