@@ -119,6 +119,65 @@ def test_audit_block_reports_the_same_with_or_without_the_started_audit(
     assert started == read
 
 
+@pytest.mark.usefixtures("small_rules")
+@pytest.mark.parametrize("odd", ["truncated", "two members", "zeros after the member"])
+def test_a_file_the_inflate_ahead_cannot_vouch_for_is_read_again_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, odd: str
+) -> None:
+    """Bytes handed on, then an end the inflate ahead cannot vouch for (``ReadAgain``): the
+    started audit is dropped and the checks read the file exactly; the same report."""
+    from conformance import _gzip_ahead
+
+    path = whole_file(tmp_path, "b.jsonl.gz", swap=True)
+    data = path.read_bytes()
+    document = gzip.decompress(data)
+    cut = document.index(b"\n", len(document) // 2) + 1
+    path.write_bytes(
+        {
+            "truncated": data[: len(data) * 2 // 3],
+            "two members": gzip.compress(document[:cut]) + gzip.compress(document[cut:]),
+            "zeros after the member": data + bytes(4),
+        }[odd]
+    )
+    monkeypatch.setattr(_gzip_ahead, "PIECE_BYTES", 1 << 12)  # bytes handed on before the end
+    taken: list[object] = []
+    take = StartedAudit.take
+
+    def spied(self: StartedAudit, *args: Any) -> object:
+        taken.append(take(self, *args))
+        return taken[-1]
+
+    monkeypatch.setattr(StartedAudit, "take", spied)
+    code = main(["audit-block", str(path), "--seed", "5", "--out", str(tmp_path / "started")])
+    assert taken == [None]
+    monkeypatch.setattr(audit_block, "_start", lambda *args: None)
+    again = main(["audit-block", str(path), "--seed", "5", "--out", str(tmp_path / "read")])
+    assert code == again == 1
+    started, read = (volatile_free(tmp_path / d / "report.json") for d in ("started", "read"))
+    assert started == read
+
+
+def test_the_entry_point_inflates_the_one_file_named_and_the_command_takes_or_stops_it(
+    tmp_path: Path,
+) -> None:
+    from conformance import _gzip_ahead
+    from harness._cli import _inflate_early
+
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"format": "block/1"}\n'))
+    _inflate_early(["audit-block", "--out", "reports", str(path), "--seed", "3", "-v"])
+    ahead = _gzip_ahead.started_early(path)
+    assert ahead is not None and ahead.path == path
+    ahead.close()
+    for words in (["audit-block", str(path), str(path)], ["certify", str(path)], ["audit-block"]):
+        _inflate_early(words)
+        assert _gzip_ahead._early is None
+    _inflate_early(["audit-block", str(path)])
+    assert _gzip_ahead._early is not None
+    assert _gzip_ahead.started_early(tmp_path / "another.jsonl.gz") is None  # stopped
+    assert _gzip_ahead._early is None
+
+
 def test_the_seed_limit_is_the_harness_one() -> None:
     from harness._config import SEED_LIMIT
 
