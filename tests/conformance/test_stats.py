@@ -52,6 +52,17 @@ def test_false_alarm_rate_on_random_layouts_is_near_alpha() -> None:
     assert {"runs", "serial", "chi2.winners", "gap.winners", "chi2.100"} <= set(p_values)
 
 
+def test_the_family_on_two_threads_is_the_family_on_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threaded (the longest tests first), the family has the same tests, in the same order,
+    with the same statistics and p-values."""
+    prizes = layout(np.random.default_rng(7))
+    one = winner_positions(prizes, LOTS, 20, 0.01)
+    monkeypatch.setattr(_stats, "THREADED_UNITS", 1)
+    two = winner_positions(prizes, LOTS, 20, 0.01)
+    assert two == one
+    assert len(one.results) >= 10
+
+
 def test_winners_clustered_in_the_first_half_are_caught() -> None:
     rng = np.random.default_rng(1)
     prizes = layout(rng)
