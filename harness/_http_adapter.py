@@ -695,7 +695,7 @@ class HttpAdapter:
                 "Connection": "Keep-Alive",  # spelt as OkHttp spells it
             }
         )
-        self._headers = dict(self.session.headers)
+        self._headers: dict[str, str] = {k: str(v) for k, v in self.session.headers.items()}
         self._url_prefix = _url_prefix(self.base_url, self._headers)
         # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
         # once, here, as ``requests`` would read it for each request; see ``_send``.

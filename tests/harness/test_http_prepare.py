@@ -25,8 +25,14 @@ IDS = ["acc-1", "p_2.x~y", "a b", "a/b", "..", ".", "%61", "é€", "a?b#c", "a\
 QUERIES: list[dict[str, str]] = [{}, {"limit": "5"}, {"start": "0", "count": "10"}, {"a b": "c&d"}]
 
 
-def full(adapter: HttpAdapter, method: str, path: str, body: object, query: dict[str, str],
-         token: str | None) -> requests.PreparedRequest:
+def full(
+    adapter: HttpAdapter,
+    method: str,
+    path: str,
+    body: object,
+    query: dict[str, str],
+    token: str | None,
+) -> requests.PreparedRequest:
     headers = dict(adapter._headers)
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
