@@ -62,7 +62,7 @@ def compile_shape(
         kinds = node["type"] if isinstance(node["type"], list) else [node["type"]]
         checks = [_TYPES[k] for k in kinds]
         tests.append(checks[0] if len(checks) == 1 else (lambda v: any(c(v) for c in checks)))
-    required = tuple(node.get("required", ()))
+    required = frozenset(node.get("required", ()))
     properties = {k: compile_shape(v, resolve) for k, v in node.get("properties", {}).items()}
     extra = node.get("additionalProperties", True)
     extra_check = compile_shape(extra, resolve) if isinstance(extra, Mapping) else None
@@ -71,7 +71,7 @@ def compile_shape(
         def object_test(v: object) -> bool:
             if type(v) is not dict:
                 return True  # not an object: "type" judges it
-            if any(k not in v for k in required):
+            if not v.keys() >= required:
                 return False
             for key, value in v.items():
                 test = properties.get(key)
@@ -85,9 +85,14 @@ def compile_shape(
         tests.append(object_test)
     if isinstance(node.get("items"), Mapping):
         item = compile_shape(node["items"], resolve)
-        tests.append(lambda v: type(v) is not list or all(item(x) for x in v))
+        tests.append(lambda v: type(v) is not list or all(map(item, v)))
+    # no generator per call where two tests or a list's items will do (each costs about as
+    # much as a test: an evaluate answer's thousand results pass through here)
     if not tests:
         return lambda v: True
     if len(tests) == 1:
         return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda v: first(v) and second(v)
     return lambda v: all(t(v) for t in tests)

@@ -163,7 +163,10 @@ class Validated:
                 f"{operation}: {len(tickets)} tickets sent, {len(results)} results received",
                 {"operation": operation, "body": results, "expected": {"results": len(tickets)}},
             )
+        conforms = fast_shape("evaluation-result")
         for number, result in enumerate(results):
+            if type(result) is dict and "error" not in result and conforms(result):
+                continue  # a result of the contract's shape, as nearly all are: nothing to say
             if is_error_document(result):
                 continue
             if isinstance(result, dict) and "error" in result:

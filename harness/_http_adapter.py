@@ -20,17 +20,20 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 import time
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 import requests
 import urllib3.exceptions
+from requests.structures import CaseInsensitiveDict
+from requests.utils import check_header_validity, requote_uri
 
 from contract import RAW_BODY_BYTES, RawAnswer
-from contract._schemas import first_fault
+from contract._schemas import fast_shape, first_fault
 from contract._validated import is_error_document
 from reference._strict_json import JsonError, OverCost
 from reference._strict_json import loads as strict_loads
@@ -186,6 +189,62 @@ def _breach(what: str, got: int, want: int, value: object, raw: bytes, shape: st
             f'document {{"error": {{"code", "message"}}}} ({fault}): {quote_bytes(raw)}',
             {**answer, "expected": {"error": {"code": "<snake_case>", "message": "<str>"}}},
         )
+
+
+# -- requests built without re-parsing what was checked once ---------------------------------
+
+_PLAIN_TARGET = re.compile(r"(?:[A-Za-z0-9\-._~/?=&+]|%[0-9A-F]{2})*")
+"""A path and query as ``quote`` and ``urlencode`` write them: ``PreparedRequest.prepare``
+would leave it exactly as it is (``_is_plain_target``)."""
+
+
+def _is_plain_target(target: str) -> bool:
+    """Whether ``requests`` would send ``target`` (a path, and a query after one ``?``) as it
+    is: no character it would escape, no escape it would undo or change (``%61`` is ``a``), no
+    dot segment it would remove (``/../``)."""
+    return (
+        _PLAIN_TARGET.fullmatch(target) is not None
+        and target.count("?") <= 1
+        and "/." not in target
+        and ("%" not in target or requote_uri(target) == target)
+    )
+
+
+def _url_prefix(base_url: str, headers: Mapping[str, str]) -> str | None:
+    """The base URL as ``PreparedRequest.prepare`` writes it (host and path normalised), to
+    which a plain path is appended as it is; None when a request must be prepared in full: a
+    base URL with credentials (``prepare`` turns them into an ``Authorization`` header) or a
+    dot segment, or headers ``prepare`` would refuse (it says so at each request then)."""
+    parts = urlsplit(base_url)
+    if "@" in parts.netloc or "/." in parts.path:
+        return None
+    probe = requests.PreparedRequest()
+    try:
+        probe.prepare(method="GET", url=base_url + "/", headers=dict(headers))
+    except (requests.exceptions.RequestException, ValueError):
+        return None
+    url = str(probe.url)
+    return url[:-1] if url.endswith("/") and "Authorization" not in probe.headers else None
+
+
+def _plain_request(
+    method: str, url: str, headers: dict[str, str], data: bytes | None, token: str | None
+) -> requests.PreparedRequest:
+    """The request ``PreparedRequest.prepare`` would make of these (same URL, same headers in
+    the same order, ``Content-Length`` as it sets it), with only the token checked: the rest
+    was checked once (``_url_prefix``, ``_is_plain_target``)."""
+    if token is not None:
+        check_header_validity(("Authorization", headers["Authorization"]))
+    prepared = requests.PreparedRequest()
+    prepared.method = method
+    prepared.url = url
+    prepared.headers = CaseInsensitiveDict(headers)
+    if data:
+        prepared.headers["Content-Length"] = str(len(data))
+    elif method not in ("GET", "HEAD"):
+        prepared.headers["Content-Length"] = "0"
+    prepared.body = data
+    return prepared
 
 
 # -- reading bodies -----------------------------------------------------------------------
@@ -636,7 +695,8 @@ class HttpAdapter:
                 "Connection": "Keep-Alive",  # spelt as OkHttp spells it
             }
         )
-        self._headers = dict(self.session.headers)
+        self._headers: dict[str, str] = {k: str(v) for k, v in self.session.headers.items()}
+        self._url_prefix = _url_prefix(self.base_url, self._headers)
         # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
         # once, here, as ``requests`` would read it for each request; see ``_send``.
         settings = self.session.merge_environment_settings(self.base_url, {}, None, verify, None)
@@ -752,7 +812,11 @@ class HttpAdapter:
         replace the check's own ``Authorization`` header (a token check would then test the
         netrc's password); it keeps the cookies a target sets and sends them back, so a
         target could be let in by a cookie where the contract asks for the bearer token; it
-        follows no redirect here anyway (``allow_redirects=False``)."""
+        follows no redirect here anyway (``allow_redirects=False``).
+
+        Nor, for a plain path, through ``PreparedRequest.prepare``, which parses and checks
+        the whole URL and every header again at each request (a tenth of the harness's CPU):
+        ``_plain_request`` builds the same request, byte for byte, from what was checked once."""
         headers = dict(self._headers)
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
@@ -764,6 +828,9 @@ class HttpAdapter:
             except (TypeError, ValueError) as exc:
                 raise requests.exceptions.InvalidJSONError(exc) from None
             headers["Content-Type"] = JSON_BODY_TYPE
+        target = path + ("?" + urlencode(list(query.items())) if query else "")
+        if self._url_prefix is not None and _is_plain_target(target):
+            return _plain_request(method, self._url_prefix + target, headers, data, token)
         prepared = requests.PreparedRequest()
         prepared.prepare(
             method=method, url=self.base_url + path, headers=headers, data=data, params=query
@@ -884,7 +951,10 @@ class HttpAdapter:
                 f"{what}: {size} tickets sent, {len(answers)} results received",
                 {"operation": what, "status": 200, "body": document, "expected": {"results": size}},
             )
+        conforms = fast_shape("evaluation-result")
         for number, answer in enumerate(answers):
+            if type(answer) is dict and "error" not in answer and conforms(answer):
+                continue  # a result of the contract's shape, as nearly all are: nothing to say
             if _is_error_document(answer):
                 continue
             if type(answer) is dict and "error" in answer:

@@ -26,6 +26,7 @@ MAX_DEPTH = 64  # no document of the contract nests deeper than 5
 MAX_INT_DIGITS = 4300  # Python's own limit (sys.get_int_max_str_digits): parsed in C up to it
 _PYTHON_DIGITS = 4300
 MAX_BYTES = 256 * 1024 * 1024
+SPLIT_MAX_BYTES = 256 * 1024  # a text up to this long has its strings removed by a split
 
 
 class JsonError(ValueError):
@@ -62,6 +63,7 @@ _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _STRING_TEXT = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 # brackets to steps of depth (an opening one 2, a closing one 0: minus 1 per bracket, below)
 _STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+_BRACKETS = bytes.maketrans(b"{}", b"[]")  # both kinds alike: depth counts them alike
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 # What a parsed value holds, per piece of its text, at most (measured on CPython 3.11: an empty
@@ -97,18 +99,54 @@ def structure(data: bytes | str, *, max_cost: int | None = None) -> Structure:
     iterators, with no copy per nesting level. Far over ``max_cost`` already (4 times), the
     depth is not counted (1): the text is refused anyway, and counting it would cost time."""
     if isinstance(data, str):
-        bare = _STRING_TEXT.sub('""', data).encode("utf-8", "surrogatepass")
+        bare = _bare_text(data).encode("utf-8", "surrogatepass")
     else:
-        bare = _STRING.sub(b'""', data)
+        bare = _bare(data)
     containers = bare.count(b"{") + bare.count(b"[")
     values = bare.count(b",") + bare.count(b":") + containers
     shape = Structure(containers, values, min(containers, 1))
     if containers <= 1 or (max_cost is not None and shape.cost(len(data)) > 4 * max_cost):
         return shape
-    steps = bare.translate(_STEPS, _NOT_BRACKETS)
-    del bare
-    depth = max(map(sub, accumulate(steps), count(1)), default=0)
+    depth = _nested_depth(bare.translate(_BRACKETS, _NOT_BRACKETS))
+    if depth is None:
+        steps = bare.translate(_STEPS, _NOT_BRACKETS)
+        del bare
+        depth = max(map(sub, accumulate(steps), count(1)), default=0)
     return shape._replace(depth=depth)
+
+
+def _bare(data: bytes) -> bytes:
+    """``data`` with every string's content removed (``""`` left in its place). Without a
+    backslash and with an even number of quotes, each string is the text between a quote and
+    the next, so a split does what the string pattern does, three times faster; only for a
+    short text (``SPLIT_MAX_BYTES``): its pieces take memory, about 36 bytes each."""
+    if len(data) <= SPLIT_MAX_BYTES and b"\\" not in data:
+        parts = data.split(b'"')
+        if len(parts) % 2:
+            return b'""'.join(parts[::2])
+    return _STRING.sub(b'""', data)
+
+
+def _bare_text(data: str) -> str:
+    """``_bare`` of a text."""
+    if len(data) <= SPLIT_MAX_BYTES and "\\" not in data:
+        parts = data.split('"')
+        if len(parts) % 2:
+            return '""'.join(parts[::2])
+    return _STRING_TEXT.sub('""', data)
+
+
+def _nested_depth(brackets: bytes) -> int | None:
+    """How deep ``brackets`` (only ``[`` and ``]``) nest, if they are balanced and nest at most
+    ``MAX_DEPTH + 1`` levels (None otherwise): each pass removes the innermost pairs, at C
+    speed, so a document nesting 5 levels costs 5 passes, not a step per bracket."""
+    passes = 0
+    while brackets:
+        inner = brackets.replace(b"[]", b"")
+        if len(inner) == len(brackets) or passes > MAX_DEPTH:
+            return None
+        brackets, passes = inner, passes + 1
+    return passes
 
 
 def loads(

@@ -218,15 +218,16 @@ def _synchronous(service: GameService) -> int:
 
 def test_only_a_scratch_database_skips_the_sync_to_disk(tmp_path: Path) -> None:
     """The in-process reference's own temporary database is deleted when the run ends, so its
-    commits need no fsync (OFF = 0); a database the caller names keeps FULL (2): a play the
-    caller saw survives a crash there."""
+    commits need no fsync (OFF = 0, no group sync); a database the caller names is synced: each
+    write waits for an fsync of the WAL after its commit (group commit: NORMAL = 1 and the
+    service's ``_wal_sync``), so a play the caller saw survives a crash there."""
     scratch = ReferenceAdapter(seed=SEED)
     named = ReferenceAdapter(tmp_path / "kept.sqlite3", seed=SEED)
     served = GameService(tmp_path / "served.sqlite3", seed=SEED)
     try:
-        assert _synchronous(scratch.service) == 0
-        assert _synchronous(named.service) == 2
-        assert _synchronous(served) == 2
+        assert _synchronous(scratch.service) == 0 and scratch.service._wal_sync is None
+        assert _synchronous(named.service) == 1 and named.service._wal_sync is not None
+        assert _synchronous(served) == 1 and served._wal_sync is not None
     finally:
         scratch.close()
         named.close()

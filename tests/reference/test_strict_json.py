@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import accumulate, count
+from operator import sub
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference._strict_json import JsonError, dumps, loads
+from reference._strict_json import (
+    _NOT_BRACKETS,
+    _STEPS,
+    _STRING,
+    JsonError,
+    dumps,
+    loads,
+    structure,
+)
 
 
 @pytest.mark.parametrize(
@@ -97,3 +107,30 @@ def test_the_depth_bound_is_exact_whatever_the_strings_hold(value: object, limit
             loads(text, max_depth=limit)
     else:
         assert loads(text, max_depth=limit) == value
+
+
+def _structure_by_pattern(data: bytes) -> tuple[int, int, int]:
+    """``structure`` as first written: strings removed by the pattern, depth by prefix sums."""
+    bare = _STRING.sub(b'""', data)
+    containers = bare.count(b"{") + bare.count(b"[")
+    values = bare.count(b",") + bare.count(b":") + containers
+    if containers <= 1:
+        return containers, values, min(containers, 1)
+    steps = bare.translate(_STEPS, _NOT_BRACKETS)
+    return containers, values, max(map(sub, accumulate(steps), count(1)), default=0)
+
+
+@given(st.lists(st.sampled_from(list(b'[]{}",:\\ a1')), max_size=40).map(bytes))
+def test_structure_counts_as_the_string_pattern_does(data: bytes) -> None:
+    """The split that removes strings' content (no backslash, quotes paired) and the passes
+    that take the depth (balanced brackets) count exactly as the pattern and the prefix sums:
+    text or bytes, valid JSON or not."""
+    assert tuple(structure(data)) == _structure_by_pattern(data)
+    assert tuple(structure(data.decode())) == _structure_by_pattern(data)
+
+
+@pytest.mark.parametrize("levels", [1, 2, 5, 64, 65, 66, 200])
+def test_structure_depth_of_deep_documents(levels: int) -> None:
+    text = b'{"a":' * levels + b"[]" + b"}" * levels
+    assert tuple(structure(text)) == _structure_by_pattern(text)
+    assert structure(b"[" * levels).depth == levels
