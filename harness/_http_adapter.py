@@ -102,7 +102,8 @@ names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``py
 (the mark of a script or a test tool) nor a browser's (a browser sends a dozen other headers
 whose absence would stand out). The request's other headers are OkHttp's too, spelt as it spells
 them (``Accept-Encoding: gzip``, ``Connection: Keep-Alive``: a gateway can tell ``keep-alive``
-apart), and nothing that names the harness (docs/http-api.md)."""
+apart), no header OkHttp does not send (``Accept``), and nothing that names the harness
+(docs/http-api.md)."""
 JSON_TYPE = "application/json"
 JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
@@ -631,7 +632,8 @@ class HttpAdapter:
         self.session.headers.update(
             {
                 "User-Agent": user_agent,
-                "Accept": JSON_TYPE,
+                # no Accept: OkHttp sends none, and an app's gateway can tell a client that
+                # does (a fifth red team's tagged requests without one as the app's)
                 "Accept-Encoding": "gzip",
                 "Connection": "Keep-Alive",  # spelt as OkHttp spells it
             }

@@ -13,6 +13,7 @@ from ..._pool import map_in_order
 from ..._registry import Evidence
 from ...games import kit
 from .client import (
+    MONEY,
     Account,
     Case,
     Document,
@@ -96,6 +97,44 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
                     else f"a unit whose lot is {o.prize} cents: the play answered balance "
                     f"{o.said} cents, the account then held {o.after}"
                 ),
+            )
+    return emptied_accounts(session, case)
+
+
+EMPTIED_ACCOUNTS = 40  # accounts of exactly one stake at most, until one wins and one loses
+
+
+def emptied_accounts(session: Session, case: Case) -> Evidence | None:
+    """Accounts opened with exactly the stake at ``case``'s game and stake, one play each, until
+    one play wins and one loses (at most ``EMPTIED_ACCOUNTS``): the stake takes the balance to
+    0 before the lot comes,
+    and a winning play ends at its lot beyond a losing one's end (a wallet that drops the
+    credit of a play that emptied the account, a fifth red team's, was CERTIFIED)."""
+    game, stake = case["game"], case["stake_cents"]
+    ends: list[tuple[int, int, Document]] = []  # (lot, the play's balance_cents, the play)
+    for _ in range(EMPTIED_ACCOUNTS):
+        account = session.open(stake)
+        played = session.play(account, game, stake)
+        ticket, _ = session.auto(account, played["play_id"])
+        lot = ref_prize(game, stake, ticket)
+        if lot is None:  # an invalid ticket: the other money scenarios' evidence
+            return None
+        ends.append((lot, int(played["balance_cents"]), played))
+        if any(e[0] > 0 for e in ends) and any(e[0] == 0 for e in ends):
+            break
+    losing = next((e for e in ends if e[0] == 0), None)
+    if losing is None:
+        return None
+    for lot, said, played in ends:
+        if lot > 0 and said - losing[1] != lot:
+            return evidence(
+                case,
+                {"credited_cents": lot, "balance_cents": losing[1] + lot},
+                {"play_balance_cents": said},
+                f"an account opened with exactly the stake ({stake} cents), one play whose "
+                f"lot is {lot} cents: the play answered {said} cents, where a losing play "
+                f"from the same balance answers {losing[1]}",
+                {"operation": "play", "game": game, "play_id": played["play_id"]},
             )
     return None
 
@@ -300,9 +339,13 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
             if ref_prize(game, stake, ticket) != lot:
                 return None  # another unit than the block's: block_unit's to judge
             article = kit(game).prize_article if winning else kit(game).history_article
-            slug = "prize_credited" if winning else "stake_debited"
+            requirement = f"{article}.{'prize_credited' if winning else 'stake_debited'}"
+            if winning and error == stake:  # the stake not taken (a free play), or a lot of
+                # exactly the stake credited twice: the money's, when the two look alike
+                debit = f"{kit(game).history_article}.stake_debited"
+                requirement = MONEY if lot == stake else debit
             return evidence(
-                {**case, "requirement": f"{article}.{slug}", "index": played["index"]},
+                {**case, "requirement": requirement, "index": played["index"]},
                 {"balance_cents": before - stake + lot, "lot_cents": lot},
                 {"balance_cents": played["balance_cents"], "balance_before": before},
                 f"the play of unit {played['index']} of {block_id!r}, whose lot is {lot} "

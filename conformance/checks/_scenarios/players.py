@@ -36,6 +36,7 @@ replay re-runs the same sessions, not the same tickets (as every play scenario).
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Callable
@@ -64,6 +65,7 @@ from .client import (
     reply_doc,
     reveal_tuple,
 )
+from .money import emptied_accounts
 from .reveal import revealed_on
 from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
@@ -71,8 +73,10 @@ MONEY = "play.money.exact"
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
+ORDER = "play.history.order"
 AUTO_ANSWER = "play.auto.answer"
 TOKENS = "security.tokens.required"
+ISOLATION = "security.tokens.isolation"
 
 PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
@@ -206,6 +210,26 @@ def _mistake(session: Session, case: Case, player: Player) -> None:
         )
 
 
+def _kept_to_its_own(session: Session, case: Case, player: Player, other: Player | None) -> None:
+    """On the way back, the player's token (an old session's: a target that checks ownership
+    only for the tokens its cache still holds serves another account to it; a fifth red
+    team's was CERTIFIED) asks for another player's balance: refused with 403 or 404."""
+    if other is None or other is player:
+        return
+    target, token = other.account.account_id, player.account.token
+    reply = refused(lambda: session.adapter.balance(target, token))
+    if not isinstance(reply, ErrorReply) or reply.status not in (403, 404):
+        raise _found(
+            case,
+            ISOLATION,
+            {"status": [403, 404]},
+            reply_doc(reply),
+            f"account {player.account.account_id!r}'s token, on the way back, read account "
+            f"{target!r}'s balance: not refused",
+            "balance",
+        )
+
+
 def _in_turn(one: Bought) -> int:
     """The next button of buttons in turn: the last one clicked again when it showed a +1
     (robots 4.7: one more click), else the next one."""
@@ -323,6 +347,7 @@ def scenario_players(
             return None
         try:
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
+            _kept_to_its_own(session, case, player, players[(number + 1) % len(players)])
         except _Found as found:
             return _named(found)
         return None
@@ -330,6 +355,15 @@ def scenario_players(
     # every account judged again side by side (each its own requests in turn); the first
     # fault in account order is the one reported, as one after another would report it
     for found in map_in_order(back, range(len(players)), workers):
+        if found is not None:
+            return found
+    # newcomers: accounts opened now, at the run's end, each of exactly one stake (its balance
+    # to 0 before the lot), one play each until one wins (a wallet that treats accounts opened
+    # after some number of others, or after some uptime, otherwise shows here)
+    for game, stake in firsts.items():
+        prize = f"{kit(game).prize_article}.prize_credited"
+        newcomer = {**case, "game": game, "stake_cents": stake, "requirement": prize}
+        found = emptied_accounts(session, newcomer)
         if found is not None:
             return found
     for done in through:  # the top-tier plays, long after
@@ -468,6 +502,7 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
     its ``created_at`` never later than the entry before it (newest first), else
     ``play.history.created_at``."""
     game, stake = player.game, player.stake
+    _listed_as_bought(player, entries, fault)
     _created_in_order(entries, fault)
     listed = {str(p["play_id"]): p for p in entries}
     for age, one in enumerate(reversed(player.bought)):
@@ -486,6 +521,25 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
                 f"the newest, of {len(player.bought)}) does not show the play bought, its "
                 "ticket and that ticket's prize: "
                 + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
+                "history",
+            )
+
+
+def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> None:
+    """The account's plays, bought one after another, listed newest first: else
+    ``play.history.order``, whatever their ``created_at`` (plays bought in the same
+    millisecond, ordered by another key, are listed out of order with times that tie or
+    differ by microseconds: the order is wrong, not the times; a fifth red team's)."""
+    rank = {str(one.played["play_id"]): n for n, one in enumerate(player.bought)}
+    listed = [str(p.get("play_id")) for p in entries if str(p.get("play_id")) in rank]
+    for newer, older in itertools.pairwise(listed):
+        if rank[newer] < rank[older]:
+            raise fault(
+                ORDER,
+                "the account's plays newest first, as they were bought one after another",
+                {"entries": [newer, older]},
+                f"in the whole history, play {older!r}, bought after {newer!r} (one after "
+                "the other, by one player), is listed after it",
                 "history",
             )
 
