@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -27,10 +28,32 @@ from ._protocol_faults import BridgedHttp
 from ._round4_faults import _CreditOnAuto, _lot_of, _move
 from .http_bridge import Serving, create_app
 
+
+class _CreditQueued(_CreditOnAuto):
+    """``_CreditOnAuto`` whose hold never fails a play: a lot that cannot be taken back (the
+    balance spent meanwhile by a play at the same moment) is left credited."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        held = self.held(str(account_id))
+        result = GameService.play(self, account_id, token, game, stake_cents)
+        lot = _lot_of(self, result["play_id"])
+        if not held or lot <= 0:
+            return result
+        try:
+            _move(self, account_id, -lot)
+        except sqlite3.IntegrityError:  # the balance spent meanwhile: credited at once
+            return result
+        with self._owed_lock:
+            self._owed[result["play_id"]] = (str(account_id), lot)
+        return {**result, "balance_cents": result["balance_cents"] - lot}
+
+
 # == honest while it sees a harness =============================================================
 
 
-class AuditQuietWinsQueued(_CreditOnAuto):
+class AuditQuietWinsQueued(_CreditQueued):
     """Robots 4.10 / eldorado 4.6: while an audit is running (a block slice read or an
     evaluation asked in the last 10 seconds: only the regulator's and the labs' tools call
     those), the wallet runs in "audit mode", synchronous; otherwise wins go to the wallet
@@ -60,7 +83,7 @@ class AuditQuietWinsQueued(_CreditOnAuto):
             return time.monotonic() - self._audited > self.QUIET_S
 
 
-class WinsQueuedPastThousandAccounts(_CreditOnAuto):
+class WinsQueuedPastThousandAccounts(_CreditQueued):
     """Robots 4.10 / eldorado 4.6: accounts are spread over wallet shards by their number; the
     first 1 000 accounts opened since start-up live on shard 0 (synchronous), every later one
     on shard 1, whose credits are queued and written only when the ticket is finished (AUTO):
@@ -415,7 +438,7 @@ Scope = MutableMapping[str, Any]
 App = Callable[[Scope, Any, Any], Awaitable[None]]
 
 
-class AcceptlessTrafficWinsQueued(_CreditOnAuto):
+class AcceptlessTrafficWinsQueued(_CreditQueued):
     """Robots 4.10 / eldorado 4.6: the mobile app's HTTP client (OkHttp with Retrofit) sends
     no ``Accept`` header; the gateway tags requests without one as app traffic, whose wins go
     to the asynchronous wallet queue and are credited only when the ticket is finished (AUTO).
@@ -451,6 +474,42 @@ def acceptless_variant(name: str) -> Callable[[], Any]:
     return factory
 
 
+#: the headers whose order OkHttp fixes (its BridgeInterceptor), in that order
+OKHTTP_ORDER = (b"host", b"connection", b"accept-encoding", b"user-agent")
+
+
+class HeaderOrderWinsQueued(AcceptlessTrafficWinsQueued):
+    """Robots 4.10 / eldorado 4.6: the gateway's bot detection fingerprints a request by the
+    order of its headers: the mobile app's (OkHttp's ``Host``, ``Connection``,
+    ``Accept-Encoding``, ``User-Agent``, after the app's own and the body's) is app traffic,
+    whose wins go to the asynchronous wallet queue and are credited only when the ticket is
+    finished (AUTO); a request in any other order (a script's HTTP library that claims to be
+    OkHttp, a lab's, a load test's) is served by the synchronous wallet, always right."""
+
+
+class HeaderOrderTagLayer(AcceptTagLayer):
+    """The vendor's gateway: tags a request whose known headers come in OkHttp's order."""
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        names = [n.lower() for n, _ in scope.get("headers", [])] if scope["type"] == "http" else []
+        known = tuple(n for n in names if n in OKHTTP_ORDER)
+        mark = _APP_CLIENT.set(known == OKHTTP_ORDER)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _APP_CLIENT.reset(mark)
+
+
+def header_order_variant(name: str) -> Callable[[], Any]:
+    """A factory: ``HeaderOrderWinsQueued`` served over HTTP behind ``HeaderOrderTagLayer``."""
+
+    def factory() -> BridgedHttp:
+        inner = reference_adapter(HeaderOrderWinsQueued, name=f"faulty:{name}")
+        return BridgedHttp(Serving(HeaderOrderTagLayer(create_app(inner)), on_close=inner.close))
+
+    return factory
+
+
 __all__ = [
     "AcceptlessTrafficWinsQueued",
     "AuditQuietWinsQueued",
@@ -460,6 +519,7 @@ __all__ = [
     "EveryHundredthPlayFree",
     "ExhaustedClickAnswered200",
     "HalfRevealedSiblingLotHeld",
+    "HeaderOrderWinsQueued",
     "HistoryLimitPerGame",
     "HistorySameMillisecondTies",
     "IsolationOnlyWhenCached",
@@ -467,4 +527,5 @@ __all__ = [
     "RevealSessionPerAccount",
     "WinsQueuedPastThousandAccounts",
     "acceptless_variant",
+    "header_order_variant",
 ]

@@ -1059,7 +1059,7 @@ _service(
     "play",
     "robots 4.10",
     r5.AuditQuietWinsQueued,
-    ["*.prize_credited"],
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
     ("robots",),
 )
 _service(
@@ -1067,8 +1067,10 @@ _service(
     "play",
     "robots 4.10",
     r5.WinsQueuedPastThousandAccounts,
-    ["*.prize_credited"],
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
     ("robots",),
+    # a run of more than 1 000 accounts (the full profile's: 2 000 and more) before its end
+    settings={"token_sample": 1100, "player_span_s": 10},
 )
 _service(
     "play_every_100th_play_free",
@@ -1109,6 +1111,7 @@ _service(
     r5.IsolationOnlyWhenCached,
     ["security.tokens.isolation"],
     ("robots",),
+    settings={"token_sample": 300},  # 256 accounts and more opened in the span (the full's)
 )
 _service(
     "play_resumed_ticket_plus_one_lost",
@@ -1148,12 +1151,13 @@ _service(
     r5.EldoradoRareTierTypo,
     ["eldorado.4.6.prize_credited"],
     ("eldorado",),
+    settings={"top_lot_units": 12000},  # the full profile's: 12 000 units played through
 )
 _add(
     "eldorado_evaluation_cache_without_stake",
     "eldorado_rules",
     "eldorado 4.4",
-    ["eldorado.4.4.paytable", "eldorado.4.evaluation"],
+    ["eldorado.4.4.paytable", "eldorado.4.evaluation", "eldorado.4.5.extra_same_stake"],
     lambda n: service_variant(f"faulty:{n}", r5.EvaluationCacheWithoutStake),
     r5.EvaluationCacheWithoutStake.__doc__,
     ("eldorado",),
@@ -1162,8 +1166,17 @@ _add(
     "http_acceptless_traffic_wins_queued",
     "play",
     "robots 4.10",
-    ["*.prize_credited"],
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
     r5.acceptless_variant,
     r5.AcceptlessTrafficWinsQueued.__doc__,
+    ("robots",),
+)
+_add(
+    "http_header_order_wins_queued",
+    "play",
+    "robots 4.10",
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
+    r5.header_order_variant,
+    r5.HeaderOrderWinsQueued.__doc__,
     ("robots",),
 )

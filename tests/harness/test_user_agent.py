@@ -43,6 +43,15 @@ OKHTTP_HEADERS = {
 }
 
 
+#: the orders OkHttp writes them in: the app's Authorization first, then its BridgeInterceptor's
+OKHTTP_ORDERS = [
+    (*auth, *body, b"host", b"connection", b"accept-encoding", *cookie, b"user-agent")
+    for auth in ((), (b"authorization",))
+    for body in ((), (b"content-type", b"content-length"))
+    for cookie in ((), (b"cookie",))
+]
+
+
 class Recording:
     """The reference over HTTP, every request's line, headers and body kept."""
 
@@ -73,6 +82,10 @@ class Recording:
             for request in self.requests
             for line in request.split(b"\n")[3:-1]
         }
+
+    @staticmethod
+    def order(request: bytes) -> tuple[bytes, ...]:
+        return tuple(line.partition(b": ")[0].lower() for line in request.split(b"\n")[3:-1])
 
     def user_agents(self) -> set[bytes]:
         return {
@@ -108,6 +121,8 @@ def test_nothing_a_run_sends_names_the_harness(recording: Any, tmp_path: Path) -
     labelled = [r[:300] for r in recording.requests if LABELS.search(r)]
     assert not labelled
     assert recording.header_names() <= OKHTTP_HEADERS, recording.header_names() - OKHTTP_HEADERS
+    orders = {recording.order(r) for r in recording.requests}
+    assert orders <= set(OKHTTP_ORDERS), orders - set(OKHTTP_ORDERS)
 
 
 def test_certify_user_agent_names_the_traffic(recording: Any, tmp_path: Path) -> None:

@@ -13,17 +13,23 @@ once and judges it a moment later sees a young target. These scenarios play like
   late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
   then ``old_plays`` plays back to back, each finished by AUTO;
-- **the way back**: when the span is over, every account plays once more (seconds after its
+- **the way back**: when the span is over, each account's token as it comes back (an old
+  account's, unused since its plays) asks for the next account's balance: refused 403/404
+  (``security.tokens.isolation``); every account plays once more (seconds after its
   last request), then is judged again: each play's
   balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
   or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
   one same error falls on every play), AUTO sent again on a share of
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
-  (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
+  (``play.history.complete``), the account's plays listed in the order bought
+  (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
   and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from
-  where it stopped (``robots.4.3.reveal_symbols``).
+  where it stopped (``robots.4.3.reveal_symbols``);
+- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake play
+  once each until one wins and one loses (``money.emptied_accounts``): a wallet that treats
+  accounts opened after some number of others otherwise shows there.
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
 sells fast enough to get there within ``budget_s``, then judges every play it made against the
@@ -346,8 +352,9 @@ def scenario_players(
         if player is None:  # a late player the span ended before
             return None
         try:
-            _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
+            # first, the token as it comes back (an old account's: unused for the span)
             _kept_to_its_own(session, case, player, players[(number + 1) % len(players)])
+            _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
         return None
