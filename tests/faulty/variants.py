@@ -1061,6 +1061,7 @@ _service(
     r5.AuditQuietWinsQueued,
     ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
     ("robots",),
+    soak=True,  # a full run's plays all come while its audits run: tests/faulty/test_round5.py
 )
 _service(
     "play_wins_queued_past_1000_accounts",
