@@ -106,10 +106,12 @@ EMPTIED_ACCOUNTS = 40  # accounts of exactly one stake at most, until one wins a
 
 def emptied_accounts(session: Session, case: Case) -> Evidence | None:
     """Accounts opened with exactly the stake at ``case``'s game and stake, one play each, until
-    one play wins and one loses (at most ``EMPTIED_ACCOUNTS``): the stake takes the balance to
-    0 before the lot comes,
-    and a winning play ends at its lot beyond a losing one's end (a wallet that drops the
-    credit of a play that emptied the account, a fifth red team's, was CERTIFIED)."""
+    one play loses and one wins a lot other than the stake (at most ``EMPTIED_ACCOUNTS``): the
+    stake takes the balance to 0 before the lot comes, and the winning play's answer must be
+    its lot beyond the losing one's (a wallet that drops the credit of a play that emptied the
+    account, a fifth red team's, was CERTIFIED). A win short by exactly the stake is the
+    debit's (a stake taken twice, clipped at 0 on the losing play), ``stake_debited``'s to
+    judge; a lot equal to the stake would look alike, so it is not the win judged."""
     game, stake = case["game"], case["stake_cents"]
     ends: list[tuple[int, int, Document]] = []  # (lot, the play's balance_cents, the play)
     for _ in range(EMPTIED_ACCOUNTS):
@@ -125,13 +127,14 @@ def emptied_accounts(session: Session, case: Case) -> Evidence | None:
         if lot is None:  # an invalid ticket: the other money scenarios' evidence
             return None
         ends.append((lot, int(played["balance_cents"]), played))
-        if any(e[0] > 0 for e in ends) and any(e[0] == 0 for e in ends):
+        if any(e[0] not in (0, stake) for e in ends) and any(e[0] == 0 for e in ends):
             break
     losing = next((e for e in ends if e[0] == 0), None)
     if losing is None:
         return None
     for lot, said, played in ends:
-        if lot > 0 and said - losing[1] != lot:
+        error = said - losing[1] - lot
+        if lot not in (0, stake) and error not in (0, -stake):
             return evidence(
                 case,
                 {"credited_cents": lot, "balance_cents": losing[1] + lot},
