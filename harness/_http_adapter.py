@@ -105,10 +105,50 @@ names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``py
 (the mark of a script or a test tool) nor a browser's (a browser sends a dozen other headers
 whose absence would stand out). The request's other headers are OkHttp's too, spelt as it spells
 them (``Accept-Encoding: gzip``, ``Connection: Keep-Alive``: a gateway can tell ``keep-alive``
-apart), and nothing that names the harness (docs/http-api.md)."""
+apart), no header OkHttp does not send (``Accept``), and nothing that names the harness
+(docs/http-api.md)."""
 JSON_TYPE = "application/json"
 JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
+
+
+#: the headers OkHttp's BridgeInterceptor writes, in its order, after the app's own (an
+#: ``Authorization``): a gateway can fingerprint a client by the order of its headers (a fifth
+#: red team's tagged OkHttp's order as the app's), and ``http.client`` writes ``Host`` first
+OKHTTP_ORDER = (
+    "content-type",
+    "content-length",
+    "transfer-encoding",
+    "host",
+    "connection",
+    "accept-encoding",
+    "cookie",
+    "user-agent",
+)
+
+
+def host_header(base_url: str) -> str:
+    """The ``Host`` header of ``base_url`` as OkHttp and ``http.client`` write it: the host
+    (an IPv6 address in brackets), and the port unless it is the scheme's default."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    default = 443 if parts.scheme == "https" else 80
+    return host if parts.port in (None, default) else f"{host}:{parts.port}"
+
+
+def okhttp_ordered(prepared: requests.PreparedRequest, host: str) -> None:
+    """``prepared``'s headers (``Host`` among them) in the order OkHttp sends them: the
+    request's own first, in their order, then ``OKHTTP_ORDER``'s."""
+    headers = prepared.headers
+    headers["Host"] = host
+    own = [(k, v) for k, v in headers.items() if k.lower() not in OKHTTP_ORDER]
+    bridge = sorted(
+        ((k, v) for k, v in headers.items() if k.lower() in OKHTTP_ORDER),
+        key=lambda kv: OKHTTP_ORDER.index(kv[0].lower()),
+    )
+    prepared.headers = requests.structures.CaseInsensitiveDict(own + bridge)
 
 
 def quote_bytes(data: bytes) -> str:
@@ -690,13 +730,15 @@ class HttpAdapter:
         self.session.headers.update(
             {
                 "User-Agent": user_agent,
-                "Accept": JSON_TYPE,
+                # no Accept: OkHttp sends none, and an app's gateway can tell a client that
+                # does (a fifth red team's tagged requests without one as the app's)
                 "Accept-Encoding": "gzip",
                 "Connection": "Keep-Alive",  # spelt as OkHttp spells it
             }
         )
         self._headers: dict[str, str] = {k: str(v) for k, v in self.session.headers.items()}
         self._url_prefix = _url_prefix(self.base_url, self._headers)
+        self._host = host_header(self.base_url)
         # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
         # once, here, as ``requests`` would read it for each request; see ``_send``.
         settings = self.session.merge_environment_settings(self.base_url, {}, None, verify, None)
@@ -830,11 +872,13 @@ class HttpAdapter:
             headers["Content-Type"] = JSON_BODY_TYPE
         target = path + ("?" + urlencode(list(query.items())) if query else "")
         if self._url_prefix is not None and _is_plain_target(target):
-            return _plain_request(method, self._url_prefix + target, headers, data, token)
-        prepared = requests.PreparedRequest()
-        prepared.prepare(
-            method=method, url=self.base_url + path, headers=headers, data=data, params=query
-        )
+            prepared = _plain_request(method, self._url_prefix + target, headers, data, token)
+        else:
+            prepared = requests.PreparedRequest()
+            prepared.prepare(
+                method=method, url=self.base_url + path, headers=headers, data=data, params=query
+            )
+        okhttp_ordered(prepared, self._host)
         return prepared
 
     def _connection_fault(
@@ -1176,6 +1220,7 @@ class HttpAdapter:
             json=body,
         )
         prepared.url = self.base_url + path  # as written: prepare() would requote the path
+        okhttp_ordered(prepared, self._host)
         deadline = Deadline(self.timeout[1])
         try:
             with deadline:

@@ -28,9 +28,11 @@ SESSIONS_COVER = [
     "play.money.exact",
     "play.money.balance_read",
     "play.history.complete",
+    "play.history.order",
     "play.history.created_at",
     "play.auto.answer",
     "security.tokens.required",
+    "security.tokens.isolation",
 ]
 DEEP_JUDGED = 30  # plays judged past ``deep_units`` (their AUTO tied to their units too)
 

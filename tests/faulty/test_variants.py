@@ -73,6 +73,7 @@ FAST_SAMPLE = (
     "block_slice_one_short",
     "play_token_truncated",
     "play_created_at_account_opened",  # the fourth red team's: the time between two purchases
+    "play_reveal_session_per_account",  # the fifth's: a second ticket clicked beside a first
 )
 
 

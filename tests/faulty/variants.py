@@ -24,6 +24,7 @@ from . import _protocol_faults as prf
 from . import _round2_faults as r2
 from . import _round3_faults as r3
 from . import _round4_faults as r4
+from . import _round5_faults as r5
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1049,4 +1050,134 @@ _service(
     r4.EldoradoTicketColumn40,
     ["eldorado.4.2.history_unrevealed"],
     ("eldorado",),
+)
+
+
+# -- the fifth red team's faults (tests/faulty/_round5_faults.py) -----------------------------
+_service(
+    "play_audit_quiet_wins_queued",
+    "play",
+    "robots 4.10",
+    r5.AuditQuietWinsQueued,
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
+    ("robots",),
+    soak=True,  # a full run's plays all come while its audits run: tests/faulty/test_round5.py
+)
+_service(
+    "play_wins_queued_past_1000_accounts",
+    "play",
+    "robots 4.10",
+    r5.WinsQueuedPastThousandAccounts,
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
+    ("robots",),
+    # a run of more than 1 000 accounts (the full profile's: 2 000 and more) before its end
+    settings={"token_sample": 1100, "player_span_s": 10},
+)
+_service(
+    "play_every_100th_play_free",
+    "play",
+    "robots 4.1",
+    r5.EveryHundredthPlayFree,
+    ["*.stake_debited", "play.money.exact"],
+    ("robots",),
+)
+_service(
+    "play_emptied_account_lot_lost",
+    "play",
+    "robots 4.10",
+    r5.EmptiedAccountLotLost,
+    ["*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_reveal_session_per_account",
+    "play",
+    "robots 4.3",
+    r5.RevealSessionPerAccount,
+    ["robots.4.3.reveal_symbols", "play.reveal.answer"],
+    ("robots",),
+)
+_service(
+    "play_half_revealed_sibling_lot_held",
+    "play",
+    "robots 4.10",
+    r5.HalfRevealedSiblingLotHeld,
+    ["*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_isolation_only_when_cached",
+    "play",
+    "contract 4",
+    r5.IsolationOnlyWhenCached,
+    ["security.tokens.isolation"],
+    ("robots",),
+    settings={"token_sample": 300},  # 256 accounts and more opened in the span (the full's)
+)
+_service(
+    "play_resumed_ticket_plus_one_lost",
+    "play",
+    "robots 4.7",
+    r5.ResumedTicketPlusOneLost,
+    ["robots.4.7.reveal_plus_one"],
+    ("robots",),
+)
+_service(
+    "play_exhausted_click_answered_200",
+    "play",
+    "robots 4.7",
+    r5.ExhaustedClickAnswered200,
+    ["robots.4.7.reveal_plus_one", "protocol.refusals.status"],
+    ("robots",),
+)
+_service(
+    "play_history_same_ms_ties",
+    "play",
+    "contract 4",
+    r5.HistorySameMillisecondTies,
+    ["play.history.order"],
+    ("robots",),
+)
+_service(
+    "play_history_limit_per_game",
+    "play",
+    "contract 4",
+    r5.HistoryLimitPerGame,
+    ["play.history.limit"],
+)
+_service(
+    "play_eldorado_rare_tier_typo",
+    "play",
+    "eldorado 4.6",
+    r5.EldoradoRareTierTypo,
+    ["eldorado.4.6.prize_credited"],
+    ("eldorado",),
+    settings={"top_lot_units": 12000},  # the full profile's: 12 000 units played through
+)
+_add(
+    "eldorado_evaluation_cache_without_stake",
+    "eldorado_rules",
+    "eldorado 4.4",
+    ["eldorado.4.4.paytable", "eldorado.4.evaluation", "eldorado.4.5.extra_same_stake"],
+    lambda n: service_variant(f"faulty:{n}", r5.EvaluationCacheWithoutStake),
+    r5.EvaluationCacheWithoutStake.__doc__,
+    ("eldorado",),
+)
+_add(
+    "http_acceptless_traffic_wins_queued",
+    "play",
+    "robots 4.10",
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
+    r5.acceptless_variant,
+    r5.AcceptlessTrafficWinsQueued.__doc__,
+    ("robots",),
+)
+_add(
+    "http_header_order_wins_queued",
+    "play",
+    "robots 4.10",
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
+    r5.header_order_variant,
+    r5.HeaderOrderWinsQueued.__doc__,
+    ("robots",),
 )

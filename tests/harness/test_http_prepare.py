@@ -1,6 +1,6 @@
 """The HTTP adapter builds a plain request itself (``_plain_request``) rather than through
 ``PreparedRequest.prepare`` at each request: the request must be the one ``prepare`` makes,
-byte for byte (URL, headers and their order, body), and anything not plain goes through
+byte for byte (URL, headers and their order as ``okhttp_ordered`` sets it, body), and anything not plain goes through
 ``prepare`` as before."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from harness import HttpAdapter
+from harness._http_adapter import okhttp_ordered
 
 BASES = [
     "http://127.0.0.1:8080",
@@ -44,6 +45,7 @@ def full(
     prepared.prepare(
         method=method, url=adapter.base_url + path, headers=headers, data=data, params=query
     )
+    okhttp_ordered(prepared, adapter._host)
     return prepared
 
 

@@ -29,6 +29,29 @@ REQUIREMENTS = (
 )
 
 
+#: the headers OkHttp sends (its BridgeInterceptor's, and an app's Authorization; a cookie jar's
+#: Cookie): no Accept, which a gateway can single out (http_acceptless_traffic_wins_queued)
+OKHTTP_HEADERS = {
+    b"host",
+    b"connection",
+    b"accept-encoding",
+    b"user-agent",
+    b"authorization",
+    b"content-type",
+    b"content-length",
+    b"cookie",
+}
+
+
+#: the orders OkHttp writes them in: the app's Authorization first, then its BridgeInterceptor's
+OKHTTP_ORDERS = [
+    (*auth, *body, b"host", b"connection", b"accept-encoding", *cookie, b"user-agent")
+    for auth in ((), (b"authorization",))
+    for body in ((), (b"content-type", b"content-length"))
+    for cookie in ((), (b"cookie",))
+]
+
+
 class Recording:
     """The reference over HTTP, every request's line, headers and body kept."""
 
@@ -52,6 +75,17 @@ class Recording:
 
         await self.app(scope, recorded, send)
         self.requests.append(b"\n".join([*head, bytes(body)]))
+
+    def header_names(self) -> set[bytes]:
+        return {
+            line.partition(b": ")[0].lower()
+            for request in self.requests
+            for line in request.split(b"\n")[3:-1]
+        }
+
+    @staticmethod
+    def order(request: bytes) -> tuple[bytes, ...]:
+        return tuple(line.partition(b": ")[0].lower() for line in request.split(b"\n")[3:-1])
 
     def user_agents(self) -> set[bytes]:
         return {
@@ -86,6 +120,9 @@ def test_nothing_a_run_sends_names_the_harness(recording: Any, tmp_path: Path) -
     assert recording.user_agents() == {DEFAULT_USER_AGENT.encode()}
     labelled = [r[:300] for r in recording.requests if LABELS.search(r)]
     assert not labelled
+    assert recording.header_names() <= OKHTTP_HEADERS, recording.header_names() - OKHTTP_HEADERS
+    orders = {recording.order(r) for r in recording.requests}
+    assert orders <= set(OKHTTP_ORDERS), orders - set(OKHTTP_ORDERS)
 
 
 def test_certify_user_agent_names_the_traffic(recording: Any, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from ..._pool import map_in_order
 from ..._registry import Evidence
 from ...games import kit
 from .client import (
+    MONEY,
     Account,
     Case,
     Document,
@@ -96,6 +97,52 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
                     else f"a unit whose lot is {o.prize} cents: the play answered balance "
                     f"{o.said} cents, the account then held {o.after}"
                 ),
+            )
+    return emptied_accounts(session, case)
+
+
+EMPTIED_ACCOUNTS = 40  # accounts of exactly one stake at most, until one wins and one loses
+
+
+def emptied_accounts(session: Session, case: Case) -> Evidence | None:
+    """Accounts opened with exactly the stake at ``case``'s game and stake, one play each, until
+    one play loses and one wins a lot other than the stake (at most ``EMPTIED_ACCOUNTS``): the
+    stake takes the balance to 0 before the lot comes, and the winning play's answer must be
+    its lot beyond the losing one's (a wallet that drops the credit of a play that emptied the
+    account, a fifth red team's, was CERTIFIED). A win short by exactly the stake is the
+    debit's (a stake taken twice, clipped at 0 on the losing play), ``stake_debited``'s to
+    judge; a lot equal to the stake would look alike, so it is not the win judged."""
+    game, stake = case["game"], case["stake_cents"]
+    ends: list[tuple[int, int, Document]] = []  # (lot, the play's balance_cents, the play)
+    for _ in range(EMPTIED_ACCOUNTS):
+        try:
+            account = session.open(stake)
+            played = session.play(account, game, stake)
+        except ErrorReply as refusal:  # a limit of the target's own (insufficient_funds's
+            if 400 <= refusal.status < 500:  # to judge a play of exactly the balance refused)
+                return None
+            raise
+        ticket, _ = session.auto(account, played["play_id"])
+        lot = ref_prize(game, stake, ticket)
+        if lot is None:  # an invalid ticket: the other money scenarios' evidence
+            return None
+        ends.append((lot, int(played["balance_cents"]), played))
+        if any(e[0] not in (0, stake) for e in ends) and any(e[0] == 0 for e in ends):
+            break
+    losing = next((e for e in ends if e[0] == 0), None)
+    if losing is None:
+        return None
+    for lot, said, played in ends:
+        error = said - losing[1] - lot
+        if lot not in (0, stake) and error not in (0, -stake):
+            return evidence(
+                case,
+                {"credited_cents": lot, "balance_cents": losing[1] + lot},
+                {"play_balance_cents": said},
+                f"an account opened with exactly the stake ({stake} cents), one play whose "
+                f"lot is {lot} cents: the play answered {said} cents, where a losing play "
+                f"from the same balance answers {losing[1]}",
+                {"operation": "play", "game": game, "play_id": played["play_id"]},
             )
     return None
 
@@ -300,9 +347,13 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
             if ref_prize(game, stake, ticket) != lot:
                 return None  # another unit than the block's: block_unit's to judge
             article = kit(game).prize_article if winning else kit(game).history_article
-            slug = "prize_credited" if winning else "stake_debited"
+            requirement = f"{article}.{'prize_credited' if winning else 'stake_debited'}"
+            if winning and error == stake:  # the stake not taken (a free play), or a lot of
+                # exactly the stake credited twice: the money's, when the two look alike
+                debit = f"{kit(game).history_article}.stake_debited"
+                requirement = MONEY if lot == stake else debit
             return evidence(
-                {**case, "requirement": f"{article}.{slug}", "index": played["index"]},
+                {**case, "requirement": requirement, "index": played["index"]},
                 {"balance_cents": before - stake + lot, "lot_cents": lot},
                 {"balance_cents": played["balance_cents"], "balance_before": before},
                 f"the play of unit {played['index']} of {block_id!r}, whose lot is {lot} "

@@ -13,17 +13,23 @@ once and judges it a moment later sees a young target. These scenarios play like
   late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
   then ``old_plays`` plays back to back, each finished by AUTO;
-- **the way back**: when the span is over, every account plays once more (seconds after its
+- **the way back**: when the span is over, each account's token as it comes back (an old
+  account's, unused since its plays) asks for the next account's balance: refused 403/404
+  (``security.tokens.isolation``); every account plays once more (seconds after its
   last request), then is judged again: each play's
   balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
   or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
   one same error falls on every play), AUTO sent again on a share of
   the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
   ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
-  (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
+  (``play.history.complete``), the account's plays listed in the order bought
+  (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
   and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from
-  where it stopped (``robots.4.3.reveal_symbols``).
+  where it stopped (``robots.4.3.reveal_symbols``);
+- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake play
+  once each until one wins and one loses (``money.emptied_accounts``): a wallet that treats
+  accounts opened after some number of others otherwise shows there.
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
 sells fast enough to get there within ``budget_s``, then judges every play it made against the
@@ -36,6 +42,7 @@ replay re-runs the same sessions, not the same tickets (as every play scenario).
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Callable
@@ -64,6 +71,7 @@ from .client import (
     reply_doc,
     reveal_tuple,
 )
+from .money import emptied_accounts
 from .reveal import revealed_on
 from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
@@ -71,8 +79,10 @@ MONEY = "play.money.exact"
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
+ORDER = "play.history.order"
 AUTO_ANSWER = "play.auto.answer"
 TOKENS = "security.tokens.required"
+ISOLATION = "security.tokens.isolation"
 
 PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
@@ -206,6 +216,26 @@ def _mistake(session: Session, case: Case, player: Player) -> None:
         )
 
 
+def _kept_to_its_own(session: Session, case: Case, player: Player, other: Player | None) -> None:
+    """On the way back, the player's token (an old session's: a target that checks ownership
+    only for the tokens its cache still holds serves another account to it; a fifth red
+    team's was CERTIFIED) asks for another player's balance: refused with 403 or 404."""
+    if other is None or other is player:
+        return
+    target, token = other.account.account_id, player.account.token
+    reply = refused(lambda: session.adapter.balance(target, token))
+    if not isinstance(reply, ErrorReply) or reply.status not in (403, 404):
+        raise _found(
+            case,
+            ISOLATION,
+            {"status": [403, 404]},
+            reply_doc(reply),
+            f"account {player.account.account_id!r}'s token, on the way back, read account "
+            f"{target!r}'s balance: not refused",
+            "balance",
+        )
+
+
 def _in_turn(one: Bought) -> int:
     """The next button of buttons in turn: the last one clicked again when it showed a +1
     (robots 4.7: one more click), else the next one."""
@@ -322,6 +352,8 @@ def scenario_players(
         if player is None:  # a late player the span ended before
             return None
         try:
+            # first, the token as it comes back (an old account's: unused for the span)
+            _kept_to_its_own(session, case, player, players[(number + 1) % len(players)])
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
@@ -330,6 +362,15 @@ def scenario_players(
     # every account judged again side by side (each its own requests in turn); the first
     # fault in account order is the one reported, as one after another would report it
     for found in map_in_order(back, range(len(players)), workers):
+        if found is not None:
+            return found
+    # newcomers: accounts opened now, at the run's end, each of exactly one stake (its balance
+    # to 0 before the lot), one play each until one wins (a wallet that treats accounts opened
+    # after some number of others, or after some uptime, otherwise shows here)
+    for game, stake in firsts.items():
+        prize = f"{kit(game).prize_article}.prize_credited"
+        newcomer = {**case, "game": game, "stake_cents": stake, "requirement": prize}
+        found = emptied_accounts(session, newcomer)
         if found is not None:
             return found
     for done in through:  # the top-tier plays, long after
@@ -468,6 +509,7 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
     its ``created_at`` never later than the entry before it (newest first), else
     ``play.history.created_at``."""
     game, stake = player.game, player.stake
+    _listed_as_bought(player, entries, fault)
     _created_in_order(entries, fault)
     listed = {str(p["play_id"]): p for p in entries}
     for age, one in enumerate(reversed(player.bought)):
@@ -486,6 +528,25 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
                 f"the newest, of {len(player.bought)}) does not show the play bought, its "
                 "ticket and that ticket's prize: "
                 + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
+                "history",
+            )
+
+
+def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> None:
+    """The account's plays, bought one after another, listed newest first: else
+    ``play.history.order``, whatever their ``created_at`` (plays bought in the same
+    millisecond, ordered by another key, are listed out of order with times that tie or
+    differ by microseconds: the order is wrong, not the times; a fifth red team's)."""
+    rank = {str(one.played["play_id"]): n for n, one in enumerate(player.bought)}
+    listed = [str(p.get("play_id")) for p in entries if str(p.get("play_id")) in rank]
+    for newer, older in itertools.pairwise(listed):
+        if rank[newer] < rank[older]:
+            raise fault(
+                ORDER,
+                "the account's plays newest first, as they were bought one after another",
+                {"entries": [newer, older]},
+                f"in the whole history, play {older!r}, bought after {newer!r} (one after "
+                "the other, by one player), is listed after it",
                 "history",
             )
 

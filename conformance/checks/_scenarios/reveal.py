@@ -166,6 +166,36 @@ def _click_closed_again(session: Session, account: Account, play_id: str, first:
     return one_too_many
 
 
+def _sibling_clicked(session: Session, case: Case, account: Account) -> Evidence | None:
+    """A second ticket of ``account`` bought while its first is half revealed, clicked through:
+    each button shows this ticket's symbols (a target that keeps "the open ticket" per account,
+    not per play, answers its clicks from the first one's; a fifth red team's was CERTIFIED)."""
+    game, stake = game_of(case), case["stake_cents"]
+    played = session.play(account, game, stake)
+    truth, source = session.truth(account, played)
+    done = walk(session, account, played["play_id"], lambda k: 0)
+    if truth is None:
+        truth, _ = session.auto(account, played["play_id"])
+        source = "AUTO"
+    want = ticket_buttons(game, truth)
+    if want is None:
+        return invalid_ticket(case, game, truth, source, "an invalid ticket")
+    if misreported(want, done.reveals):
+        case = {**case, "requirement": REVEAL_ANSWER}
+    for button, got in enumerate(done.reveals):
+        if got != want[button][: len(got)]:
+            return evidence(
+                {**case, "clicks": done.clicks},
+                {"button": button, "reveals": want[button], "ticket": truth},
+                {"button": button, "reveals": got, "clicks": done.clicks},
+                "a second ticket of the account, bought and clicked while the first was left "
+                f"half revealed: button {button} revealed other symbols than the ticket (from "
+                f"the {source}) holds under it",
+                {"operation": "reveal", "play_id": played["play_id"], "clicks": done.clicks},
+            )
+    return None
+
+
 def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
     """A ticket left half revealed while ``case["plays_between"]`` other plays are made (on
     ``case["workers"]`` other accounts at once), then revealed on, the buttons already closed
@@ -177,12 +207,15 @@ def scenario_reveal_resumed(session: Session, case: Case) -> Evidence | None:
     was CERTIFIED)."""
     game = game_of(case)
     stake = case["stake_cents"]
-    account = _funded(session, stake, 1)
+    account = _funded(session, stake, 2)
     played = session.play(account, game, stake)
     play_id = played["play_id"]
     truth, source = session.truth(account, played)
     first = walk(session, account, play_id, lambda k: 0, stop=int(case["first_clicks"]))
     before = len(first.clicks)  # ``first`` goes on below: the walk resumed is the same one
+    found = _sibling_clicked(session, case, account)
+    if found is not None:
+        return found
     between = int(case["plays_between"])
     shares = split(between, max(1, int(case.get("workers", 1)))) if between else []
 
