@@ -24,6 +24,7 @@ import re
 import socket
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,7 @@ from requests.adapters import HTTPAdapter
 from requests.models import PreparedRequest, Response
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
+from urllib3 import PoolManager
 
 from ._errors import TargetTimeout
 
@@ -204,15 +206,23 @@ class _TLSPool(urllib3.connectionpool.HTTPSConnectionPool):
 class DeadlineHTTPAdapter(HTTPAdapter):
     """A ``requests`` transport whose connections answer to the sending thread's deadline.
 
+    An account's requests (those with an ``Authorization`` header) go on connections of their
+    own, as a phone's do: no connection carries two accounts' tokens, which a gateway could
+    tell apart from an app's traffic (a fifth red team's open class). The pools of the
+    ``ACCOUNT_POOLS`` accounts used last are kept open, the others closed.
+
     Two of ``requests``' steps at each request are cut short, each costing as much as a
     twentieth of the harness's CPU per request: the pool of a target is found once (not by
     parsing the URL and building its pool key again), and an answer's cookies are not put in
     a jar (the harness sends none back: ``HttpAdapter._prepare``)."""
 
+    ACCOUNT_POOLS = 128
+
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
-        self._pools: dict[tuple[str, object, object], Any] = {}
+        self._pools: OrderedDict[tuple[str, object, object, str | None], Any] = OrderedDict()
+        self._pools_lock = threading.Lock()
 
     def get_connection_with_tls_context(
         self,
@@ -221,19 +231,46 @@ class DeadlineHTTPAdapter(HTTPAdapter):
         proxies: Mapping[str, str] | None = None,
         cert: Any = None,
     ) -> Any:
-        """The pool of the request's origin, as ``requests`` finds it, found once per origin
-        and TLS settings; through a proxy, found by ``requests`` each time."""
+        """The pool of the request's origin and account (its ``Authorization``), found once
+        per origin, TLS settings and account; through a proxy, found by ``requests`` each
+        time (one pool for every account)."""
         url = request.url if isinstance(request.url, str) else ""
         start = url.find("//") + 2
         end = url.find("/", start) if start >= 2 else -1
         if proxies or end < 0 or not isinstance(verify, bool):
             return super().get_connection_with_tls_context(request, verify, proxies, cert)
-        key = (url[:end], verify, cert if cert is None or isinstance(cert, str) else tuple(cert))
-        pool = self._pools.get(key)
-        if pool is None or pool.pool is None:  # none yet, or closed since (pool manager full)
+        account = request.headers.get("Authorization")
+        cert_key = cert if cert is None or isinstance(cert, str) else tuple(cert)
+        key = (url[:end], verify, cert_key, account)
+        with self._pools_lock:
+            pool = self._pools.get(key)
+            if pool is not None and pool.pool is not None:
+                self._pools.move_to_end(key)
+                return pool
+        if account is None:  # none yet, or closed since (pool manager full)
             pool = super().get_connection_with_tls_context(request, verify, proxies, cert)
+        else:
+            pool = self._account_pool(request, verify, cert)
+        with self._pools_lock:
             self._pools[key] = pool
+            accounts = [k for k in self._pools if k[3] is not None]
+            for old in accounts[: max(0, len(accounts) - self.ACCOUNT_POOLS)]:
+                self._pools.pop(old).close()  # a connection in use closes when it is put back
         return pool
+
+    def _account_pool(self, request: PreparedRequest, verify: bool, cert: Any) -> Any:
+        """A pool of the request's origin and TLS settings for one account alone."""
+        host, pool_kwargs = self.build_connection_pool_key_attributes(request, verify, cert)
+        manager = PoolManager(num_pools=1, **self.poolmanager.connection_pool_kw)
+        manager.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
+        return manager.connection_from_host(**host, pool_kwargs=dict(pool_kwargs))
+
+    def close(self) -> None:
+        super().close()
+        with self._pools_lock:
+            for pool in self._pools.values():
+                pool.close()
+            self._pools.clear()
 
     def build_response(self, req: PreparedRequest, resp: Any) -> Response:
         """``requests``' response, but for its cookie jar: a target's cookies are not kept."""

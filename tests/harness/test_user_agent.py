@@ -59,6 +59,7 @@ class Recording:
         self.adapter = reference_adapter(name="user-agent")
         self.app = create_app(self.adapter)
         self.requests: list[bytes] = []
+        self.tokens_by_connection: dict[object, set[bytes | None]] = {}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -66,6 +67,8 @@ class Recording:
             return
         head = [scope["method"].encode(), scope["raw_path"], scope["query_string"]]
         head += [name + b": " + value for name, value in scope["headers"]]
+        token = dict(scope["headers"]).get(b"authorization")
+        self.tokens_by_connection.setdefault(tuple(scope["client"]), set()).add(token)
         body = bytearray()
 
         async def recorded() -> Any:
@@ -123,6 +126,18 @@ def test_nothing_a_run_sends_names_the_harness(recording: Any, tmp_path: Path) -
     assert recording.header_names() <= OKHTTP_HEADERS, recording.header_names() - OKHTTP_HEADERS
     orders = {recording.order(r) for r in recording.requests}
     assert orders <= set(OKHTTP_ORDERS), orders - set(OKHTTP_ORDERS)
+
+
+def test_no_connection_carries_two_accounts(recording: Any, tmp_path: Path) -> None:
+    """As on a phone, one account a connection: a gateway that took connections carrying
+    several accounts' tokens for a harness's (a fifth red team's open class) sees none; and an
+    account's requests still share kept-alive connections (not one connection a request)."""
+    assert _certify(recording.url, tmp_path) == 0
+    per_connection = recording.tokens_by_connection
+    assert not [t for t in per_connection.values() if len(t - {None}) > 1]
+    tokens = {t for seen in per_connection.values() for t in seen if t is not None}
+    assert len(tokens) > 10
+    assert len(per_connection) < len(recording.requests) / 2
 
 
 def test_certify_user_agent_names_the_traffic(recording: Any, tmp_path: Path) -> None:
