@@ -153,9 +153,9 @@ class Vendor:
             assert ticket is not None
             if ticket.finished:
                 raise Refused(409, "ticket_finished", "this ticket was already finished by AUTO")
-            everything = [len(column) for column in reveals_under_buttons(ticket.body)]
-            if ticket.game != "robots":
-                everything = [0] * BUTTONS
+            everything = [0] * BUTTONS
+            if ticket.game == "robots":
+                everything = [len(column) for column in reveals_under_buttons(ticket.body)]
             self.ledger.save_progress(db, ulid, everything, True)
         return ticket
 
