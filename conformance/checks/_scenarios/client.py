@@ -168,6 +168,19 @@ class Session:
         self._tie_later(play_id, doc["ticket"], doc["prize_cents"])
         return doc["ticket"], doc["prize_cents"]
 
+    def auto_again(self, account: Account, play_id: str) -> tuple[str, int] | None:
+        """AUTO asked again for a play AUTO already finished: its ticket and prize, judged as
+        ``auto``'s, or None when the target refuses it with a 4xx. Either answer is the
+        target's choice (docs/contract-decisions.md, ``auto-again``): "reveals all that is
+        left", and nothing is left; what the letter fixes is that the balance does not move,
+        which the caller judges."""
+        try:
+            return self.auto(account, play_id)
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500:
+                raise
+            return None
+
     def _tie_later(self, play_id: str, ticket: str, prize: int) -> None:
         """Keep AUTO's answer to be compared with the play's block unit (``settle``)."""
         where, bought = self.sold.get(play_id), self.bought.get(play_id)

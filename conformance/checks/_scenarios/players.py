@@ -18,8 +18,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
   or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
   one same error falls on every play), AUTO sent again on a share of
-  the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
-  ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
+  the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
+  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
   and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from
@@ -409,8 +409,9 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     oldest, others = finished[:OLDEST_RESENT], finished[OLDEST_RESENT:]
     resent = oldest + rng.sample(others, min(RESENT_AUTOS - len(oldest), len(others)))
     for one in resent:
-        ticket, prize = session.auto(account, str(one.played["play_id"]))
-        if (ticket, prize) != (one.ticket, one.prize):
+        answer = session.auto_again(account, str(one.played["play_id"]))
+        if answer is not None and answer != (one.ticket, one.prize):
+            ticket, prize = answer
             raise fault(
                 AUTO_ANSWER,
                 {"ticket": one.ticket, "prize_cents": one.prize},
