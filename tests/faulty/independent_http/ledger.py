@@ -57,8 +57,12 @@ def new_ulid() -> str:
     return "".join(CROCKFORD[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 
+PARIS_WINTER = datetime.timezone(datetime.timedelta(hours=1))
+
+
 def now_text() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+    """RFC 3339 with the vendor's own offset (+01:00) and milliseconds."""
+    return datetime.datetime.now(PARIS_WINTER).isoformat(timespec="milliseconds")
 
 
 def key_hash(token: str) -> bytes:
@@ -175,7 +179,7 @@ class Ledger:
         with self.transaction() as db:
             cents = int(db.execute("SELECT cents FROM wallet WHERE id = ?", (wallet_id,)).fetchone()[0])
             if cents < stake:
-                raise Refused(402, "not_enough_money", f"wallet holds {cents}c, a ticket costs {stake}c")
+                raise Refused(402, "not_enough_money", f"solde {cents} c, mise {stake} c : pas assez d'argent")
             row = db.execute(
                 "SELECT block_number, next_unit FROM counter WHERE game = ? AND stake = ?",
                 (game, stake),

@@ -7,6 +7,7 @@ Ctrl+C. The database and its block files (``FILE.blocks/``) survive a restart.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import signal
@@ -16,13 +17,16 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .ledger import BALANCE_CEILING, Refused, Ticket
 from .shelf import STAKES
 from .vendor import SYMBOL_NAMES, Vendor
 
 BODY_LIMIT = 2 << 20
+IDLE_S = 2.0  # a kept-alive connection idle this long is closed, as nginx's keepalive_timeout
+WORK_S = 120.0  # while a request is read or answered
+GZIP_FROM = 1024  # answers this long or longer are gzipped for a client that accepts it
 HISTORY_PAGE = 20
 HISTORY_MOST = 1000
 TICKETS_MOST = 1000
@@ -74,14 +78,30 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(IDLE_S)
+
+    def handle_one_request(self) -> None:
+        """One request; the connection then waits IDLE_S for the next before it is closed."""
+        super().handle_one_request()
+        if not self.close_connection:
+            self.connection.settimeout(IDLE_S)
+
     # -- replies ----------------------------------------------------------------------------
 
     def reply(self, status: int, document: object, extra: dict[str, str] | None = None) -> None:
-        body = json.dumps(document, indent=2, sort_keys=True).encode() + b"\n"
+        body = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+        zipped = len(body) >= GZIP_FROM and "gzip" in self.headers.get("Accept-Encoding", "")
+        if zipped:
+            body = gzip.compress(body, compresslevel=5)
         self.send_response(status)
-        self.send_header("content-type", "application/json; charset=utf-8")
+        self.send_header("content-type", "application/json;charset=UTF-8")
         self.send_header("content-length", str(len(body)))
         self.send_header("cache-control", "no-store")
+        self.send_header("vary", "Accept-Encoding")
+        if zipped:
+            self.send_header("content-encoding", "gzip")
         for name, value in (extra or {}).items():
             self.send_header(name, value)
         self.end_headers()
@@ -164,30 +184,37 @@ class Handler(BaseHTTPRequestHandler):
         return int(query[name])
 
     def token_wallet(self) -> int:
+        """The wallet of the request's token: an ``Authorization: Bearer`` header, or (RFC 6750
+        2.3) an ``access_token`` query parameter; both at once is refused (RFC 6750 3.1)."""
         values = self.headers.get_all("Authorization") or []
+        given = [v for k, v in parse_qsl(urlsplit(self.path).query) if k == "access_token"]
+        in_query = given[0] if len(given) == 1 else None
+        if values and in_query is not None:
+            raise Refused(400, "bad_request", "un seul jeton par requête, s'il vous plaît")
         match = _BEARER.fullmatch(values[0]) if len(values) == 1 else None
-        wallet = None if match is None else self.vendor.ledger.wallet_of(match[1])
+        token = match[1] if match is not None else in_query if not values else None
+        wallet = None if token is None else self.vendor.ledger.wallet_of(token)
         if wallet is None:
-            raise Refused(401, "not_authenticated", "send the wallet's key as a Bearer token")
+            raise Refused(401, "not_authenticated", "jeton absent ou inconnu : « Bearer <clé> »")
         return wallet
 
     def own_wallet(self, text: str) -> int:
         wallet = self.token_wallet()
         if _WALLET.fullmatch(text) is None:
-            raise Refused(404, "no_such_thing", "there is no such wallet")
+            raise Refused(404, "no_such_thing", "portefeuille inconnu")
         if int(text) != wallet:
             if self.vendor.ledger.wallet_exists(int(text)):
-                raise Refused(403, "forbidden", "that wallet is not yours")
-            raise Refused(404, "no_such_thing", "there is no such wallet")
+                raise Refused(403, "forbidden", "ce portefeuille n'est pas à vous")
+            raise Refused(404, "no_such_thing", "portefeuille inconnu")
         return wallet
 
     def own_ticket(self, text: str) -> Ticket:
         wallet = self.token_wallet()
         ticket = self.vendor.ledger.ticket(text) if _ULID.fullmatch(text) else None
         if ticket is None:
-            raise Refused(404, "no_such_thing", "there is no such ticket")
+            raise Refused(404, "no_such_thing", "ticket inconnu")
         if ticket.wallet_id != wallet:
-            raise Refused(403, "forbidden", "that ticket is not yours")
+            raise Refused(403, "forbidden", "ce ticket n'est pas à vous")
         return ticket
 
     def game_and_stake(self, body: dict[str, Any]) -> tuple[str, int]:
@@ -203,10 +230,17 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- routing ----------------------------------------------------------------------------
 
+    def route_path(self) -> str:
+        """The path as the router reads it: percent-decoded, slashes merged, no trailing slash
+        (as many frameworks do); the token is checked the same whichever spelling came."""
+        path = re.sub(r"/{2,}", "/", unquote(urlsplit(self.path).path, errors="strict"))
+        return path.rstrip("/") or "/"
+
     def dispatch(self) -> None:
         try:
+            self.connection.settimeout(WORK_S)
             self._body = self.read_body() if self.command in ("POST", "PUT", "PATCH") else b""
-            path = urlsplit(self.path).path
+            path = self.route_path()
             allowed = []
             for method, pattern, action in ROUTES:
                 match = pattern.fullmatch(path)
@@ -221,16 +255,18 @@ class Handler(BaseHTTPRequestHandler):
                 refusal = Refused(405, "wrong_method", f"use {', '.join(allowed)} here")
                 self.refuse(refusal, {"allow": ", ".join(allowed)})
             else:
-                self.refuse(Refused(404, "no_such_thing", "nothing lives at this address"))
+                self.refuse(Refused(404, "no_such_thing", "cette adresse n'existe pas"))
         except Refused as refusal:
             extra = {"www-authenticate": "Bearer"} if refusal.status == 401 else None
             self.refuse(refusal, extra)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        except UnicodeDecodeError:
+            self.refuse(Refused(404, "no_such_thing", "cette adresse n'existe pas"))
         except Exception:
             traceback.print_exc(file=sys.stderr)
             self.close_connection = True
-            self.refuse(Refused(500, "server_fault", "something went wrong on our side"))
+            self.refuse(Refused(500, "server_fault", "erreur interne, réessayez plus tard"))
 
     # -- endpoints --------------------------------------------------------------------------
 
@@ -265,7 +301,7 @@ class Handler(BaseHTTPRequestHandler):
         header = dict(block.header)
         header.update(start=first, count=size, served_by=self.vendor.name)
         self.send_response(200)
-        self.send_header("content-type", "application/x-ndjson")
+        self.send_header("content-type", "application/x-ndjson; charset=utf-8")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         self._chunk(json.dumps(header, sort_keys=True).encode() + b"\n")
@@ -340,7 +376,8 @@ class Handler(BaseHTTPRequestHandler):
         shown = self.vendor.reveal(ticket.ulid, button)
         answer = {
             "button": shown.button,
-            "symbol": SYMBOL_NAMES[shown.letter],
+            "symbol": shown.letter,
+            "symbol_name": SYMBOL_NAMES[shown.letter],
             "x2": shown.x2,
             "plus_one": shown.more > 0,
             "left_under_button": shown.more,
@@ -351,6 +388,7 @@ class Handler(BaseHTTPRequestHandler):
         ticket = self.vendor.auto(self.own_ticket(text).ulid)
         result = self.vendor.wins(ticket)
         answer = {"play_id": ticket.ulid, "ticket": ticket.body, "game": ticket.game, **result}
+        answer["wins"] = list(reversed(answer["wins"]))  # a set: any order
         self.reply(200, answer)
 
 
