@@ -172,8 +172,9 @@ class Ledger:
         )
         return 1 if row is None else int(row[0])
 
-    def buy(self, wallet_id: int, game: str, stake: int, units: int, read_unit) -> Ticket:  # type: ignore[no-untyped-def]
+    def buy(self, wallet_id: int, game: str, stake: int, units: int, read_unit) -> tuple[Ticket, int]:  # type: ignore[no-untyped-def]
         """Debit, take the next unit of the block on sale, credit its prize: one transaction.
+        Returns the ticket and the balance it left (read inside the transaction).
 
         ``read_unit(number, index)`` gives (block name, prize, ticket) of a unit."""
         with self.transaction() as db:
@@ -216,7 +217,7 @@ class Ledger:
                     json.dumps(ticket.opened),
                 ),
             )
-        return ticket
+        return ticket, after
 
     # -- tickets ----------------------------------------------------------------------------
 

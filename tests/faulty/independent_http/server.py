@@ -335,14 +335,14 @@ class Handler(BaseHTTPRequestHandler):
     def buy(self, text: str) -> None:
         wallet = self.own_wallet(text)
         game, stake = self.game_and_stake(self.json_object())
-        ticket = self.vendor.buy(wallet, game, stake)
+        ticket, balance = self.vendor.buy(wallet, game, stake)
         answer = {
             "play_id": ticket.ulid,
             "game": game,
             "stake_cents": stake,
             "block_id": ticket.block_name,
             "index": ticket.unit,
-            "balance_cents": self.vendor.ledger.cents(wallet),
+            "balance_cents": balance,
             "created_at": ticket.bought_at,
         }
         self.reply(201, answer)

@@ -117,16 +117,16 @@ class Vendor:
 
     # -- wallets and plays ------------------------------------------------------------------
 
-    def buy(self, wallet_id: int, game: str, stake: int) -> Ticket:
+    def buy(self, wallet_id: int, game: str, stake: int) -> tuple[Ticket, int]:
         def read_unit(number: int, index: int) -> tuple[str, int, str]:
             prize, body = self.shelf.block(game, stake, number).unit(index)
             return block_name(game, stake, number), prize, body
 
-        ticket = self.ledger.buy(wallet_id, game, stake, UNITS[game], read_unit)
+        ticket, balance = self.ledger.buy(wallet_id, game, stake, UNITS[game], read_unit)
         if ticket.unit == 0:
             number = int(ticket.block_name.rsplit(".", 1)[1])
             self.shelf.prepare(game, stake, number + 1)
-        return ticket
+        return ticket, balance
 
     def reveal(self, ulid: str, button: int) -> Reveal:
         with self.ledger.transaction() as db:
