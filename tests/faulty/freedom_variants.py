@@ -215,6 +215,26 @@ class Unprocessable422(Statuses):
     swap: ClassVar[dict[int, int]] = {400: 422}
 
 
+# -- AUTO asked again: refused -------------------------------------------------------------------
+
+
+class AutoAgainRefused(Delegating):
+    """AUTO asked again for a play AUTO already finished is refused (409): nothing is left to
+    reveal, and the contract's AUTO "reveals all that is left" (row ``auto-again``; the
+    independent vendor of ``tests/faulty/independent_http`` does it)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._finished: set[tuple[str, str | None]] = set()  # (play, its owner's token)
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        if (play_id, token) in self._finished:
+            raise ErrorReply(409, "ticket_finished", "this ticket was already finished by AUTO")
+        answer = dict(self.inner.auto(play_id, token))
+        self._finished.add((play_id, token))
+        return answer
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -291,6 +311,7 @@ _add(
     CreatedAtNoOffset.__doc__,
     ("play.history.created_at", "created-at"),
 )
+_add("auto_again_refused", _wrapped(AutoAgainRefused), AutoAgainRefused.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
 

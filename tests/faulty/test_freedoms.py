@@ -65,6 +65,7 @@ JUDGED_BY = {
     "created_at_epoch": ("play.history_created_at", "reserved"),
     "created_at_no_offset": ("play.history_created_at", "reserved"),
     "status_403_for_404": ("protocol.refusals", "pass"),
+    "auto_again_refused": ("play.player_sessions", "pass"),
     "status_422_for_400": ("protocol.refusals", "pass"),
     "no_blocks": ("play.block_unit", "reserved"),
     "access_token_query": ("security.ways_in_request", "reserved"),

@@ -406,9 +406,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--db", type=Path, default=Path("indie-lotto.sqlite3"))
+    parser.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="make each block when it is first needed, not the first ones at start",
+    )
     options = parser.parse_args(argv)
     Handler.vendor = Vendor(options.db)
-    Handler.vendor.warm_up()
+    if not options.no_warm_up:
+        Handler.vendor.warm_up()
     try:
         server = Server((options.host, options.port), Handler)
     except OSError as exc:
