@@ -191,9 +191,9 @@ class _Attaching(urllib3.connection.HTTPConnection):
         deadline = getattr(_active, "deadline", None)
         fresh_after = deadline.fresh_after if isinstance(deadline, Deadline) else None
         now = time.monotonic()
-        if fresh_after is not None and self.sock is not None:
-            if now - self._last_request >= fresh_after:
-                self.close()  # http.client connects again as it sends (connect() above)
+        idle = now - self._last_request
+        if fresh_after is not None and self.sock is not None and idle >= fresh_after:
+            self.close()  # http.client connects again as it sends (connect() above)
         self._last_request = now
         _attach_current(self)
         super().request(*args, **kwargs)

@@ -45,8 +45,11 @@ def _serve(db: Path, *options: str) -> Iterator[str]:
     """The independent vendor on ``db``, its URL; stopped (SIGTERM) at the end."""
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.faulty.independent_http.server", "--port", str(port)]
-        + ["--db", str(db), *options],
+        [
+            sys.executable,
+            *("-m", "tests.faulty.independent_http.server"),
+            *("--port", str(port), "--db", str(db), *options),
+        ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -91,7 +94,9 @@ def test_the_independent_vendor_passes_a_check_needing_no_block(
     adapter = open_target(served_lazy, timeout=30)
     try:
         settings = settings_for(None, None, "quick")
-        outcome = execute(registered_checks()[check_id], CheckContext(adapter, adapter.describe(), settings, 7))
+        outcome = execute(
+            registered_checks()[check_id], CheckContext(adapter, adapter.describe(), settings, 7)
+        )
     finally:
         adapter.close()
     assert outcome.outcome == "pass", outcome.message
@@ -101,8 +106,10 @@ def test_the_independent_vendor_passes_a_check_needing_no_block(
 def test_the_independent_vendor_passes_a_quick_run(served: str, tmp_path: Path) -> None:
     out = tmp_path / "report"
     run = subprocess.run(
-        [str(Path(sys.executable).parent / "instantcert"), "certify", "--target", served]
-        + ["--profile", "quick", "--out", str(out)],
+        [
+            str(Path(sys.executable).parent / "instantcert"),
+            *("certify", "--target", served, "--profile", "quick", "--out", str(out)),
+        ],
         capture_output=True,
         text=True,
         timeout=900,

@@ -19,7 +19,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
   one same error falls on every play), AUTO sent again on a share of
   the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
-  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
+  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``),
+  the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), each of its entries, the oldest too, showing its play, ticket
   and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from

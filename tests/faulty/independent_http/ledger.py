@@ -48,7 +48,8 @@ CREATE INDEX IF NOT EXISTS ticket_by_wallet ON ticket (wallet_id, seq);
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 BALANCE_CEILING = 4_000_000_000_000_000_000
-"""This vendor's own wallet limit (4e18 cents): opening above it, or a credit past it, is refused."""
+"""This vendor's own wallet limit (4e18 cents): opening above it, or a credit past it, is
+refused."""
 
 
 def new_ulid() -> str:
@@ -172,15 +173,21 @@ class Ledger:
         )
         return 1 if row is None else int(row[0])
 
-    def buy(self, wallet_id: int, game: str, stake: int, units: int, read_unit) -> tuple[Ticket, int]:  # type: ignore[no-untyped-def]
+    def buy(
+        self, wallet_id: int, game: str, stake: int, units: int, read_unit
+    ) -> tuple[Ticket, int]:  # type: ignore[no-untyped-def]
         """Debit, take the next unit of the block on sale, credit its prize: one transaction.
         Returns the ticket and the balance it left (read inside the transaction).
 
         ``read_unit(number, index)`` gives (block name, prize, ticket) of a unit."""
         with self.transaction() as db:
-            cents = int(db.execute("SELECT cents FROM wallet WHERE id = ?", (wallet_id,)).fetchone()[0])
+            cents = int(
+                db.execute("SELECT cents FROM wallet WHERE id = ?", (wallet_id,)).fetchone()[0]
+            )
             if cents < stake:
-                raise Refused(402, "not_enough_money", f"solde {cents} c, mise {stake} c : pas assez d'argent")
+                raise Refused(
+                    402, "not_enough_money", f"solde {cents} c, mise {stake} c : pas assez d'argent"
+                )
             row = db.execute(
                 "SELECT block_number, next_unit FROM counter WHERE game = ? AND stake = ?",
                 (game, stake),
@@ -191,7 +198,9 @@ class Ledger:
             name, prize, body = read_unit(number, index)
             after = cents - stake + prize
             if after > BALANCE_CEILING:
-                raise Refused(409, "wallet_ceiling", "this win would take the wallet past its ceiling")
+                raise Refused(
+                    409, "wallet_ceiling", "this win would take the wallet past its ceiling"
+                )
             db.execute(
                 "INSERT INTO counter VALUES (?, ?, ?, ?) ON CONFLICT (game, stake) DO UPDATE "
                 "SET block_number = excluded.block_number, next_unit = excluded.next_unit",
@@ -199,7 +208,17 @@ class Ledger:
             )
             db.execute("UPDATE wallet SET cents = ? WHERE id = ?", (after, wallet_id))
             ticket = Ticket(
-                new_ulid(), wallet_id, game, stake, name, index, body, prize, now_text(), [0] * 18, False
+                new_ulid(),
+                wallet_id,
+                game,
+                stake,
+                name,
+                index,
+                body,
+                prize,
+                now_text(),
+                [0] * 18,
+                False,
             )
             db.execute(
                 "INSERT INTO ticket (ulid, wallet_id, game, stake, block_name, unit, body, prize, "
@@ -221,7 +240,9 @@ class Ledger:
 
     # -- tickets ----------------------------------------------------------------------------
 
-    _COLUMNS = "ulid, wallet_id, game, stake, block_name, unit, body, prize, bought_at, opened, finished"
+    _COLUMNS = (
+        "ulid, wallet_id, game, stake, block_name, unit, body, prize, bought_at, opened, finished"
+    )
 
     @staticmethod
     def _ticket(row: tuple) -> Ticket:  # type: ignore[type-arg]
@@ -235,7 +256,9 @@ class Ledger:
         )
         return None if row is None else self._ticket(row)
 
-    def save_progress(self, db: sqlite3.Connection, ulid: str, opened: list[int], finished: bool) -> None:
+    def save_progress(
+        self, db: sqlite3.Connection, ulid: str, opened: list[int], finished: bool
+    ) -> None:
         db.execute(
             "UPDATE ticket SET opened = ?, finished = ? WHERE ulid = ?",
             (json.dumps(opened), int(finished), ulid),

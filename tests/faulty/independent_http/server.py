@@ -75,7 +75,7 @@ class Handler(BaseHTTPRequestHandler):
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def setup(self) -> None:
@@ -279,7 +279,9 @@ class Handler(BaseHTTPRequestHandler):
         tickets = body.get("tickets")
         if not isinstance(tickets, list) or not 1 <= len(tickets) <= TICKETS_MOST:
             raise bad(f"tickets must be a list of 1 to {TICKETS_MOST} tickets")
-        self.reply(200, {"results": self.vendor.evaluate(game, stake, tickets), "count": len(tickets)})
+        self.reply(
+            200, {"results": self.vendor.evaluate(game, stake, tickets), "count": len(tickets)}
+        )
 
     def blocks(self) -> None:
         query = self.query()

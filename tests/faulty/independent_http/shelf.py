@@ -65,7 +65,9 @@ class StoredBlock:
         found = [np.array([0], dtype=np.int64)]
         size = len(self._map)
         for at in range(0, size, 32 << 20):
-            piece = np.frombuffer(self._map, dtype=np.uint8, count=min(32 << 20, size - at), offset=at)
+            piece = np.frombuffer(
+                self._map, dtype=np.uint8, count=min(32 << 20, size - at), offset=at
+            )
             found.append(np.flatnonzero(piece == 10).astype(np.int64) + at + 1)
         return np.concatenate(found)
 
