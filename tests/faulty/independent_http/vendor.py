@@ -21,6 +21,10 @@ SYMBOL_NAMES = {
     "O": "yellow_octagon",
 }
 BUTTONS = 18
+WIN_LETTERS = {
+    **{name: letter for letter, name in SYMBOL_NAMES.items()},
+    **{"pyramid": "Y", "sun": "S", "vase": "V", "bracelet": "B", "pendant": "P"},
+}
 
 
 def reveals_under_buttons(ticket: str) -> list[list[tuple[str, bool]]]:
@@ -79,7 +83,10 @@ class Vendor:
                 results.append({"error": {"code": "bad_ticket", "message": "a ticket is a string"}})
                 continue
             try:
-                results.append(evaluator.evaluate(stake, ticket))
+                result = evaluator.evaluate(stake, ticket)
+                for win in result["wins"]:  # an extra field of ours in each win
+                    win["letter"] = WIN_LETTERS[win["symbol"]]
+                results.append(result)
             except _evaluator.InvalidTicket as exc:
                 results.append({"error": {"code": "bad_ticket", "message": f"unreadable: {exc}"}})
         return results
@@ -147,7 +154,9 @@ class Vendor:
         return Reveal(button, letter, x2, len(column) - shown - 1)
 
     def auto(self, ulid: str) -> Ticket:
-        """Finish the ticket; a ticket AUTO already finished is refused (409)."""
+        """Finish the ticket. A ticket with nothing left to reveal is refused (409): one AUTO
+        already finished, or a robots ticket whose every button was clicked to its end (its
+        ticket is in the history, where the rules send a player to check a unit)."""
         with self.ledger.transaction() as db:
             ticket = self.ledger.ticket(ulid, db)
             assert ticket is not None
@@ -156,9 +165,13 @@ class Vendor:
             everything = [0] * BUTTONS
             if ticket.game == "robots":
                 everything = [len(column) for column in reveals_under_buttons(ticket.body)]
+                if ticket.opened == everything:
+                    raise Refused(409, "ticket_finished", "every button was clicked to its end")
             self.ledger.save_progress(db, ulid, everything, True)
         return ticket
 
     def wins(self, ticket: Ticket) -> dict[str, Any]:
         result: dict[str, Any] = self.evaluators[ticket.game].evaluate(ticket.stake, ticket.body)
+        for win in result["wins"]:  # an extra field of ours in each win
+            win["letter"] = WIN_LETTERS[win["symbol"]]
         return result
