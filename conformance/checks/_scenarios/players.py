@@ -115,6 +115,7 @@ class Player:
     opening: int
     paced: bool
     bought: list[Bought] = field(default_factory=list)
+    listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
 
 
 class _Found(Exception):
@@ -242,11 +243,14 @@ def scenario_players(
     case: Case,
     hold: Hold = no_hold,
     notes: list[str] | None = None,
+    limited: list[str] | None = None,
 ) -> Evidence | None:
     """Paced players and old accounts side by side for ``span_s`` seconds, then every account
     judged again (the module docstring); with ``top_tier_units``, an account a (game, stake)
     playing through to a top-tier unit beside them (``top_tiers``: ``hold`` holds a stream for
-    its last units, ``notes`` gets what each bought or why it did not)."""
+    its last units, ``notes`` gets what each bought or why it did not). ``limited`` gets a
+    line for each account whose whole history the target would not list
+    (``Session.history_up_to``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     deadline = time.monotonic() + span
@@ -326,6 +330,12 @@ def scenario_players(
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
+        if player.listed_up_to is not None and limited is not None:
+            limited.append(
+                f"account {player.account.account_id!r} ({player.game} at {player.stake} "
+                f"cents): {len(player.bought)} plays, its history listed up to "
+                f"{player.listed_up_to} (a larger limit refused)"
+            )
         return None
 
     # every account judged again side by side (each its own requests in turn); the first
@@ -436,18 +446,21 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # completeness is judged with an explicit limit at least the number of plays): every
     # play, none other
     mine = [str(one.played["play_id"]) for one in player.bought]
-    entries = session.history(account, len(mine) + 10)
+    # the target's own limit on ``limit`` below that: the newest it lists are judged, the
+    # older ones cannot be read (a reservation: row history-own-limit)
+    entries, player.listed_up_to = session.history_up_to(account, len(mine) + 10)
     listed = [str(p["play_id"]) for p in entries]
-    missing = [p for p in mine if p not in set(listed)]
+    judged = mine if player.listed_up_to is None else mine[-player.listed_up_to :]
+    missing = [p for p in judged if p not in set(listed)]
     strangers = [p for p in listed if p not in set(mine)]
     if missing or strangers or len(listed) != len(set(listed)):
         unfinished = {str(one.played["play_id"]) for one in player.bought if not one.finished}
         hidden = not strangers and len(listed) == len(set(listed)) and set(missing) <= unfinished
         raise fault(
             f"{kit(game).history_article}.history_unrevealed" if hidden else HISTORY,
-            {"plays": len(mine)},
+            {"plays": len(judged)},
             {"plays": len(listed), "missing": missing[:10], "strangers": strangers[:10]},
-            f"the whole history lists {len(listed)} plays of its {len(mine)}: "
+            f"the whole history lists {len(listed)} plays of its {len(judged)}: "
             f"{len(missing)} missing, {len(strangers)} not its own"
             + (", some twice" if len(listed) != len(set(listed)) else ""),
             "history",
