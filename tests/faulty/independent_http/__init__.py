@@ -13,7 +13,8 @@ harness check reading more into the contract than its letter fails this correct 
 - 403 for someone else's account or play (404 for an unknown one);
 - its own error codes and wording, extra fields in answers, JSON indented and key-sorted;
 - a history page of 20 by default, ``limit`` at most 1000 (400 beyond);
-- slices past a block's end clipped, not refused; a second AUTO refused (409);
+- slices past a block's end clipped, not refused; AUTO refused (409) when nothing is left
+  (a second AUTO, or a robots ticket clicked to its end); an extra ``letter`` in every win;
 - ``created_at`` in RFC 3339 with a ``+00:00`` offset and milliseconds.
 
 Run it: ``python -m tests.faulty.independent_http.server --port 8765 --db /tmp/indie.sqlite3``.
