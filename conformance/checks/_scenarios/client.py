@@ -217,7 +217,8 @@ class Session:
         self, account: Account, play_id: str, refusal: ErrorReply
     ) -> tuple[str, int] | None:
         """The history's ticket and prize of a play AUTO refused (a 4xx) once every one of its
-        buttons was clicked to its end; None for any other refusal."""
+        buttons was clicked to its end (its block unit's, when the history does not list it
+        any more); None for any other refusal."""
         bought = self.bought.get(play_id)
         if bought is None or not 400 <= refusal.status < 500:
             return None
@@ -225,6 +226,10 @@ class Session:
         if not self.adapter.every_button_closed(play_id, buttons):
             return None
         entry = self.entry(account, play_id)
+        if entry is None and play_id in self.sold and "blocks" in self.capabilities:
+            # older than the history lists (a limit of the target's own): the block's unit
+            block_id, index = self.sold[play_id]
+            entry = self.block_units(block_id, index, 1).get(index)
         if entry is None:
             return None
         self._tie_later(play_id, entry["ticket"], entry["prize_cents"])
