@@ -49,7 +49,15 @@ from ._errors import (
     TargetUnreachable,
 )
 from ._timeout import DEFAULT_TIMEOUT_S
-from ._transport import Breaker, Counts, Deadline, DeadlineHTTPAdapter, Limiter, endpoint
+from ._transport import (
+    FRESH_AFTER_S,
+    Breaker,
+    Counts,
+    Deadline,
+    DeadlineHTTPAdapter,
+    Limiter,
+    endpoint,
+)
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
 READ_CHUNK = 64 * 1024
@@ -781,7 +789,7 @@ class HttpAdapter:
                     f"allowed in flight (lowered after it dropped connections) stayed busy for "
                     f"{self.timeout[1]:g} s"
                 )
-            deadline = Deadline(self.timeout[1])
+            deadline = Deadline(self.timeout[1], None if safe else FRESH_AFTER_S)
             answered, unsent = False, False
             try:
                 with deadline:

@@ -40,12 +40,20 @@ from ._errors import TargetTimeout
 
 _active = threading.local()  # .deadline: the Deadline of the request this thread is sending
 
+FRESH_AFTER_S = 1.0
+"""A request that must not be sent twice (a play, a reveal) goes out on a new connection when
+its kept-alive one has carried nothing for this long: a server may close an idle connection at
+any moment (RFC 9112 9.3; gunicorn's keep-alive timeout is 2 s, nginx's 75 s), and a request
+crossing that close on the wire is lost unanswered, with nothing to tell whether it was done.
+Reads and other safe requests keep the connection: lost, they are sent again."""
+
 
 class Deadline:
     """One request's total deadline, from before it connects to the end of its answer."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, fresh_after: float | None = None) -> None:
         self.seconds = seconds
+        self.fresh_after = fresh_after  # a kept-alive connection idle this long is not reused
         self.at = time.monotonic() + seconds
         self.expired = False
         self.done = False
@@ -177,12 +185,22 @@ class _Attaching(urllib3.connection.HTTPConnection):
     answers past informational ones (``InterimSkipping``)."""
 
     response_class = InterimSkipping
+    _last_request = 0.0  # time.monotonic() when this connection last sent a request
 
     def connect(self) -> None:
         super().connect()
         _attach_current(self)
 
     def request(self, *args: Any, **kwargs: Any) -> None:
+        """Sent on this connection; on a new one instead when the request must not be lost
+        and this one has been idle ``Deadline.fresh_after`` s or more (``FRESH_AFTER_S``)."""
+        deadline = getattr(_active, "deadline", None)
+        fresh_after = deadline.fresh_after if isinstance(deadline, Deadline) else None
+        now = time.monotonic()
+        idle = now - self._last_request
+        if fresh_after is not None and self.sock is not None and idle >= fresh_after:
+            self.close()  # http.client connects again as it sends (connect() above)
+        self._last_request = now
         _attach_current(self)
         super().request(*args, **kwargs)
 

@@ -76,7 +76,8 @@ def player_sessions(ctx: CheckContext) -> None:
     target.known = partial(audited_prizes, ctx.adapter)  # the blocks this run's audit read
     started = time.monotonic()
     notes: list[str] = []
-    found = scenario_players(target, case, ctx.hold, notes)
+    limited: list[str] = []
+    found = scenario_players(target, case, ctx.hold, notes, limited)
     ctx.details["ran_s"] = round(time.monotonic() - started, 1)  # the span and the way back
     if found is None:
         target.settle()  # every AUTO of the sessions tied to its block unit
@@ -86,6 +87,20 @@ def player_sessions(ctx: CheckContext) -> None:
         ctx.details["top_tiers"] = notes
     if found is not None:
         raise failure("an account judged again after a while", [found])
+    if limited:  # the target's own limit on ``limit``: the older plays could not be read
+        ctx.details["history_listed_up_to"] = limited
+        ctx.reserve(
+            Reservation(
+                f"{len(limited)} account(s) with more plays than the history lists at once: "
+                f"{limited[0]}; their older plays were not judged there",
+                basis="history-own-limit",
+                lift="take a history limit at least the number of plays of an account (the "
+                "soak's old accounts make over 1 000), or certify with a profile whose "
+                "old_account_plays is below the target's own limit",
+                kind="unverifiable",
+                requirements=["play.history.complete"],
+            )
+        )
 
 
 @check(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from harness._errors import ErrorReply
-from reference._service import GameService
+from reference._service import GameService, ServiceError
 
 from . import _ways_in_faults as wf
 from ._base import Delegating, reference_adapter
@@ -215,6 +215,49 @@ class Unprocessable422(Statuses):
     swap: ClassVar[dict[int, int]] = {400: 422}
 
 
+# -- AUTO asked again: refused -------------------------------------------------------------------
+
+
+class AutoAgainRefused(Delegating):
+    """AUTO asked again for a play AUTO already finished is refused (409): nothing is left to
+    reveal, and the contract's AUTO "reveals all that is left" (row ``auto-again``; the
+    independent vendor of ``tests/faulty/independent_http`` does it)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._finished: set[tuple[str, str | None]] = set()  # (play, its owner's token)
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        if (play_id, token) in self._finished:
+            raise ErrorReply(409, "ticket_finished", "this ticket was already finished by AUTO")
+        answer = dict(self.inner.auto(play_id, token))
+        self._finished.add((play_id, token))
+        return answer
+
+
+class NothingLeftRefusedService(GameService):
+    """AUTO on a play with nothing left to reveal is refused (409): a robots play whose every
+    button was clicked to its end, or any play AUTO already finished. Its ticket and prize are
+    in the history, where the rules send a player to check a unit (robots 4.1); row
+    ``auto-again``. The independent vendor of ``tests/faulty/independent_http`` does it."""
+
+    def auto(self, play_id: object, token: object) -> Document:
+        owner = self.authenticate(token)
+        if type(play_id) is str:
+            with self._connection() as db:
+                row = db.execute("SELECT * FROM plays WHERE play_id = ?", (play_id,)).fetchone()
+            if row is not None and row["account_id"] == owner:
+                engine = self._engine_of(row)
+                shown = json.loads(row["revealed"])
+                if engine.buttons:
+                    whole = [len(r) for r in engine.button_reveals(row["ticket"])]
+                else:
+                    whole = [1]
+                if shown == whole:
+                    raise ServiceError(409, "nothing_left", f"play {play_id!r} is all shown")
+        return super().auto(play_id, token)
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -290,6 +333,12 @@ _add(
     _wrapped(CreatedAtNoOffset),
     CreatedAtNoOffset.__doc__,
     ("play.history.created_at", "created-at"),
+)
+_add("auto_again_refused", _wrapped(AutoAgainRefused), AutoAgainRefused.__doc__)
+_add(
+    "auto_refused_nothing_left",
+    _service(NothingLeftRefusedService),
+    NothingLeftRefusedService.__doc__,
 )
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)

@@ -16,6 +16,7 @@ import pytest
 
 from conformance import CheckContext, execute, registered_checks
 from harness import open_target
+from harness._errors import ErrorReply
 from reference import _strict_json as strict_json
 
 from ._base import Delegating, reference_adapter
@@ -65,6 +66,8 @@ JUDGED_BY = {
     "created_at_epoch": ("play.history_created_at", "reserved"),
     "created_at_no_offset": ("play.history_created_at", "reserved"),
     "status_403_for_404": ("protocol.refusals", "pass"),
+    "auto_again_refused": ("play.player_sessions", "pass"),
+    "auto_refused_nothing_left": ("play.robots_auto_any_moment", "pass"),
     "status_422_for_400": ("protocol.refusals", "pass"),
     "no_blocks": ("play.block_unit", "reserved"),
     "access_token_query": ("security.ways_in_request", "reserved"),
@@ -81,6 +84,73 @@ def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
     assert found == {e for e in FREEDOMS[name].expected if e[0] in covered}, found
+
+
+def test_auto_refused_with_nothing_left_passes_the_reveal_order_and_the_sessions() -> None:
+    """The clicks then AUTO of the reveal order, and the paced players' tickets clicked through,
+    take the history's ticket when AUTO is refused on a play with nothing left."""
+    for check_id in ("play.robots_reveal_order", "play.player_sessions"):
+        outcome, _, message = one_check(FREEDOMS["auto_refused_nothing_left"].factory(), check_id)
+        assert outcome == "pass", (check_id, message)
+
+
+class AutoRefusedWithButtonsLeft(Delegating):
+    """AUTO refused (409) as soon as one button was clicked: it must reveal what is left."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._clicked: set[str] = set()
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Any:
+        answer = self.inner.reveal(play_id, token, button)
+        self._clicked.add(play_id)
+        return answer
+
+    def auto(self, play_id: str, token: str | None) -> Any:
+        if play_id in self._clicked:
+            raise ErrorReply(409, "nothing_left", "clicked already")
+        return self.inner.auto(play_id, token)
+
+
+def test_auto_refused_with_buttons_left_is_not_excused() -> None:
+    adapter = AutoRefusedWithButtonsLeft(reference_adapter(name="x"), "x")
+    outcome, _, message = one_check(adapter, "play.robots_auto_any_moment")
+    assert outcome in ("fail", "error"), message
+    assert "nothing_left" in message
+
+
+class HistoryLimit100(Delegating):
+    """A history ``limit`` above 100 refused (400), as many APIs cap a page."""
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
+        if limit is not None and limit > 100:
+            raise ErrorReply(400, "bad_request", "limit must be 1 to 100")
+        return self.inner.history(account_id, token, limit)
+
+
+def test_an_old_account_past_the_targets_own_limit_is_reserved_not_an_error() -> None:
+    """The old accounts' 200 plays are listed up to the target's own limit (100): the newest
+    100 judged, the rest a reservation (row history-own-limit), never an error."""
+    outcome, reservations, message = one_check(
+        HistoryLimit100(reference_adapter(name="x"), "x"), "play.player_sessions"
+    )
+    assert outcome == "reserved", message
+    assert reservations_of(reservations) == {("play.history.complete", "history-own-limit")}
+
+
+class HistoryDropsTheNewest(HistoryLimit100):
+    """Refuses limits above 100, and leaves the newest play out of every listing."""
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
+        answer = dict(super().history(account_id, token, None if limit is None else limit + 1))
+        answer["plays"] = answer["plays"][1:]
+        return answer
+
+
+def test_a_listing_under_the_targets_own_limit_is_still_judged() -> None:
+    adapter = HistoryDropsTheNewest(reference_adapter(name="x"), "x")
+    outcome, _, message = one_check(adapter, "play.player_sessions")
+    assert outcome == "fail", message
 
 
 # -- a history page cap ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import json
 import pathlib
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -43,6 +44,7 @@ class Target:
     def __init__(self, behaviour: Behaviour) -> None:
         self.log: list[str] = []
         self.state: dict[str, object] = {}
+        self.connections = 0  # connections accepted
         target = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,6 +52,10 @@ class Target:
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                target.connections += 1
 
             def _any(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -187,6 +193,34 @@ def test_a_lost_reveal_is_never_sent_again(serve: Callable[[Behaviour], Target])
         adapter.reveal("play_2", "t", 3)
     assert target.count("POST") == 1
     assert adapter.transport_counts()["lost"] == 1
+
+
+REVEAL = {"button": 3, "symbol": "blue_diamond", "x2": False, "plus_one": False}
+
+
+def test_a_reveal_after_a_pause_goes_out_on_a_new_connection(
+    serve: Callable[[Behaviour], Target], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server may close a kept-alive connection once it has been idle a while (gunicorn
+    after 2 s), and a request crossing that close is lost: a reveal, which is never sent
+    again, goes out on a new connection when its pooled one has been idle FRESH_AFTER_S; a
+    read keeps it (lost, it would be sent again). An independent vendor closing idle
+    connections after 2 s lost a reveal so, and was INCOMPLETE (tests/faulty/independent_http)."""
+    monkeypatch.setattr("harness._http_adapter.FRESH_AFTER_S", 0.3)
+    target = serve(lambda target, method, path: (200, REVEAL if method == "POST" else DESCRIBE))
+    adapter = target.adapter()
+    adapter.describe()
+    adapter.reveal("play_2", "t", 3)  # at once: the same connection
+    assert target.connections == 1
+    time.sleep(0.4)
+    adapter.describe()  # a read after the pause keeps it
+    assert target.connections == 1
+    time.sleep(0.4)
+    assert adapter.reveal("play_2", "t", 3) == REVEAL  # a reveal after the pause: a new one
+    assert target.connections == 2
+    adapter.reveal("play_2", "t", 3)  # right after: kept
+    assert target.connections == 2
+    adapter.close()
 
 
 AUTO = {"play_id": "play_2", "ticket": "T", "prize_cents": 0, "wins": []}

@@ -30,6 +30,9 @@ Case = Mapping[str, Any]
 Chooser = Callable[[int], int]
 KIND = "play"
 WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one account
+OWN_LIMITS = (10_000, 5_000, 2_000, 1_000, 500, 200, 100, 50, 20, 10)
+"""The largest ``limit`` values APIs usually take, tried in turn when a target refuses the one
+a whole history needs (``Session.history_up_to``)."""
 MAX_CLICKS = 64  # more clicks than any valid unit of a game with buttons has (robots: 18 + +1s)
 MONEY = "play.money.exact"
 TOP_TIER_CENTS = 100_000
@@ -97,6 +100,39 @@ class Account:
     token: str
 
 
+class _ClosedButtons:
+    """The session's adapter, noting for each play the buttons the target closed: a reveal
+    answered without a +1, or a 409 on the button. A play whose every button is closed has
+    nothing left for AUTO to reveal (``Session.auto``)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.closed: dict[str, set[int]] = {}
+        self._lock = threading.Lock()
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        try:
+            doc: Document = self.inner.reveal(play_id, token, button)
+        except ErrorReply as refusal:
+            if refusal.status == 409:
+                self._close(play_id, button)
+            raise
+        if doc.get("plus_one") is False:
+            self._close(play_id, button)
+        return doc
+
+    def _close(self, play_id: object, button: object) -> None:
+        with self._lock:
+            self.closed.setdefault(str(play_id), set()).add(button)  # type: ignore[arg-type]
+
+    def every_button_closed(self, play_id: str, buttons: int) -> bool:
+        with self._lock:
+            return buttons > 0 and self.closed.get(play_id, set()) >= set(range(buttons))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 @dataclass
 class Session:
     """A target and what it declares: scenarios take one, checks and the replayer build it."""
@@ -113,6 +149,7 @@ class Session:
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
+        self.adapter = _ClosedButtons(self.adapter)  # what AUTO has left to reveal
 
     @classmethod
     def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
@@ -148,8 +185,16 @@ class Session:
 
     def auto(self, account: Account, play_id: str) -> tuple[str, int]:
         """AUTO's ticket and prize. Its wins are judged here, whichever check asked
-        (``auto_fault``): a fault fails ``play.auto.answer``."""
-        doc = self.adapter.auto(play_id, account.token)
+        (``auto_fault``): a fault fails ``play.auto.answer``. A play whose every button was
+        clicked to its end has nothing left to reveal: AUTO may be refused then (a 4xx, row
+        ``auto-again``), and the ticket and prize are the history's entry's."""
+        try:
+            doc = self.adapter.auto(play_id, account.token)
+        except ErrorReply as refusal:
+            shown = self._clicked_through(account, play_id, refusal)
+            if shown is None:
+                raise
+            return shown
         bought = self.bought.get(play_id)
         fault = None if bought is None else auto_fault(*bought, doc)
         if bought is not None and doc["play_id"] != play_id:  # the play revealed, no other
@@ -167,6 +212,41 @@ class Session:
             raise CheckFailure(found.note, [found], requirements=(AUTO_ANSWER,))
         self._tie_later(play_id, doc["ticket"], doc["prize_cents"])
         return doc["ticket"], doc["prize_cents"]
+
+    def _clicked_through(
+        self, account: Account, play_id: str, refusal: ErrorReply
+    ) -> tuple[str, int] | None:
+        """The history's ticket and prize of a play AUTO refused (a 4xx) once every one of its
+        buttons was clicked to its end (its block unit's, when the history does not list it
+        any more); None for any other refusal."""
+        bought = self.bought.get(play_id)
+        if bought is None or not 400 <= refusal.status < 500:
+            return None
+        buttons = reference.game_engine(bought[0]).buttons
+        if not self.adapter.every_button_closed(play_id, buttons):
+            return None
+        entry = self.entry(account, play_id)
+        if entry is None and play_id in self.sold and "blocks" in self.capabilities:
+            # older than the history lists (a limit of the target's own): the block's unit
+            block_id, index = self.sold[play_id]
+            entry = self.block_units(block_id, index, 1).get(index)
+        if entry is None:
+            return None
+        self._tie_later(play_id, entry["ticket"], entry["prize_cents"])
+        return entry["ticket"], entry["prize_cents"]
+
+    def auto_again(self, account: Account, play_id: str) -> tuple[str, int] | None:
+        """AUTO asked again for a play AUTO already finished: its ticket and prize, judged as
+        ``auto``'s, or None when the target refuses it with a 4xx. Either answer is the
+        target's choice (docs/contract-decisions.md, ``auto-again``): "reveals all that is
+        left", and nothing is left; what the letter fixes is that the balance does not move,
+        which the caller judges."""
+        try:
+            return self.auto(account, play_id)
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500:
+                raise
+            return None
 
     def _tie_later(self, play_id: str, ticket: str, prize: int) -> None:
         """Keep AUTO's answer to be compared with the play's block unit (``settle``)."""
@@ -215,9 +295,27 @@ class Session:
         play.history.order's fault, not a missing one), or None."""
         found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
         if found is None:  # an explicit limit: without one, the length is the target's
-            doc = self.adapter.history(account.account_id, account.token, WHOLE_HISTORY)
-            found = next((dict(p) for p in doc["plays"] if p["play_id"] == play_id), None)
+            plays, _ = self.history_up_to(account, WHOLE_HISTORY)
+            found = next((p for p in plays if p["play_id"] == play_id), None)
         return found
+
+    def history_up_to(self, account: Account, wanted: int) -> tuple[list[Document], int | None]:
+        """The listing asked with the explicit limit ``wanted``, and None; or, when the target
+        refuses that limit (a 4xx: a limit of its own, which ``play.limit_bounds`` accepts,
+        row ``limit-far-out``), the listing of the largest of ``OWN_LIMITS`` below it that
+        the target takes, and that limit (row ``history-own-limit``)."""
+        try:
+            return self.history(account, wanted), None
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500:
+                raise
+            for limit in (n for n in OWN_LIMITS if n < wanted):
+                try:
+                    return self.history(account, limit), limit
+                except ErrorReply as again:
+                    if not 400 <= again.status < 500:
+                        raise
+            raise
 
     def block_units(self, block_id: str, first: int, count: int) -> dict[int, Document]:
         """The served units ``first .. first+count-1`` of ``block_id``, by their index."""

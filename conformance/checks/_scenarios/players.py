@@ -20,8 +20,9 @@ once and judges it a moment later sees a young target. These scenarios play like
   balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
   or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
   one same error falls on every play), AUTO sent again on a share of
-  the finished plays (the same ticket and prize, ``play.auto.answer``; the balance unmoved,
-  ``play.money.exact``), the balance read (``play.money.balance_read``), the whole history
+  the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
+  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``),
+  the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), the account's plays listed in the order bought
   (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
   and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
@@ -124,6 +125,7 @@ class Player:
     opening: int
     paced: bool
     bought: list[Bought] = field(default_factory=list)
+    listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
 
 
 class _Found(Exception):
@@ -271,11 +273,14 @@ def scenario_players(
     case: Case,
     hold: Hold = no_hold,
     notes: list[str] | None = None,
+    limited: list[str] | None = None,
 ) -> Evidence | None:
     """Paced players and old accounts side by side for ``span_s`` seconds, then every account
     judged again (the module docstring); with ``top_tier_units``, an account a (game, stake)
     playing through to a top-tier unit beside them (``top_tiers``: ``hold`` holds a stream for
-    its last units, ``notes`` gets what each bought or why it did not)."""
+    its last units, ``notes`` gets what each bought or why it did not). ``limited`` gets a
+    line for each account whose whole history the target would not list
+    (``Session.history_up_to``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     deadline = time.monotonic() + span
@@ -357,6 +362,12 @@ def scenario_players(
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
+        if player.listed_up_to is not None and limited is not None:
+            limited.append(
+                f"account {player.account.account_id!r} ({player.game} at {player.stake} "
+                f"cents): {len(player.bought)} plays, its history listed up to "
+                f"{player.listed_up_to} (a larger limit refused)"
+            )
         return None
 
     # every account judged again side by side (each its own requests in turn); the first
@@ -450,8 +461,9 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     oldest, others = finished[:OLDEST_RESENT], finished[OLDEST_RESENT:]
     resent = oldest + rng.sample(others, min(RESENT_AUTOS - len(oldest), len(others)))
     for one in resent:
-        ticket, prize = session.auto(account, str(one.played["play_id"]))
-        if (ticket, prize) != (one.ticket, one.prize):
+        answer = session.auto_again(account, str(one.played["play_id"]))
+        if answer is not None and answer != (one.ticket, one.prize):
+            ticket, prize = answer
             raise fault(
                 AUTO_ANSWER,
                 {"ticket": one.ticket, "prize_cents": one.prize},
@@ -475,18 +487,21 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # completeness is judged with an explicit limit at least the number of plays): every
     # play, none other
     mine = [str(one.played["play_id"]) for one in player.bought]
-    entries = session.history(account, len(mine) + 10)
+    # the target's own limit on ``limit`` below that: the newest it lists are judged, the
+    # older ones cannot be read (a reservation: row history-own-limit)
+    entries, player.listed_up_to = session.history_up_to(account, len(mine) + 10)
     listed = [str(p["play_id"]) for p in entries]
-    missing = [p for p in mine if p not in set(listed)]
+    judged = mine if player.listed_up_to is None else mine[-player.listed_up_to :]
+    missing = [p for p in judged if p not in set(listed)]
     strangers = [p for p in listed if p not in set(mine)]
     if missing or strangers or len(listed) != len(set(listed)):
         unfinished = {str(one.played["play_id"]) for one in player.bought if not one.finished}
         hidden = not strangers and len(listed) == len(set(listed)) and set(missing) <= unfinished
         raise fault(
             f"{kit(game).history_article}.history_unrevealed" if hidden else HISTORY,
-            {"plays": len(mine)},
+            {"plays": len(judged)},
             {"plays": len(listed), "missing": missing[:10], "strangers": strangers[:10]},
-            f"the whole history lists {len(listed)} plays of its {len(mine)}: "
+            f"the whole history lists {len(listed)} plays of its {len(judged)}: "
             f"{len(missing)} missing, {len(strangers)} not its own"
             + (", some twice" if len(listed) != len(set(listed)) else ""),
             "history",

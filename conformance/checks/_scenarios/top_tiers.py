@@ -18,9 +18,9 @@ Each play is judged as any play: its balance, before - stake + its unit's declar
 (``credit_requirement``: a top-tier lot credited short names its game's ``prize_credited``),
 the top-tier play's ticket by AUTO (tied to its unit like every AUTO answer, a share of the
 other plays AUTO'd too), the balance read after it; on the way back, AUTO again on it (the
-same ticket and prize) and the balance unmoved. A top-tier unit the account could not reach
-within the span, or a block without one left, is said in the check's details, never passed
-as judged.
+same ticket and prize, or a refusal: ``auto-again``) and the balance unmoved. A top-tier
+unit the account could not reach within the span, or a block without one left, is said in
+the check's details, never passed as judged.
 """
 
 from __future__ import annotations
@@ -341,11 +341,12 @@ def _judge_balance(
 
 def judge_again(session: Session, case: Case, done: Through) -> None:
     """On the way back, long after: AUTO again on the top-tier play gives the same ticket and
-    prize, and the balance has not moved."""
+    prize (or is refused, a 4xx: ``auto-again``), and the balance has not moved."""
     if done.top is None or done.account is None or done.ticket is None:
         return
-    ticket, prize = session.auto(done.account, str(done.top["play_id"]))
-    if (ticket, prize) != (done.ticket, done.prize):
+    answer = session.auto_again(done.account, str(done.top["play_id"]))
+    if answer is not None and answer != (done.ticket, done.prize):
+        ticket, prize = answer
         raise Found(
             _evidence(
                 case,

@@ -1,0 +1,129 @@
+"""The vendor written from the contract and the rules alone (``tests/faulty/independent_http``),
+served by its own HTTP server as a separate process and certified over HTTP.
+
+It takes the contract's freedoms on purpose (docs/certify.md, "A vendor written from the
+contract alone"): a harness check that reads more than the letter fails it. The one reservation
+it earns is its own choice: it also reads the account's token from an ``access_token`` query
+parameter (RFC 6750 2.3), row ``bearer-only``.
+
+Fast tier: the server started and judged by the checks that need no block (its evaluate and
+its refusals). Slow tier: a quick run with the CLI, as a lab would type it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from conformance import CheckContext, execute, registered_checks
+from harness import open_target
+
+from .certify import settings_for
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED_RESERVATIONS = {("security.tokens.bearer_only", "bearer-only")}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _serve(db: Path, *options: str) -> Iterator[str]:
+    """The independent vendor on ``db``, its URL; stopped (SIGTERM) at the end."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            *("-m", "tests.faulty.independent_http.server"),
+            *("--port", str(port), "--db", str(db), *options),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                requests.get(f"{url}/v1/implementation", timeout=2).raise_for_status()
+                break
+            except requests.RequestException:
+                assert server.poll() is None, server.stderr and server.stderr.read()
+                assert time.monotonic() < deadline, "the independent vendor did not start"
+                time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def served_lazy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Blocks made only when first needed: none, for checks that need no block."""
+    yield from _serve(tmp_path_factory.mktemp("independent") / "vendor.sqlite3", "--no-warm-up")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The first two blocks of every stake made at start, as the vendor runs in production."""
+    yield from _serve(tmp_path_factory.mktemp("independent") / "vendor.sqlite3")
+
+
+@pytest.mark.parametrize(
+    "check_id",
+    ["robots_rules.gauge_fills", "evaluate.batch_errors", "evaluate.refusals", "stakes.robots"],
+)
+def test_the_independent_vendor_passes_a_check_needing_no_block(
+    served_lazy: str, check_id: str
+) -> None:
+    adapter = open_target(served_lazy, timeout=30)
+    try:
+        settings = settings_for(None, None, "quick")
+        outcome = execute(
+            registered_checks()[check_id], CheckContext(adapter, adapter.describe(), settings, 7)
+        )
+    finally:
+        adapter.close()
+    assert outcome.outcome == "pass", outcome.message
+
+
+@pytest.mark.slow  # a quick run over HTTP: its 8 blocks generated first (about a minute)
+def test_the_independent_vendor_passes_a_quick_run(served: str, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    run = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "instantcert"),
+            *("certify", "--target", served, "--profile", "quick", "--out", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    report = json.loads((out / "report.json").read_text())
+    bad = {
+        r["id"]: r["message"][:300]
+        for r in report["requirements"]
+        if r["outcome"] in ("fail", "error")
+    }
+    assert run.returncode == 0 and not bad, (run.stdout[-2000:], bad)
+    reserved = {
+        (rid, reservation["basis"])
+        for reservation in report["verdict"]["reservations"]
+        for rid in reservation["requirements"]
+    }
+    assert reserved == EXPECTED_RESERVATIONS, reserved
