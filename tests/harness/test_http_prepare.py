@@ -1,7 +1,7 @@
 """The HTTP adapter builds a plain request itself (``_plain_request``) rather than through
 ``PreparedRequest.prepare`` at each request: the request must be the one ``prepare`` makes,
-byte for byte (URL, headers and their order as ``okhttp_ordered`` sets it, body), and anything not plain goes through
-``prepare`` as before."""
+byte for byte (URL, headers and their order as ``okhttp_ordered`` sets it, body), and
+anything not plain goes through ``prepare`` as before."""
 
 from __future__ import annotations
 
