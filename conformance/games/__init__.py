@@ -370,8 +370,9 @@ def each_kit(factory: Callable[[GameKit], None]) -> Callable[[GameKit], None]:
     """Call ``factory(kit)`` for every kit registered now and every kit registered later: how
     a generic check module registers its per-game checks (``stakes.<game>``, ...)."""
     with _LOCK:
-        _PER_KIT.append(factory)
-        for found in kits():
+        present = kits()  # the built-in kits loaded first: their registering calls the
+        _PER_KIT.append(factory)  # factories already there, not this one (it would run twice)
+        for found in present:
             before = _check_ids()
             factory(found)
             added = tuple(sorted(_check_ids() - before))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -230,3 +232,17 @@ def test_a_case_file_naming_an_unknown_game_is_refused_naming_it(tmp_path: Path)
     (tmp_path / "keno.json").write_text(text.replace('"robots"', '"keno"'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"game: 'keno' is not one of \['robots', 'eldorado'\]"):
         load_case(tmp_path / "keno.json")
+
+
+def test_a_check_module_imported_first_registers_its_checks_once() -> None:
+    """A fresh process that imports one check module before any kit is loaded (a spawned
+    worker unpickling a test's function does): ``each_kit`` loads the built-in kits before it
+    keeps the factory, so the kits' registering does not call it a second time."""
+    code = (
+        "import conformance.checks.invalid_tickets\n"
+        "from conformance._registry import checks_so_far\n"
+        "print(sorted(c for c in checks_so_far() if c.startswith('invalid_tickets.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "invalid_tickets.robots" in done.stdout
