@@ -207,13 +207,18 @@ def test_a_reveal_after_a_pause_goes_out_on_a_new_connection(
     read keeps it (lost, it would be sent again). An independent vendor closing idle
     connections after 2 s lost a reveal so, and was INCOMPLETE (tests/faulty/independent_http)."""
     monkeypatch.setattr("harness._http_adapter.FRESH_AFTER_S", 0.3)
-    target = serve(lambda target, method, path: (200, REVEAL if method == "POST" else DESCRIBE))
+    balance = {"account_id": "a_1", "balance_cents": 500}
+
+    def answer(target: Target, method: str, path: str) -> tuple[int, object]:
+        return 200, REVEAL if method == "POST" else balance
+
+    target = serve(answer)
     adapter = target.adapter()
-    adapter.describe()
+    adapter.balance("a_1", "t")  # the account's connection (one account a connection)
     adapter.reveal("play_2", "t", 3)  # at once: the same connection
     assert target.connections == 1
     time.sleep(0.4)
-    adapter.describe()  # a read after the pause keeps it
+    adapter.balance("a_1", "t")  # a read after the pause keeps it
     assert target.connections == 1
     time.sleep(0.4)
     assert adapter.reveal("play_2", "t", 3) == REVEAL  # a reveal after the pause: a new one
