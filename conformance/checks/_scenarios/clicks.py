@@ -107,6 +107,18 @@ class Walk:
     refused_open: list[int] = field(default_factory=list)  # 409 on a button a +1 left open
 
 
+def click(session: Session, account: Account, play_id: str, button: int) -> Document | None:
+    """One click on ``button``: its reveal, or None when the target refuses it with 409
+    (nothing left there, its answer to a click too many); any other refusal is raised."""
+    try:
+        doc: Document = session.adapter.reveal(play_id, account.token, button)
+    except ErrorReply as reply:
+        if reply.status != 409:
+            raise
+        return None
+    return doc
+
+
 def walk(
     session: Session,
     account: Account,
@@ -128,11 +140,8 @@ def walk(
     while open_ and len(done.clicks) < min(stop, MAX_CLICKS):
         button = open_[choose(len(open_)) if len(open_) > 1 else 0]
         done.clicks.append(button)
-        try:
-            doc = session.adapter.reveal(play_id, account.token, button)
-        except ErrorReply as reply:
-            if reply.status != 409:
-                raise
+        doc = click(session, account, play_id, button)
+        if doc is None:
             done.refused_open.append(button)
             open_.remove(button)
             continue

@@ -20,6 +20,7 @@ from ..._registry import Evidence
 from .clicks import (
     Walk,
     answer_of,
+    click,
     clicked_then_auto,
     game_of,
     game_of_play,
@@ -153,11 +154,8 @@ def _click_closed_again(session: Session, account: Account, play_id: str, first:
     for button, got in enumerate(list(first.reveals)):
         if got and not got[-1][2]:
             first.clicks.append(button)
-            try:
-                doc = session.adapter.reveal(play_id, account.token, button)
-            except ErrorReply as reply:
-                if reply.status != 409:
-                    raise
+            doc = click(session, account, play_id, button)
+            if doc is None:
                 continue
             again = reveal_tuple(game, doc, button)
             if len(got) >= 2 and again == got[-1]:

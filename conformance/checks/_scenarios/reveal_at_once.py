@@ -10,7 +10,7 @@ from contract import ErrorReply
 
 from ..._pool import map_in_order
 from ..._registry import Evidence
-from .clicks import Shown, game_of, game_of_play
+from .clicks import Shown, click, game_of, game_of_play
 from .client import (
     MAX_CLICKS,
     Account,
@@ -36,10 +36,10 @@ def _clicked(
     game = game_of_play(session, play_id)
     clicks = [b for b in range(buttons) for _ in range(CONCURRENT_CLICKS)]
 
-    def click(button: int) -> ErrorReply | Document:
+    def at_once(button: int) -> ErrorReply | Document:
         return refused(partial(session.adapter.reveal, play_id, account.token, button))
 
-    replies = map_in_order(click, clicks, together) if together > 1 else map(click, clicks)
+    replies = map_in_order(at_once, clicks, together) if together > 1 else map(at_once, clicks)
     got: list[list[Shown]] = [[] for _ in range(buttons)]
     for button, reply in zip(clicks, replies, strict=True):
         if isinstance(reply, ErrorReply):
@@ -49,12 +49,10 @@ def _clicked(
         got[button].append(reveal_tuple(game, reply, button))
     for button in range(buttons):
         while len(got[button]) <= MAX_CLICKS:
-            reply = click(button)
-            if isinstance(reply, ErrorReply):
-                if reply.status != 409:
-                    raise reply
+            doc = click(session, account, play_id, button)
+            if doc is None:
                 break
-            got[button].append(reveal_tuple(game, reply, button))
+            got[button].append(reveal_tuple(game, doc, button))
     return got
 
 
