@@ -9,7 +9,7 @@ this module, above every check, is the one that loads them before it answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._evidence import Counterexample, ReplayError
@@ -23,9 +23,13 @@ def _load_every_check() -> None:
     load_every_check()
 
 
-def registered_checks() -> dict[str, Check]:
-    """Every check, the check modules loaded first so the registry is complete."""
-    _load_every_check()
+def registered_checks(capabilities: Iterable[str] | None = None) -> dict[str, Check]:
+    """Every check, the check modules loaded first so the registry is complete; given
+    ``capabilities``, at least every check covering a requirement of one of them (only their
+    modules loaded: ``checks.MODULES_OF_CAPABILITY``), and any loaded before."""
+    from .checks import load_checks
+
+    load_checks(capabilities)
     return checks_so_far()
 
 

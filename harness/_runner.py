@@ -204,7 +204,7 @@ class Runner:
     ) -> None:
         self.plan = plan
         self.handlers = list(handlers)
-        self.checks = dict(checks) if checks is not None else registered_checks()
+        self.checks = dict(checks) if checks is not None else registered_checks(plan.capabilities)
         self.catalogue = dict(catalogue) if catalogue is not None else load_catalogue()
         self._clock = clock
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)

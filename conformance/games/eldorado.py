@@ -15,8 +15,7 @@ import reference
 import reference.eldorado
 
 from .._compiled import fastaudit
-from .._lazy import strategies_module, suite_strategies
-from ..checks._eldorado_classify import ELDORADO_GENERAL, EldoradoDiagnosis
+from .._lazy import LazyModule, strategies_module, suite_strategies
 from ..checks._eldorado_relations import RELATIONS
 from . import Escape, GameKit, register_kit, sweep
 from ._eldorado_invalid import ELDORADO_INVALID_EXAMPLES, ELDORADO_INVALID_KINDS
@@ -31,6 +30,11 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
     S = suite_strategies("conformance.games._eldorado_strategies")
 
 _DATA = resources.files("conformance")
+CLASSIFY = LazyModule("conformance.checks._eldorado_classify")
+"""The probe classifier (``checks/_eldorado_classify.py``), imported when a check first diagnoses
+a disagreement: a block audit loads the kits, never it (start-up, issue 32)."""
+GENERAL_REQUIREMENT = "eldorado.4.evaluation"
+"""``_eldorado_classify.ELDORADO_GENERAL`` (held equal in tests/conformance/test_game_kits)."""
 
 LOOK = {  # letter name -> (glyph, colour)
     "pyramid": ("▲", "#c99a06"),
@@ -120,8 +124,8 @@ KIT = register_kit(
             "extra_stages": sweep("conformance.checks.eldorado_rules", "extra_stage_tickets"),
         },
         relations=RELATIONS,
-        diagnosis=EldoradoDiagnosis,
-        general_requirement=ELDORADO_GENERAL,
+        diagnosis=lambda: CLASSIFY.EldoradoDiagnosis(),
+        general_requirement=GENERAL_REQUIREMENT,
         stakes_article="eldorado 2 (0,5 €, 1 € or 2 €)",
         history_article="eldorado.4.2",
         prize_article="eldorado.4.6",

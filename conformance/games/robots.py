@@ -17,8 +17,7 @@ import reference
 import reference.robots
 
 from .._compiled import fastaudit
-from .._lazy import strategies_module, suite_strategies
-from ..checks._robots_classify import ROBOTS_GENERAL, RobotsDiagnosis
+from .._lazy import LazyModule, strategies_module, suite_strategies
 from ..checks._robots_relations import RELATIONS
 from . import Escape, GameKit, RevealRequirements, register_kit, sweep
 from ._boards import euros, shape_svg
@@ -34,6 +33,11 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
     S = suite_strategies("conformance.games._robots_strategies")
 
 _DATA = resources.files("conformance")
+CLASSIFY = LazyModule("conformance.checks._robots_classify")
+"""The probe classifier (``checks/_robots_classify.py``), imported when a check first diagnoses
+a disagreement: a block audit loads the kits, never it (start-up, issue 32)."""
+GENERAL_REQUIREMENT = "robots.4.evaluation"
+"""``_robots_classify.ROBOTS_GENERAL`` (held equal in tests/conformance/test_game_kits)."""
 
 
 def _invalid(kinds: Sequence[str]) -> st.SearchStrategy[tuple[str, str]]:
@@ -132,8 +136,8 @@ KIT = register_kit(
         invalid_examples=ROBOTS_INVALID_EXAMPLES,
         sweeps={"gauge_fills": sweep("conformance.checks.robots_rules", "gauge_fill_tickets")},
         relations=RELATIONS,
-        diagnosis=RobotsDiagnosis,
-        general_requirement=ROBOTS_GENERAL,
+        diagnosis=lambda: CLASSIFY.RobotsDiagnosis(),
+        general_requirement=GENERAL_REQUIREMENT,
         stakes_article="robots 2 (1 €)",
         history_article="robots.4.1",
         prize_article="robots.4.10",

@@ -246,3 +246,30 @@ def test_a_check_module_imported_first_registers_its_checks_once() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "invalid_tickets.robots" in done.stdout
+
+
+def test_the_kits_load_without_their_probe_classifiers() -> None:
+    """A kit names its probe classifier (``checks/_<game>_classify.py``) lazily: a block audit
+    loads the kits and never diagnoses a disagreement, so it never pays for those modules and
+    what they import (issue 32: start-up paid only for what the run needs). The first
+    diagnosis imports it, and the kit's general requirement is the classifier's own."""
+    code = (
+        "import sys\n"
+        "from conformance.games import kit, kits\n"
+        "kits()\n"
+        "print(sorted(m for m in sys.modules if m.endswith('_classify')))\n"
+        "names = [type(kit(g).diagnosis()).__name__ for g in ('robots', 'eldorado')]\n"
+        "print(*names)\n"
+        "print(sorted(m for m in sys.modules if m.endswith('_classify')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, diagnoses, after = done.stdout.splitlines()
+    assert before == "[]"
+    assert diagnoses == "RobotsDiagnosis EldoradoDiagnosis"
+    assert "conformance.checks._robots_classify" in after
+    from conformance.checks._eldorado_classify import ELDORADO_GENERAL
+    from conformance.checks._robots_classify import ROBOTS_GENERAL
+
+    assert kit("robots").general_requirement == ROBOTS_GENERAL
+    assert kit("eldorado").general_requirement == ELDORADO_GENERAL

@@ -95,7 +95,9 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
         "print(json.dumps(",
     ).replace(
         '"cryptography")',
-        '"cryptography", "uvicorn", "httpx", "isal", "tabulate", "tqdm", "importlib.metadata")',
+        '"cryptography", "uvicorn", "httpx", "isal", "tabulate", "tqdm", "importlib.metadata", '
+        '"conformance.checks.play", "conformance.checks.sessions", '
+        '"conformance.checks._robots_classify", "conformance.checks._eldorado_classify")',
     )
     seen = loaded_by("audit-block", str(path), "--out", str(tmp_path / "r"), probe=probe)
     assert seen["code"] == 0
@@ -110,6 +112,9 @@ def test_audit_block_loads_no_http_stack_and_inflates_with_isal(tmp_path: Path) 
     # (nor the importlib.metadata it loads); a run whose stderr is no terminal no tqdm bar
     assert not loaded & {"scipy", "tabulate", "importlib.metadata", "tqdm"}
     assert "isal" in loaded
+    # the block checks alone load (conformance.checks.MODULES_OF_CAPABILITY), and the kits
+    # without their probe classifiers
+    assert not {m for m in loaded if m.startswith("conformance.")}
     assert {m for m in loaded if m.startswith("harness._cli.")} == {
         "harness._cli.audit_block",
         "harness._cli.certify",  # execute_run, the shared run-and-report path
