@@ -41,9 +41,6 @@ from ._audit_engine import BlockRequest, keep_ranges
 from ._gzip_ahead import GzipAhead
 
 PROGRESS_EVERY_S = 0.1  # how often ``take`` passes on the unit lines read while it waits
-JUDGING_WAIT_S = 0.1
-"""How long ``start_file_audit`` waits for the audit's first chunk to be under way before it
-returns to the caller (see there)."""
 
 
 def request_for(header: dict[str, Any], seed: int) -> BlockRequest | None:
@@ -77,7 +74,6 @@ class StartedAudit:
         self.read = 0  # unit lines read so far
         self._result: BlockAudit | None = None
         self._done = threading.Event()
-        self._judging = threading.Event()  # the first chunk handed to the judges, or the end
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="audit-started", daemon=True)
 
@@ -88,7 +84,6 @@ class StartedAudit:
             if self._ahead is not None:
                 self._ahead.close()
             self._done.set()
-            self._judging.set()
             return
         try:
             if not reader.fast:  # plain or without isal: the file target's reads, as before
@@ -114,7 +109,6 @@ class StartedAudit:
         finally:
             reader.close()
             self._done.set()
-            self._judging.set()
 
     def _until_stopped(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         for chunk in chunks:
@@ -124,7 +118,6 @@ class StartedAudit:
 
     def _count(self, read: int) -> None:
         self.read = read
-        self._judging.set()
 
     def take(
         self, request: BlockRequest, progress: Callable[[int], None] | None = None
@@ -163,12 +156,7 @@ def start_file_audit(path: str | Path, seed: int, ahead: GzipAhead | None = None
     its inflate, already begun (``conformance._gzip_ahead.start_early``)."""
     started = StartedAudit(Path(path), seed, ahead)
     started._thread.start()
-    # the caller goes on loading the harness (imports: the GIL held for 0.1-0.2 s); its thread
-    # first reads the header and builds the game's tables (Python, 3 ms alone), which beside
-    # those imports took 25-30 ms, while the inflate ahead waited, its buffers full. Once the
-    # first chunk is with the judges, the judging lets the GIL go and both go on side by side.
-    started._judging.wait(JUDGING_WAIT_S)
     return started
 
 
-__all__ = ["JUDGING_WAIT_S", "PROGRESS_EVERY_S", "StartedAudit", "request_for", "start_file_audit"]
+__all__ = ["PROGRESS_EVERY_S", "StartedAudit", "request_for", "start_file_audit"]
