@@ -50,7 +50,7 @@ def audit_block_file(
     blocks: list[Mapping[str, Any]] = []
     outcomes: dict[str, CheckOutcome] = {}
     verdicts: dict[str, str] = {}
-    for check_id, check in registered_checks().items():
+    for check_id, check in registered_checks(("blocks",)).items():
         if check.capability != "blocks":
             continue
         ctx = CheckContext(target, implementation, run_settings, seed, block_sink=blocks.append)
