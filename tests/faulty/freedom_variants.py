@@ -48,6 +48,28 @@ class DefaultPage20(DefaultPage):
     page = 20
 
 
+# -- history: a maximum of its own on ``limit`` ------------------------------------------------
+
+
+class HistoryOwnLimit(Delegating):
+    """The history refuses a ``limit`` above ``maximum`` (400 with an error body), as many APIs
+    cap a page; without ``limit`` it answers its newest ``maximum`` plays. The contract gives
+    ``limit`` no maximum (rows ``history-own-limit``, ``limit-far-out``)."""
+
+    maximum = 100
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        if limit is None:
+            limit = self.maximum
+        elif type(limit) is int and limit > self.maximum:
+            raise ErrorReply(400, "bad_request", f"limit must be 1 to {self.maximum}")
+        return dict(self.inner.history(account_id, token, limit))
+
+
+class HistoryOwnLimit10(HistoryOwnLimit):
+    maximum = 10
+
+
 # -- blocks: one listed per stake ---------------------------------------------------------------
 
 
@@ -296,6 +318,12 @@ def _add(name: str, factory: Callable[[], Any], doc: str | None, *expected: tupl
 
 _add("history_page_10", _wrapped(DefaultPage), "Without `limit`, a default history page of 10.")
 _add("history_page_20", _wrapped(DefaultPage20), "Without `limit`, a default history page of 20.")
+_add("history_limit_100", _wrapped(HistoryOwnLimit), HistoryOwnLimit.__doc__)
+_add(
+    "history_limit_10",
+    _wrapped(HistoryOwnLimit10),
+    "The history refuses a `limit` above 10 (400 with an error body); without `limit`, its newest 10.",
+)
 _add(
     "one_block_listed",
     _wrapped(OneBlockListed),
