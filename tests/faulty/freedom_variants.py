@@ -318,11 +318,15 @@ def _add(name: str, factory: Callable[[], Any], doc: str | None, *expected: tupl
 
 _add("history_page_10", _wrapped(DefaultPage), "Without `limit`, a default history page of 10.")
 _add("history_page_20", _wrapped(DefaultPage20), "Without `limit`, a default history page of 20.")
-_add("history_limit_100", _wrapped(HistoryOwnLimit), HistoryOwnLimit.__doc__)
+# the old accounts' hundreds of plays are listed up to the maximum: the older ones unjudged
+OWN_LIMIT = ("play.history.complete", "history-own-limit")
+_add("history_limit_100", _wrapped(HistoryOwnLimit), HistoryOwnLimit.__doc__, OWN_LIMIT)
 _add(
     "history_limit_10",
     _wrapped(HistoryOwnLimit10),
-    "The history refuses a `limit` above 10 (400 with an error body); without `limit`, its newest 10.",
+    "The history refuses a `limit` above 10 (400 with an error body); without `limit`, it "
+    "answers its newest 10.",
+    OWN_LIMIT,
 )
 _add(
     "one_block_listed",
