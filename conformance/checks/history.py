@@ -29,6 +29,12 @@ A listing with an explicit ``limit`` above the count that stops short, at any le
 failure: the contract's ``limit`` asks for that many, and plays older than a page capped without
 a way to page on could never be read (issue 28: completeness is judged with an explicit limit at
 least the number of plays; ``play.player_sessions`` judges the same way).
+
+A ``limit`` refused with a 4xx is a maximum of the target's own (docs/contract-decisions.md,
+``history-own-limit``; the contract gives ``limit`` none): each listing is asked again at the
+largest usual maximum below it the target takes (``Session.history_up_to``) and judged as the
+newest that many plays, exactly; the limits then asked are below it, so a refusal there (a
+floor) fails ``play.history.limit``, as does a history that takes no usual maximum down to 10.
 """
 
 from __future__ import annotations
