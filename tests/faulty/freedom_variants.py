@@ -401,16 +401,21 @@ def reservations_of(found: Sequence[dict[str, Any]]) -> Expected:
 
 def many_freedoms() -> Any:
     """Several freedoms at once, for one run over HTTP: JWT-like tokens and UUID ids, one
-    block listed per stake, a default history page of 10, ``created_at`` at +01:00, 403 for
-    404 and 422 for 400."""
+    block listed per stake, a history ``limit`` of at most 20 (422 above), a default history
+    page of 10, ``created_at`` at +01:00, 403 for 404 and 422 for 400."""
     name = "freedom:many"
     inner: Any = reference_adapter(JwtTokensService, name)
-    for layer in (OneBlockListed, DefaultPage, CreatedAtParis, Forbidden403, Unprocessable422):
+    layers = (OneBlockListed, HistoryOwnLimit20, DefaultPage, CreatedAtParis)
+    for layer in (*layers, Forbidden403, Unprocessable422):
         inner = layer(inner, name)
     return inner
 
 
-MANY_EXPECTED: Expected = FREEDOMS["one_block_listed"].expected
+class HistoryOwnLimit20(HistoryOwnLimit):
+    maximum = 20
+
+
+MANY_EXPECTED: Expected = FREEDOMS["one_block_listed"].expected | {OWN_LIMIT}
 
 
 __all__ = ["FREEDOMS", "MANY_EXPECTED", "Freedom", "many_freedoms", "reservations_of"]

@@ -30,6 +30,7 @@ from .freedom_variants import (
     reservations_of,
 )
 from .http_bridge import bridge
+from .variants import VARIANTS
 
 CERTIFIED = ("CERTIFIED", "CERTIFIED WITH RESERVATIONS")
 
@@ -188,6 +189,31 @@ def test_the_listing_at_the_targets_own_limit_is_still_judged() -> None:
     outcome, _, message = one_check(adapter, "play.history_listing", history_plays=117)
     assert outcome == "fail", message
     assert "of the newest 100 missing" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "requirement", "overrides"),
+    [
+        ("play_history_cap_under_own_limit", "play.history.complete", {"history_plays": 117}),
+        ("play_history_limit_floor", "play.history.limit", {}),
+        ("play_history_limit_max_5", "play.history.limit", {}),
+    ],
+)
+def test_what_a_maximum_of_its_own_must_not_hide_fails_the_listing(
+    name: str, requirement: str, overrides: dict[str, Any]
+) -> None:
+    """Answered short under the maximum, a floor, a maximum below 10: each fails (the slow
+    tier certifies each, tests/faulty/test_variants.py)."""
+    adapter = VARIANTS[name].factory()
+    try:
+        settings = settings_for(overrides, None, "quick")
+        ctx = CheckContext(adapter, adapter.describe(), settings, 7)
+        outcome = execute(registered_checks()["play.history_listing"], ctx)
+    finally:
+        adapter.close()
+    assert outcome.outcome == "fail", outcome.message
+    assert outcome.requirements == (requirement,), (outcome.requirements, outcome.message)
+    assert VARIANTS[name].caught_by([requirement]), name
 
 
 # -- a history page cap ------------------------------------------------------------------------
