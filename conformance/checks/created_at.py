@@ -79,8 +79,10 @@ def scenario_created_at(
     # its purchase's (a timestamp moved by every save would show the AUTO's time)
     time.sleep(PAUSE_S)
     session.adapter.auto(bought[0], account.token)
-    listing = session.history(account, plays + 10)
-    request = {"operation": "history", "limit": plays + 10}
+    # a maximum of the target's own on ``limit``: its newest that many judged
+    # (rows history-own-limit, limit-far-out)
+    listing, own = session.history_up_to(account, plays + 10)
+    request = {"operation": "history", "limit": plays + 10 if own is None else own}
     entries = [p for p in listing if p["play_id"] in brackets]
 
     def fault(expected: Any, got: Any, note: str) -> Evidence:

@@ -29,6 +29,12 @@ A listing with an explicit ``limit`` above the count that stops short, at any le
 failure: the contract's ``limit`` asks for that many, and plays older than a page capped without
 a way to page on could never be read (issue 28: completeness is judged with an explicit limit at
 least the number of plays; ``play.player_sessions`` judges the same way).
+
+A ``limit`` refused with a 4xx is a maximum of the target's own (docs/contract-decisions.md,
+``history-own-limit``; the contract gives ``limit`` none): each listing is asked again at the
+largest usual maximum below it the target takes (``Session.history_up_to``) and judged as the
+newest that many plays, exactly; the limits then asked are below it, so a refusal there (a
+floor) fails ``play.history.limit``, as does a history that takes no usual maximum down to 10.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
+
+from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
@@ -59,10 +67,14 @@ def _ids(listing: list[dict[str, Any]]) -> list[str]:
     return [p["play_id"] for p in listing]
 
 
-def judge_listing(sold: list[str], listed: list[str]) -> tuple[str | None, str]:
+def judge_listing(
+    sold: list[str], listed: list[str], limit: int | None = None
+) -> tuple[str | None, str]:
     """Which history requirement ``listed`` breaks, the plays ``sold`` (oldest first) being
-    the account's: (requirement or None, what was seen). ``last_unit`` stands for the game's
-    ``<game>.last_unit``."""
+    the account's and ``limit`` the one the listing was asked with (None: the whole): (requirement
+    or None, what was seen). The newest ``limit`` plays must be there, newest first, and no
+    more; ``last_unit`` stands for the game's ``<game>.last_unit``."""
+    newest = sold if limit is None else sold[-limit:]
     counts = Counter(listed)
     twice = sorted(p for p, n in counts.items() if n > 1)
     if twice:
@@ -70,19 +82,22 @@ def judge_listing(sold: list[str], listed: list[str]) -> tuple[str | None, str]:
     strangers = [p for p in listed if p not in set(sold)]
     if strangers:
         return COMPLETE, f"play(s) {strangers[:3]} listed that this account never made"
-    missing = [p for p in sold if p not in counts]
+    if limit is not None and len(listed) > limit:
+        return LIMIT, f"limit={limit} gave {len(listed)} entries"
+    missing = [p for p in newest if p not in counts]
     if missing and missing != [sold[-1]]:
         earlier = [p for p in missing if p != sold[-1]]
-        return COMPLETE, f"{len(earlier)} earlier play(s) missing, e.g. {earlier[0]}"
+        among = "" if len(newest) == len(sold) else f" of the newest {len(newest)}"
+        return COMPLETE, f"{len(earlier)} earlier play(s){among} missing, e.g. {earlier[0]}"
     if missing:
         return "last_unit", f"the play just made ({sold[-1]}) is not in the history"
-    newest_first = sold[::-1]
+    newest_first = newest[::-1]
     if listed != newest_first:
         where = next(i for i, (a, b) in enumerate(zip(listed, newest_first, strict=True)) if a != b)
         return ORDER, (
             f"every play is listed once, but entry {where} is {listed[where]} where the "
             f"newest-first order puts {newest_first[where]}"
-            + (" (the listing is oldest first)" if listed == sold and len(sold) > 1 else "")
+            + (" (the listing is oldest first)" if listed == newest and len(newest) > 1 else "")
         )
     return None, ""
 
@@ -106,34 +121,40 @@ def scenario_history_listing(
         played = session.play(account, game, stake)
         sold.append(played["play_id"])
         session.auto(account, played["play_id"])
-        listing = session.history(account, LISTING)
-        requirement, seen = judge_listing(sold, _ids(listing))
+        got = _newest(session, case, account, LISTING)
+        if isinstance(got, Evidence):
+            return got
+        listing, asked = got
+        requirement, seen = judge_listing(sold, _ids(listing), asked)
         if requirement is not None:
             if requirement == "last_unit":
                 requirement = last_unit(game)
             return sc.evidence(
                 {**case, "requirement": requirement},
-                {"plays": sold[::-1]},
+                {"plays": sold[::-1][:asked]},
                 {"plays": _ids(listing)},
                 f"after play {n + 1} ({game} at {stake} cents): {seen}",
-                {"operation": "history", "limit": LISTING, "after": played["play_id"]},
+                {"operation": "history", "limit": asked, "after": played["play_id"]},
             )
     for n in range(plays, long_plays):
         game, stake = pairs[n % len(pairs)]
         played = session.play(account, game, stake)
         sold.append(played["play_id"])
         session.auto(account, played["play_id"])
-    listing = session.history(account, len(sold) + 7)  # an explicit limit above the count
-    requirement, seen = judge_listing(sold, _ids(listing))
+    got = _newest(session, case, account, len(sold) + 7)  # an explicit limit above the count
+    if isinstance(got, Evidence):
+        return got
+    listing, asked = got
+    requirement, seen = judge_listing(sold, _ids(listing), asked)
     if requirement is not None:
         if requirement == "last_unit":
             requirement = last_unit(pairs[(len(sold) - 1) % len(pairs)][0])
         return sc.evidence(
             {**case, "requirement": requirement},
-            {"plays": sold[::-1]},
+            {"plays": sold[::-1][:asked]},
             {"plays": _ids(listing)},
-            f"the listing of {len(sold)} plays (limit {len(sold) + 7}): {seen}",
-            {"operation": "history", "limit": len(sold) + 7},
+            f"the listing of {len(sold)} plays (limit {asked}): {seen}",
+            {"operation": "history", "limit": asked},
         )
     default = _ids(session.history(account, None))
     if not _newest_prefix(sold, default):
@@ -145,7 +166,32 @@ def scenario_history_listing(
             f"first, of the {len(sold)} the account made",
             {"operation": "history", "limit": None},
         )
-    return _judge_limits(session, case, account, _ids(listing))
+    return _judge_limits(session, case, account, _ids(listing), asked)
+
+
+def _newest(
+    session: sc.Session, case: Mapping[str, Any], account: sc.Account, wanted: int
+) -> tuple[list[dict[str, Any]], int] | Evidence:
+    """The listing asked with ``wanted`` and that limit; or, ``wanted`` refused with a 4xx
+    (a maximum of the target's own: rows ``limit-far-out``, ``history-own-limit``), the listing
+    at the largest usual maximum it takes and that maximum (``Session.history_up_to``). Every
+    usual maximum down to the smallest refused too: the evidence of ``play.history.limit``
+    (a page of ``OWN_LIMITS[-1]`` is the smallest maximum the suite takes for one)."""
+    try:
+        listing, own = session.history_up_to(account, wanted)
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500:
+            raise
+        smallest = sc.OWN_LIMITS[-1]
+        return sc.evidence(
+            {**case, "requirement": LIMIT},
+            {"limit": f"{wanted}, or a maximum of the target's own of at least {smallest}"},
+            sc.reply_doc(refusal),
+            f"limit={wanted} refused ({refusal.status}), and every usual maximum below it down "
+            f"to {smallest} too: a history that lists no page of {smallest} plays",
+            {"operation": "history", "limit": min(wanted, smallest)},
+        )
+    return listing, wanted if own is None else own
 
 
 def _newest_prefix(sold: list[str], listed: list[str]) -> bool:
@@ -161,12 +207,29 @@ def limits_to_ask(count: int) -> list[int]:
 
 
 def _judge_limits(
-    session: sc.Session, case: Mapping[str, Any], account: sc.Account, whole: list[str]
+    session: sc.Session,
+    case: Mapping[str, Any],
+    account: sc.Account,
+    whole: list[str],
+    answered: int,
 ) -> Evidence | None:
-    """``limit`` n gives the first n entries of the ``whole`` listing, for every n of
-    ``limits_to_ask``."""
+    """``limit`` n gives the first n entries of the ``whole`` listing (asked with the limit
+    ``answered``), for every n of ``limits_to_ask``. Each n is below ``answered``: a refusal
+    is no maximum of the target's own, which refuses the limits above it only."""
     for limit in limits_to_ask(len(whole)):
-        got = _ids(session.history(account, limit))
+        try:
+            got = _ids(session.history(account, limit))
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500:
+                raise
+            return sc.evidence(
+                {**case, "requirement": LIMIT},
+                {"plays": whole[:limit]},
+                sc.reply_doc(refusal),
+                f"limit={limit} refused ({refusal.status}) where limit={answered} was "
+                f"answered: a maximum of the target's own refuses only the limits above it",
+                {"operation": "history", "limit": limit},
+            )
         want = whole[:limit]
         if got != want:
             lost = [p for p in want if p not in got]
@@ -181,7 +244,7 @@ def _judge_limits(
                 {"plays": want},
                 {"plays": got},
                 f"limit={limit} gave {more}; the newest {limit} are the first {limit} of the "
-                f"whole listing of {len(whole)}",
+                f"listing of {len(whole)} (limit {answered})",
                 {"operation": "history", "limit": limit},
             )
     return None

@@ -201,9 +201,14 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
                 request,
             )
         ids = [p["play_id"] for p in sold]
-        listed = {p["play_id"] for p in session.history(account, 50)}
+        # a maximum of the target's own on ``limit`` (rows history-own-limit, limit-far-out)
+        # lists the newest that many: the plays at once are not ordered, so none is missing
+        # from a listing shorter than them, and only a stranger is judged there
+        entries, own = session.history_up_to(account, 50)
+        listed = {p["play_id"] for p in entries}
         strangers = sorted(listed - set(ids))
-        missing = [i for i in ids if i not in listed]
+        whole = own is None or own >= len(ids)
+        missing = [i for i in ids if i not in listed] if whole else []
         if strangers or missing:
             # a play listed that was never answered is this requirement's; plays missing
             # are the history's (one alone that can be the newest, ending where the serial

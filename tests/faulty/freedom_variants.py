@@ -48,6 +48,28 @@ class DefaultPage20(DefaultPage):
     page = 20
 
 
+# -- history: a maximum of its own on ``limit`` ------------------------------------------------
+
+
+class HistoryOwnLimit(Delegating):
+    """The history refuses a ``limit`` above ``maximum`` (400 with an error body), as many APIs
+    cap a page; without ``limit`` it answers its newest ``maximum`` plays. The contract gives
+    ``limit`` no maximum (rows ``history-own-limit``, ``limit-far-out``)."""
+
+    maximum = 100
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        if limit is None:
+            limit = self.maximum
+        elif type(limit) is int and limit > self.maximum:
+            raise ErrorReply(400, "bad_request", f"limit must be 1 to {self.maximum}")
+        return dict(self.inner.history(account_id, token, limit))
+
+
+class HistoryOwnLimit10(HistoryOwnLimit):
+    maximum = 10
+
+
 # -- blocks: one listed per stake ---------------------------------------------------------------
 
 
@@ -296,6 +318,16 @@ def _add(name: str, factory: Callable[[], Any], doc: str | None, *expected: tupl
 
 _add("history_page_10", _wrapped(DefaultPage), "Without `limit`, a default history page of 10.")
 _add("history_page_20", _wrapped(DefaultPage20), "Without `limit`, a default history page of 20.")
+# the old accounts' hundreds of plays are listed up to the maximum: the older ones unjudged
+OWN_LIMIT = ("play.history.complete", "history-own-limit")
+_add("history_limit_100", _wrapped(HistoryOwnLimit), HistoryOwnLimit.__doc__, OWN_LIMIT)
+_add(
+    "history_limit_10",
+    _wrapped(HistoryOwnLimit10),
+    "The history refuses a `limit` above 10 (400 with an error body); without `limit`, it "
+    "answers its newest 10.",
+    OWN_LIMIT,
+)
 _add(
     "one_block_listed",
     _wrapped(OneBlockListed),
@@ -369,16 +401,21 @@ def reservations_of(found: Sequence[dict[str, Any]]) -> Expected:
 
 def many_freedoms() -> Any:
     """Several freedoms at once, for one run over HTTP: JWT-like tokens and UUID ids, one
-    block listed per stake, a default history page of 10, ``created_at`` at +01:00, 403 for
-    404 and 422 for 400."""
+    block listed per stake, a history ``limit`` of at most 20 (422 above), a default history
+    page of 10, ``created_at`` at +01:00, 403 for 404 and 422 for 400."""
     name = "freedom:many"
     inner: Any = reference_adapter(JwtTokensService, name)
-    for layer in (OneBlockListed, DefaultPage, CreatedAtParis, Forbidden403, Unprocessable422):
+    layers = (OneBlockListed, HistoryOwnLimit20, DefaultPage, CreatedAtParis)
+    for layer in (*layers, Forbidden403, Unprocessable422):
         inner = layer(inner, name)
     return inner
 
 
-MANY_EXPECTED: Expected = FREEDOMS["one_block_listed"].expected
+class HistoryOwnLimit20(HistoryOwnLimit):
+    maximum = 20
+
+
+MANY_EXPECTED: Expected = FREEDOMS["one_block_listed"].expected | {OWN_LIMIT}
 
 
 __all__ = ["FREEDOMS", "MANY_EXPECTED", "Freedom", "many_freedoms", "reservations_of"]

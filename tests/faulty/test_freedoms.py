@@ -25,10 +25,12 @@ from .freedom_variants import (
     FREEDOMS,
     MANY_EXPECTED,
     CreatedAt,
+    HistoryOwnLimit,
     many_freedoms,
     reservations_of,
 )
 from .http_bridge import bridge
+from .variants import VARIANTS
 
 CERTIFIED = ("CERTIFIED", "CERTIFIED WITH RESERVATIONS")
 
@@ -119,13 +121,7 @@ def test_auto_refused_with_buttons_left_is_not_excused() -> None:
     assert "nothing_left" in message
 
 
-class HistoryLimit100(Delegating):
-    """A history ``limit`` above 100 refused (400), as many APIs cap a page."""
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
-        if limit is not None and limit > 100:
-            raise ErrorReply(400, "bad_request", "limit must be 1 to 100")
-        return self.inner.history(account_id, token, limit)
+HistoryLimit100 = HistoryOwnLimit  # a limit above 100 refused (400), as many APIs cap a page
 
 
 def test_an_old_account_past_the_targets_own_limit_is_reserved_not_an_error() -> None:
@@ -151,6 +147,73 @@ def test_a_listing_under_the_targets_own_limit_is_still_judged() -> None:
     adapter = HistoryDropsTheNewest(reference_adapter(name="x"), "x")
     outcome, _, message = one_check(adapter, "play.player_sessions")
     assert outcome == "fail", message
+
+
+#: every check that reads a history, with the settings that take it past the target's own
+#: maximum on ``limit`` (rows history-own-limit, limit-far-out): each listing judged up to it
+OWN_LIMIT_CHECKS = [
+    ("history_limit_10", "play.history_listing", {}),
+    ("history_limit_100", "play.history_listing", {"history_plays": 117}),  # the full profile's
+    ("history_limit_10", "play.history_created_at", {}),
+    ("history_limit_10", "play.insufficient_funds", {}),
+    ("history_limit_10", "play.invalid_requests", {}),
+    ("history_limit_10", "play.concurrent_one_account", {}),
+    ("history_limit_10", "play.deep_stream", {"deep_units": 300, "deep_budget_s": 20}),
+    ("history_limit_10", "security.no_token", {}),
+    ("history_limit_10", "security.ways_in_request", {}),
+]
+
+
+@pytest.mark.parametrize(("name", "check_id", "overrides"), OWN_LIMIT_CHECKS)
+def test_a_history_limit_of_the_targets_own_is_no_failure(
+    name: str, check_id: str, overrides: dict[str, Any]
+) -> None:
+    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id, **overrides)
+    assert outcome == "pass", (name, check_id, message)
+    assert reservations == []
+
+
+class HistoryOwnLimitShort(HistoryOwnLimit):
+    """Refuses a limit above 100, and answers 100 with 99 plays: the oldest of the page lost."""
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
+        answer = dict(super().history(account_id, token, limit))
+        if limit == self.maximum:
+            answer["plays"] = answer["plays"][:-1]
+        return answer
+
+
+def test_the_listing_at_the_targets_own_limit_is_still_judged() -> None:
+    """A listing asked at the target's own maximum must hold exactly its newest that many."""
+    adapter = HistoryOwnLimitShort(reference_adapter(name="x"), "x")
+    outcome, _, message = one_check(adapter, "play.history_listing", history_plays=117)
+    assert outcome == "fail", message
+    assert "of the newest 100 missing" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "requirement", "overrides"),
+    [
+        ("play_history_cap_under_own_limit", "play.history.complete", {"history_plays": 117}),
+        ("play_history_limit_floor", "play.history.limit", {}),
+        ("play_history_limit_max_5", "play.history.limit", {}),
+    ],
+)
+def test_what_a_maximum_of_its_own_must_not_hide_fails_the_listing(
+    name: str, requirement: str, overrides: dict[str, Any]
+) -> None:
+    """Answered short under the maximum, a floor, a maximum below 10: each fails (the slow
+    tier certifies each, tests/faulty/test_variants.py)."""
+    adapter = VARIANTS[name].factory()
+    try:
+        settings = settings_for(overrides, None, "quick")
+        ctx = CheckContext(adapter, adapter.describe(), settings, 7)
+        outcome = execute(registered_checks()["play.history_listing"], ctx)
+    finally:
+        adapter.close()
+    assert outcome.outcome == "fail", outcome.message
+    assert outcome.requirements == (requirement,), (outcome.requirements, outcome.message)
+    assert VARIANTS[name].caught_by([requirement]), name
 
 
 # -- a history page cap ------------------------------------------------------------------------

@@ -102,8 +102,28 @@ def test_the_independent_vendor_passes_a_check_needing_no_block(
     assert outcome.outcome == "pass", outcome.message
 
 
+@pytest.fixture(scope="module")
+def served_most_10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The vendor with a history ``limit`` of at most 10 (400 beyond), its page then 10."""
+    db = tmp_path_factory.mktemp("independent") / "vendor.sqlite3"
+    yield from _serve(db, "--history-most", "10")
+
+
 @pytest.mark.slow  # a quick run over HTTP: its 8 blocks generated first (about a minute)
 def test_the_independent_vendor_passes_a_quick_run(served: str, tmp_path: Path) -> None:
+    _passes_a_quick_run(served, tmp_path, EXPECTED_RESERVATIONS)
+
+
+@pytest.mark.slow  # as above, the vendor's history limit at most 10 (rows history-own-limit)
+def test_the_independent_vendor_with_a_history_limit_of_10_passes_a_quick_run(
+    served_most_10: str, tmp_path: Path
+) -> None:
+    """Its old accounts' 60 plays are listed up to 10: the older ones a reservation."""
+    own_limit = ("play.history.complete", "history-own-limit")
+    _passes_a_quick_run(served_most_10, tmp_path, EXPECTED_RESERVATIONS | {own_limit})
+
+
+def _passes_a_quick_run(served: str, tmp_path: Path, expected: set[tuple[str, str]]) -> None:
     out = tmp_path / "report"
     run = subprocess.run(
         [
@@ -126,4 +146,4 @@ def test_the_independent_vendor_passes_a_quick_run(served: str, tmp_path: Path) 
         for reservation in report["verdict"]["reservations"]
         for rid in reservation["requirements"]
     }
-    assert reserved == EXPECTED_RESERVATIONS, reserved
+    assert reserved == expected, reserved

@@ -18,6 +18,7 @@ from reference._service import GameService
 from . import _block_faults as bf
 from . import _crossblock_faults as xf
 from . import _faults as f
+from . import _own_limit_faults as olf
 from . import _play_faults as pf
 from . import _player_faults as plf
 from . import _protocol_faults as prf
@@ -1180,4 +1181,27 @@ _add(
     r5.header_order_variant,
     r5.HeaderOrderWinsQueued.__doc__,
     ("robots",),
+)
+
+# -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----
+_service(
+    "play_history_cap_under_own_limit",
+    "play",
+    "contract 4",
+    olf.HistoryCapUnderOwnLimit,
+    ["play.history.complete"],
+)
+_service(
+    "play_history_limit_floor",
+    "play",
+    "contract 4",
+    olf.HistoryLimitFloor,
+    ["play.history.limit"],
+)
+_service(
+    "play_history_limit_max_5",
+    "play",
+    "contract 4",
+    olf.HistoryLimitMaxFive,
+    ["play.history.limit"],
 )

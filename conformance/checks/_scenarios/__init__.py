@@ -43,6 +43,7 @@ from .clicks import (
 from .client import (
     KIND,
     MAX_CLICKS,
+    OWN_LIMITS,
     REVEAL_ANSWER,
     SENDABLE_TOKEN,
     Account,
@@ -149,6 +150,7 @@ __all__ = [
     "EVERY_KIND_CAP",
     "KIND",
     "MAX_CLICKS",
+    "OWN_LIMITS",
     "REVEAL_ANSWER",
     "SCENARIOS",
     "SENDABLE_TOKEN",

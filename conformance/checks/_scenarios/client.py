@@ -303,7 +303,8 @@ class Session:
         """The listing asked with the explicit limit ``wanted``, and None; or, when the target
         refuses that limit (a 4xx: a limit of its own, which ``play.limit_bounds`` accepts,
         row ``limit-far-out``), the listing of the largest of ``OWN_LIMITS`` below it that
-        the target takes, and that limit (row ``history-own-limit``)."""
+        the target takes, and that limit (row ``history-own-limit``): the caller judges the
+        newest that many plays. Every one refused too: the refusal of ``wanted`` is raised."""
         try:
             return self.history(account, wanted), None
         except ErrorReply as refusal:

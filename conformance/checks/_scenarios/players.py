@@ -489,7 +489,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     mine = [str(one.played["play_id"]) for one in player.bought]
     # the target's own limit on ``limit`` below that: the newest it lists are judged, the
     # older ones cannot be read (a reservation: row history-own-limit)
-    entries, player.listed_up_to = session.history_up_to(account, len(mine) + 10)
+    entries, own = session.history_up_to(account, len(mine) + 10)
+    player.listed_up_to = own if own is not None and own < len(mine) else None
     listed = [str(p["play_id"]) for p in entries]
     judged = mine if player.listed_up_to is None else mine[-player.listed_up_to :]
     missing = [p for p in judged if p not in set(listed)]
@@ -721,7 +722,8 @@ def _deep_history(
     play (game, stake, block, unit index), its unit's ticket and prize (an index kept in a
     column too narrow for a deep unit shows here only)."""
     game, stake = str(case["game"]), int(case["stake_cents"])
-    listed = {str(p["play_id"]): p for p in session.history(account, len(tail))}
+    entries, _ = session.history_up_to(account, len(tail))  # the target's own maximum: fewer
+    listed = {str(p["play_id"]): p for p in entries}
     for played in tail:
         entry = listed.get(str(played["play_id"]))
         unit = units.get(int(played["index"]))

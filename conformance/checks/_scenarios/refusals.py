@@ -23,7 +23,10 @@ from .sales import _follows
 
 
 def _state(session: Session, account: Account) -> tuple[int, list[str]]:
-    return session.balance(account), [p["play_id"] for p in session.history(account, 50)]
+    """The balance and the history's newest plays (up to 50, or the target's own maximum on
+    ``limit``: ``Session.history_up_to``)."""
+    listing, _ = session.history_up_to(account, 50)
+    return session.balance(account), [p["play_id"] for p in listing]
 
 
 def _cursor_kept(

@@ -12,7 +12,8 @@ harness check reading more into the contract than its letter fails this correct 
 - integer account ids, ULID play ids, tokens carrying the account id, block ids ``robots.100.1``;
 - 403 for someone else's account or play (404 for an unknown one);
 - its own error codes and wording, extra fields in answers, JSON indented and key-sorted;
-- a history page of 20 by default, ``limit`` at most 1000 (400 beyond);
+- a history page of 20 by default, ``limit`` at most 1000 (400 beyond; ``--history-most N``
+  takes another maximum, the page then at most N);
 - slices past a block's end clipped, not refused; AUTO refused (409) when nothing is left
   (a second AUTO, or a robots ticket clicked to its end); an extra ``letter`` in every win;
 - ``created_at`` in RFC 3339 with a ``+00:00`` offset and milliseconds.

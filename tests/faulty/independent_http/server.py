@@ -68,6 +68,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "IndieLotto/2.3"
     vendor: Vendor
+    history_most: int = HISTORY_MOST
 
     # every method goes through one router, so an unexpected one is a 405, never a 501
     def do_GET(self) -> None:
@@ -352,8 +353,10 @@ class Handler(BaseHTTPRequestHandler):
     def history(self, text: str) -> None:
         wallet = self.own_wallet(text)
         limit = self.query_number(self.query(), "limit")
-        if limit is not None and not 1 <= limit <= HISTORY_MOST:
-            raise bad(f"limit must be 1 to {HISTORY_MOST}")
+        most = self.history_most
+        if limit is not None and not 1 <= limit <= most:
+            raise bad(f"limit must be 1 to {most}")
+        page = limit or min(HISTORY_PAGE, most)
         plays = [
             {
                 "play_id": t.ulid,
@@ -366,9 +369,9 @@ class Handler(BaseHTTPRequestHandler):
                 "created_at": t.bought_at,
                 "finished": t.finished,
             }
-            for t in self.vendor.ledger.recent(wallet, limit or HISTORY_PAGE)
+            for t in self.vendor.ledger.recent(wallet, page)
         ]
-        self.reply(200, {"plays": plays, "limit": limit or HISTORY_PAGE})
+        self.reply(200, {"plays": plays, "limit": page})
 
     def reveal(self, text: str) -> None:
         ticket = self.own_ticket(text)
@@ -413,8 +416,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="make each block when it is first needed, not the first ones at start",
     )
+    parser.add_argument(
+        "--history-most",
+        type=int,
+        default=HISTORY_MOST,
+        help=f"the largest history limit taken, 400 beyond (default {HISTORY_MOST})",
+    )
     options = parser.parse_args(argv)
+    if options.history_most < 1:
+        parser.error("--history-most must be 1 or more")
     Handler.vendor = Vendor(options.db)
+    Handler.history_most = options.history_most
     if not options.no_warm_up:
         Handler.vendor.warm_up()
     try:
