@@ -7,7 +7,9 @@ too; an endpoint that timed out twice in a row is not waited on again (``Breaker
 whose connection fails before any answer is sent again, with backoff, only when that cannot
 hurt (a read, an evaluation, a new account, or nothing was sent); a lost play is settled from
 the history, never sent twice blindly; the requests in flight are limited (``Limiter``, lowered
-when a target drops connections). Every answer is bounded in size and in the memory its parse
+when a target drops connections). A target asking for patience (429, or 503 with
+``Retry-After``) gets it: the request is sent again after the wait asked, a bounded number of
+times (``_be_patient``). Every answer is bounded in size and in the memory its parse
 takes (``ANSWER_LIMITS``), and 1xx answers are skipped (``InterimSkipping``). Every fault is
 classified (``contract._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
 ``TargetTimeout``; an answer outside the contract → ``ProtocolViolation`` quoting the offending
@@ -694,7 +696,11 @@ class HttpAdapter:
     ``timeout`` seconds have been waited; ``retries`` is how often a call is sent again when no
     answer came and that is safe (``_send``), after ``backoff`` s, doubled each time; an
     endpoint that timed out ``breaker_after`` times in a row is not called again (0: always
-    called); ``user_agent`` is the User-Agent header (``DEFAULT_USER_AGENT``).
+    called), nor one whose requests were refused to the end (429, 503 with ``Retry-After``)
+    that many times in a row; ``user_agent`` is the User-Agent header (``DEFAULT_USER_AGENT``);
+    ``rate_retries`` is how often a request refused with 429 (or 503 with ``Retry-After``) is
+    sent again, each time after ``sleep(seconds)`` (``rate_wait``; by default a wait that ends
+    when the check it is made for is cut: ``harness._budget.wait_unless_cut``).
     """
 
     def __init__(
@@ -786,6 +792,8 @@ class HttpAdapter:
         changes nothing, or nothing that matters: a read, an evaluation, a new account) or
         when its connection was never made (nothing was sent). Otherwise the fault is raised
         as a ``LostAnswer``: the play was perhaps made; ``play`` settles it from the history.
+        An answer asking for patience (429, or 503 with ``Retry-After``) is no answer: the
+        request is sent again after the wait asked (``_be_patient``), whatever it is.
 
         Each attempt has its own total deadline (``self.timeout[1]``), which goes on running
         for the body: the response carries it, and the reader of the body ends it."""
