@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from harness import HttpAdapter, TargetTimeout
+from harness import HttpAdapter, ProtocolViolation, TargetTimeout
 from harness._budget import Cancelled, CancelToken, GuardedAdapter, Stalls, wait_unless_cut
 from harness._errors import ErrorReply
 from harness._reports.console import transport_line
@@ -297,3 +297,16 @@ def test_a_wait_ends_when_its_check_is_cut() -> None:
     with pytest.raises(Cancelled, match="cut at its budget"):
         guarded.balance(ACCOUNT, "t")
     wait_unless_cut(0.0)  # outside a check: a plain sleep
+
+
+def test_a_503_without_retry_after_is_the_overload_it_was(serve: Serve) -> None:
+    """No ``Retry-After``: a read sent again with the backoff of a dropped connection (as
+    502 and 504), a reveal not sent again (nothing says it was not done)."""
+    target, adapter, waits = serve(refused_first(1, (200, BALANCE, {}), status=503, headers={}))
+    assert adapter.balance(ACCOUNT, "t") == BALANCE
+    counts = adapter.transport_counts()
+    assert counts["retries"] == 1 and counts["rate_limited"] == 0 and waits.asked == []
+    target, adapter, _ = serve(refused_first(1, (200, REVEAL, {}), status=503, headers={}))
+    with pytest.raises(ProtocolViolation, match="expected status 200, got 503"):
+        adapter.reveal("play_2", "t", 3)
+    assert target.count("POST") == 1
