@@ -44,6 +44,25 @@ class Cancelled(BaseException):
     """Raised in a cut check's thread at its next call to the target."""
 
 
+_calling = threading.local()  # .token: the CancelToken of the check this thread calls for
+
+
+def wait_unless_cut(seconds: float, step: float = 0.25) -> None:
+    """Sleep ``seconds``, unless the check on whose behalf this thread is calling the target
+    (through a ``GuardedAdapter``) is cut meanwhile: then ``Cancelled`` at once (within
+    ``step``). How a transport waits when a target asks it to (``Retry-After``): the wait
+    counts against the check's budget and the run's, and a cut check sends nothing more."""
+    token = getattr(_calling, "token", None)
+    ends = time.monotonic() + seconds
+    while True:
+        if token is not None:
+            token.check()
+        left = ends - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, step))
+
+
 class CancelToken:
     """Set once a check is cut; ``lock`` orders the cut with the check's own reports."""
 
@@ -177,9 +196,12 @@ class GuardedAdapter:
             self._calls += 1
             ticket = self._calls
             self._in_flight[ticket] = (operation, time.monotonic())
+        outer = getattr(_calling, "token", None)
+        _calling.token = self._token
         try:
             result = getattr(self.underlying, operation)(*args, **kwargs)
         finally:
+            _calling.token = outer
             with self._lock:
                 del self._in_flight[ticket]
         self._token.check()  # the answer of a call made before the cut is not handed on

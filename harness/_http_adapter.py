@@ -7,7 +7,9 @@ too; an endpoint that timed out twice in a row is not waited on again (``Breaker
 whose connection fails before any answer is sent again, with backoff, only when that cannot
 hurt (a read, an evaluation, a new account, or nothing was sent); a lost play is settled from
 the history, never sent twice blindly; the requests in flight are limited (``Limiter``, lowered
-when a target drops connections). Every answer is bounded in size and in the memory its parse
+when a target drops connections). A target asking for patience (429, or 503 with
+``Retry-After``) gets it: the request is sent again after the wait asked, a bounded number of
+times (``_be_patient``). Every answer is bounded in size and in the memory its parse
 takes (``ANSWER_LIMITS``), and 1xx answers are skipped (``InterimSkipping``). Every fault is
 classified (``contract._errors``): nothing answers → ``TargetUnreachable``; no answer in time →
 ``TargetTimeout``; an answer outside the contract → ``ProtocolViolation`` quoting the offending
@@ -23,7 +25,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -39,6 +41,7 @@ from reference._strict_json import JsonError, OverCost
 from reference._strict_json import loads as strict_loads
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
+from ._budget import wait_unless_cut
 from ._errors import (
     ConfigError,
     ContractBreach,
@@ -51,12 +54,16 @@ from ._errors import (
 from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import (
     FRESH_AFTER_S,
+    RATE_RETRIES,
+    RATE_WAIT_CAP_S,
     Breaker,
     Counts,
     Deadline,
     DeadlineHTTPAdapter,
     Limiter,
+    asks_patience,
     endpoint,
+    rate_wait,
 )
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows
@@ -689,7 +696,11 @@ class HttpAdapter:
     ``timeout`` seconds have been waited; ``retries`` is how often a call is sent again when no
     answer came and that is safe (``_send``), after ``backoff`` s, doubled each time; an
     endpoint that timed out ``breaker_after`` times in a row is not called again (0: always
-    called); ``user_agent`` is the User-Agent header (``DEFAULT_USER_AGENT``).
+    called), nor one whose requests were refused to the end (429, 503 with ``Retry-After``)
+    that many times in a row; ``user_agent`` is the User-Agent header (``DEFAULT_USER_AGENT``);
+    ``rate_retries`` is how often a request refused with 429 (or 503 with ``Retry-After``) is
+    sent again, each time after ``sleep(seconds)`` (``rate_wait``; by default a wait that ends
+    when the check it is made for is cut: ``harness._budget.wait_unless_cut``).
     """
 
     def __init__(
@@ -705,6 +716,8 @@ class HttpAdapter:
         verify: bool | str = True,
         breaker_after: int = BREAKER_AFTER,
         user_agent: str = DEFAULT_USER_AGENT,
+        rate_retries: int = RATE_RETRIES,
+        sleep: Callable[[float], None] = wait_unless_cut,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -724,6 +737,9 @@ class HttpAdapter:
         self.backoff = backoff
         self.min_rate = min_rate
         self.breaker = Breaker(breaker_after)
+        self.refusals = Breaker(breaker_after, "was refused to the end (429 or 503, waited on)")
+        self.rate_retries = rate_retries
+        self._sleep = sleep
         self.counts = Counts(min(INITIAL_LIMIT, pool_size))
         self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
         self._plays = _PlayBook()
@@ -766,6 +782,7 @@ class HttpAdapter:
         params: Mapping[str, object] | None = None,
         token: str | None = None,
         safe: bool = False,
+        settled: bool = False,
     ) -> requests.Response:
         """One request, answered with headers; sent again only when that cannot hurt.
 
@@ -775,14 +792,19 @@ class HttpAdapter:
         changes nothing, or nothing that matters: a read, an evaluation, a new account) or
         when its connection was never made (nothing was sent). Otherwise the fault is raised
         as a ``LostAnswer``: the play was perhaps made; ``play`` settles it from the history.
+        An answer asking for patience (429, or 503 with ``Retry-After``) is no answer: the
+        request is sent again after the wait asked (``_be_patient``), whatever it is.
 
         Each attempt has its own total deadline (``self.timeout[1]``), which goes on running
         for the body: the response carries it, and the reader of the body ends it."""
         what = request_label(method, path)
         key = endpoint(method, path)
         self.breaker.check(key)
+        self.refusals.check(key)
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
-        for attempt in range(1 + self.retries):
+        attempt = 0  # attempts that failed (no answer, or 502/503/504), against ``retries``
+        refused = 0  # answers asking for patience (429, 503 with Retry-After)
+        while True:
             if not self.limiter.acquire(self.timeout[1], 1.0 if safe else UNSAFE_SHARE):
                 raise TargetTimeout(
                     f"{what}: not sent: the {int(self.limiter.limit)} requests this target is "
@@ -829,11 +851,20 @@ class HttpAdapter:
             finally:
                 self.limiter.release(answered)
             if answered:
+                patience, asked = asks_patience(response.status_code, response.headers)
+                if patience:
+                    deadline.finish()
+                    response.close()
+                    refused += 1
+                    self._be_patient(what, key, response.status_code, asked, refused, settled)
+                    continue
+                self.refusals.answered(key)
                 if safe and response.status_code in (502, 503, 504) and attempt < self.retries:
                     deadline.finish()
                     response.close()
                     self.limiter.dropped()  # overloaded, by its own word
                     self._pause(attempt)
+                    attempt += 1
                     continue
                 setattr(response, _DEADLINE, deadline)
                 setattr(response, _ENDPOINT, key)
@@ -843,7 +874,42 @@ class HttpAdapter:
             if attempt == self.retries:
                 raise fault
             self._pause(attempt)
-        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+            attempt += 1
+
+    def _be_patient(
+        self, what: str, key: str, status: int, asked: float | None, refused: int, settled: bool
+    ) -> None:
+        """The target answered ``status`` (429, or 503 with ``Retry-After``) for the
+        ``refused``-th time to one request: wait what it asks (``rate_wait``), the requests in
+        flight halved (``Limiter``: the harness slows down), then the request is sent again,
+        whatever it is, a play or a reveal too: the answer refuses the request, it does not
+        report it done. A 429 is a client error, "too many requests", whose ``Retry-After``
+        says how long to wait "before making a new request" (RFC 6585 4); a 503 says the
+        server is "unable to handle the request", its ``Retry-After`` how long to wait "before
+        retrying the request" (RFC 9110 15.6.4): a server shedding load says so before doing
+        the work (a gateway that lost its upstream's answer says 502 or 504, or a 503 without
+        ``Retry-After``, which is not waited on here). A play (``settled``) met with a 503 is
+        still settled from the history after the wait (``LostAnswer``), as cheap as sending it
+        again and never buying it twice. Refused ``rate_retries`` times already:
+        ``TargetTimeout`` (the check: *error*, never a failure), and the endpoint counts one
+        more such request in a row (``refusals``: past ``breaker_after``, not called
+        again)."""
+        self.limiter.dropped()
+        self.counts.add("rate_limited")
+        said = f"{status}" + ("" if asked is None else f" with Retry-After {asked:g} s")
+        if refused > self.rate_retries:
+            message = (
+                f"{what}: refused {refused} times in a row ({said} the last time), waited on "
+                f"{self.rate_retries} times (at most {RATE_WAIT_CAP_S:g} s each): the target "
+                f"did not answer the request"
+            )
+            self.refusals.timed_out(key, message)
+            raise TargetTimeout(message)
+        wait = rate_wait(asked, refused, random.random)  # timing only
+        self._sleep(wait)
+        self.counts.waited(wait)
+        if status == 503 and settled:
+            raise LostAnswer(ProtocolViolation(f"{what}: answered {said}"))
 
     def _pause(self, attempt: int) -> None:
         """The backoff before attempt ``attempt + 2``: ``backoff`` doubled each time, spread by
@@ -1067,7 +1133,9 @@ class HttpAdapter:
         bought: object = None
         try:
             try:
-                document = self._call("POST", path, "play", status=201, body=body, token=token)
+                document = self._call(
+                    "POST", path, "play", status=201, body=body, token=token, settled=True
+                )
             except LostAnswer as lost:
                 document = self._settle(account_id, token, game, stake_cents, path, lost)
             bought = document.get("play_id")
@@ -1108,7 +1176,9 @@ class HttpAdapter:
                 self.counts.add("plays_resent")
                 body = {"game": game, "stake_cents": stake_cents}
                 try:
-                    return self._call("POST", path, "play", status=201, body=body, token=token)
+                    return self._call(
+                        "POST", path, "play", status=201, body=body, token=token, settled=True
+                    )
                 except LostAnswer as again:
                     cannot = (
                         f"{again.fault}; the play was perhaps made, and the history could not tell"
@@ -1215,11 +1285,52 @@ class HttpAdapter:
         """One request exactly as written (``contract.RawRequests``): ``path`` (query string
         included) is sent byte for byte, no normalisation (``requests`` would turn ``%61``
         into ``a``), ``headers`` added to the adapter's own (no ``Authorization`` unless
-        given), ``body`` as JSON. Never repeated; the answer's status and its body's first
+        given), ``body`` as JSON. Sent again only when the target asks for patience (a 429,
+        a 503 with ``Retry-After``: ``_be_patient``), as it asks: a probe is judged on the
+        answer the target gives when the harness comes back as told, never on a refusal to
+        answer it (a probe's request changes nothing the suite judges, or only an account of
+        its own: sent again even after a 503); the answer's status and its body's first
         ``RAW_BODY_BYTES`` bytes, within the request's deadline."""
         what = request_label(method, path)
         key = endpoint(method, path)
         self.breaker.check(key)
+        self.refusals.check(key)
+        refused = 0
+        while True:
+            response, deadline = self._send_raw_once(what, key, method, path, headers, body)
+            patience, asked = asks_patience(response.status_code, response.headers)
+            if not patience:
+                break
+            deadline.finish()
+            response.close()
+            refused += 1
+            self._be_patient(what, key, response.status_code, asked, refused, False)
+        self.refusals.answered(key)
+        setattr(response, _DEADLINE, deadline)
+        setattr(response, _ENDPOINT, key)
+        reader = self._reader(response, what)
+        parts: list[bytes] = []
+        chunks = reader.chunks()
+        try:
+            for data in chunks:
+                parts.append(data)
+                if reader.received >= RAW_BODY_BYTES:
+                    break
+        finally:
+            chunks.close()
+            response.close()
+        return RawAnswer(response.status_code, b"".join(parts)[:RAW_BODY_BYTES])
+
+    def _send_raw_once(
+        self,
+        what: str,
+        key: str,
+        method: str,
+        path: str,
+        headers: Mapping[str, str] | None,
+        body: object,
+    ) -> tuple[requests.Response, Deadline]:
+        """``send_raw``'s request sent once: its answer's headers, and its running deadline."""
         prepared = requests.PreparedRequest()
         prepared.prepare(
             method=method,
@@ -1251,20 +1362,7 @@ class HttpAdapter:
         except BaseException:
             deadline.finish()
             raise
-        setattr(response, _DEADLINE, deadline)
-        setattr(response, _ENDPOINT, key)
-        reader = self._reader(response, what)
-        parts: list[bytes] = []
-        chunks = reader.chunks()
-        try:
-            for data in chunks:
-                parts.append(data)
-                if reader.received >= RAW_BODY_BYTES:
-                    break
-        finally:
-            chunks.close()
-            response.close()
-        return RawAnswer(response.status_code, b"".join(parts)[:RAW_BODY_BYTES])
+        return response, deadline
 
     def close(self) -> None:
         self.session.close()

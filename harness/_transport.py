@@ -17,6 +17,7 @@ reports the deadline, not a cut body.
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import heapq
 import http.client
 import itertools
@@ -25,7 +26,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import urllib3.connection
@@ -328,10 +329,12 @@ def endpoint(method: str, path: str) -> str:
 
 
 class Breaker:
-    """Timeouts in a row per endpoint; from ``threshold`` on, the endpoint is not called."""
+    """Timeouts in a row per endpoint; from ``threshold`` on, the endpoint is not called.
+    ``what`` says what happened that many times (``timed out``)."""
 
-    def __init__(self, threshold: int) -> None:
+    def __init__(self, threshold: int, what: str = "timed out") -> None:
         self.threshold = threshold
+        self.what = what
         self._timeouts: dict[str, list[str]] = {}
         self._lock = threading.Lock()
 
@@ -343,7 +346,7 @@ class Breaker:
                 return
             count, first = len(seen), seen[0]
         raise TargetTimeout(
-            f"{key}: not called: it timed out {count} times in a row in this run, so it is "
+            f"{key}: not called: it {self.what} {count} times in a row in this run, so it is "
             f"not waited on again (the first time: {first})"
         )
 
@@ -359,6 +362,68 @@ class Breaker:
                 del self._timeouts[key]
 
 
+# -- a target that asks for patience: 429, and 503 with Retry-After -----------------------------
+
+RATE_RETRIES = 8
+"""How many times a request refused with ``429 Too Many Requests`` (or ``503`` with
+``Retry-After``) is sent again, each after the wait the target asks (``rate_wait``); refused
+once more, the check that sent it cannot judge (*error*, never a failure)."""
+RATE_WAIT_CAP_S = 5.0
+"""The longest the harness waits before sending a refused request again, whatever the target
+asks: a ``Retry-After: 3600`` is waited 5 s, and the request refused again past the retries is
+an *error*. Every wait also counts against the check's and the run's budgets."""
+RATE_FIRST_WAIT_S = 0.5
+"""The wait after a refusal that names none (no ``Retry-After``): doubled at each refusal of
+the same request, up to ``RATE_WAIT_CAP_S``."""
+
+
+def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """The seconds a ``Retry-After`` header asks to wait (RFC 9110 10.2.3): a number of
+    seconds, or an HTTP date, measured from the answer's own ``Date`` when it has one (the
+    target's clock against itself: no skew), else from ``now`` (epoch seconds; the clock by
+    default); None when absent or unreadable; never below 0."""
+    value = (headers.get("Retry-After") or "").strip()
+    if not value:
+        return None
+    if value.isascii() and value.isdigit():
+        return float(min(int(value[:12]), 10**9))
+    try:
+        at = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if at.tzinfo is None:  # "-0000" or no zone: an HTTP date is in GMT
+        return None
+    base = now if now is not None else time.time()
+    date = (headers.get("Date") or "").strip()
+    if date:
+        with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+            told = email.utils.parsedate_to_datetime(date)
+            if told.tzinfo is not None:
+                base = told.timestamp()
+    return max(0.0, at.timestamp() - base)
+
+
+def asks_patience(status: int, headers: Mapping[str, str]) -> tuple[bool, float | None]:
+    """Whether an answer asks the client to come back later rather than answering: ``429``
+    (RFC 6585 4), or ``503`` with a ``Retry-After`` (RFC 9110 15.6.4); and the seconds it
+    asks (None: a 429 that names none). A 503 without ``Retry-After`` is not one: the
+    target's overload, handled as 502 and 504 are."""
+    if status not in (429, 503):
+        return False, None
+    asked = retry_after(headers)
+    return status == 429 or asked is not None, asked
+
+
+def rate_wait(asked: float | None, refusals: int, spread: Callable[[], float]) -> float:
+    """The wait before sending again a request refused ``refusals`` times (1, 2, ...): what
+    the target asked, or ``RATE_FIRST_WAIT_S`` doubled at each refusal when it asked nothing;
+    at most ``RATE_WAIT_CAP_S``; then up to a quarter longer (``spread()`` in [0, 1)), so the
+    requests refused together do not all come back at the same instant, and never shorter
+    than asked below the cap."""
+    base = asked if asked is not None else RATE_FIRST_WAIT_S * 2 ** min(refusals - 1, 16)
+    return min(base, RATE_WAIT_CAP_S) * (1 + spread() / 4)
+
+
 # -- concurrency for a target that drops connections ------------------------------------------
 
 
@@ -371,18 +436,36 @@ class Counts:
     (``plays_bought``: found there; ``plays_resent``: not there, so sent again); ``lost``:
     answers lost that nothing could settle (the check says it could not judge: *error*);
     ``reductions``: times the limit on requests in flight was halved; ``lowest_limit``: the
-    lowest it went."""
+    lowest it went; ``rate_limited``: answers that asked the harness to slow down (429, or 503
+    with ``Retry-After``), each request then sent again after its wait; ``rate_waited_s``:
+    those waits, added up (whole seconds, rounded up)."""
 
-    FIELDS = ("retries", "plays_bought", "plays_resent", "lost", "reductions", "lowest_limit")
+    FIELDS = (
+        "retries",
+        "plays_bought",
+        "plays_resent",
+        "lost",
+        "reductions",
+        "lowest_limit",
+        "rate_limited",
+        "rate_waited_s",
+    )
 
     def __init__(self, ceiling: int) -> None:
         self.values = dict.fromkeys(self.FIELDS, 0)
         self.values["lowest_limit"] = ceiling
+        self._waited = 0.0
         self._lock = threading.Lock()
 
     def add(self, name: str, amount: int = 1) -> None:
         with self._lock:
             self.values[name] += amount
+
+    def waited(self, seconds: float) -> None:
+        """``seconds`` more waited because the target asked for patience."""
+        with self._lock:
+            self._waited += seconds
+            self.values["rate_waited_s"] = int(-(-self._waited // 1))
 
     def lowest(self, limit: int) -> None:
         with self._lock:

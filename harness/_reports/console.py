@@ -103,18 +103,30 @@ def _group_line(label: str, members: list[dict[str, Any]]) -> str:
 
 
 def transport_line(doc: dict[str, Any]) -> str:
-    """One line on what the HTTP transport did, when it did anything ("" otherwise)."""
+    """One line on what the HTTP transport did, when it did anything ("" otherwise): the
+    requests sent again and the plays settled, and the waits a target asked for (429, 503
+    with ``Retry-After``): the harness slowed down for it."""
     counts = doc.get("transport")
-    if not counts or not any(
-        counts[k] for k in ("retries", "plays_bought", "plays_resent", "lost")
-    ):
+    if not counts:
         return ""
-    settled = counts["plays_bought"] + counts["plays_resent"]
+    parts = []
+    if any(counts[k] for k in ("retries", "plays_bought", "plays_resent", "lost")):
+        settled = counts["plays_bought"] + counts["plays_resent"]
+        parts.append(
+            f"{counts['retries']} requests sent again, {settled} lost plays settled from "
+            f"the history ({counts['plays_bought']} bought, {counts['plays_resent']} sent "
+            f"again), {counts['lost']} answers lost unsettled"
+        )
+    if counts.get("rate_limited"):
+        parts.append(
+            f"{counts['rate_limited']} answers asked the harness to slow down (429, or 503 "
+            f"with Retry-After), {counts['rate_waited_s']} s waited before sending them again"
+        )
+    if not parts:
+        return ""
     return (
-        f"transport: {counts['retries']} requests sent again, {settled} lost plays settled from "
-        f"the history ({counts['plays_bought']} bought, {counts['plays_resent']} sent again), "
-        f"{counts['lost']} answers lost unsettled; requests in flight halved "
-        f"{counts['reductions']} times (down to {counts['lowest_limit']})"
+        f"transport: {'; '.join(parts)}; requests in flight halved {counts['reductions']} "
+        f"times (down to {counts['lowest_limit']})"
     )
 
 

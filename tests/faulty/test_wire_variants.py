@@ -5,7 +5,9 @@ The HTTP/1.0 server with an accept backlog of 5 is certified at the concurrency 
 (24 threads buying at once): its queue overflows, and connections are reset or closed before
 any answer (before the transport sent safe requests again, settled lost plays and lowered its
 concurrency, eight requirements of this very run ended in *error*: docs/http-api.md). The
-report's ``transport`` object says what the transport did.
+report's ``transport`` object says what the transport did; against the rate-limited variants
+(429 with and without ``Retry-After``, 503 with it), the answers it waited on before sending
+the request again (docs/http-api.md, "A target that asks for patience").
 """
 
 from __future__ import annotations
@@ -39,3 +41,5 @@ def test_wire_variant_certified_over_http(name: str, tmp_path: Path) -> None:
     report = json.loads((tmp_path / "report.json").read_text())
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
     assert report["transport"]["lost"] == 0, report["transport"]
+    if WIRE_VARIANTS[name].get("rate"):  # refused past its limits, waited on, sent again
+        assert report["transport"]["rate_limited"] > 0, report["transport"]

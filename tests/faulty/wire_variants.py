@@ -9,7 +9,14 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``chunked``: HTTP/1.1 kept alive, every body ``Transfer-Encoding: chunked``;
 - ``sized``: HTTP/1.1 kept alive, every body with its ``Content-Length`` (block streams too);
 - ``gzip``: every answer ``Content-Encoding: gzip`` when the request accepts it;
-- ``late``: every answer 150 ms late.
+- ``late``: every answer 150 ms late;
+- ``rate_limited``: at most 20 requests a second per account (its token) and 150 per client,
+  beyond which ``429 Too Many Requests`` with ``Retry-After: 1`` and the error document, the
+  request not processed (``RateLimit``);
+- ``rate_limited_bare``: the same limits, the 429 without ``Retry-After`` and with a body that
+  is no JSON (nginx's ``limit_req`` page);
+- ``overloaded_503``: the same limits answered ``503 Service Unavailable`` with
+  ``Retry-After: 1`` (a gateway shedding load).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -37,6 +44,9 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "sized": {},
     "gzip": {"gzip": True},
     "late": {"delay_s": 0.150},
+    "rate_limited": {"rate": "limits"},
+    "rate_limited_bare": {"rate": "limits_bare"},
+    "overloaded_503": {"rate": "limits_503"},
 }
 
 Document = dict[str, Any]
@@ -75,6 +85,72 @@ def _block_lines(stream: Any) -> Iterator[bytes]:
 
 
 Route = tuple[str, re.Pattern[str], Callable[..., Answer]]
+
+
+class RateLimit:
+    """A rate limiter in front of the service, as production gateways have: a token bucket per
+    account (its ``Authorization`` header) of ``per_account`` requests a second, and one for
+    the whole client of ``per_client``, each holding a second's worth; a request past either
+    is refused with ``status`` (429 or 503), ``Retry-After: retry_after`` when given, and the
+    error document (``json_body``) or nginx's HTML page, before anything is processed.
+    ``refuse(method, path, body)``: a request refused whatever the buckets hold (a faulty
+    target's); ``refused`` counts the refusals sent."""
+
+    def __init__(
+        self,
+        per_account: float = 20.0,
+        per_client: float = 150.0,
+        *,
+        status: int = 429,
+        retry_after: str | None = "1",
+        json_body: bool = True,
+        refuse: Callable[[str, str, bytes], bool] | None = None,
+    ) -> None:
+        self.rates = {"account": per_account, "client": per_client}
+        self.status, self.retry_after, self.json_body = status, retry_after, json_body
+        self.refuse = refuse
+        self.refused = 0
+        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
+        self._lock = threading.Lock()
+
+    def _take(self, key: str, rate: float, now: float) -> bool:
+        tokens, at = self._buckets.get(key, (rate, now))
+        tokens = min(rate, tokens + (now - at) * rate)
+        if tokens < 1:
+            self._buckets[key] = (tokens, now)
+            return False
+        self._buckets[key] = (tokens - 1, now)
+        return True
+
+    def admits(self, method: str, path: str, body: bytes, account: str | None) -> bool:
+        if self.refuse is not None and self.refuse(method, path, body):
+            with self._lock:
+                self.refused += 1
+            return False
+        now = time.monotonic()
+        with self._lock:
+            ok = (account is None or self._take(f"a:{account}", self.rates["account"], now)) and (
+                self._take("client", self.rates["client"], now)
+            )
+            self.refused += not ok
+            return ok
+
+    def refusal(self) -> tuple[int, dict[str, str], bytes, str]:
+        """The status, headers, body and media type of a refusal."""
+        headers = {} if self.retry_after is None else {"Retry-After": self.retry_after}
+        if self.json_body:
+            word = "too_many_requests" if self.status == 429 else "overloaded"
+            body = {"error": {"code": word, "message": "slow down"}}
+            return self.status, headers, json.dumps(body).encode(), "application/json"
+        page = b"<html><head><title>429 Too Many Requests</title></head></html>\n"
+        return self.status, headers, page, "text/html"
+
+
+RATE_LIMITS: dict[str, Callable[[], RateLimit]] = {
+    "limits": RateLimit,
+    "limits_bare": lambda: RateLimit(retry_after=None, json_body=False),
+    "limits_503": lambda: RateLimit(status=503),
+}
 
 
 def routes(adapter: Any) -> list[Route]:
@@ -148,6 +224,19 @@ class _Handler(BaseHTTPRequestHandler):
         options = self.server
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        rate = options.rate
+        if rate is not None and not rate.admits(
+            method, self.path, raw, self.headers.get("Authorization")
+        ):
+            status, headers, page, media = rate.refusal()
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Type", media)
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return
         status, document = self._dispatch(method, raw)
         if options.delay_s:
             time.sleep(options.delay_s)
@@ -225,7 +314,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         chunked: bool = False,
         gzip: bool = False,
         delay_s: float = 0.0,
+        rate: str | RateLimit | None = None,
     ) -> None:
+        self.rate = RATE_LIMITS[rate]() if isinstance(rate, str) else rate
         self.request_queue_size = backlog  # read by server_activate's listen()
         self.routes = routes(adapter)
         self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s

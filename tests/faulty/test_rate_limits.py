@@ -1,0 +1,138 @@
+"""Targets that rate-limit (``wire_variants.RateLimit``): a correct one is certified over HTTP
+(docs/contract-decisions.md, row ``rate-limited``), and a 429 is no way out of a check.
+
+The contract says nothing of rate limits; production servers answer ``429 Too Many Requests``
+(or ``503`` with ``Retry-After``) past theirs. The harness waits what they ask and sends the
+request again, a play and a reveal too: a correct rate-limited target must be certified, a
+target that refuses one kind of request for ever must not (*error*, INCOMPLETE), and a check's
+probe refused with 429 is judged on the answer that follows, never on the refusal.
+
+Fast tier: one check each, over HTTP. Slow tier: whole runs, quick and full
+(``test_wire_variants`` runs the three rate-limited wire variants in the quick profile too).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from harness import HttpAdapter
+
+from ._base import reference_adapter
+from ._play_faults import BalanceInFloatEuros
+from .certify import TEST_SETTINGS, certify
+from .test_freedoms import assert_certified, one_check
+from .wire_variants import RateLimit, WireServer, wire_variant
+
+UNLIMITED = 1e9  # requests a second: no limit, only the ``refuse`` rule
+
+
+def _opening_odd_balance(method: str, path: str, body: bytes) -> bool:
+    """An account opened with a balance that is not whole euros: ``play.money_exact``'s."""
+    if (method, path) != ("POST", "/v1/accounts"):
+        return False
+    balance = json.loads(body or b"{}").get("balance_cents")
+    return type(balance) is int and balance % 100 != 0
+
+
+def _reveal(method: str, path: str, body: bytes) -> bool:
+    return method == "POST" and path.endswith("/reveal")
+
+
+def _adapter(url: str, **options: Any) -> HttpAdapter:
+    return HttpAdapter(url, timeout=10.0, **options)
+
+
+def test_a_correct_target_that_rate_limits_plays_at_once_passes() -> None:
+    """Plays of one account at once past its 5 a second: refused with 429, sent again after
+    the second asked, each bought once (``play.concurrent_sales`` counts every unit)."""
+    limits = RateLimit(per_account=5.0, per_client=UNLIMITED)
+    server = WireServer(reference_adapter(name="freedom:rate_limited"), rate=limits)
+    with server as url:
+        adapter = _adapter(url)
+        outcome, reservations, message = one_check(adapter, "play.concurrent_sales")
+    assert outcome == "pass", message
+    assert reservations == []
+    assert limits.refused > 0 and adapter.transport_counts()["rate_limited"] == limits.refused
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "rate_limited",
+        pytest.param("rate_limited_bare", marks=pytest.mark.slow),  # the same waits, longer
+        pytest.param("overloaded_503", marks=pytest.mark.slow),
+    ],
+)
+def test_a_correct_target_that_rate_limits_reveals_passes(variant: str) -> None:
+    """Clicks refused past the limit (with or without Retry-After, 429 or 503) are sent again:
+    each click revealed once, in order (``play.robots_reveal_order``)."""
+    server = wire_variant(variant)
+    assert server.server.rate is not None
+    server.server.rate.rates["account"] = 30.0  # an account's clicks refused past 30 a second
+    with server as url:
+        adapter = _adapter(url)
+        outcome, _, message = one_check(adapter, "play.robots_reveal_order", games=["robots"])
+    assert outcome == "pass", (variant, message)
+    assert server.server.rate.refused > 0
+
+
+def test_a_probe_refused_with_429_is_no_way_out_of_its_check() -> None:
+    """A wallet in float euros (115 cents held as 114) that answers 429, with the error
+    document, to every account opened with odd cents: read as a refusal, "a limit of the
+    target's own", it would not be judged; it is sent again, refused to the end, and the check
+    cannot judge: *error*, never a pass."""
+    faulty = reference_adapter(BalanceInFloatEuros, name="faulty:float_euros")
+    with WireServer(
+        faulty, rate=RateLimit(UNLIMITED, UNLIMITED, refuse=_opening_odd_balance)
+    ) as url:
+        outcome, _, message = one_check(_adapter(url, rate_retries=2), "play.money_exact")
+    assert outcome == "error", message
+    assert "refused 3 times in a row" in message
+    # answered, the same wallet fails the check
+    faulty = reference_adapter(BalanceInFloatEuros, name="faulty:float_euros")
+    with WireServer(faulty) as url:
+        outcome, _, message = one_check(_adapter(url), "play.money_exact", games=["robots"])
+    assert outcome == "fail", message
+
+
+def test_a_target_that_refuses_every_reveal_is_not_certified() -> None:
+    """Every reveal answered 429 for ever: the reveal checks end in *error* (the endpoint not
+    called again once two reveals were refused to the end), never a pass or a fail."""
+    limits = RateLimit(UNLIMITED, UNLIMITED, refuse=_reveal)
+    requirements = ["robots.4.4.reveal_order", "robots.4.3.reveal_symbols", "robots.4.6.x2"]
+    with WireServer(reference_adapter(name="faulty:reveal_refused"), rate=limits) as url:
+        outcome = certify(
+            _adapter(url, rate_retries=2),
+            target=url,
+            games=["robots"],
+            requirements=requirements,
+        )
+    assert outcome.verdict == "INCOMPLETE", outcome.note
+    assert not outcome.failed, outcome.failed
+    assert "robots.4.4.reveal_order" in outcome.errored
+    assert "robots.4.6.x2" not in outcome.errored  # evaluations are answered
+    message = outcome.messages["robots.4.4.reveal_order"]
+    assert "refused" in message and "429" in message, message
+
+
+# -- whole runs ---------------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # a full-profile run over HTTP (the tests' settings); the fast tier above
+@pytest.mark.parametrize("variant", ["rate_limited", "rate_limited_bare"])
+def test_a_rate_limited_target_is_certified_by_a_full_run(variant: str) -> None:
+    with wire_variant(variant) as url:
+        outcome = certify(_adapter(url), target=url, settings=TEST_SETTINGS, profile="full")
+    assert_certified(variant, outcome, frozenset())
+
+
+@pytest.mark.slow
+def test_a_target_that_refuses_every_reveal_is_incomplete_in_a_full_run() -> None:
+    limits = RateLimit(UNLIMITED, UNLIMITED, refuse=_reveal)
+    with WireServer(reference_adapter(name="faulty:reveal_refused"), rate=limits) as url:
+        outcome = certify(_adapter(url), target=url, settings=TEST_SETTINGS, profile="full")
+    assert outcome.verdict == "INCOMPLETE", outcome.note
+    assert outcome.errored and not outcome.failed, outcome.failed

@@ -1,0 +1,312 @@
+"""A target that asks for patience (docs/http-api.md, "A target that asks for patience"): a
+429, or a 503 with ``Retry-After``, is no verdict on the request: it is sent again after the
+wait asked (capped), a play and a reveal too (a 429 refuses a request, it does not report it
+done); a play met with a 503 is settled from the history; a target that keeps refusing ends
+the check in *error*, never a refusal a check could read as an answer.
+
+The waits are the adapter's ``sleep``, recorded here: nothing sleeps, no test times anything.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from harness import HttpAdapter, ProtocolViolation, TargetTimeout
+from harness._budget import Cancelled, CancelToken, GuardedAdapter, Stalls, wait_unless_cut
+from harness._errors import ErrorReply
+from harness._reports.console import transport_line
+from harness._transport import (
+    RATE_FIRST_WAIT_S,
+    RATE_WAIT_CAP_S,
+    asks_patience,
+    rate_wait,
+    retry_after,
+)
+
+Answer = tuple[int, object, dict[str, str]]
+Behaviour = Callable[["Target", str, str], Answer]
+
+ACCOUNT = "acct_1"
+PLAY = {
+    "play_id": "play_2",
+    "game": "robots",
+    "stake_cents": 100,
+    "block_id": "robots-100-0001",
+    "index": 7,
+    "balance_cents": 400,
+}
+ENTRY = {
+    **{k: v for k, v in PLAY.items() if k != "balance_cents"},
+    "ticket": "T",
+    "prize_cents": 0,
+    "created_at": "2026-12-03T10:00:00Z",
+}
+REVEAL = {"button": 3, "symbol": "blue_diamond", "x2": False, "plus_one": False}
+BALANCE = {"account_id": ACCOUNT, "balance_cents": 400}
+SLOW_DOWN = {"error": {"code": "too_many_requests", "message": "slow down"}}
+AGAIN_IN_1 = {"Retry-After": "1"}
+
+
+class Target:
+    """A tiny HTTP/1.1 server: ``behaviour(target, method, path)`` answers (status, document,
+    headers); every request is logged."""
+
+    def __init__(self, behaviour: Behaviour) -> None:
+        self.log: list[str] = []
+        target = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def _any(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                target.log.append(f"{self.command} {self.path}")
+                status, document, headers = behaviour(target, self.command, self.path)
+                body = json.dumps(document).encode()
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _any
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def count(self, request: str) -> int:
+        return sum(line.startswith(request) for line in self.log)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Waits:
+    """The adapter's ``sleep``: records each wait asked, sleeps none."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+
+
+Serve = Callable[[Behaviour], tuple[Target, HttpAdapter, Waits]]
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    started: list[tuple[Target, HttpAdapter]] = []
+
+    def start(behaviour: Behaviour) -> tuple[Target, HttpAdapter, Waits]:
+        target, waits = Target(behaviour), Waits()
+        adapter = HttpAdapter(target.url, timeout=2.0, backoff=0.01, rate_retries=3, sleep=waits)
+        started.append((target, adapter))
+        return target, adapter, waits
+
+    yield start
+    for target, adapter in started:
+        adapter.close()
+        target.close()
+
+
+def refused_first(
+    n: int, then: Answer, status: int = 429, headers: dict[str, str] = AGAIN_IN_1
+) -> Behaviour:
+    """Each request refused (``status``, ``headers``) ``n`` times, then ``then``."""
+
+    def behaviour(target: Target, method: str, path: str) -> Answer:
+        if target.count(f"{method} {path}") <= n:
+            return status, SLOW_DOWN, headers
+        return then
+
+    return behaviour
+
+
+# -- Retry-After and the waits ------------------------------------------------------------------
+
+
+def test_retry_after_reads_seconds_and_http_dates() -> None:
+    assert retry_after({"Retry-After": "1"}) == 1.0
+    assert retry_after({"Retry-After": " 120 "}) == 120.0
+    assert retry_after({}) is None
+    assert retry_after({"Retry-After": "soon"}) is None
+    assert retry_after({"Retry-After": "-1"}) is None
+    assert retry_after({"Retry-After": "1.5"}) is None  # delay-seconds is whole seconds
+    date = email.utils.formatdate(1_000_000_030, usegmt=True)
+    assert retry_after({"Retry-After": date}, now=1_000_000_000) == 30.0
+    # measured from the answer's own Date: the target's clock against itself
+    told = email.utils.formatdate(1_000_000_020, usegmt=True)
+    assert retry_after({"Retry-After": date, "Date": told}, now=5.0) == 10.0
+    assert retry_after({"Retry-After": date}, now=2_000_000_000) == 0.0  # past: at once
+
+
+def test_what_asks_for_patience() -> None:
+    assert asks_patience(429, {}) == (True, None)
+    assert asks_patience(429, AGAIN_IN_1) == (True, 1.0)
+    assert asks_patience(503, AGAIN_IN_1) == (True, 1.0)
+    assert asks_patience(503, {}) == (False, None)  # overload: retried as 502 and 504 are
+    assert asks_patience(200, AGAIN_IN_1) == (False, None)
+    assert asks_patience(404, AGAIN_IN_1) == (False, None)
+
+
+def test_the_wait_is_what_was_asked_capped_and_spread_a_little() -> None:
+    assert rate_wait(1.0, 1, lambda: 0.0) == 1.0
+    assert rate_wait(1.0, 1, lambda: 0.999) < 1.25
+    assert rate_wait(3600.0, 1, lambda: 0.0) == RATE_WAIT_CAP_S
+    unasked = [rate_wait(None, n, lambda: 0.0) for n in range(1, 8)]
+    assert unasked[:3] == [RATE_FIRST_WAIT_S, 2 * RATE_FIRST_WAIT_S, 4 * RATE_FIRST_WAIT_S]
+    assert max(unasked) == RATE_WAIT_CAP_S
+
+
+# -- every request is sent again after the wait ---------------------------------------------
+
+
+def test_a_read_refused_with_429_is_sent_again_after_the_wait(serve: Serve) -> None:
+    target, adapter, waits = serve(refused_first(2, (200, BALANCE, {})))
+    assert adapter.balance(ACCOUNT, "t") == BALANCE
+    assert target.count("GET") == 3
+    assert len(waits.asked) == 2 and all(1.0 <= w < 1.25 for w in waits.asked)
+    counts = adapter.transport_counts()
+    assert counts["rate_limited"] == 2 and counts["retries"] == 0
+    assert counts["rate_waited_s"] == 3  # 2 s and a little, rounded up
+    assert counts["reductions"] >= 1  # the harness slowed down
+    assert "2 answers asked the harness to slow down" in transport_line({"transport": counts})
+
+
+def test_a_429_without_retry_after_is_waited_on_too(serve: Serve) -> None:
+    _, adapter, waits = serve(refused_first(2, (200, BALANCE, {}), headers={}))
+    assert adapter.balance(ACCOUNT, "t") == BALANCE
+    assert RATE_FIRST_WAIT_S <= waits.asked[0] < waits.asked[1]
+
+
+def test_a_play_refused_with_429_is_sent_again_not_settled(serve: Serve) -> None:
+    """A 429 refuses the request: the play was not bought, and is bought when sent again."""
+    target, adapter, _ = serve(refused_first(1, (201, PLAY, {})))
+    assert adapter.play(ACCOUNT, "t", "robots", 100) == PLAY
+    assert target.count(f"POST /v1/accounts/{ACCOUNT}/plays") == 2
+    assert target.count("GET") == 0  # no history read: nothing to settle
+    assert adapter.transport_counts()["plays_resent"] == 0
+
+
+def test_a_reveal_refused_with_429_or_503_is_sent_again(serve: Serve) -> None:
+    for status in (429, 503):
+        target, adapter, _ = serve(refused_first(1, (200, REVEAL, {}), status=status))
+        assert adapter.reveal("play_2", "t", 3) == REVEAL
+        assert target.count("POST /v1/plays/play_2/reveal") == 2
+
+
+def test_a_play_met_with_503_is_settled_from_the_history(serve: Serve) -> None:
+    """A 503 with Retry-After: the history says whether the play was bought (not: sent
+    again), as for a lost answer; never bought twice."""
+
+    def behaviour(target: Target, method: str, path: str) -> Answer:
+        if method == "POST" and target.count("POST") == 1:
+            return 503, SLOW_DOWN, AGAIN_IN_1
+        if path.endswith("/history"):
+            return 200, {"plays": []}, {}
+        return 201, PLAY, {}
+
+    target, adapter, waits = serve(behaviour)
+    assert adapter.play(ACCOUNT, "t", "robots", 100) == PLAY
+    assert target.count(f"GET /v1/accounts/{ACCOUNT}/history") == 1
+    assert target.count("POST") == 2
+    assert len(waits.asked) == 1
+    assert adapter.transport_counts()["plays_resent"] == 1
+
+
+def test_a_raw_probe_refused_with_429_is_judged_on_the_answer_that_follows(serve: Serve) -> None:
+    target, adapter, _ = serve(
+        refused_first(2, (404, {"error": {"code": "x", "message": "x"}}, {}))
+    )
+    answer = adapter.send_raw("GET", f"/v1/accounts/{ACCOUNT}/", {})
+    assert answer.status == 404
+    assert target.count("GET") == 3
+
+
+# -- a target that keeps refusing: an error, never an answer ------------------------------------
+
+
+def test_a_request_refused_to_the_end_is_an_error_never_a_refusal(serve: Serve) -> None:
+    """The 429 carries the error document: a check must never read it as the target's refusal
+    of the request (a probe's "refused with a 4xx: a limit of the target's own")."""
+    target, adapter, waits = serve(lambda target, method, path: (429, SLOW_DOWN, AGAIN_IN_1))
+    with pytest.raises(TargetTimeout, match="refused 4 times in a row") as caught:
+        adapter.open_account(4_294_967_353)
+    assert not isinstance(caught.value, ErrorReply)
+    assert target.count("POST /v1/accounts") == 4  # sent, and sent again rate_retries times
+    assert len(waits.asked) == 3
+
+
+def test_an_endpoint_refused_to_the_end_twice_in_a_row_is_not_called_again(serve: Serve) -> None:
+    target, adapter, _ = serve(lambda target, method, path: (429, SLOW_DOWN, AGAIN_IN_1))
+    for _ in range(2):
+        with pytest.raises(TargetTimeout):
+            adapter.reveal("play_2", "t", 3)
+    sent = target.count("POST")
+    with pytest.raises(TargetTimeout, match="not called: it was refused to the end"):
+        adapter.reveal("play_9", "t", 1)
+    assert target.count("POST") == sent
+
+
+def test_an_answer_in_between_starts_the_count_again(serve: Serve) -> None:
+    """Refused to the end once, answered, refused to the end once more: still called."""
+
+    def behaviour(target: Target, method: str, path: str) -> Answer:
+        if path.endswith("/ok"):
+            return 200, BALANCE, {}
+        return 429, SLOW_DOWN, AGAIN_IN_1
+
+    _, adapter, _ = serve(behaviour)
+    for account in ("a", "ok", "b", "ok", "c"):
+        if account == "ok":
+            assert adapter.balance(account, "t") == BALANCE
+            continue
+        with pytest.raises(TargetTimeout, match="refused 4 times in a row"):
+            adapter.balance(account, "t")
+
+
+# -- the wait counts against the check's budget -----------------------------------------------
+
+
+def test_a_wait_ends_when_its_check_is_cut() -> None:
+    """The default ``sleep``: a wait inside a check's call ends as soon as the check is cut
+    (its budget, or the run's, spent): ``Cancelled``, and nothing more is sent."""
+    token = CancelToken()
+
+    class Patient:
+        def balance(self, account_id: str, token_: str | None) -> None:
+            token.cancel("cut at its budget")
+            wait_unless_cut(600.0)
+
+    guarded = GuardedAdapter(Patient(), token, Stalls())
+    with pytest.raises(Cancelled, match="cut at its budget"):
+        guarded.balance(ACCOUNT, "t")
+    wait_unless_cut(0.0)  # outside a check: a plain sleep
+
+
+def test_a_503_without_retry_after_is_the_overload_it_was(serve: Serve) -> None:
+    """No ``Retry-After``: a read sent again with the backoff of a dropped connection (as
+    502 and 504), a reveal not sent again (nothing says it was not done)."""
+    target, adapter, waits = serve(refused_first(1, (200, BALANCE, {}), status=503, headers={}))
+    assert adapter.balance(ACCOUNT, "t") == BALANCE
+    counts = adapter.transport_counts()
+    assert counts["retries"] == 1 and counts["rate_limited"] == 0 and waits.asked == []
+    target, adapter, _ = serve(refused_first(1, (200, REVEAL, {}), status=503, headers={}))
+    with pytest.raises(ProtocolViolation, match="expected status 200, got 503"):
+        adapter.reveal("play_2", "t", 3)
+    assert target.count("POST") == 1
