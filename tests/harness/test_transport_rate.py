@@ -10,10 +10,7 @@ The waits are the adapter's ``sleep``, recorded here: nothing sleeps, no test ti
 from __future__ import annotations
 
 import email.utils
-import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -28,9 +25,7 @@ from harness._transport import (
     rate_wait,
     retry_after,
 )
-
-Answer = tuple[int, object, dict[str, str]]
-Behaviour = Callable[["Target", str, str], Answer]
+from tests.harness._tiny_target import Answer, Behaviour, Target
 
 ACCOUNT = "acct_1"
 PLAY = {
@@ -51,48 +46,6 @@ REVEAL = {"button": 3, "symbol": "blue_diamond", "x2": False, "plus_one": False}
 BALANCE = {"account_id": ACCOUNT, "balance_cents": 400}
 SLOW_DOWN = {"error": {"code": "too_many_requests", "message": "slow down"}}
 AGAIN_IN_1 = {"Retry-After": "1"}
-
-
-class Target:
-    """A tiny HTTP/1.1 server: ``behaviour(target, method, path)`` answers (status, document,
-    headers); every request is logged."""
-
-    def __init__(self, behaviour: Behaviour) -> None:
-        self.log: list[str] = []
-        target = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def _any(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                target.log.append(f"{self.command} {self.path}")
-                status, document, headers = behaviour(target, self.command, self.path)
-                body = json.dumps(document).encode()
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST = _any
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
-    def count(self, request: str) -> int:
-        return sum(line.startswith(request) for line in self.log)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class Waits:

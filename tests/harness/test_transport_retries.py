@@ -11,7 +11,6 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -21,6 +20,8 @@ from harness._transport import Counts, Limiter
 from tests.faulty.certify import certify
 from tests.faulty.hostile_transport import DESCRIBE as DESCRIBE_BYTES
 from tests.faulty.hostile_transport import RawTarget, read_request
+from tests.harness._tiny_target import Behaviour
+from tests.harness._tiny_target import Target as TinyTarget
 
 DESCRIBE = {"name": "x", "version": "1", "games": {}, "capabilities": []}
 ACCOUNT = "acct_1"
@@ -34,60 +35,10 @@ PLAY = {
 ENTRY = {**PLAY, "ticket": "T", "prize_cents": 0, "created_at": "2026-12-03T10:00:00Z"}
 OLD = {**ENTRY, "play_id": "play_1", "index": 6}
 
-Behaviour = Callable[["Target", str, str], tuple[int, object] | None]  # None: drop it
 
-
-class Target:
-    """A tiny HTTP/1.1 server: ``behaviour(target, method, path)`` answers (status, document)
-    or drops the connection without a word (None); every request is logged."""
-
-    def __init__(self, behaviour: Behaviour) -> None:
-        self.log: list[str] = []
-        self.state: dict[str, object] = {}
-        self.connections = 0  # connections accepted
-        target = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def setup(self) -> None:
-                super().setup()
-                target.connections += 1
-
-            def _any(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                target.log.append(f"{self.command} {self.path}")
-                answer = behaviour(target, self.command, self.path)
-                if answer is None:
-                    self.close_connection = True
-                    return
-                status, document = answer
-                body = json.dumps(document).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST = _any
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
-    def count(self, request: str) -> int:
-        return sum(line.startswith(request) for line in self.log)
-
+class Target(TinyTarget):
     def adapter(self) -> HttpAdapter:
         return HttpAdapter(self.url, timeout=2.0, backoff=0.01)
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
