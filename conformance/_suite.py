@@ -15,27 +15,20 @@ from typing import Any
 from ._evidence import Counterexample, ReplayError
 from ._registry import Check, checks_so_far
 from ._replay import Replayer, replayers_so_far
-
-
-def _load_every_check() -> None:
-    from .checks import load_every_check
-
-    load_every_check()
+from .checks import load_checks, load_every_check
 
 
 def registered_checks(capabilities: Iterable[str] | None = None) -> dict[str, Check]:
     """Every check, the check modules loaded first so the registry is complete; given
     ``capabilities``, at least every check covering a requirement of one of them (only their
     modules loaded: ``checks.MODULES_OF_CAPABILITY``), and any loaded before."""
-    from .checks import load_checks
-
     load_checks(capabilities)
     return checks_so_far()
 
 
 def replayers() -> dict[str, Replayer]:
     """Every replayer, by kind (the check modules are loaded first: they register theirs)."""
-    _load_every_check()
+    load_every_check()
     return replayers_so_far()
 
 
