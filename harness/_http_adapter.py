@@ -740,6 +740,10 @@ class HttpAdapter:
         self.refusals = Breaker(breaker_after, "was refused to the end (429 or 503, waited on)")
         self.rate_retries = rate_retries
         self._sleep = sleep
+        # the waits' spread, from a generator of the adapter's own: timing only, and never the
+        # global one, which hypothesis watches while a strategy draws (a wait taken on another
+        # thread meanwhile warned that a strategy used ``random``) and seeded code may share
+        self._jitter = random.Random()
         self.counts = Counts(min(INITIAL_LIMIT, pool_size))
         self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
         self._plays = _PlayBook()
@@ -905,7 +909,7 @@ class HttpAdapter:
             )
             self.refusals.timed_out(key, message)
             raise TargetTimeout(message)
-        wait = rate_wait(asked, refused, random.random)  # timing only
+        wait = rate_wait(asked, refused, self._jitter.random)  # timing only
         self._sleep(wait)
         self.counts.waited(wait)
         if status == 503 and settled:
@@ -915,7 +919,7 @@ class HttpAdapter:
         """The backoff before attempt ``attempt + 2``: ``backoff`` doubled each time, spread by
         a random half either way (requests dropped together are not sent again together)."""
         self.counts.add("retries")
-        time.sleep(self.backoff * 2**attempt * (0.5 + random.random()))  # timing only
+        time.sleep(self.backoff * 2**attempt * (0.5 + self._jitter.random()))  # timing only
 
     def _prepare(
         self, method: str, path: str, body: object, query: Mapping[str, str], token: str | None
