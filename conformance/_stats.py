@@ -32,6 +32,7 @@ random block fails at all stays below ``alpha``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +43,7 @@ import numpy.typing as npt
 
 from . import _laws
 from . import _special as special
+from ._compiled import fastaudit
 
 MIN_EXPECTED = 5.0
 MIN_GAPS = 20  # fewer gaps than this: the gap test has no power, it is skipped
@@ -49,7 +51,7 @@ DISPERSION_PARTS = (100, 500, 2000)  # fine scales of the two-sided index of dis
 LOWER_TAIL_PARTS = 20  # a segment chi-square is two-sided from this many segments ...
 LOWER_TAIL_EXPECTED = 10.0  # ... of at least this many expected units each
 SPECTRAL_PREFIX_FROM = 1 << 16  # the spectral test reads a fast-FFT prefix from this length
-THREADED_UNITS = 200_000  # a family over this many units runs on two threads
+THREADED_UNITS = 200_000  # a family over this many units runs on threads (winner_positions)
 LOOKUP_PRIZES = 1 << 24  # tier codes by a look-up table when every prize is below this
 TOP_TIER_UNITS = 200  # a tier with at most this many units in a whole block is a top tier
 
@@ -157,8 +159,12 @@ def tier_winners(
     ``tier_codes(prizes, tiers_prizes) > 0``, and those codes, without a code for each unit
     (a robots block's 2 000 000 int64 codes, and the fresh pages the kernel zeroes for them,
     were most of the family's time after the read)."""
-    positive = np.flatnonzero(prizes > 0)
     tiers = np.asarray(tiers_prizes, np.int64)
+    if fastaudit is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
+        found = fastaudit.tier_winners(prizes, tiers)  # one pass, without the GIL
+        positions, codes = (np.frombuffer(part, np.int64) for part in found)
+        return positions, codes
+    positive = np.flatnonzero(prizes > 0)
     if len(tiers) == 0 or len(positive) == 0:
         return positive[:0], positive[:0]
     values = prizes[positive]
@@ -425,67 +431,66 @@ def winner_positions(
     """The randomness family on one block or slice: chi-square per tier, dispersion, frequency
     (slices), runs, serial, spectral, gap per tier. ``lots`` are the whole block's counts.
 
-    On a large block the tests run on two threads (numpy lets go of the GIL over whole
-    arrays): they are a fifth of a second of CPU on a robots block, on the wall after the
-    last unit is read. The family is the same, in the same order, whichever way it runs."""
+    On a large block the tests run on three threads (numpy lets go of the GIL over whole
+    arrays): the spectral test's FFT, the longest, from the moment the winners are known, the
+    gap tests on another, the rest on the caller's; a tenth of a second of CPU on a robots
+    block, on the wall after the last unit is read. The family is the same, in the same order,
+    whichever way it runs."""
     tiers_prizes = sorted(p for p in lots if p > 0)
     names = [str(p) for p in tiers_prizes]
     size = len(prizes)
     winners, winner_codes = tier_winners(prizes, tiers_prizes)
     wins = np.zeros(size, bool)
     wins[winners] = True
+    family = functools.partial(_family, wins, winners, winner_codes, lots, names, segments)
+    if size < THREADED_UNITS:
+        tests = family(lambda: spectral_test(wins), None)
+    else:
+        # the spectral test's FFT (0.04-0.05 s on a robots block, more the first time: its
+        # plan, fresh pages) begins at once on a thread of its own, the gap tests on the other
+        with ThreadPoolExecutor(2, thread_name_prefix="instantcert-stats") as pool:
+            tests = family(pool.submit(spectral_test, wins).result, pool)
+    return holm([test for test in tests if test is not None], alpha)
+
+
+def _family(
+    wins: npt.NDArray[np.bool_],
+    winners: npt.NDArray[np.int64],
+    winner_codes: npt.NDArray[np.int64],
+    lots: Mapping[int, int],
+    names: Sequence[str],
+    segments: int,
+    spectral: Callable[[], RandomnessTest | None],
+    pool: ThreadPoolExecutor | None,
+) -> list[RandomnessTest | None]:
+    """``winner_positions``' family, in its order (None for a test that does not apply), the
+    spectral test's outcome from ``spectral``; with ``pool``, the gap tests (the longest after
+    the spectral test) on one of its threads, the others on this one."""
+    size = len(wins)
     by_tier = [winners[winner_codes == code] for code in range(1, len(names) + 1)]
     population = sum(lots.values())
 
-    def whole_block() -> list[RandomnessTest]:
-        if len(winners) < MIN_EXPECTED * segments:
-            return []
-        statistic, p = segment_chi2(winners, size, segments)
-        return [RandomnessTest("chi2.winners", p, statistic, f"{segments} segments")]
+    def gaps() -> list[RandomnessTest | None]:
+        return [
+            gap_test(winners, size, "winners"),
+            *(gap_test(at, size, name) for at, name in zip(by_tier, names, strict=True)),
+        ]
 
-    def frequency() -> list[RandomnessTest]:
-        if not 0 < size < population:
-            return []
+    gapped = pool.submit(gaps) if pool is not None else None
+    tests: list[RandomnessTest | None] = list(tier_tests_of(by_tier, names, segments, size))
+    if len(winners) >= MIN_EXPECTED * segments:
+        statistic, p = segment_chi2(winners, size, segments)
+        tests.append(RandomnessTest("chi2.winners", p, statistic, f"{segments} segments"))
+    tests.extend(dispersion_tests(wins, winners))
+    if 0 < size < population:
         share = sum(n for p, n in lots.items() if p > 0) / population
         z, p = frequency_p(len(winners), size, share, population)
-        return [RandomnessTest("frequency", p, z, f"{len(winners)} winners")]
-
-    def present(*tests: RandomnessTest | None) -> list[RandomnessTest]:
-        return [test for test in tests if test is not None]
-
-    def gaps() -> list[RandomnessTest]:
-        return present(
-            gap_test(winners, size, "winners"),
-            *(
-                gap_test(positions, size, name)
-                for positions, name in zip(by_tier, names, strict=True)
-            ),
-        )
-
-    def spectral() -> list[RandomnessTest]:
-        return present(spectral_test(wins))
-
-    family: list[Callable[[], list[RandomnessTest]]] = [
-        lambda: tier_tests_of(by_tier, names, segments, size),
-        whole_block,
-        lambda: dispersion_tests(wins, winners),
-        frequency,
-        lambda: present(runs_test(wins), serial_of_winners(size, winners, winner_codes)),
-        spectral,
-        gaps,
-    ]
-    if size >= THREADED_UNITS:
-        # the longest first (the spectral test's FFT, 0.045 s on a robots block, then the gap
-        # tests), so the two threads end together: 0.065 s of wall against 0.08 s when they
-        # ran last; the family keeps its order
-        first = [family.index(spectral), family.index(gaps)]
-        order = first + [k for k in range(len(family)) if k not in first]
-        with ThreadPoolExecutor(2, thread_name_prefix="instantcert-stats") as pool:
-            done = dict(zip(order, pool.map(lambda k: family[k](), order), strict=True))
-        parts = [done[k] for k in range(len(family))]
-    else:
-        parts = [test() for test in family]
-    return holm([test for part in parts for test in part], alpha)
+        tests.append(RandomnessTest("frequency", p, z, f"{len(winners)} winners"))
+    tests.append(runs_test(wins))
+    tests.append(serial_of_winners(size, winners, winner_codes))
+    tests.append(spectral())
+    tests.extend(gapped.result() if gapped is not None else gaps())
+    return tests
 
 
 def top_tier_positions(

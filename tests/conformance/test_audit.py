@@ -913,15 +913,20 @@ def test_the_tallies_by_counting_equal_those_by_sorting(prizes: list[int]) -> No
     the same table, in ascending order of prize, negative prizes left out."""
     array = np.array(prizes, np.int32)
     values, counts = np.unique(array[array >= 0], return_counts=True)
-    tallies = _audit.driver._tallies(array)
-    assert list(tallies.items()) == [(int(v), int(c)) for v, c in zip(values, counts, strict=True)]
+    for each in (array, array.astype(np.int64)):  # compiled, numpy
+        tallies = _audit.driver._tallies(each)  # type: ignore[arg-type]
+        want = [(int(v), int(c)) for v, c in zip(values, counts, strict=True)]
+        assert list(tallies.items()) == want
 
 
 @pytest.mark.parametrize("units", [1, 2, 499, 500, 501, 12_345])
 def test_the_payout_curve_summed_between_its_points_is_the_cumulative_sum(units: int) -> None:
     rng = np.random.default_rng(units)
-    paid = np.maximum(rng.integers(-1, 1_000_000, units).astype(np.int32), 0)
-    cumulative = np.cumsum(paid, dtype=np.int64)
-    curve = _audit.driver._curve(paid, 7)
-    assert curve == [[unit, int(cumulative[unit - 8])] for unit, _ in curve]  # start 7
-    assert curve[-1] == [7 + units, int(cumulative[-1])] and len(curve) == min(500, units)
+    prizes = rng.integers(-1, 1_000_000, units).astype(np.int32)
+    cumulative = np.cumsum(np.maximum(prizes, 0), dtype=np.int64)
+    for array in (prizes, prizes.astype(np.int64)):  # compiled, numpy
+        payout, curve = _audit.driver._payout_and_curve(array, 7)  # type: ignore[arg-type]
+        assert curve == [[unit, int(cumulative[unit - 8])] for unit, _ in curve]  # start 7
+        assert curve[-1] == [7 + units, int(cumulative[-1])] and len(curve) == min(500, units)
+        assert payout == int(cumulative[-1])
+    assert _audit.driver._payout_and_curve(prizes[:0], 7) == (0, [])

@@ -513,3 +513,79 @@ def test_the_first_chunk_decides_threads_or_worker_processes(
     results = [_summary(_audited(game, lines, 2))[:5] for lines in (canonical, spaced, [])]
     assert taken == ["_judged_on_threads", "_judged_on_processes"]  # none for no lines
     assert results[0] == results[1]
+
+
+# == the sums after the read: the same as numpy's =============================================
+
+PRIZE_ARRAYS = [
+    [],
+    [0],
+    [-1, -1],
+    [0, 100, 100, -1, 1_000_000, 0, 4095, 4096, 2**31 - 1, -(2**31)],
+    list(range(-5, 5000, 7)),  # past the values counted in place
+]
+
+
+def _random_prizes(seed: int, units: int = 20_000) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    table = np.array([-1, 0, 0, 0, 100, 200, 500, 1_000, 10_000, 1_000_000, 123_456_789])
+    return table[rng.integers(0, len(table), units)].astype(np.int32)
+
+
+@pytest.mark.parametrize("prizes", [*PRIZE_ARRAYS, *(_random_prizes(s) for s in range(3))])
+def test_the_compiled_tallies_are_numpys(prizes: list[int] | np.ndarray) -> None:
+    array = np.asarray(prizes, np.int32)
+    values, counts = np.unique(array[array >= 0], return_counts=True)
+    found = _compiled.fastaudit.tallies(array)
+    assert found is not None
+    assert np.frombuffer(found[0], np.int64).tolist() == values.tolist()
+    assert np.frombuffer(found[1], np.int64).tolist() == counts.tolist()
+
+
+def test_the_compiled_tallies_leave_too_many_distinct_prizes_to_numpy() -> None:
+    many = np.arange(4096, 4096 + 5000, dtype=np.int32)
+    assert _compiled.fastaudit.tallies(many) is None
+    assert driver._tallies(many) == {int(v): 1 for v in many}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_sums_between_points_are_numpys(seed: int) -> None:
+    prizes = _random_prizes(seed, 5_000 + seed)
+    rng = np.random.default_rng(seed)
+    starts = np.unique(np.concatenate(([0], rng.integers(0, len(prizes), 40)))).astype(np.int64)
+    want = np.add.reduceat(np.maximum(prizes, 0), starts, dtype=np.int64)
+    found = np.frombuffer(_compiled.fastaudit.between_sums(prizes, starts), np.int64)
+    assert found.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("starts", [[1, 1], [3, 2], [-1], [5]])
+def test_the_compiled_sums_refuse_starts_out_of_order_or_bounds(starts: list[int]) -> None:
+    with pytest.raises(ValueError, match="starts"):
+        _compiled.fastaudit.between_sums(np.zeros(5, np.int32), np.array(starts, np.int64))
+
+
+@pytest.mark.parametrize("tiers", [[], [100], [100, 500, 1_000_000], [-5, 0, 200, 2**40]])
+@pytest.mark.parametrize("prizes", [*PRIZE_ARRAYS, _random_prizes(7)])
+def test_the_compiled_tier_winners_are_numpys(
+    prizes: list[int] | np.ndarray, tiers: list[int]
+) -> None:
+    array = np.asarray(prizes, np.int32)
+    table = np.asarray(tiers, np.int64)
+    positive = np.flatnonzero(array > 0)
+    at = np.searchsorted(table, array[positive])
+    hit = (
+        table[np.minimum(at, len(table) - 1)] == array[positive]
+        if len(table)
+        else np.zeros(len(positive), bool)
+    )
+    found = _compiled.fastaudit.tier_winners(array, table)
+    positions, codes = (np.frombuffer(b, np.int64) for b in found)
+    assert positions.tolist() == positive[hit].tolist()
+    assert codes.tolist() == (at[hit] + 1).tolist()
+
+
+def test_the_compiled_sums_refuse_arrays_of_another_width() -> None:
+    with pytest.raises(ValueError, match="int32"):
+        _compiled.fastaudit.tallies(np.zeros(3, np.int16))
+    with pytest.raises(ValueError, match="ascending"):
+        _compiled.fastaudit.tier_winners(np.zeros(3, np.int32), np.array([5, 5], np.int64))

@@ -191,11 +191,12 @@ def test_the_family_from_the_winners_equals_the_passes_over_the_block(seed: int)
 
 
 def test_tier_winners_leave_out_what_is_no_tier() -> None:
-    prizes = np.array([0, 100, -1, 7, 500, 100, 2**31 - 1, 0], np.int32)
-    positions, codes = _stats.tier_winners(prizes, [100, 500])
-    assert positions.tolist() == [1, 4, 5] and codes.tolist() == [1, 2, 1]
-    assert [len(a) for a in _stats.tier_winners(prizes, [])] == [0, 0]
-    assert [len(a) for a in _stats.tier_winners(prizes[:0], [100])] == [0, 0]
+    int32 = np.array([0, 100, -1, 7, 500, 100, 2**31 - 1, 0], np.int32)
+    for prizes in (int32, int32.astype(np.int64)):  # compiled, numpy
+        positions, codes = _stats.tier_winners(prizes, [100, 500])
+        assert positions.tolist() == [1, 4, 5] and codes.tolist() == [1, 2, 1]
+        assert [len(a) for a in _stats.tier_winners(prizes, [])] == [0, 0]
+        assert [len(a) for a in _stats.tier_winners(prizes[:0], [100])] == [0, 0]
 
 
 # -- known answers: published worked examples (NIST SP 800-22 rev1a) and small exact cases ----
