@@ -6,7 +6,7 @@ can commit, and the JSON Schemas of every answer (``contract/schemas/``) with th
 that checks an adapter's answers against them (``Validated``).
 """
 
-from ._adapter import RAW_BODY_BYTES, Adapter, BlockStream, RawAnswer, RawRequests
+from ._adapter import RAW_BODY_BYTES, Adapter, BlockStream, HeldBack, RawAnswer, RawRequests
 from ._documents import (
     AutoResult,
     Balance,
@@ -68,6 +68,7 @@ __all__ = [
     "ErrorDocument",
     "ErrorReply",
     "EvaluationResult",
+    "HeldBack",
     "History",
     "HistoryEntry",
     "Implementation",

@@ -125,3 +125,18 @@ class RawRequests(Protocol):
         headers: Mapping[str, str] | None = None,
         body: object = None,
     ) -> RawAnswer: ...
+
+
+@runtime_checkable
+class HeldBack(Protocol):
+    """An optional capability of an adapter that may send fewer requests at once than a check
+    asks for: the HTTP adapter lets fewer purchases (plays, reveals) out together after the
+    target asked it to slow down (429, 503 with ``Retry-After``) or dropped connections
+    (docs/http-api.md). A check that races purchases against each other asks it, around its
+    race, how many could have reached the target together: ``pace_mark()`` before,
+    ``fewest_at_once(mark)`` after, the fewest it would have let out at once at any moment
+    since the mark. An adapter without it sends every request when asked."""
+
+    def pace_mark(self) -> int: ...
+
+    def fewest_at_once(self, mark: int) -> int: ...

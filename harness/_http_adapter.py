@@ -1277,6 +1277,17 @@ class HttpAdapter:
         path = f"/v1/accounts/{quote(account_id, safe='')}/history"
         return self._call("GET", path, "history", params={"limit": limit}, token=token, safe=True)
 
+    # -- how many purchases go out at once (``contract.HeldBack``) ---------------------------
+
+    def pace_mark(self) -> int:
+        return self.limiter.mark()
+
+    def fewest_at_once(self, mark: int) -> int:
+        """The fewest plays or reveals let out at once since ``mark``: they go out under
+        ``UNSAFE_SHARE`` of the limit on requests in flight, which 429s, 503s with
+        ``Retry-After`` and dropped connections halve."""
+        return max(1, int(self.limiter.lowest_since(mark) * UNSAFE_SHARE))
+
     # -- a request as written (``contract.RawRequests``) ------------------------------------
 
     def send_raw(

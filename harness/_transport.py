@@ -476,6 +476,10 @@ class Counts:
             return dict(self.values)
 
 
+MAX_MARKS = 64
+"""Windows of ``Limiter.mark`` open at once, at most (one a racing check)."""
+
+
 class Limiter:
     """An AIMD limit on the requests a target has in flight (waiting for their answer's
     headers), shared by every thread of the adapter, as TCP shares a link.
@@ -508,6 +512,8 @@ class Limiter:
         self.counts = counts
         self._cut_at = -cooldown
         self._ready = threading.Condition()
+        self._marks: dict[int, float] = {}  # a window's lowest limit (``mark``)
+        self._next_mark = itertools.count()
 
     def acquire(self, seconds: float, share: float = 1.0) -> bool:
         """A slot within ``seconds``, under ``share`` of the limit; False: none came free."""
@@ -528,6 +534,21 @@ class Limiter:
                 self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
             self._ready.notify_all()  # the waiting under a share, and the others
 
+    def mark(self) -> int:
+        """Open a window: ``lowest_since`` gives the lowest the limit was while it was open."""
+        with self._ready:
+            if len(self._marks) >= MAX_MARKS:  # windows never read (their check was cut)
+                del self._marks[next(iter(self._marks))]
+            mark = next(self._next_mark)
+            self._marks[mark] = self.limit
+            return mark
+
+    def lowest_since(self, mark: int) -> float:
+        """The lowest the limit was since ``mark`` (now, for a window already read), and the
+        window closed."""
+        with self._ready:
+            return self._marks.pop(mark, self.limit)
+
     def dropped(self) -> None:
         """A connection failed before any answer: halve the limit (once per cooldown)."""
         with self._ready:
@@ -536,6 +557,8 @@ class Limiter:
                 return
             self._cut_at = now
             self.limit = max(float(self.floor), self.limit / 2)
+            for mark, lowest_then in self._marks.items():
+                self._marks[mark] = min(lowest_then, self.limit)
             lowest = int(self.limit)
         self.counts.add("reductions")
         self.counts.lowest(lowest)

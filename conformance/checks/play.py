@@ -20,6 +20,7 @@ from .._pool import iter_in_order, map_in_order, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
+from ._races import race
 from ._scenarios import SCENARIOS, Case, Session, case_of
 from .blocks import audited_prizes
 
@@ -318,7 +319,11 @@ def concurrent_sales(ctx: CheckContext) -> None:
         threads=threads,
         plays_per_thread=per_thread,
     )
-    with ctx.hold([(game, stake) for game, stake in pairs(ctx)]):  # every pair it plays
+    covered = ["play.sales.no_double_sale", "play.sales.block_order", "play.money.exact"]
+    with (
+        ctx.hold([(game, stake) for game, stake in pairs(ctx)]),  # every pair it plays
+        race(ctx, threads, covered, f"{threads} accounts playing at once"),
+    ):
         found = sc.concurrent_sales(session(ctx), case)
     ctx.details["plays"] = threads * per_thread
     if found is not None:

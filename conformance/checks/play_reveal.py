@@ -23,6 +23,7 @@ from .._pool import map_in_order, split, workers_of
 from .._registry import CheckContext, Evidence, check
 from ..games import GameKit, RevealRequirements, each_kit
 from . import _scenarios as sc
+from ._races import race
 from ._scenarios import reveal_case
 from .play import failure, pairs, plays_per_stake, session
 
@@ -119,15 +120,17 @@ def reveal_order(ctx: CheckContext, game: str, rules: RevealRequirements) -> Non
         which = rules.symbols if natural else rules.order
         raise failure("a click order changed the unit", [best], which)
     # clicks at the same moment (a double click, two tabs): each reveal handed out once
-    for _ in range(CONCURRENT_PLAYS):
-        found = sc.scenario_reveal_concurrent(
-            target,
-            reveal_case(
-                "reveal_concurrent", game, stake_cents=stake, workers=workers_of(ctx.settings)
-            ),
-        )
-        if found is not None:
-            raise failure("clicked at the same moment", [found], rules.order)
+    clicks = sc.CONCURRENT_CLICKS
+    with race(ctx, clicks, [rules.order], f"each button clicked {clicks} times at once"):
+        for _ in range(CONCURRENT_PLAYS):
+            found = sc.scenario_reveal_concurrent(
+                target,
+                reveal_case(
+                    "reveal_concurrent", game, stake_cents=stake, workers=workers_of(ctx.settings)
+                ),
+            )
+            if found is not None:
+                raise failure("clicked at the same moment", [found], rules.order)
     # a ticket left half revealed while other plays go on, then revealed on
     resumed = reveal_case(
         "reveal_resumed",

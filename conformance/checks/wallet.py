@@ -26,6 +26,7 @@ from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from . import _scenarios as sc
+from ._races import race
 from .history import last_unit
 from .play import first_found, held, pairs, plays_per_stake
 
@@ -302,7 +303,8 @@ def concurrent_one_account(ctx: CheckContext) -> None:
     ]
     # the games at once: each round's units are compared with those on sale at its own
     # (game, stake), whose block no other game's play touches; the first failure in game order
-    first = first_found(ctx, held(ctx, partial(scenario_one_account, target)), cases)
+    with race(ctx, AT_ONCE, [ONE_ACCOUNT], f"{AT_ONCE} plays of one account at the same moment"):
+        first = first_found(ctx, held(ctx, partial(scenario_one_account, target)), cases)
     if first is not None:
         case, found = first
         named = str(found.input.get("requirement", ONE_ACCOUNT))

@@ -263,3 +263,43 @@ def test_a_503_without_retry_after_is_the_overload_it_was(serve: Serve) -> None:
     with pytest.raises(ProtocolViolation, match="expected status 200, got 503"):
         adapter.reveal("play_2", "t", 3)
     assert target.count("POST") == 1
+
+
+# -- how many purchases went out at once (``contract.HeldBack``) --------------------------------
+
+
+def test_a_window_gives_the_lowest_limit_while_it_was_open() -> None:
+    from harness._transport import MAX_MARKS, Counts, Limiter
+
+    limiter = Limiter(32, Counts(16), start=16, cooldown=0.0)
+    before = limiter.mark()
+    limiter.dropped()  # 16 -> 8
+    during = limiter.mark()
+    limiter.dropped()  # 8 -> 4
+    for _ in range(200):
+        limiter.acquire(1.0)
+        limiter.release(answered=True)  # grows back past 8
+    after = limiter.mark()
+    assert limiter.limit > 8
+    assert (limiter.lowest_since(before), limiter.lowest_since(during)) == (4.0, 4.0)
+    assert limiter.lowest_since(after) == limiter.limit  # nothing halved while open
+    assert limiter.lowest_since(before) == limiter.limit  # read once: closed
+    marks = [limiter.mark() for _ in range(MAX_MARKS + 5)]  # never read: the oldest dropped
+    limiter.dropped()
+    limiter.acquire(1.0)
+    limiter.release(answered=True)  # grows again: the windows open meanwhile saw it lower
+    assert limiter.lowest_since(marks[-1]) < limiter.lowest_since(marks[0]) == limiter.limit
+
+
+def test_the_http_adapter_says_how_many_plays_it_let_out_at_once(serve: Serve) -> None:
+    """A 429 halves the requests let out at once: the plays, under half the limit, from 8 to 4
+    (docs/http-api.md); an adapter not asked to slow down let out its 8."""
+    from contract import HeldBack
+
+    _, adapter, _ = serve(refused_first(1, (200, BALANCE, {})))
+    assert isinstance(adapter, HeldBack)
+    quiet = adapter.pace_mark()
+    assert adapter.fewest_at_once(quiet) == 8
+    mark = adapter.pace_mark()
+    assert adapter.balance(ACCOUNT, "token") == BALANCE  # refused once, then answered
+    assert adapter.fewest_at_once(mark) == 4

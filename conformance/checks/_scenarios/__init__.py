@@ -86,7 +86,7 @@ from .refusals import (
     scenario_invalid,
 )
 from .reveal import scenario_reveal_order, scenario_reveal_resumed
-from .reveal_at_once import scenario_reveal_concurrent
+from .reveal_at_once import CONCURRENT_CLICKS, scenario_reveal_concurrent
 from .sales import (
     concurrent_sales,
     in_threads,
@@ -147,6 +147,7 @@ def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
 
 
 __all__ = [
+    "CONCURRENT_CLICKS",
     "EVERY_KIND_CAP",
     "KIND",
     "MAX_CLICKS",
