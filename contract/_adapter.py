@@ -135,8 +135,9 @@ class HeldBack(Protocol):
     (docs/http-api.md). A check that races purchases against each other asks it, around its
     race, how many could have reached the target together: ``pace_mark()`` before,
     ``fewest_at_once(mark)`` after, the fewest it would have let out at once at any moment
-    since the mark. An adapter without it sends every request when asked."""
+    since the mark because the target had it slow down, None when the target asked nothing
+    of the kind meanwhile. An adapter without it sends every request when asked."""
 
     def pace_mark(self) -> int: ...
 
-    def fewest_at_once(self, mark: int) -> int: ...
+    def fewest_at_once(self, mark: int) -> int | None: ...

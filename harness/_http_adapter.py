@@ -866,7 +866,7 @@ class HttpAdapter:
                 if safe and response.status_code in (502, 503, 504) and attempt < self.retries:
                     deadline.finish()
                     response.close()
-                    self.limiter.dropped()  # overloaded, by its own word
+                    self.limiter.dropped(asked=True)  # overloaded, by its own word
                     self._pause(attempt)
                     attempt += 1
                     continue
@@ -898,7 +898,7 @@ class HttpAdapter:
         ``TargetTimeout`` (the check: *error*, never a failure), and the endpoint counts one
         more such request in a row (``refusals``: past ``breaker_after``, not called
         again)."""
-        self.limiter.dropped()
+        self.limiter.dropped(asked=True)
         self.counts.add("rate_limited")
         said = f"{status}" + ("" if asked is None else f" with Retry-After {asked:g} s")
         if refused > self.rate_retries:
@@ -1282,11 +1282,13 @@ class HttpAdapter:
     def pace_mark(self) -> int:
         return self.limiter.mark()
 
-    def fewest_at_once(self, mark: int) -> int:
-        """The fewest plays or reveals let out at once since ``mark``: they go out under
-        ``UNSAFE_SHARE`` of the limit on requests in flight, which 429s, 503s with
-        ``Retry-After`` and dropped connections halve."""
-        return max(1, int(self.limiter.lowest_since(mark) * UNSAFE_SHARE))
+    def fewest_at_once(self, mark: int) -> int | None:
+        """The fewest plays or reveals let out at once since ``mark`` while the target had
+        the harness slow down (429, 503 with ``Retry-After``, a 502/503/504 overload): they
+        go out under ``UNSAFE_SHARE`` of the limit on requests in flight, which each such
+        answer halves; None when the target asked nothing of the kind meanwhile."""
+        lowest = self.limiter.lowest_since(mark)
+        return None if lowest is None else max(1, int(lowest * UNSAFE_SHARE))
 
     # -- a request as written (``contract.RawRequests``) ------------------------------------
 

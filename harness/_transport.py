@@ -21,6 +21,7 @@ import email.utils
 import heapq
 import http.client
 import itertools
+import math
 import re
 import socket
 import threading
@@ -512,7 +513,9 @@ class Limiter:
         self.counts = counts
         self._cut_at = -cooldown
         self._ready = threading.Condition()
+        self.start = self.limit
         self._marks: dict[int, float] = {}  # a window's lowest limit (``mark``)
+        self._lowered_by_target = False  # below ``start`` since the target asked for it
         self._next_mark = itertools.count()
 
     def acquire(self, seconds: float, share: float = 1.0) -> bool:
@@ -532,33 +535,44 @@ class Limiter:
             self.in_flight -= 1
             if answered and self.limit < self.ceiling:
                 self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
+                if self.limit >= self.start:  # back where it began: no longer the target's
+                    self._lowered_by_target = False
             self._ready.notify_all()  # the waiting under a share, and the others
 
     def mark(self) -> int:
-        """Open a window: ``lowest_since`` gives the lowest the limit was while it was open."""
+        """Open a window: ``lowest_since`` gives the lowest the limit was while the target had
+        it lowered (below)."""
         with self._ready:
             if len(self._marks) >= MAX_MARKS:  # windows never read (their check was cut)
                 del self._marks[next(iter(self._marks))]
             mark = next(self._next_mark)
-            self._marks[mark] = self.limit
+            self._marks[mark] = self.limit if self._lowered_by_target else math.inf
             return mark
 
-    def lowest_since(self, mark: int) -> float:
-        """The lowest the limit was since ``mark`` (now, for a window already read), and the
-        window closed."""
+    def lowest_since(self, mark: int) -> float | None:
+        """The lowest the limit was since ``mark`` while the target had it lowered by its own
+        word (``dropped(asked=True)``: 429, 503, and the like, not a connection that dropped:
+        an idle connection a server closes drops one request now and then); None when it
+        was not lowered so meanwhile. The window is closed."""
         with self._ready:
-            return self._marks.pop(mark, self.limit)
+            lowest = self._marks.pop(mark, math.inf)
+            return None if lowest == math.inf else lowest
 
-    def dropped(self) -> None:
-        """A connection failed before any answer: halve the limit (once per cooldown)."""
+    def dropped(self, asked: bool = False) -> None:
+        """A connection failed before any answer, or (``asked``) the target said it was
+        overloaded or asked to slow down: halve the limit (once per cooldown)."""
         with self._ready:
             now = time.monotonic()
-            if now - self._cut_at < self.cooldown or self.limit <= self.floor:
+            halve = now - self._cut_at >= self.cooldown and self.limit > self.floor
+            if halve:
+                self._cut_at = now
+                self.limit = max(float(self.floor), self.limit / 2)
+            if asked:  # even within the cooldown: the windows open were held at this limit
+                self._lowered_by_target = True
+                for mark, lowest_then in self._marks.items():
+                    self._marks[mark] = min(lowest_then, self.limit)
+            if not halve:
                 return
-            self._cut_at = now
-            self.limit = max(float(self.floor), self.limit / 2)
-            for mark, lowest_then in self._marks.items():
-                self._marks[mark] = min(lowest_then, self.limit)
             lowest = int(self.limit)
         self.counts.add("reductions")
         self.counts.lowest(lowest)

@@ -14,7 +14,7 @@ from tests.faulty.certify import settings_for
 class Paced:
     """The reference adapter, holding purchases back to ``fewest`` at once."""
 
-    def __init__(self, fewest: int) -> None:
+    def __init__(self, fewest: int | None) -> None:
         self._adapter = ReferenceAdapter()
         self.fewest = fewest
         self.marks: list[int] = []
@@ -27,7 +27,7 @@ class Paced:
         self.marks.append(len(self.marks))
         return self.marks[-1]
 
-    def fewest_at_once(self, mark: int) -> int:
+    def fewest_at_once(self, mark: int) -> int | None:
         self.read.append(mark)
         return self.fewest
 
@@ -37,8 +37,12 @@ def _context(adapter: object) -> CheckContext:
     return CheckContext(adapter, describe, settings_for(), 7)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("fewest", "reserved"), [(1, True), (7, True), (8, False), (16, False)])
-def test_a_race_let_out_fewer_at_once_than_asked_is_reserved(fewest: int, reserved: bool) -> None:
+@pytest.mark.parametrize(
+    ("fewest", "reserved"), [(1, True), (7, True), (8, False), (16, False), (None, False)]
+)
+def test_a_race_let_out_fewer_at_once_than_asked_is_reserved(
+    fewest: int | None, reserved: bool
+) -> None:
     adapter = Paced(fewest)
     ctx = _context(adapter)
     with race(ctx, 8, ["play.sales.no_double_sale"], "8 accounts playing at once"):

@@ -268,38 +268,44 @@ def test_a_503_without_retry_after_is_the_overload_it_was(serve: Serve) -> None:
 # -- how many purchases went out at once (``contract.HeldBack``) --------------------------------
 
 
-def test_a_window_gives_the_lowest_limit_while_it_was_open() -> None:
+def test_a_window_gives_the_lowest_limit_while_the_target_had_it_lowered() -> None:
     from harness._transport import MAX_MARKS, Counts, Limiter
 
     limiter = Limiter(32, Counts(16), start=16, cooldown=0.0)
+    quiet = limiter.mark()
+    limiter.dropped()  # a connection dropped (an idle one closed): not the target's word
+    assert limiter.limit == 8 and limiter.lowest_since(quiet) is None
+    for _ in range(100):
+        limiter.acquire(1.0)
+        limiter.release(answered=True)  # back past where it began
     before = limiter.mark()
-    limiter.dropped()  # 16 -> 8
-    during = limiter.mark()
-    limiter.dropped()  # 8 -> 4
+    limiter.dropped(asked=True)  # a 429
+    during = limiter.mark()  # opened while the target keeps it lowered
+    limiter.dropped(asked=True)
+    lowest = limiter.limit
     for _ in range(200):
         limiter.acquire(1.0)
-        limiter.release(answered=True)  # grows back past 8
+        limiter.release(answered=True)  # grows back past where it began
     after = limiter.mark()
-    assert limiter.limit > 8
-    assert (limiter.lowest_since(before), limiter.lowest_since(during)) == (4.0, 4.0)
-    assert limiter.lowest_since(after) == limiter.limit  # nothing halved while open
-    assert limiter.lowest_since(before) == limiter.limit  # read once: closed
+    assert limiter.limit > 16
+    assert (limiter.lowest_since(before), limiter.lowest_since(during)) == (lowest, lowest)
+    assert limiter.lowest_since(after) is None  # nothing asked while it was open
+    assert limiter.lowest_since(before) is None  # read once: closed
     marks = [limiter.mark() for _ in range(MAX_MARKS + 5)]  # never read: the oldest dropped
-    limiter.dropped()
-    limiter.acquire(1.0)
-    limiter.release(answered=True)  # grows again: the windows open meanwhile saw it lower
-    assert limiter.lowest_since(marks[-1]) < limiter.lowest_since(marks[0]) == limiter.limit
+    limiter.dropped(asked=True)
+    assert limiter.lowest_since(marks[-1]) == limiter.limit
+    assert limiter.lowest_since(marks[0]) is None
 
 
 def test_the_http_adapter_says_how_many_plays_it_let_out_at_once(serve: Serve) -> None:
     """A 429 halves the requests let out at once: the plays, under half the limit, from 8 to 4
-    (docs/http-api.md); an adapter not asked to slow down let out its 8."""
+    (docs/http-api.md); an adapter not asked to slow down says so (None)."""
     from contract import HeldBack
 
     _, adapter, _ = serve(refused_first(1, (200, BALANCE, {})))
     assert isinstance(adapter, HeldBack)
     quiet = adapter.pace_mark()
-    assert adapter.fewest_at_once(quiet) == 8
+    assert adapter.fewest_at_once(quiet) is None
     mark = adapter.pace_mark()
     assert adapter.balance(ACCOUNT, "token") == BALANCE  # refused once, then answered
     assert adapter.fewest_at_once(mark) == 4
