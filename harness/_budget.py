@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import random
 import sys
 import threading
 import time
@@ -30,7 +31,8 @@ from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any, Generic, NoReturn, TypeVar
 
-from ._errors import TargetTimeout
+from ._errors import ErrorReply, TargetTimeout
+from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
 from ._streams import StreamGate
 
 T = TypeVar("T")
@@ -188,6 +190,7 @@ class GuardedAdapter:
         self._waiting = 0  # its threads waiting at the stream gate now
         self._waited_s = 0.0  # wall time during which one at least waited, before now
         self._wait_began = 0.0
+        self._jitter = random.Random()  # the spread of the waits on a 429: timing only
 
     def _call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         self._token.check()
@@ -199,13 +202,35 @@ class GuardedAdapter:
         outer = getattr(_calling, "token", None)
         _calling.token = self._token
         try:
-            result = getattr(self.underlying, operation)(*args, **kwargs)
+            result = self._patiently(operation, args, kwargs)
         finally:
             _calling.token = outer
             with self._lock:
                 del self._in_flight[ticket]
         self._token.check()  # the answer of a call made before the cut is not handed on
         return result
+
+    def _patiently(self, operation: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The call, made again after a wait each time the adapter raises ``ErrorReply`` with
+        status 429 (an in-process adapter over a rate-limited service: the HTTP adapter waits
+        on a target's 429 itself), as the HTTP adapter waits on a 429 without ``Retry-After``
+        (``harness._patience``): no verdict on the request; refused ``RATE_RETRIES`` times
+        more, ``TargetTimeout`` (the check: *error*, never a refusal it judges)."""
+        refused = 0
+        while True:
+            try:
+                return getattr(self.underlying, operation)(*args, **kwargs)
+            except ErrorReply as exc:
+                if exc.status != 429:
+                    raise
+                refused += 1
+                if refused > RATE_RETRIES:
+                    raise TargetTimeout(
+                        f"{operation}: refused {refused} times in a row ({exc}), waited on "
+                        f"{RATE_RETRIES} times (at most {RATE_WAIT_CAP_S:g} s each): the target "
+                        "did not answer the request"
+                    ) from None
+                wait_unless_cut(rate_wait(None, refused, self._jitter.random))  # timing only
 
     def in_flight(self) -> list[tuple[str, float]]:
         """(operation, seconds running) of each call still running; a block stream still

@@ -51,11 +51,10 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
+from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
 from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import (
     FRESH_AFTER_S,
-    RATE_RETRIES,
-    RATE_WAIT_CAP_S,
     Breaker,
     Counts,
     Deadline,
@@ -63,7 +62,6 @@ from ._transport import (
     Limiter,
     asks_patience,
     endpoint,
-    rate_wait,
 )
 
 QUOTE_BYTES = 200  # how much of an offending answer a message shows

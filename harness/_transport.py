@@ -27,7 +27,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import urllib3.connection
@@ -365,17 +365,7 @@ class Breaker:
 
 # -- a target that asks for patience: 429, and 503 with Retry-After -----------------------------
 
-RATE_RETRIES = 8
-"""How many times a request refused with ``429 Too Many Requests`` (or ``503`` with
-``Retry-After``) is sent again, each after the wait the target asks (``rate_wait``); refused
-once more, the check that sent it cannot judge (*error*, never a failure)."""
-RATE_WAIT_CAP_S = 5.0
-"""The longest the harness waits before sending a refused request again, whatever the target
-asks: a ``Retry-After: 3600`` is waited 5 s, and the request refused again past the retries is
-an *error*. Every wait also counts against the check's and the run's budgets."""
-RATE_FIRST_WAIT_S = 0.5
-"""The wait after a refusal that names none (no ``Retry-After``): doubled at each refusal of
-the same request, up to ``RATE_WAIT_CAP_S``."""
+# how long and how often: harness._patience (RATE_RETRIES, rate_wait, ...)
 
 
 def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
@@ -413,16 +403,6 @@ def asks_patience(status: int, headers: Mapping[str, str]) -> tuple[bool, float 
         return False, None
     asked = retry_after(headers)
     return status == 429 or asked is not None, asked
-
-
-def rate_wait(asked: float | None, refusals: int, spread: Callable[[], float]) -> float:
-    """The wait before sending again a request refused ``refusals`` times (1, 2, ...): what
-    the target asked, or ``RATE_FIRST_WAIT_S`` doubled at each refusal when it asked nothing;
-    at most ``RATE_WAIT_CAP_S``; then up to a quarter longer (``spread()`` in [0, 1)), so the
-    requests refused together do not all come back at the same instant, and never shorter
-    than asked below the cap."""
-    base = asked if asked is not None else RATE_FIRST_WAIT_S * 2 ** min(refusals - 1, 16)
-    return min(base, RATE_WAIT_CAP_S) * (1 + spread() / 4)
 
 
 # -- concurrency for a target that drops connections ------------------------------------------

@@ -397,6 +397,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_streams",
                 "_parallel",
                 "_clause_coverage",
+                "_patience",
             ),
         ),
         (

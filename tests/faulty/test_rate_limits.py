@@ -13,6 +13,7 @@ Fast tier: one check each, over HTTP. Slow tier: whole runs, quick and full
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from typing import Any
@@ -20,8 +21,9 @@ from typing import Any
 import pytest
 
 from harness import HttpAdapter
+from harness._errors import ErrorReply
 
-from ._base import reference_adapter
+from ._base import Delegating, reference_adapter
 from ._faults import RacySales
 from ._play_faults import BalanceInFloatEuros
 from .certify import TEST_SETTINGS, certify
@@ -183,3 +185,64 @@ def test_a_target_that_refuses_every_reveal_is_incomplete_in_a_full_run() -> Non
         outcome = certify(_adapter(url), target=url, settings=TEST_SETTINGS, profile="full")
     assert outcome.verdict == "INCOMPLETE", outcome.note
     assert outcome.errored and not outcome.failed, outcome.failed
+
+
+# -- an in-process adapter over a rate-limited service ------------------------------------------
+
+
+class EveryFifteenthRefused(Delegating):
+    """A vendor's Python adapter over its rate-limited service: one call in 15 raises
+    ``ErrorReply(429)``, as its HTTP client got the service's 429 (then answered when called
+    again)."""
+
+    OPERATIONS = frozenset(
+        {"evaluate", "list_blocks", "open_account", "balance", "play", "reveal", "auto"}
+    )
+
+    def __init__(self) -> None:
+        super().__init__(reference_adapter(name="freedom:python_429"), "freedom:python_429")
+        self.calls = itertools.count()
+        self.lock = threading.Lock()
+        self.refused = 0
+
+    def __getattribute__(self, name: str) -> Any:
+        value = super().__getattribute__(name)
+        if name not in type(self).OPERATIONS:
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self.lock:
+                refuse = next(self.calls) % 15 == 7
+                self.refused += refuse
+            if refuse:
+                raise ErrorReply(429, "too_many_requests", "slow down")
+            return value(*args, **kwargs)
+
+        return call
+
+
+def test_a_python_adapters_429_is_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The requirements such an adapter failed before (a quick run of it was NOT CERTIFIED:
+    7 requirements failed, a 429 read as the refusal a probe judges, 20 in *error*) pass:
+    the guard waits on its 429 as the HTTP adapter waits on a target's
+    (``harness._budget.GuardedAdapter._patiently``; the waits skipped here)."""
+    import harness._budget
+
+    monkeypatch.setattr(harness._budget, "wait_unless_cut", lambda seconds: None)
+    adapter = EveryFifteenthRefused()
+    outcome = certify(adapter, requirements=PYTHON_429_FAILED)
+    bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
+    assert not bad, bad
+    assert adapter.refused > 0
+
+
+PYTHON_429_FAILED = [
+    "protocol.refusals.status",
+    "play.refusal.invalid",
+    "security.tokens.required",
+    "evaluate.batch.errors",
+    "robots.contract.invalid_per_ticket",
+    "eldorado.contract.invalid_per_ticket",
+    "robots.2.stakes",
+]
+"""What a quick run of ``EveryFifteenthRefused`` failed before the guard waited on a 429."""

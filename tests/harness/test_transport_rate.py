@@ -17,14 +17,9 @@ import pytest
 from harness import HttpAdapter, ProtocolViolation, TargetTimeout
 from harness._budget import Cancelled, CancelToken, GuardedAdapter, Stalls, wait_unless_cut
 from harness._errors import ErrorReply
+from harness._patience import RATE_FIRST_WAIT_S, RATE_WAIT_CAP_S, rate_wait
 from harness._reports.console import transport_line
-from harness._transport import (
-    RATE_FIRST_WAIT_S,
-    RATE_WAIT_CAP_S,
-    asks_patience,
-    rate_wait,
-    retry_after,
-)
+from harness._transport import asks_patience, retry_after
 from tests.harness._tiny_target import Answer, Behaviour, Target
 
 ACCOUNT = "acct_1"
@@ -309,3 +304,64 @@ def test_the_http_adapter_says_how_many_plays_it_let_out_at_once(serve: Serve) -
     mark = adapter.pace_mark()
     assert adapter.balance(ACCOUNT, "token") == BALANCE  # refused once, then answered
     assert adapter.fewest_at_once(mark) == 4
+
+
+# -- an in-process adapter's 429: waited on by the guard ----------------------------------------
+
+
+class Refusing:
+    """An in-process adapter over a rate-limited service: its first ``n`` balance reads are
+    refused with ``ErrorReply(429)``, then answered; a play always refused with 402."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.calls = n, 0
+
+    def balance(self, account_id: str, token: str) -> dict[str, object]:
+        self.calls += 1
+        if self.calls <= self.n:
+            raise ErrorReply(429, "too_many_requests", "slow down")
+        return BALANCE
+
+    def play(self, *args: object) -> dict[str, object]:
+        self.calls += 1
+        raise ErrorReply(402, "insufficient_funds", "no")
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    import harness._budget
+
+    asked: list[float] = []
+    monkeypatch.setattr(harness._budget, "wait_unless_cut", asked.append)
+    return asked
+
+
+def test_an_in_process_adapters_429_is_waited_on_and_the_call_made_again(
+    waits: list[float],
+) -> None:
+    underlying = Refusing(2)
+    guarded = GuardedAdapter(underlying, CancelToken(), Stalls())
+    assert guarded.balance(ACCOUNT, "t") == BALANCE
+    assert underlying.calls == 3
+    assert len(waits) == 2 and RATE_FIRST_WAIT_S <= waits[0] < 2 * RATE_FIRST_WAIT_S <= waits[1]
+
+
+def test_an_in_process_adapter_refusing_to_the_end_is_an_error_never_a_refusal(
+    waits: list[float],
+) -> None:
+    from harness._patience import RATE_RETRIES
+
+    underlying = Refusing(10**6)
+    guarded = GuardedAdapter(underlying, CancelToken(), Stalls())
+    with pytest.raises(TargetTimeout, match="refused 9 times in a row"):
+        guarded.balance(ACCOUNT, "t")
+    assert underlying.calls == RATE_RETRIES + 1 and len(waits) == RATE_RETRIES
+    assert max(waits) <= RATE_WAIT_CAP_S * 1.25
+
+
+def test_an_in_process_adapters_other_refusals_reach_the_check_at_once(waits: list[float]) -> None:
+    underlying = Refusing(0)
+    guarded = GuardedAdapter(underlying, CancelToken(), Stalls())
+    with pytest.raises(ErrorReply) as refused:
+        guarded.play(ACCOUNT, "t", "robots", 100)
+    assert refused.value.status == 402 and underlying.calls == 1 and waits == []
