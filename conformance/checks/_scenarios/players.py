@@ -88,6 +88,7 @@ ISOLATION = "security.tokens.isolation"
 PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
+RUN_PLAYS = 8  # an old account's tickets bought in a row before it finishes them
 RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
 OLDEST_RESENT = 3  # ... of which its oldest ones
 FUNDED_PLAYS = 300  # a paced player's funding, in stakes
@@ -247,8 +248,10 @@ def _in_turn(one: Bought) -> int:
     return last if one.again else min(last + 1, len(one.clicks) - 1)
 
 
-def _old(session: Session, player: Player, plays: int) -> None:
-    """An old account: its first ticket left half revealed, then ``plays`` plays in a row."""
+def _old(session: Session, player: Player, plays: int, rng: random.Random) -> None:
+    """An old account: its first ticket left half revealed, then ``plays`` plays in a row,
+    bought in runs (``_runs``): each ticket of a run bought the moment the previous one's
+    answer arrives, then each finished by AUTO in turn."""
     first = _buy(session, player)
     if first.clicks:
         play_id, token = str(first.played["play_id"]), player.account.token
@@ -264,8 +267,17 @@ def _old(session: Session, player: Player, plays: int) -> None:
             first.order.append(button)
     else:
         _finish(session, player, first)
-    for _ in range(plays):
-        _finish(session, player, _buy(session, player))
+    for run in _runs(rng, plays):
+        for one in [_buy(session, player) for _ in range(run)]:
+            _finish(session, player, one)
+
+
+def _runs(rng: random.Random, plays: int) -> list[int]:
+    """``plays`` cut into runs of 1 to ``RUN_PLAYS`` plays, the seed's."""
+    runs: list[int] = []
+    while sum(runs) < plays:
+        runs.append(min(rng.randint(1, RUN_PLAYS), plays - sum(runs)))
+    return runs
 
 
 def scenario_players(
@@ -336,7 +348,7 @@ def scenario_players(
             if player.paced:
                 _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
             else:
-                _old(session, player, int(case["old_plays"]))
+                _old(session, player, int(case["old_plays"]), random.Random(f"{seed}:old:{number}"))
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
