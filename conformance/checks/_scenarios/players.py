@@ -12,7 +12,11 @@ once and judges it a moment later sees a young target. These scenarios play like
   seconds have passed; in a span of a minute or more (the soak's) every other one signs up
   late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
-  then ``old_plays`` plays back to back, each finished by AUTO;
+  then ``old_plays`` plays back to back, in runs of 1 to ``RUN_PLAYS`` the seed draws: each
+  ticket of a run bought the moment the previous one's answer arrives (a player buying again
+  at once), then each finished by AUTO; plays so close share a ``created_at`` second always,
+  and its millisecond often (a history whose ties are broken by another key than the order
+  bought shows: ``play.history.order``);
 - **the way back**: when the span is over, each account's token as it comes back (an old
   account's, unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); every account plays once more (seconds after its
@@ -561,10 +565,13 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
 
 
 def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> None:
-    """The account's plays, bought one after another, listed newest first: else
-    ``play.history.order``, whatever their ``created_at`` (plays bought in the same
-    millisecond, ordered by another key, are listed out of order with times that tie or
-    differ by microseconds: the order is wrong, not the times; a fifth red team's)."""
+    """The account's plays, bought one after another (each sent after the previous one's
+    answer came back), listed newest first: else ``play.history.order``, whatever their
+    ``created_at`` (docs/contract-decisions.md, ``history-ties``). Plays bought in the same
+    second or millisecond, their ties broken by another key (a random id), are listed out of
+    order with times that tie or differ by microseconds: the order is wrong, not the times
+    (the fifth red team's ``play_history_same_ms_ties``; ``play_history_same_second_ties``, a
+    ``timestamp(0)`` column, shows at any pace: the old accounts' runs share a second)."""
     rank = {str(one.played["play_id"]): n for n, one in enumerate(player.bought)}
     listed = [str(p.get("play_id")) for p in entries if str(p.get("play_id")) in rank]
     for newer, older in itertools.pairwise(listed):
