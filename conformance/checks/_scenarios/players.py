@@ -131,6 +131,7 @@ class Player:
     paced: bool
     bought: list[Bought] = field(default_factory=list)
     listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
+    ties: int = 0  # plays one after another listed side by side with the same created_at
 
 
 class _Found(Exception):
@@ -290,13 +291,15 @@ def scenario_players(
     hold: Hold = no_hold,
     notes: list[str] | None = None,
     limited: list[str] | None = None,
+    ties: list[int] | None = None,
 ) -> Evidence | None:
     """Paced players and old accounts side by side for ``span_s`` seconds, then every account
     judged again (the module docstring); with ``top_tier_units``, an account a (game, stake)
     playing through to a top-tier unit beside them (``top_tiers``: ``hold`` holds a stream for
     its last units, ``notes`` gets what each bought or why it did not). ``limited`` gets a
     line for each account whose whole history the target would not list
-    (``Session.history_up_to``)."""
+    (``Session.history_up_to``); ``ties`` each account's count of plays listed side by side
+    with the same ``created_at``, judged in the order bought (``Player.ties``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     deadline = time.monotonic() + span
@@ -378,6 +381,8 @@ def scenario_players(
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
+        if ties is not None:
+            ties.append(player.ties)
         if player.listed_up_to is not None and limited is not None:
             limited.append(
                 f"account {player.account.account_id!r} ({player.game} at {player.stake} "
@@ -573,7 +578,9 @@ def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> 
     (the fifth red team's ``play_history_same_ms_ties``; ``play_history_same_second_ties``, a
     ``timestamp(0)`` column, shows at any pace: the old accounts' runs share a second)."""
     rank = {str(one.played["play_id"]): n for n, one in enumerate(player.bought)}
-    listed = [str(p.get("play_id")) for p in entries if str(p.get("play_id")) in rank]
+    mine = [p for p in entries if str(p.get("play_id")) in rank]
+    listed = [str(p.get("play_id")) for p in mine]
+    player.ties = sum(_same_time(a, b) for a, b in itertools.pairwise(mine))
     for newer, older in itertools.pairwise(listed):
         if rank[newer] < rank[older]:
             raise fault(
@@ -584,6 +591,12 @@ def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> 
                 "the other, by one player), is listed after it",
                 "history",
             )
+
+
+def _same_time(one: Document, other: Document) -> bool:
+    """Both entries' ``created_at`` read as the same time (a tie at the target's precision)."""
+    first, second = read_time(one.get("created_at")), read_time(other.get("created_at"))
+    return first is not None and second is not None and first.value == second.value
 
 
 def _created_in_order(entries: list[Document], fault: Fault) -> None:
