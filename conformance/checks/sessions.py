@@ -77,12 +77,17 @@ def player_sessions(ctx: CheckContext) -> None:
     started = time.monotonic()
     notes: list[str] = []
     limited: list[str] = []
-    found = scenario_players(target, case, ctx.hold, notes, limited)
+    ties: list[int] = []
+    found = scenario_players(target, case, ctx.hold, notes, limited, ties)
     ctx.details["ran_s"] = round(time.monotonic() - started, 1)  # the span and the way back
     if found is None:
         target.settle()  # every AUTO of the sessions tied to its block unit
     ctx.details["span_s"] = ctx.settings.player_span_s
     ctx.details["accounts"] = players
+    # plays one after another listed side by side with the same created_at, each pair judged
+    # in the order bought (docs/contract-decisions.md, history-ties): what a tie broken by
+    # another key would have failed
+    ctx.details["history_ties_judged"] = sum(ties)
     if top_tier is not None:  # what was bought of a top tier, and what was not (never passed)
         ctx.details["top_tiers"] = notes
     if found is not None:

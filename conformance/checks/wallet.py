@@ -12,10 +12,19 @@ plays sold form one serial order. Starting from the funding, each sold play's ba
 is a 402, and there is one only if that order ends below the stake; no balance is negative;
 the balance read after is the order's end; the history lists exactly the plays sold, and no
 unit was sold twice.
+
+The history's order of plays sent at once is judged only where the target's own answers fix it
+(docs/contract-decisions.md, ``history-ties``): a play that follows another in every serial
+order the balances allow *and* whose ``created_at`` is strictly later is the newer, and a
+listing that puts the other above it fails ``play.history.order`` (a history sorted by a
+truncated time with ties broken by a random id, a fifth red team's, lists a double tap so).
+Times that tie, or balances that allow either order, leave the pair unjudged: which of two plays
+sent at once was bought first is then the target's to say.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
@@ -25,6 +34,7 @@ from typing import Any
 from contract import ErrorReply
 
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from .._timestamps import read_time
 from . import _scenarios as sc
 from ._races import race
 from .history import last_unit
@@ -33,9 +43,11 @@ from .play import first_found, held, pairs, plays_per_stake
 BALANCE_READ = "play.money.balance_read"
 ONE_ACCOUNT = "play.money.concurrent_one_account"
 REFUSAL = "play.refusal.insufficient_funds"
+ORDER = "play.history.order"
 STAKES_FUNDED = 3  # k: the account can pay this many stakes
 AT_ONCE = 8  # n: plays sent at the same moment
 MAX_READS = 8  # plays per stake for the balance read
+SERIAL_ORDERS = 1000  # the serial orders of plays at once enumerated before none is judged
 
 
 def scenario_balance_read(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
@@ -62,22 +74,58 @@ def _serial(start: int, stake: int, plays: list[tuple[int, int]]) -> list[int] |
     """An order of ``plays`` ((balance_cents, lot), one per sold play) in which each play's
     balance before (balance_cents + stake − lot) is the previous one's balance after, from
     ``start``: the indices in that order, or None when there is none."""
+    orders = _serial_orders(start, stake, plays, 1)
+    return orders[0] if orders else None
+
+
+def _serial_orders(
+    start: int, stake: int, plays: list[tuple[int, int]], most: int = 1000
+) -> list[list[int]]:
+    """Every order of ``_serial`` (up to ``most`` of them)."""
     left = list(range(len(plays)))
     order: list[int] = []
+    found: list[list[int]] = []
 
-    def extend(balance: int) -> bool:
+    def extend(balance: int) -> None:
         if not left:
-            return True
+            found.append(list(order))
+            return
         for i in [i for i in left if plays[i][0] + stake - plays[i][1] == balance]:
+            if len(found) >= most:
+                return
             left.remove(i)
             order.append(i)
-            if extend(plays[i][0]):
-                return True
+            extend(plays[i][0])
             order.pop()
             left.append(i)
-        return False
 
-    return order if extend(start) else None
+    extend(start)
+    return found
+
+
+def misplaced_at_once(
+    ids: list[str], orders: list[list[int]], entries: list[dict[str, Any]]
+) -> tuple[str, str] | None:
+    """Of plays ``ids`` sent at once, whose possible serial orders (indices into ``ids``) are
+    ``orders``, a pair the listing ``entries`` (newest first) puts the wrong way round while the
+    target's answers fix their order: (the newer, the older listed above it), or None. The
+    newer follows the older in every serial order and its ``created_at`` is strictly later
+    (both read the same way, neither a whole day); any other pair is not judged."""
+    if not orders:
+        return None
+    place = {str(e.get("play_id")): n for n, e in enumerate(entries)}
+    times = {str(e.get("play_id")): read_time(e.get("created_at")) for e in entries}
+    for older, newer in itertools.permutations(range(len(ids)), 2):
+        if not all(o.index(older) < o.index(newer) for o in orders):
+            continue
+        before, after = times.get(ids[older]), times.get(ids[newer])
+        if before is None or after is None or before.aware != after.aware:
+            continue
+        if before.span or after.span or after.value <= before.value:
+            continue
+        if place[ids[older]] < place[ids[newer]]:
+            return ids[newer], ids[older]
+    return None
 
 
 def _at_once(session: sc.Session, account: sc.Account, game: str, stake: int, n: int) -> list[Any]:
@@ -229,6 +277,21 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
                 + (f", and misses {len(missing)}" if missing else ""),
                 request,
             )
+        orders = _serial_orders(funded * stake, stake, pairs_, SERIAL_ORDERS)
+        if len(orders) >= SERIAL_ORDERS:  # not all of them: no order is fixed
+            orders = []
+        misplaced = misplaced_at_once(ids, orders, [e for e in entries if e["play_id"] in ids])
+        if misplaced is not None:
+            newer, older = misplaced
+            return sc.evidence(
+                {**case, "requirement": ORDER},
+                {"newest first": [newer, older]},
+                {"history": [e["play_id"] for e in entries if e["play_id"] in ids]},
+                f"{where}: play {newer!r} was bought after {older!r} (its balance follows "
+                f"{older!r}'s in every serial order of the answers, and its created_at is "
+                f"later), but the history lists it below",
+                request,
+            )
         read = session.balance(account)
         if read != end:
             return sc.evidence(
@@ -273,7 +336,7 @@ def balance_read(ctx: CheckContext) -> None:
 
 @check(
     "play.concurrent_one_account",
-    covers=[ONE_ACCOUNT],
+    covers=[ONE_ACCOUNT, ORDER],
     capability="play",
     cost="long",
     exclusive=True,  # the units sold at once are compared with the units on sale

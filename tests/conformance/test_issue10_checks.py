@@ -27,7 +27,7 @@ from conformance.checks._batch_order import permuted
 from conformance.checks._scenarios import misreported
 from conformance.checks.history import PAGE_SIZES, judge_listing, limits_to_ask
 from conformance.checks.tokens import token_fault, token_finding
-from conformance.checks.wallet import _serial
+from conformance.checks.wallet import _serial, _serial_orders, misplaced_at_once
 from harness import ContractBreach, HttpAdapter, open_target
 from tests.harness.test_http_adapter_faults import FakeTarget, answer
 
@@ -144,6 +144,31 @@ def test_serial_order_of_plays_on_one_account() -> None:
     assert _serial(300, 100, [(500, 0), (200, 0), (600, 500)]) is not None
     # a double spend: two plays both answering 200 from the same 300
     assert _serial(300, 100, [(200, 0), (200, 0), (100, 0)]) is None
+
+
+def _listing(order: str, times: dict[str, str]) -> list[dict[str, str]]:
+    return [{"play_id": p, "created_at": times[p]} for p in order]
+
+
+def test_plays_at_once_judged_for_order_only_where_the_answers_fix_it() -> None:
+    # 300 cents, stake 100, three losing plays a, b, c answered 100, 0, 200: sold c, a, b
+    ids, orders = ["a", "b", "c"], _serial_orders(300, 100, [(100, 0), (0, 0), (200, 0)])
+    assert orders == [[2, 0, 1]]
+    apart = {"c": "2026-12-04T23:00:00.001Z", "a": "2026-12-04T23:00:00.002Z"}
+    apart["b"] = "2026-12-04T23:00:00.003Z"
+    assert misplaced_at_once(ids, orders, _listing("bac", apart)) is None
+    # ties broken by id: a listed above b, whose balance follows a's and whose time is later
+    assert misplaced_at_once(ids, orders, _listing("abc", apart)) == ("b", "a")
+    # the same listing with times of whole seconds that tie: the target's to order
+    tied = dict.fromkeys(ids, "2026-12-04T23:00:00Z")
+    assert misplaced_at_once(ids, orders, _listing("abc", tied)) is None
+    # times that say a is the newer (against the balances): the answers disagree, not judged
+    crossed = {**apart, "a": "2026-12-04T23:00:00.004Z"}
+    assert misplaced_at_once(ids, orders, _listing("abc", crossed)) is None
+    # balances that allow either order (each a win of its stake): not judged, whatever the times
+    either = _serial_orders(300, 100, [(300, 100), (300, 100)])
+    assert sorted(either) == [[0, 1], [1, 0]]
+    assert misplaced_at_once(["a", "b"], either, _listing("ab", apart)) is None
 
 
 # -- evaluate batch ----------------------------------------------------------------------------

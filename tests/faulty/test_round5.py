@@ -13,12 +13,15 @@ profile a lab catches it, and what was missed before.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ._base import service_variant
+from ._base import Delegating, service_variant
 from ._round5_faults import AuditQuietWinsQueued
+from .certify import certify
 from .test_soak import failed, sessions, soak
 from .test_variants import sampled, scoped_outcome
 from .variants import VARIANTS
@@ -46,11 +49,28 @@ def test_every_round_5_variant_is_registered() -> None:
     assert set(ROUND_5) <= set(VARIANTS)
 
 
-@pytest.mark.parametrize("name", sampled(n for n in ROUND_5 if not VARIANTS[n].soak))
+#: a history's ties broken by another key than the order bought: the fifth red team's member
+#: (milliseconds) and the one a usual column makes (whole seconds), caught at any pace
+TIES = ("play_history_same_ms_ties", "play_history_same_second_ties")
+
+
+@pytest.mark.parametrize("name", sampled([*(n for n in ROUND_5 if not VARIANTS[n].soak), TIES[1]]))
 def test_round_5_variant_rejected_for_its_requirement_and_no_other(name: str) -> None:
     variant, outcome = VARIANTS[name], scoped_outcome(name)
     assert outcome.verdict == "NOT CERTIFIED", outcome.note
     assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, outcome.failed
+    assert outcome.errored == [], outcome.errored
+
+
+@pytest.mark.slow  # a whole-suite run each, 10 s
+@pytest.mark.parametrize("name", TIES)
+def test_history_ties_rejected_for_the_order_alone_by_the_whole_suite(name: str) -> None:
+    """Every requirement in scope, the checks side by side (so each play slower than alone):
+    the ties still show, and as ``play.history.order`` only (docs/contract-decisions.md,
+    ``history-ties``)."""
+    outcome = certify(VARIANTS[name].factory())
+    assert outcome.verdict == "NOT CERTIFIED", outcome.note
+    assert outcome.failed == ["play.history.order"], outcome.failed
     assert outcome.errored == [], outcome.errored
 
 
@@ -78,3 +98,26 @@ def test_a_soak_rejects_a_wallet_honest_only_while_an_audit_runs(
     assert failed(report) == [PRIZE], failed(report)
     assert VARIANTS["play_audit_quiet_wins_queued"].caught_by(failed(report))
     assert sessions(report)["outcome"] == "fail"
+
+
+class Unhurried(Delegating):
+    """Every play answered ``PACE_S`` later: a target over HTTP, a few ms a request, where no
+    two plays one after another fall in one millisecond."""
+
+    PACE_S = 0.004
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        time.sleep(self.PACE_S)
+        return super().play(account_id, token, game, stake_cents)
+
+
+@pytest.mark.slow  # the checks of play.history.order, 8 s
+def test_ties_of_a_second_broken_by_id_are_caught_at_an_http_pace() -> None:
+    """A history's ties broken by a random id show whatever the pace when ``created_at`` has
+    a column's precision (docs/contract-decisions.md, ``history-ties``): plays a few ms apart
+    share their second, and one player's are judged in the order bought."""
+    variant = VARIANTS["play_history_same_second_ties"]
+    slow = Unhurried(variant.factory(), "faulty:unhurried_same_second_ties")
+    outcome = certify(slow, games=["robots"], requirements=["play.history.order"])
+    assert outcome.failed == ["play.history.order"], outcome.note
+    assert outcome.errored == []

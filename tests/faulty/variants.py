@@ -1140,6 +1140,14 @@ _service(
     ("robots",),
 )
 _service(
+    "play_history_same_second_ties",
+    "play",
+    "contract 4",
+    r5.HistorySameSecondTies,
+    ["play.history.order"],
+    ("robots",),
+)
+_service(
     "play_history_limit_per_game",
     "play",
     "contract 4",

@@ -12,7 +12,11 @@ once and judges it a moment later sees a young target. These scenarios play like
   seconds have passed; in a span of a minute or more (the soak's) every other one signs up
   late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
-  then ``old_plays`` plays back to back, each finished by AUTO;
+  then ``old_plays`` plays back to back, in runs of 1 to ``RUN_PLAYS`` the seed draws: each
+  ticket of a run bought the moment the previous one's answer arrives (a player buying again
+  at once), then each finished by AUTO; plays so close share a ``created_at`` second always,
+  and its millisecond often (a history whose ties are broken by another key than the order
+  bought shows: ``play.history.order``);
 - **the way back**: when the span is over, each account's token as it comes back (an old
   account's, unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); every account plays once more (seconds after its
@@ -88,6 +92,7 @@ ISOLATION = "security.tokens.isolation"
 PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
+RUN_PLAYS = 8  # an old account's tickets bought in a row before it finishes them
 RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
 OLDEST_RESENT = 3  # ... of which its oldest ones
 FUNDED_PLAYS = 300  # a paced player's funding, in stakes
@@ -126,6 +131,7 @@ class Player:
     paced: bool
     bought: list[Bought] = field(default_factory=list)
     listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
+    ties: int = 0  # plays one after another listed side by side with the same created_at
 
 
 class _Found(Exception):
@@ -247,8 +253,10 @@ def _in_turn(one: Bought) -> int:
     return last if one.again else min(last + 1, len(one.clicks) - 1)
 
 
-def _old(session: Session, player: Player, plays: int) -> None:
-    """An old account: its first ticket left half revealed, then ``plays`` plays in a row."""
+def _old(session: Session, player: Player, plays: int, rng: random.Random) -> None:
+    """An old account: its first ticket left half revealed, then ``plays`` plays in a row,
+    bought in runs (``_runs``): each ticket of a run bought the moment the previous one's
+    answer arrives, then each finished by AUTO in turn."""
     first = _buy(session, player)
     if first.clicks:
         play_id, token = str(first.played["play_id"]), player.account.token
@@ -264,8 +272,17 @@ def _old(session: Session, player: Player, plays: int) -> None:
             first.order.append(button)
     else:
         _finish(session, player, first)
-    for _ in range(plays):
-        _finish(session, player, _buy(session, player))
+    for run in _runs(rng, plays):
+        for one in [_buy(session, player) for _ in range(run)]:
+            _finish(session, player, one)
+
+
+def _runs(rng: random.Random, plays: int) -> list[int]:
+    """``plays`` cut into runs of 1 to ``RUN_PLAYS`` plays, the seed's."""
+    runs: list[int] = []
+    while sum(runs) < plays:
+        runs.append(min(rng.randint(1, RUN_PLAYS), plays - sum(runs)))
+    return runs
 
 
 def scenario_players(
@@ -274,13 +291,15 @@ def scenario_players(
     hold: Hold = no_hold,
     notes: list[str] | None = None,
     limited: list[str] | None = None,
+    ties: list[int] | None = None,
 ) -> Evidence | None:
     """Paced players and old accounts side by side for ``span_s`` seconds, then every account
     judged again (the module docstring); with ``top_tier_units``, an account a (game, stake)
     playing through to a top-tier unit beside them (``top_tiers``: ``hold`` holds a stream for
     its last units, ``notes`` gets what each bought or why it did not). ``limited`` gets a
     line for each account whose whole history the target would not list
-    (``Session.history_up_to``)."""
+    (``Session.history_up_to``); ``ties`` each account's count of plays listed side by side
+    with the same ``created_at``, judged in the order bought (``Player.ties``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     deadline = time.monotonic() + span
@@ -336,7 +355,7 @@ def scenario_players(
             if player.paced:
                 _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
             else:
-                _old(session, player, int(case["old_plays"]))
+                _old(session, player, int(case["old_plays"]), random.Random(f"{seed}:old:{number}"))
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
@@ -362,6 +381,8 @@ def scenario_players(
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
+        if ties is not None:
+            ties.append(player.ties)
         if player.listed_up_to is not None and limited is not None:
             limited.append(
                 f"account {player.account.account_id!r} ({player.game} at {player.stake} "
@@ -549,12 +570,17 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
 
 
 def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> None:
-    """The account's plays, bought one after another, listed newest first: else
-    ``play.history.order``, whatever their ``created_at`` (plays bought in the same
-    millisecond, ordered by another key, are listed out of order with times that tie or
-    differ by microseconds: the order is wrong, not the times; a fifth red team's)."""
+    """The account's plays, bought one after another (each sent after the previous one's
+    answer came back), listed newest first: else ``play.history.order``, whatever their
+    ``created_at`` (docs/contract-decisions.md, ``history-ties``). Plays bought in the same
+    second or millisecond, their ties broken by another key (a random id), are listed out of
+    order with times that tie or differ by microseconds: the order is wrong, not the times
+    (the fifth red team's ``play_history_same_ms_ties``; ``play_history_same_second_ties``, a
+    ``timestamp(0)`` column, shows at any pace: the old accounts' runs share a second)."""
     rank = {str(one.played["play_id"]): n for n, one in enumerate(player.bought)}
-    listed = [str(p.get("play_id")) for p in entries if str(p.get("play_id")) in rank]
+    mine = [p for p in entries if str(p.get("play_id")) in rank]
+    listed = [str(p.get("play_id")) for p in mine]
+    player.ties = sum(_same_time(a, b) for a, b in itertools.pairwise(mine))
     for newer, older in itertools.pairwise(listed):
         if rank[newer] < rank[older]:
             raise fault(
@@ -565,6 +591,12 @@ def _listed_as_bought(player: Player, entries: list[Document], fault: Fault) -> 
                 "the other, by one player), is listed after it",
                 "history",
             )
+
+
+def _same_time(one: Document, other: Document) -> bool:
+    """Both entries' ``created_at`` read as the same time (a tie at the target's precision)."""
+    first, second = read_time(one.get("created_at")), read_time(other.get("created_at"))
+    return first is not None and second is not None and first.value == second.value
 
 
 def _created_in_order(entries: list[Document], fault: Fault) -> None:
