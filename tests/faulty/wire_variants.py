@@ -241,9 +241,16 @@ class _Handler(BaseHTTPRequestHandler):
         if options.delay_s:
             time.sleep(options.delay_s)
         if isinstance(document, Iterator):
-            self._send(status, "application/x-ndjson", document)
-        else:
-            self._send(status, "application/json", iter([json.dumps(document).encode()]))
+            lines = _lines_written(document, options.ndjson) if options.ndjson else document
+            self._send(status, "application/x-ndjson", lines)
+            return
+        if status == 200 and method == "POST" and options.post_201:
+            status = 201  # NestJS's default for every POST
+        media = options.json_media
+        if status >= 400 and options.problem:
+            media = "application/problem+json"
+            document = {**_problem(status, document["error"]), **document}
+        self._send(status, media, iter([_json_written(document, options.json_form)]))
 
     def _dispatch(self, method: str, raw: bytes) -> Answer:
         parts = urlsplit(self.path)
@@ -271,7 +278,12 @@ class _Handler(BaseHTTPRequestHandler):
         if squeeze:
             body = _gzipped(body)
         self.send_response(status)
-        self.send_header("Content-Type", media)
+        for name, value in options.extra_headers.items():
+            self.send_header(name, value)
+        self.send_header(options.type_header, media)
+        if options.close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         if squeeze:
             self.send_header("Content-Encoding", "gzip")
         if options.http10 and media != "application/json":  # the end of the body: the close
@@ -291,6 +303,83 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+# -- forms of the same JSON ------------------------------------------------------------------
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every character of every string (keys too) written ``\\uXXXX``."""
+    if isinstance(value, dict):
+        return {_Escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, str):
+        return _Escaped(value)
+    return value
+
+
+class _Escaped(str):
+    """A string ``_dumps`` writes with every character escaped."""
+
+
+def _dumps(value: Any, form: str | None) -> str:
+    if form == "pretty":
+        return json.dumps(value, indent=2) + "\n"
+    if form == "reordered":
+        return json.dumps(_reordered(value), separators=(",", ":"))
+    if form == "escaped":
+        return re.sub(
+            r'"((?:[^"\\]|\\.)*)"',
+            lambda m: '"' + "".join(f"\\u{ord(c):04x}" for c in json.loads(m.group(0))) + '"',
+            json.dumps(value, separators=(",", ":")),
+        )
+    if form == "spaced":
+        return json.dumps(value)
+    return json.dumps(value)
+
+
+def _reordered(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+def _json_written(document: Any, form: str | None) -> bytes:
+    """An answer's body in the JSON form ``form`` (None: ``json.dumps``'s own)."""
+    return _dumps(document, form).encode()
+
+
+def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
+    """A block stream with each line in ``form``: ``crlf`` (CR LF ends every line), ``open_end``
+    (no newline after the last line), or a JSON form of ``_dumps`` (``spaced``, ``reordered``,
+    ``escaped``)."""
+    last = b""
+    for chunk in chunks:
+        lines = chunk.split(b"\n")
+        assert lines[-1] == b""
+        written = []
+        for line in lines[:-1]:
+            if form == "crlf":
+                written.append(line + b"\r\n")
+            elif form == "open_end":
+                written.append(line + b"\n")
+            else:
+                written.append(_dumps(json.loads(line), form).encode() + b"\n")
+        if last:
+            yield last
+        last = b"".join(written)
+    if form == "open_end":
+        last = last[:-1]
+    yield last
+
+
+def _problem(status: int, error: dict[str, Any]) -> dict[str, Any]:
+    """RFC 9457's members beside the contract's ``error``: ``type``, ``title``, ``status``,
+    ``detail``."""
+    return {"type": "about:blank", "title": error["code"], "status": status, "detail": error["message"]}
 
 
 def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
@@ -315,7 +404,18 @@ class WireHTTPServer(ThreadingHTTPServer):
         gzip: bool = False,
         delay_s: float = 0.0,
         rate: str | RateLimit | None = None,
+        post_201: bool = False,
+        json_media: str = "application/json",
+        json_form: str | None = None,
+        ndjson: str | None = None,
+        problem: bool = False,
+        close: bool = False,
+        type_header: str = "Content-Type",
+        extra_headers: dict[str, str] | None = None,
     ) -> None:
+        self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
+        self.ndjson, self.problem, self.close = ndjson, problem, close
+        self.type_header, self.extra_headers = type_header, dict(extra_headers or {})
         self.rate = RATE_LIMITS[rate]() if isinstance(rate, str) else rate
         self.request_queue_size = backlog  # read by server_activate's listen()
         self.routes = routes(adapter)
