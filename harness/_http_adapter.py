@@ -51,6 +51,7 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
+from ._ids import IdNumbers
 from ._statuses import UnnamedStatuses
 from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import (
@@ -428,7 +429,13 @@ class HttpBlockStream:
     only (see there).
     """
 
-    def __init__(self, response: requests.Response, reader: _Reader, expected: int | None) -> None:
+    def __init__(
+        self,
+        response: requests.Response,
+        reader: _Reader,
+        expected: int | None,
+        ids: IdNumbers | None = None,
+    ) -> None:
         self._response = response
         self._reader = reader
         self._chunks = reader.chunks()
@@ -440,6 +447,8 @@ class HttpBlockStream:
             self.close()
             raise ProtocolViolation(f"{self._what}: the stream holds no header line")
         header = self._parse(header_line, "the header line")
+        if ids is not None:
+            header = ids.as_text(header, "block-header")
         fault = shape_fault(header, "block-header", "the header")
         count = header.get("count") if isinstance(header, dict) else None
         if fault is None and expected is None:
@@ -751,6 +760,7 @@ class HttpAdapter:
         self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
         self._plays = _PlayBook()
         self.statuses = UnnamedStatuses()  # 201 where the contract names no status
+        self.ids = IdNumbers()  # ids answered as JSON integers
         self.session = requests.Session()
         self.session.verify = verify
         self._transport = DeadlineHTTPAdapter(
@@ -1009,6 +1019,7 @@ class HttpAdapter:
             raise ProtocolViolation(f"{what}: the answer is over its memory limit: {exc}") from None
         except JsonError as exc:
             value, why = raw, f" ({exc})"
+        value = self.ids.as_text(value, shape)
         if isinstance(deadline, Deadline) and time.monotonic() > deadline.at:
             raise TargetTimeout(
                 f"{what}: no complete answer within {deadline.seconds:g} s (its {len(raw)} "
@@ -1134,7 +1145,7 @@ class HttpAdapter:
         deadline = getattr(response, _DEADLINE, None)
         if isinstance(deadline, Deadline):  # the headers came in time: the floor takes over
             deadline.finish()
-        return HttpBlockStream(response, self._reader(response, what), count)
+        return HttpBlockStream(response, self._reader(response, what), count, self.ids)
 
     def open_account(self, balance_cents: int) -> Document:
         body = {"balance_cents": balance_cents}  # sent again if lost: one more account, unused
@@ -1294,9 +1305,10 @@ class HttpAdapter:
                 "tells whether it was done"
             ) from None
 
-    def status_reservations(self) -> list[dict[str, Any]]:
-        """The run's reservation about success statuses the contract does not name."""
-        return self.statuses.reservations()
+    def wire_reservations(self) -> list[dict[str, Any]]:
+        """The run's reservations about what the wire showed: success statuses the contract
+        does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``)."""
+        return self.statuses.reservations() + self.ids.reservations()
 
     def transport_counts(self) -> dict[str, int]:
         """What the transport did (``harness._transport.Counts``): the report shows it."""

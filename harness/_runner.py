@@ -376,7 +376,7 @@ class Runner:
         if implementation is not None:
             with draw_workers_for_a_run():  # the processes drawing the checks' examples
                 self._run_checks(adapter, selected, implementation, outcomes)
-            self._smoke_reservations += status_reservations(adapter)
+            self._smoke_reservations += wire_reservations(adapter)
         result = self.verdicts(scope, outcomes, smoke, reachable, implementation)
         self.emit(
             RunFinished(
@@ -857,14 +857,15 @@ def transport_counts(adapter: object) -> dict[str, int] | None:
     return counts
 
 
-def status_reservations(adapter: object) -> list[dict[str, Any]]:
-    """The reservation of an HTTP target that answered a success status the contract does
-    not name with another than the project's reading (``harness._statuses``)."""
+def wire_reservations(adapter: object) -> list[dict[str, Any]]:
+    """The reservations of what an HTTP target's wire showed against the project's readings:
+    a success status the contract does not name (``harness._statuses``), ids as JSON numbers
+    (``harness._ids``)."""
     http = sys.modules.get("harness._http_adapter")
     adapter = getattr(adapter, "unchecked", adapter)
     if http is None or not isinstance(adapter, http.HttpAdapter):
         return []
-    found: list[dict[str, Any]] = adapter.status_reservations()
+    found: list[dict[str, Any]] = adapter.wire_reservations()
     return found
 
 

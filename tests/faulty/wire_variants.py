@@ -69,9 +69,10 @@ def _field(body: Document, name: str) -> Any:
     return body[name]
 
 
-def _block_lines(stream: Any) -> Iterator[bytes]:
+def _block_lines(stream: Any, ids: IdNumbers | None = None) -> Iterator[bytes]:
     try:
-        yield json.dumps(stream.header, separators=(",", ":")).encode() + b"\n"
+        header = stream.header if ids is None else ids.out(stream.header)
+        yield json.dumps(header, separators=(",", ":")).encode() + b"\n"
         batch: list[bytes] = []
         for line in stream.lines():
             batch.append(line + b"\n")
@@ -85,6 +86,39 @@ def _block_lines(stream: Any) -> Iterator[bytes]:
 
 
 Route = tuple[str, re.Pattern[str], Callable[..., Answer]]
+
+ID_KEYS = frozenset(("account_id", "play_id", "block_id"))
+
+
+class IdNumbers:
+    """Every id the service hands out written as a JSON integer (1, 2, 3 ... in the order
+    first seen), as a vendor with integer primary keys does; ids in paths read back."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._ids: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def number(self, text: str) -> int:
+        with self._lock:
+            if text not in self._numbers:
+                self._numbers[text] = len(self._numbers) + 1
+                self._ids[str(self._numbers[text])] = text
+            return self._numbers[text]
+
+    def out(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: self.number(v) if k in ID_KEYS and isinstance(v, str) else self.out(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self.out(v) for v in value]
+        return value
+
+    def back(self, text: str) -> str:
+        with self._lock:
+            return self._ids.get(text, text)
 
 
 class RateLimit:
@@ -153,8 +187,9 @@ RATE_LIMITS: dict[str, Callable[[], RateLimit]] = {
 }
 
 
-def routes(adapter: Any) -> list[Route]:
-    """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1."""
+def routes(adapter: Any, ids: IdNumbers | None = None) -> list[Route]:
+    """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1;
+    ``ids``: the ids written as numbers (paths read back)."""
 
     def implementation(query: Any, body: Document, token: str | None) -> Answer:
         return 200, adapter.describe()
@@ -172,7 +207,7 @@ def routes(adapter: Any) -> list[Route]:
 
     def block(block_id: str, query: Any, body: Document, token: str | None) -> Answer:
         stream = adapter.read_block(block_id, _int(query, "start"), _int(query, "count"))
-        return 200, _block_lines(stream)
+        return 200, _block_lines(stream, ids)
 
     def accounts(query: Any, body: Document, token: str | None) -> Answer:
         return 201, adapter.open_account(_field(body, "balance_cents"))
@@ -246,6 +281,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if status == 200 and method == "POST" and options.post_201:
             status = 201  # NestJS's default for every POST
+        if options.ids is not None:
+            document = options.ids.out(document)
         media = options.json_media
         if status >= 400 and options.problem:
             media = "application/problem+json"
@@ -265,6 +302,8 @@ class _Handler(BaseHTTPRequestHandler):
                 match = pattern.fullmatch(parts.path)
                 if match is not None and verb == method:
                     ids = [unquote(group) for group in match.groups()]
+                    if self.server.ids is not None:
+                        ids = [self.server.ids.back(i) for i in ids]
                     return handler(*ids, query, body, bearer)
             raise ErrorReply(404, "not_found", f"no such endpoint: {parts.path}")
         except ErrorReply as exc:
@@ -412,13 +451,15 @@ class WireHTTPServer(ThreadingHTTPServer):
         close: bool = False,
         type_header: str = "Content-Type",
         extra_headers: dict[str, str] | None = None,
+        int_ids: bool = False,
     ) -> None:
+        self.ids = IdNumbers() if int_ids else None
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
         self.ndjson, self.problem, self.close = ndjson, problem, close
         self.type_header, self.extra_headers = type_header, dict(extra_headers or {})
         self.rate = RATE_LIMITS[rate]() if isinstance(rate, str) else rate
         self.request_queue_size = backlog  # read by server_activate's listen()
-        self.routes = routes(adapter)
+        self.routes = routes(adapter, self.ids)
         self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s
         handler = type(
             "Handler", (_Handler,), {"protocol_version": "HTTP/1.0" if http10 else "HTTP/1.1"}
