@@ -16,7 +16,19 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``rate_limited_bare``: the same limits, the 429 without ``Retry-After`` and with a body that
   is no JSON (nginx's ``limit_req`` page);
 - ``overloaded_503``: the same limits answered ``503 Service Unavailable`` with
-  ``Retry-After: 1`` (a gateway shedding load).
+  ``Retry-After: 1`` (a gateway shedding load);
+- ``post_201``: ``201 Created`` for every POST answered, evaluate, reveal and AUTO too
+  (NestJS's default; a reservation, row ``success-status``);
+- ``int_ids``: account, play and block ids written as JSON integers (integer primary keys; a
+  reservation, row ``id-numbers``);
+- ``json_forms``: answers indented and newline-ended, ``application/json; charset=utf-8``
+  under a lower-case ``content-type`` name, a ``Server``, a request id and a ``Cache-Control``
+  header, refusals as ``application/problem+json`` with RFC 9457's members beside ``error``;
+- ``escaped``: every character of every JSON string written ``\\uXXXX``, the block stream
+  chunked with no newline after its last line;
+- ``close_each``: HTTP/1.1, ``Connection: close`` on every answer;
+- ``ndjson_crlf``: block lines ended by CR LF (JSON Lines allows it);
+- ``reordered``: the keys of every answer and every block line in reverse order.
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -47,7 +59,30 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "rate_limited": {"rate": "limits"},
     "rate_limited_bare": {"rate": "limits_bare"},
     "overloaded_503": {"rate": "limits_503"},
+    "post_201": {"post_201": True},
+    "int_ids": {"int_ids": True},
+    "json_forms": {
+        "json_form": "pretty",
+        "json_media": "application/json; charset=utf-8",
+        "type_header": "content-type",
+        "problem": True,
+        "extra_headers": {
+            "SERVER": "nginx/1.25.3",
+            "x-request-id": "0f8e2d4c6b1a3957e8d0c2b4a6f81357",
+            "Cache-Control": "no-store",
+        },
+    },
+    "escaped": {"json_form": "escaped", "ndjson": "open_end", "chunked": True},
+    "close_each": {"close": True},
+    "ndjson_crlf": {"ndjson": "crlf"},
+    "reordered": {"json_form": "reordered", "ndjson": "reordered"},
 }
+
+WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
+    "post_201": frozenset({"success-status"}),
+    "int_ids": frozenset({"id-numbers"}),
+}
+"""The reservations (their basis) a wire variant's run gets; none for the others."""
 
 Document = dict[str, Any]
 Answer = tuple[int, Any]  # status, a JSON document or an iterator of NDJSON bytes
@@ -418,7 +453,12 @@ def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
 def _problem(status: int, error: dict[str, Any]) -> dict[str, Any]:
     """RFC 9457's members beside the contract's ``error``: ``type``, ``title``, ``status``,
     ``detail``."""
-    return {"type": "about:blank", "title": error["code"], "status": status, "detail": error["message"]}
+    return {
+        "type": "about:blank",
+        "title": error["code"],
+        "status": status,
+        "detail": error["message"],
+    }
 
 
 def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
