@@ -28,7 +28,9 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   chunked with no newline after its last line;
 - ``close_each``: HTTP/1.1, ``Connection: close`` on every answer;
 - ``ndjson_crlf``: block lines ended by CR LF (JSON Lines allows it);
-- ``reordered``: the keys of every answer and every block line in reverse order.
+- ``reordered``: the keys of every answer and every block line in reverse order;
+- ``one_thread_http10``: HTTP/1.0, one request at a time in one thread, a backlog of 5 (a
+  block stream read holds every other request in the queue).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import json
 import re
+import socketserver
 import threading
 import time
 import zlib
@@ -76,6 +79,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "close_each": {"close": True},
     "ndjson_crlf": {"ndjson": "crlf"},
     "reordered": {"json_form": "reordered", "ndjson": "reordered"},
+    "one_thread_http10": {"http10": True, "threads": False, "backlog": 5},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -472,6 +476,13 @@ def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
 
 class WireHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    threads = True
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if self.threads:
+            super().process_request(request, client_address)
+        else:  # one request at a time, in the serving thread
+            socketserver.TCPServer.process_request(self, request, client_address)
 
     def __init__(
         self,
@@ -492,7 +503,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         type_header: str = "Content-Type",
         extra_headers: dict[str, str] | None = None,
         int_ids: bool = False,
+        threads: bool = True,
     ) -> None:
+        self.threads = threads
         self.ids = IdNumbers() if int_ids else None
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
         self.ndjson, self.problem, self.close = ndjson, problem, close
