@@ -357,6 +357,18 @@ class StandardBase64TokensService(GameService):
         return {**account, "token": token}
 
 
+class WalletLimit(Delegating):
+    """No account opened with more than 1 000 EUR (100 000 cents): 422 beyond, a wallet limit
+    of the vendor's own (row ``balance-own-limit``); the contract bounds no balance."""
+
+    most = 100_000
+
+    def open_account(self, balance_cents: int) -> Document:
+        if type(balance_cents) is int and balance_cents > self.most:
+            raise ErrorReply(422, "balance_too_large", f"at most {self.most} cents")
+        return dict(self.inner.open_account(balance_cents))
+
+
 class CreatedAtNanoseconds(CreatedAt):
     """RFC 3339 with nine digits of a second (Go's ``time.RFC3339Nano``)."""
 
@@ -463,6 +475,7 @@ _add(
 )
 _add("vendor_extras", _wrapped(VendorExtras), VendorExtras.__doc__)
 _add("blocks_newest_first", _wrapped(BlocksNewestFirst), BlocksNewestFirst.__doc__)
+_add("wallet_limit_1000_eur", _wrapped(WalletLimit), WalletLimit.__doc__)
 _add(
     "tokens_standard_base64",
     _service(StandardBase64TokensService),
