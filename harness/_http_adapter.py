@@ -55,13 +55,13 @@ from ._ids import IdNumbers
 from ._statuses import UnnamedStatuses
 from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import (
-    FRESH_AFTER_S,
     RATE_RETRIES,
     RATE_WAIT_CAP_S,
     Breaker,
     Counts,
     Deadline,
     DeadlineHTTPAdapter,
+    IdleCloses,
     Limiter,
     asks_patience,
     endpoint,
@@ -761,6 +761,7 @@ class HttpAdapter:
         self._plays = _PlayBook()
         self.statuses = UnnamedStatuses()  # 201 where the contract names no status
         self.ids = IdNumbers()  # ids answered as JSON integers
+        self.idle_closes = IdleCloses()  # how soon the target closes idle connections
         self.session = requests.Session()
         self.session.verify = verify
         self._transport = DeadlineHTTPAdapter(
@@ -829,7 +830,8 @@ class HttpAdapter:
                     f"allowed in flight (lowered after it dropped connections) stayed busy for "
                     f"{self.timeout[1]:g} s"
                 )
-            deadline = Deadline(self.timeout[1], None if safe else FRESH_AFTER_S)
+            fresh_after = None if safe else self.idle_closes.fresh_after()
+            deadline = Deadline(self.timeout[1], fresh_after, self.idle_closes)
             answered, unsent = False, False
             try:
                 with deadline:

@@ -4,11 +4,14 @@ fault, the documents the reference answers, and the wire's reservations the vari
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from contract import Validated
 from harness import ErrorReply, HttpAdapter
 from harness._runner import wire_reservations
+from harness._transport import FRESH_AFTER_S, IDLE_SHARE
 
 from .wire_variants import WIRE_RESERVATIONS, WIRE_VARIANTS, wire_variant
 
@@ -46,3 +49,19 @@ def test_one_request_of_each_operation_is_read_right(name: str) -> None:
             adapter.close()
         bases = {made["basis"] for made in wire_reservations(http)}
         assert bases == WIRE_RESERVATIONS.get(name, frozenset())
+
+
+def test_a_short_keep_alive_timeout_is_learnt_for_plays_and_reveals() -> None:
+    """A connection found closed after 0.3 s idle: plays and reveals then take a new one past
+    a quarter of that (``harness._transport.IdleCloses``), reads keep theirs."""
+    with wire_variant("keep_alive_300ms") as url:
+        adapter = HttpAdapter(url, timeout=20)
+        try:
+            assert adapter.idle_closes.fresh_after() == FRESH_AFTER_S
+            adapter.describe()
+            time.sleep(0.5)
+            adapter.describe()  # its connection found closed: sent on a new one
+            assert 0.5 <= adapter.idle_closes.shortest < 5
+            assert adapter.idle_closes.fresh_after() == adapter.idle_closes.shortest * IDLE_SHARE
+        finally:
+            adapter.close()

@@ -30,7 +30,9 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``ndjson_crlf``: block lines ended by CR LF (JSON Lines allows it);
 - ``reordered``: the keys of every answer and every block line in reverse order;
 - ``one_thread_http10``: HTTP/1.0, one request at a time in one thread, a backlog of 5 (a
-  block stream read holds every other request in the queue).
+  block stream read holds every other request in the queue);
+- ``keep_alive_300ms``: a kept-alive connection idle for 300 ms is closed (a gateway's short
+  keep-alive timeout; ``harness._transport.IdleCloses``).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -80,6 +82,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "ndjson_crlf": {"ndjson": "crlf"},
     "reordered": {"json_form": "reordered", "ndjson": "reordered"},
     "one_thread_http10": {"http10": True, "threads": False, "backlog": 5},
+    "keep_alive_300ms": {"idle_s": 0.3},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -287,6 +290,20 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def handle_one_request(self) -> None:
+        """With ``idle_s``: a kept-alive connection that carries no new request within that
+        long is closed (a keep-alive timeout; the first request of a connection waits)."""
+        idle = self.server.idle_s
+        if idle is not None:
+            self.connection.settimeout(idle if getattr(self, "_served", False) else None)
+            self._served = True
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        if self.server.idle_s is not None:
+            self.connection.settimeout(None)  # the request line came: no timeout on the rest
+        return super().parse_request()
 
     def do_GET(self) -> None:
         self._answer("GET")
@@ -504,8 +521,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         extra_headers: dict[str, str] | None = None,
         int_ids: bool = False,
         threads: bool = True,
+        idle_s: float | None = None,
     ) -> None:
-        self.threads = threads
+        self.threads, self.idle_s = threads, idle_s
         self.ids = IdNumbers() if int_ids else None
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
         self.ndjson, self.problem, self.close = ndjson, problem, close
@@ -515,7 +533,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         self.routes = routes(adapter, self.ids)
         self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s
         handler = type(
-            "Handler", (_Handler,), {"protocol_version": "HTTP/1.0" if http10 else "HTTP/1.1"}
+            "Handler",
+            (_Handler,),
+            {"protocol_version": "HTTP/1.0" if http10 else "HTTP/1.1"},
         )
         super().__init__(("127.0.0.1", 0), handler)
 
