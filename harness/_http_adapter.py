@@ -51,14 +51,16 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
+from ._ids import IdNumbers
 from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
+from ._statuses import UnnamedStatuses
 from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import (
-    FRESH_AFTER_S,
     Breaker,
     Counts,
     Deadline,
     DeadlineHTTPAdapter,
+    IdleCloses,
     Limiter,
     asks_patience,
     endpoint,
@@ -194,6 +196,8 @@ def shape_fault(value: object, schema: str | None, where: str) -> str | None:
 
 _is_error_document = is_error_document
 
+
+AUTO = "POST /v1/plays/{play_id}/auto"
 
 REFUSAL_STATUS = "protocol.refusals.status"
 REFUSAL_DOCUMENT = "protocol.refusals.error_document"
@@ -423,7 +427,13 @@ class HttpBlockStream:
     only (see there).
     """
 
-    def __init__(self, response: requests.Response, reader: _Reader, expected: int | None) -> None:
+    def __init__(
+        self,
+        response: requests.Response,
+        reader: _Reader,
+        expected: int | None,
+        ids: IdNumbers | None = None,
+    ) -> None:
         self._response = response
         self._reader = reader
         self._chunks = reader.chunks()
@@ -435,6 +445,8 @@ class HttpBlockStream:
             self.close()
             raise ProtocolViolation(f"{self._what}: the stream holds no header line")
         header = self._parse(header_line, "the header line")
+        if ids is not None:
+            header = ids.as_text(header, "block-header")
         fault = shape_fault(header, "block-header", "the header")
         count = header.get("count") if isinstance(header, dict) else None
         if fault is None and expected is None:
@@ -745,6 +757,9 @@ class HttpAdapter:
         self.counts = Counts(min(INITIAL_LIMIT, pool_size))
         self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
         self._plays = _PlayBook()
+        self.statuses = UnnamedStatuses()  # 201 where the contract names no status
+        self.ids = IdNumbers()  # ids answered as JSON integers
+        self.idle_closes = IdleCloses()  # how soon the target closes idle connections
         self.session = requests.Session()
         self.session.verify = verify
         self._transport = DeadlineHTTPAdapter(
@@ -813,7 +828,8 @@ class HttpAdapter:
                     f"allowed in flight (lowered after it dropped connections) stayed busy for "
                     f"{self.timeout[1]:g} s"
                 )
-            deadline = Deadline(self.timeout[1], None if safe else FRESH_AFTER_S)
+            fresh_after = None if safe else self.idle_closes.fresh_after()
+            deadline = Deadline(self.timeout[1], fresh_after, self.idle_closes)
             answered, unsent = False, False
             try:
                 with deadline:
@@ -977,9 +993,16 @@ class HttpAdapter:
         )
 
     def _json(
-        self, response: requests.Response, what: str, status: int, shape: str | None
+        self,
+        response: requests.Response,
+        what: str,
+        status: int,
+        shape: str | None,
+        operation: str | None = None,
     ) -> Document:
-        """The answer as a document of ``shape`` with ``status``, or the classified fault.
+        """The answer as a document of ``shape`` with ``status``, or the classified fault;
+        for an ``operation`` whose status the contract does not name, another success it
+        leaves open is taken too (``harness._statuses``).
 
         Its size and the memory its value takes are bounded (``ANSWER_LIMITS``), and its
         parse counts within the request's deadline."""
@@ -996,12 +1019,17 @@ class HttpAdapter:
             raise ProtocolViolation(f"{what}: the answer is over its memory limit: {exc}") from None
         except JsonError as exc:
             value, why = raw, f" ({exc})"
+        value = self.ids.as_text(value, shape)
         if isinstance(deadline, Deadline) and time.monotonic() > deadline.at:
             raise TargetTimeout(
                 f"{what}: no complete answer within {deadline.seconds:g} s (its {len(raw)} "
                 f"bytes read and parsed)"
             )
-        if response.status_code != status:
+        if response.status_code != status and not (
+            value is not raw
+            and not _is_error_document(value)
+            and self.statuses.takes(operation, status, response.status_code)
+        ):
             if 400 <= response.status_code < 500 and _is_error_document(value):
                 error = value["error"]
                 raise ErrorReply(response.status_code, error["code"], error["message"])
@@ -1035,10 +1063,11 @@ class HttpAdapter:
         shape: str | None,
         *,
         status: int = 200,
+        operation: str | None = None,
         **kwargs: Any,
     ) -> Document:
         response = self._send(method, path, **kwargs)
-        return self._json(response, request_label(method, path), status, shape)
+        return self._json(response, request_label(method, path), status, shape, operation)
 
     # -- the contract's operations --------------------------------------------------------
 
@@ -1063,7 +1092,7 @@ class HttpAdapter:
 
     def _evaluate_request(self, what: str, body: Document, size: int) -> list[Document]:
         response = self._send("POST", "/v1/evaluate", body=body, safe=True)
-        document = self._json(response, what, 200, "evaluate-response")
+        document = self._json(response, what, 200, "evaluate-response", "POST /v1/evaluate")
         answers: list[Document] = document["results"]
         if len(answers) != size:
             raise ContractBreach(
@@ -1116,7 +1145,7 @@ class HttpAdapter:
         deadline = getattr(response, _DEADLINE, None)
         if isinstance(deadline, Deadline):  # the headers came in time: the floor takes over
             deadline.finish()
-        return HttpBlockStream(response, self._reader(response, what), count)
+        return HttpBlockStream(response, self._reader(response, what), count, self.ids)
 
     def open_account(self, balance_cents: int) -> Document:
         body = {"balance_cents": balance_cents}  # sent again if lost: one more account, unused
@@ -1229,7 +1258,14 @@ class HttpAdapter:
 
     def reveal(self, play_id: str, token: str | None, button: int) -> Document:
         path = f"/v1/plays/{quote(play_id, safe='')}/reveal"
-        return self._unsettled("POST", path, "reveal", body={"button": button}, token=token)
+        return self._unsettled(
+            "POST",
+            path,
+            "reveal",
+            body={"button": button},
+            token=token,
+            operation="POST /v1/plays/{play_id}/reveal",
+        )
 
     def auto(self, play_id: str, token: str | None) -> Document:
         """AUTO; one whose answer was lost is asked again, as a safe request (at most
@@ -1239,11 +1275,13 @@ class HttpAdapter:
         its answer lost, and nothing else tells it (the check: *error*)."""
         path = f"/v1/plays/{quote(play_id, safe='')}/auto"
         try:
-            return self._call("POST", path, "auto", body={}, token=token)
+            return self._call("POST", path, "auto", body={}, token=token, operation=AUTO)
         except LostAnswer as lost:
             self._pause(0)
             try:
-                return self._call("POST", path, "auto", body={}, token=token, safe=True)
+                return self._call(
+                    "POST", path, "auto", body={}, token=token, safe=True, operation=AUTO
+                )
             except ErrorReply as refused:
                 self.counts.add("lost")
                 raise ProtocolViolation(
@@ -1266,6 +1304,11 @@ class HttpAdapter:
                 f"{lost.fault}; it changes the play, so it is not sent again, and nothing "
                 "tells whether it was done"
             ) from None
+
+    def wire_reservations(self) -> list[dict[str, Any]]:
+        """The run's reservations about what the wire showed: success statuses the contract
+        does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``)."""
+        return self.statuses.reservations() + self.ids.reservations()
 
     def transport_counts(self) -> dict[str, int]:
         """What the transport did (``harness._transport.Counts``): the report shows it."""

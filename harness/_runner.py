@@ -212,7 +212,8 @@ class Runner:
         self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
         self._letters = letters()  # each requirement's clauses: what can fail it
         self._implementation: Mapping[str, Any] | None = None  # describe()'s, once answered
-        self._smoke_reservations: list[dict[str, Any]] = []  # what describe() gave (NAME_CHARS)
+        # what describe() gave (NAME_CHARS), and the wire (a success status: harness._statuses)
+        self._smoke_reservations: list[dict[str, Any]] = []
 
     # -- events -------------------------------------------------------------------------------
 
@@ -375,6 +376,7 @@ class Runner:
         if implementation is not None:
             with draw_workers_for_a_run():  # the processes drawing the checks' examples
                 self._run_checks(adapter, selected, implementation, outcomes)
+            self._smoke_reservations += wire_reservations(adapter)
         result = self.verdicts(scope, outcomes, smoke, reachable, implementation)
         self.emit(
             RunFinished(
@@ -853,6 +855,18 @@ def transport_counts(adapter: object) -> dict[str, int] | None:
         return None
     counts: dict[str, int] = adapter.transport_counts()
     return counts
+
+
+def wire_reservations(adapter: object) -> list[dict[str, Any]]:
+    """The reservations of what an HTTP target's wire showed against the project's readings:
+    a success status the contract does not name (``harness._statuses``), ids as JSON numbers
+    (``harness._ids``)."""
+    http = sys.modules.get("harness._http_adapter")
+    adapter = getattr(adapter, "unchecked", adapter)
+    if http is None or not isinstance(adapter, http.HttpAdapter):
+        return []
+    found: list[dict[str, Any]] = adapter.wire_reservations()
+    return found
 
 
 def _ids(ids: Sequence[str], limit: int = 8) -> str:

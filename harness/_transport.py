@@ -47,15 +47,49 @@ FRESH_AFTER_S = 1.0
 its kept-alive one has carried nothing for this long: a server may close an idle connection at
 any moment (RFC 9112 9.3; gunicorn's keep-alive timeout is 2 s, nginx's 75 s), and a request
 crossing that close on the wire is lost unanswered, with nothing to tell whether it was done.
-Reads and other safe requests keep the connection: lost, they are sent again."""
+Reads and other safe requests keep the connection: lost, they are sent again. A target seen
+closing connections idle for less is given a shorter time (``IdleCloses``)."""
+
+IDLE_SHARE = 0.25
+"""The share of the shortest idle time after which the target was seen to have closed a
+kept-alive connection that a play's or a reveal's connection may have been idle."""
+
+
+class IdleCloses:
+    """The shortest idle time after which a kept-alive connection was found closed by the
+    target, as it was about to be reused (urllib3's check before every reuse sees the close:
+    the request then goes on a new connection); thread-safe. A server may close idle
+    connections after less than ``FRESH_AFTER_S`` (a gateway's keep-alive timeout of 300 ms),
+    and a reveal sent as its connection closes is lost, its check *error* (a server closing
+    connections idle for 0.3 s left a requirement in *error* so in a quick run). Once such a
+    close is seen, a play or a reveal takes a new connection past ``IDLE_SHARE`` of that idle
+    time (``fresh_after``)."""
+
+    def __init__(self) -> None:
+        self.shortest = math.inf
+        self._lock = threading.Lock()
+
+    def closed(self, idle: float) -> None:
+        with self._lock:
+            self.shortest = min(self.shortest, idle)
+
+    def fresh_after(self) -> float:
+        """How long a play's or a reveal's kept-alive connection may have been idle."""
+        return min(FRESH_AFTER_S, self.shortest * IDLE_SHARE)
 
 
 class Deadline:
     """One request's total deadline, from before it connects to the end of its answer."""
 
-    def __init__(self, seconds: float, fresh_after: float | None = None) -> None:
+    def __init__(
+        self,
+        seconds: float,
+        fresh_after: float | None = None,
+        idle_closes: IdleCloses | None = None,
+    ) -> None:
         self.seconds = seconds
         self.fresh_after = fresh_after  # a kept-alive connection idle this long is not reused
+        self.idle_closes = idle_closes  # told when a kept-alive connection was found closed
         self.at = time.monotonic() + seconds
         self.expired = False
         self.done = False
@@ -192,6 +226,18 @@ class _Attaching(urllib3.connection.HTTPConnection):
     def connect(self) -> None:
         super().connect()
         _attach_current(self)
+
+    @property
+    def is_connected(self) -> bool:
+        """urllib3's check before reusing a kept-alive connection; a connection the target
+        closed after carrying a request tells the sending deadline's ``IdleCloses`` how long
+        it had been idle."""
+        connected: bool = super().is_connected
+        if not connected and self.sock is not None and self._last_request:
+            deadline = getattr(_active, "deadline", None)
+            if isinstance(deadline, Deadline) and deadline.idle_closes is not None:
+                deadline.idle_closes.closed(time.monotonic() - self._last_request)
+        return connected
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         """Sent on this connection; on a new one instead when the request must not be lost

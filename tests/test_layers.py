@@ -412,6 +412,8 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_signing",
                 "_transport",
                 "_wait",
+                "_statuses",
+                "_ids",
             ),
         ),
         ("targets", ("_reference_adapter", "_http_adapter", "_targets")),

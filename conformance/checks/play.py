@@ -358,7 +358,22 @@ def invalid_requests(ctx: CheckContext) -> None:
     witness = pairs(ctx)[0]
     requests = [list(r) for r in sc.invalid_requests(offered)]
     case = case_of("invalid", witness=list(witness), requests=requests)
-    found = sc.scenario_invalid(session(ctx), case)
+    unjudged: list[int] = []
+    found = sc.scenario_invalid(session(ctx), case, unjudged)
     ctx.details["refusals_tried"] = len(requests)
     if found is not None:
         raise failure("an invalid play", [found])
+    if unjudged:
+        stakes = ", ".join(f"{s:,}" for s in sorted(set(unjudged)))
+        ctx.reserve(
+            Reservation(
+                f"the target refused to open an account of {sc.HUGE_STAKE_FUNDS:,} cents (a "
+                f"limit of its own), and refused the invalid stake(s) of {stakes} cents, above "
+                f"the {sc.SMALLER_FUNDS:,} cents opened instead, with 402: that they would be "
+                "refused as invalid (422) could not be verified",
+                kind="unverifiable",
+                basis="balance-own-limit",
+                lift=f"open accounts of {sc.HUGE_STAKE_FUNDS:,} cents, then certify again",
+                requirements=["play.refusal.invalid"],
+            )
+        )

@@ -108,7 +108,7 @@ def test_a_malformed_answer_names_operation_path_and_value() -> None:
          [{"block_id": "b", "game": "robots", "stake_cents": 100, "units": "3"}],
          "$.blocks[0].units"),
         ("describe", lambda a: a.describe(), {"name": "n", "version": "1", "games": {},
-                                             "capabilities": ["fly"]}, "$.capabilities[0]"),
+                                             "capabilities": [None]}, "$.capabilities[0]"),
         ("evaluate", lambda a: a.evaluate("robots", 100, ["t"]), [{"prize_cents": 1.5,
                                                                   "wins": []}],
          "results[0] breaks evaluation-result.schema.json at $.prize_cents"),

@@ -280,6 +280,107 @@ class NothingLeftRefusedService(GameService):
         return super().auto(play_id, token)
 
 
+# -- more than the contract names, and another order ------------------------------------------
+
+
+class VendorExtras(Delegating):
+    """What a vendor's API adds beside the contract: a capability (``webhooks``) and a game
+    (``keno``) of its own in ``/v1/implementation``, the stakes and capabilities in another
+    order, and fields of its own in every answer, every listed block and history entry, and
+    every win (rows ``capabilities-unknown``, ``extra-fields``)."""
+
+    extra: ClassVar[Document] = {"x_vendor": {"region": "eu-west-3", "trace": [1, 2]}}
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        games = {
+            g: {**v, "stakes_cents": v["stakes_cents"][::-1]} for g, v in described["games"].items()
+        }
+        games["keno"] = {"stakes_cents": [100, 200]}
+        capabilities = ["webhooks", *described["capabilities"][::-1]]
+        return {**described, **self.extra, "games": games, "capabilities": capabilities}
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        return [self._result(r) for r in self.inner.evaluate(game, stake_cents, tickets)]
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        listed = self.inner.list_blocks(game, stake_cents)
+        return [{**b, **self.extra, "state": "on_sale"} for b in listed]
+
+    def open_account(self, balance_cents: int) -> Document:
+        return {**self.inner.open_account(balance_cents), **self.extra, "currency": "EUR"}
+
+    def balance(self, account_id: str, token: str | None) -> Document:
+        return {**self.inner.balance(account_id, token), **self.extra, "currency": "EUR"}
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        bought = self.inner.play(account_id, token, game, stake_cents)
+        return {**bought, **self.extra, "revealed": False}
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        return {**self.inner.reveal(play_id, token, button), **self.extra, "clicks": 1}
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        return self._result({**self.inner.auto(play_id, token), **self.extra})
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        answer = self.inner.history(account_id, token, limit)
+        plays = [{**p, **self.extra, "revealed": True} for p in answer["plays"]]
+        return {**answer, **self.extra, "next_cursor": None, "plays": plays}
+
+    def _result(self, result: Document) -> Document:
+        if "wins" not in result:
+            return {**result, **self.extra}
+        wins = [{**w, "label": f"{w['symbol']} {w['amount_cents']}"} for w in result["wins"]]
+        return {**result, **self.extra, "wins": wins}
+
+
+class BlocksNewestFirst(Delegating):
+    """``GET /v1/blocks`` lists a stake's blocks newest first (the contract gives no order)."""
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        return list(self.inner.list_blocks(game, stake_cents))[::-1]
+
+
+class StandardBase64TokensService(GameService):
+    """Tokens of 128 random bits in standard base64 with its padding (``+``, ``/``, ``==``):
+    visible ASCII, so an ``Authorization`` header carries them."""
+
+    def open_account(self, balance_cents: object) -> Document:
+        account = super().open_account(balance_cents)
+        token = base64.b64encode(secrets.token_bytes(16)).decode("ascii")
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE accounts SET token_sha256 = ? WHERE account_id = ?",
+                (hashlib.sha256(token.encode()).hexdigest(), account["account_id"]),
+            )
+        return {**account, "token": token}
+
+
+class WalletLimit(Delegating):
+    """No account opened with more than 1 000 EUR (100 000 cents): 422 beyond, a wallet limit
+    of the vendor's own (row ``balance-own-limit``); the contract bounds no balance."""
+
+    most = 100_000
+
+    def open_account(self, balance_cents: int) -> Document:
+        if type(balance_cents) is int and balance_cents > self.most:
+            raise ErrorReply(422, "balance_too_large", f"at most {self.most} cents")
+        return dict(self.inner.open_account(balance_cents))
+
+
+class CreatedAtNanoseconds(CreatedAt):
+    """RFC 3339 with nine digits of a second (Go's ``time.RFC3339Nano``)."""
+
+    form = staticmethod(lambda t: t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + "417Z")
+
+
+class CreatedAtEpochMillis(CreatedAt):
+    """A Unix time in milliseconds, as a JSON number (JavaScript's ``Date.now()``)."""
+
+    form = staticmethod(lambda t: int(t.timestamp() * 1000))
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -371,6 +472,21 @@ _add(
     "auto_refused_nothing_left",
     _service(NothingLeftRefusedService),
     NothingLeftRefusedService.__doc__,
+)
+_add("vendor_extras", _wrapped(VendorExtras), VendorExtras.__doc__)
+_add("blocks_newest_first", _wrapped(BlocksNewestFirst), BlocksNewestFirst.__doc__)
+_add("wallet_limit_1000_eur", _wrapped(WalletLimit), WalletLimit.__doc__)
+_add(
+    "tokens_standard_base64",
+    _service(StandardBase64TokensService),
+    StandardBase64TokensService.__doc__,
+)
+_add("created_at_nanoseconds", _wrapped(CreatedAtNanoseconds), CreatedAtNanoseconds.__doc__)
+_add(
+    "created_at_epoch_millis",
+    _wrapped(CreatedAtEpochMillis),
+    CreatedAtEpochMillis.__doc__,
+    ("play.history.created_at", "created-at"),
 )
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)

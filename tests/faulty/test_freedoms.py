@@ -26,6 +26,7 @@ from .freedom_variants import (
     MANY_EXPECTED,
     CreatedAt,
     HistoryOwnLimit,
+    WalletLimit,
     many_freedoms,
     reservations_of,
 )
@@ -71,6 +72,12 @@ JUDGED_BY = {
     "auto_again_refused": ("play.player_sessions", "pass"),
     "auto_refused_nothing_left": ("play.robots_auto_any_moment", "pass"),
     "status_422_for_400": ("protocol.refusals", "pass"),
+    "vendor_extras": ("play.auto_answer", "pass"),
+    "wallet_limit_1000_eur": ("play.invalid_requests", "pass"),
+    "blocks_newest_first": ("play.block_unit", "pass"),
+    "tokens_standard_base64": ("security.tokens_unguessable", "pass"),
+    "created_at_nanoseconds": ("play.history_created_at", "pass"),
+    "created_at_epoch_millis": ("play.history_created_at", "reserved"),
     "no_blocks": ("play.block_unit", "reserved"),
     "access_token_query": ("security.ways_in_request", "reserved"),
     "basic_password_token": ("security.ways_in_request", "reserved"),
@@ -318,3 +325,38 @@ def test_each_freedom_is_certified_by_a_full_run(name: str) -> None:
         freedom.factory(), target=f"freedom:{name}", settings=TEST_SETTINGS, profile="full"
     )
     assert_certified(name, outcome, freedom.expected)
+
+
+# -- a wallet limit of the target's own (row balance-own-limit) ---------------------------------
+
+
+class FundsFirstUnderALimit(WalletLimit):
+    """A wallet limit, and the funds checked before the stake: a stake above the balance is
+    refused with 402 whatever it is."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        balance = self.inner.balance(account_id, token)["balance_cents"]
+        if type(stake_cents) is int and stake_cents > balance:
+            raise ErrorReply(402, "insufficient_funds", "not enough money")
+        return self.inner.play(account_id, token, game, stake_cents)
+
+
+class OneCentStakeSoldUnderALimit(WalletLimit):
+    """A wallet limit, and a stake of 1 cent sold (no stake of the rules)."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        return self.inner.play(account_id, token, game, 100 if stake_cents == 1 else stake_cents)
+
+
+def test_an_invalid_stake_the_limited_account_cannot_pay_is_reserved_not_failed() -> None:
+    adapter = FundsFirstUnderALimit(reference_adapter(name="x"), "x")
+    outcome, reservations, message = one_check(adapter, "play.invalid_requests")
+    assert outcome == "reserved", message
+    assert reservations_of(reservations) == {("play.refusal.invalid", "balance-own-limit")}
+    assert "1,000,000 cents" in reservations[0]["message"]
+
+
+def test_an_invalid_stake_sold_under_a_wallet_limit_still_fails() -> None:
+    adapter = OneCentStakeSoldUnderALimit(reference_adapter(name="x"), "x")
+    outcome, _, message = one_check(adapter, "play.invalid_requests")
+    assert outcome == "fail", message

@@ -21,7 +21,7 @@ import pytest
 from harness import open_target
 
 from .certify import certify
-from .wire_variants import WIRE_VARIANTS, wire_variant
+from .wire_variants import WIRE_RESERVATIONS, WIRE_VARIANTS, wire_variant
 
 SCHEMA = json.loads(
     (Path(__file__).parents[2] / "harness" / "schemas" / "report.schema.json").read_text()
@@ -43,3 +43,5 @@ def test_wire_variant_certified_over_http(name: str, tmp_path: Path) -> None:
     assert report["transport"]["lost"] == 0, report["transport"]
     if WIRE_VARIANTS[name].get("rate"):  # refused past its limits, waited on, sent again
         assert report["transport"]["rate_limited"] > 0, report["transport"]
+    bases = {r["basis"] for r in outcome.reservations}
+    assert bases == WIRE_RESERVATIONS.get(name, frozenset()), outcome.reservations

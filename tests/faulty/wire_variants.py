@@ -16,7 +16,23 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``rate_limited_bare``: the same limits, the 429 without ``Retry-After`` and with a body that
   is no JSON (nginx's ``limit_req`` page);
 - ``overloaded_503``: the same limits answered ``503 Service Unavailable`` with
-  ``Retry-After: 1`` (a gateway shedding load).
+  ``Retry-After: 1`` (a gateway shedding load);
+- ``post_201``: ``201 Created`` for every POST answered, evaluate, reveal and AUTO too
+  (NestJS's default; a reservation, row ``success-status``);
+- ``int_ids``: account, play and block ids written as JSON integers (integer primary keys; a
+  reservation, row ``id-numbers``);
+- ``json_forms``: answers indented and newline-ended, ``application/json; charset=utf-8``
+  under a lower-case ``content-type`` name, a ``Server``, a request id and a ``Cache-Control``
+  header, refusals as ``application/problem+json`` with RFC 9457's members beside ``error``;
+- ``escaped``: every character of every JSON string written ``\\uXXXX``, the block stream
+  chunked with no newline after its last line;
+- ``close_each``: HTTP/1.1, ``Connection: close`` on every answer;
+- ``ndjson_crlf``: block lines ended by CR LF (JSON Lines allows it);
+- ``reordered``: the keys of every answer and every block line in reverse order;
+- ``one_thread_http10``: HTTP/1.0, one request at a time in one thread, a backlog of 5 (a
+  block stream read holds every other request in the queue);
+- ``keep_alive_300ms``: a kept-alive connection idle for 300 ms is closed (a gateway's short
+  keep-alive timeout; ``harness._transport.IdleCloses``).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -25,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+import socketserver
 import threading
 import time
 import zlib
@@ -47,7 +64,32 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "rate_limited": {"rate": "limits"},
     "rate_limited_bare": {"rate": "limits_bare"},
     "overloaded_503": {"rate": "limits_503"},
+    "post_201": {"post_201": True},
+    "int_ids": {"int_ids": True},
+    "json_forms": {
+        "json_form": "pretty",
+        "json_media": "application/json; charset=utf-8",
+        "type_header": "content-type",
+        "problem": True,
+        "extra_headers": {
+            "SERVER": "nginx/1.25.3",
+            "x-request-id": "0f8e2d4c6b1a3957e8d0c2b4a6f81357",
+            "Cache-Control": "no-store",
+        },
+    },
+    "escaped": {"json_form": "escaped", "ndjson": "open_end", "chunked": True},
+    "close_each": {"close": True},
+    "ndjson_crlf": {"ndjson": "crlf"},
+    "reordered": {"json_form": "reordered", "ndjson": "reordered"},
+    "one_thread_http10": {"http10": True, "threads": False, "backlog": 5},
+    "keep_alive_300ms": {"idle_s": 0.3},
 }
+
+WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
+    "post_201": frozenset({"success-status"}),
+    "int_ids": frozenset({"id-numbers"}),
+}
+"""The reservations (their basis) a wire variant's run gets; none for the others."""
 
 Document = dict[str, Any]
 Answer = tuple[int, Any]  # status, a JSON document or an iterator of NDJSON bytes
@@ -69,9 +111,10 @@ def _field(body: Document, name: str) -> Any:
     return body[name]
 
 
-def _block_lines(stream: Any) -> Iterator[bytes]:
+def _block_lines(stream: Any, ids: IdNumbers | None = None) -> Iterator[bytes]:
     try:
-        yield json.dumps(stream.header, separators=(",", ":")).encode() + b"\n"
+        header = stream.header if ids is None else ids.out(stream.header)
+        yield json.dumps(header, separators=(",", ":")).encode() + b"\n"
         batch: list[bytes] = []
         for line in stream.lines():
             batch.append(line + b"\n")
@@ -85,6 +128,39 @@ def _block_lines(stream: Any) -> Iterator[bytes]:
 
 
 Route = tuple[str, re.Pattern[str], Callable[..., Answer]]
+
+ID_KEYS = frozenset(("account_id", "play_id", "block_id"))
+
+
+class IdNumbers:
+    """Every id the service hands out written as a JSON integer (1, 2, 3 ... in the order
+    first seen), as a vendor with integer primary keys does; ids in paths read back."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._ids: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def number(self, text: str) -> int:
+        with self._lock:
+            if text not in self._numbers:
+                self._numbers[text] = len(self._numbers) + 1
+                self._ids[str(self._numbers[text])] = text
+            return self._numbers[text]
+
+    def out(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: self.number(v) if k in ID_KEYS and isinstance(v, str) else self.out(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self.out(v) for v in value]
+        return value
+
+    def back(self, text: str) -> str:
+        with self._lock:
+            return self._ids.get(text, text)
 
 
 class RateLimit:
@@ -153,8 +229,9 @@ RATE_LIMITS: dict[str, Callable[[], RateLimit]] = {
 }
 
 
-def routes(adapter: Any) -> list[Route]:
-    """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1."""
+def routes(adapter: Any, ids: IdNumbers | None = None) -> list[Route]:
+    """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1;
+    ``ids``: the ids written as numbers (paths read back)."""
 
     def implementation(query: Any, body: Document, token: str | None) -> Answer:
         return 200, adapter.describe()
@@ -172,7 +249,7 @@ def routes(adapter: Any) -> list[Route]:
 
     def block(block_id: str, query: Any, body: Document, token: str | None) -> Answer:
         stream = adapter.read_block(block_id, _int(query, "start"), _int(query, "count"))
-        return 200, _block_lines(stream)
+        return 200, _block_lines(stream, ids)
 
     def accounts(query: Any, body: Document, token: str | None) -> Answer:
         return 201, adapter.open_account(_field(body, "balance_cents"))
@@ -214,6 +291,20 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def handle_one_request(self) -> None:
+        """With ``idle_s``: a kept-alive connection that carries no new request within that
+        long is closed (a keep-alive timeout; the first request of a connection waits)."""
+        idle = self.server.idle_s
+        if idle is not None:
+            self.connection.settimeout(idle if getattr(self, "_served", False) else None)
+            self._served = True
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        if self.server.idle_s is not None:
+            self.connection.settimeout(None)  # the request line came: no timeout on the rest
+        return super().parse_request()
+
     def do_GET(self) -> None:
         self._answer("GET")
 
@@ -241,9 +332,18 @@ class _Handler(BaseHTTPRequestHandler):
         if options.delay_s:
             time.sleep(options.delay_s)
         if isinstance(document, Iterator):
-            self._send(status, "application/x-ndjson", document)
-        else:
-            self._send(status, "application/json", iter([json.dumps(document).encode()]))
+            lines = _lines_written(document, options.ndjson) if options.ndjson else document
+            self._send(status, "application/x-ndjson", lines)
+            return
+        if status == 200 and method == "POST" and options.post_201:
+            status = 201  # NestJS's default for every POST
+        if options.ids is not None:
+            document = options.ids.out(document)
+        media = options.json_media
+        if status >= 400 and options.problem:
+            media = "application/problem+json"
+            document = {**_problem(status, document["error"]), **document}
+        self._send(status, media, iter([_json_written(document, options.json_form)]))
 
     def _dispatch(self, method: str, raw: bytes) -> Answer:
         parts = urlsplit(self.path)
@@ -258,6 +358,8 @@ class _Handler(BaseHTTPRequestHandler):
                 match = pattern.fullmatch(parts.path)
                 if match is not None and verb == method:
                     ids = [unquote(group) for group in match.groups()]
+                    if self.server.ids is not None:
+                        ids = [self.server.ids.back(i) for i in ids]
                     return handler(*ids, query, body, bearer)
             raise ErrorReply(404, "not_found", f"no such endpoint: {parts.path}")
         except ErrorReply as exc:
@@ -271,7 +373,12 @@ class _Handler(BaseHTTPRequestHandler):
         if squeeze:
             body = _gzipped(body)
         self.send_response(status)
-        self.send_header("Content-Type", media)
+        for name, value in options.extra_headers.items():
+            self.send_header(name, value)
+        self.send_header(options.type_header, media)
+        if options.close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         if squeeze:
             self.send_header("Content-Encoding", "gzip")
         if options.http10 and media != "application/json":  # the end of the body: the close
@@ -293,6 +400,88 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+# -- forms of the same JSON ------------------------------------------------------------------
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every character of every string (keys too) written ``\\uXXXX``."""
+    if isinstance(value, dict):
+        return {_Escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, str):
+        return _Escaped(value)
+    return value
+
+
+class _Escaped(str):
+    """A string ``_dumps`` writes with every character escaped."""
+
+
+def _dumps(value: Any, form: str | None) -> str:
+    if form == "pretty":
+        return json.dumps(value, indent=2) + "\n"
+    if form == "reordered":
+        return json.dumps(_reordered(value), separators=(",", ":"))
+    if form == "escaped":
+        return re.sub(
+            r'"((?:[^"\\]|\\.)*)"',
+            lambda m: '"' + "".join(f"\\u{ord(c):04x}" for c in json.loads(m.group(0))) + '"',
+            json.dumps(value, separators=(",", ":")),
+        )
+    if form == "spaced":
+        return json.dumps(value)
+    return json.dumps(value)
+
+
+def _reordered(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+def _json_written(document: Any, form: str | None) -> bytes:
+    """An answer's body in the JSON form ``form`` (None: ``json.dumps``'s own)."""
+    return _dumps(document, form).encode()
+
+
+def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
+    """A block stream with each line in ``form``: ``crlf`` (CR LF ends every line), ``open_end``
+    (no newline after the last line), or a JSON form of ``_dumps`` (``spaced``, ``reordered``,
+    ``escaped``)."""
+    last = b""
+    for chunk in chunks:
+        lines = chunk.split(b"\n")
+        assert lines[-1] == b""
+        written = []
+        for line in lines[:-1]:
+            if form == "crlf":
+                written.append(line + b"\r\n")
+            elif form == "open_end":
+                written.append(line + b"\n")
+            else:
+                written.append(_dumps(json.loads(line), form).encode() + b"\n")
+        if last:
+            yield last
+        last = b"".join(written)
+    if form == "open_end":
+        last = last[:-1]
+    yield last
+
+
+def _problem(status: int, error: dict[str, Any]) -> dict[str, Any]:
+    """RFC 9457's members beside the contract's ``error``: ``type``, ``title``, ``status``,
+    ``detail``."""
+    return {
+        "type": "about:blank",
+        "title": error["code"],
+        "status": status,
+        "detail": error["message"],
+    }
+
+
 def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
     squeezer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)  # the gzip format
     for piece in body:
@@ -304,6 +493,13 @@ def _gzipped(body: Iterator[bytes]) -> Iterator[bytes]:
 
 class WireHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    threads = True
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if self.threads:
+            super().process_request(request, client_address)
+        else:  # one request at a time, in the serving thread
+            socketserver.TCPServer.process_request(self, request, client_address)
 
     def __init__(
         self,
@@ -315,13 +511,31 @@ class WireHTTPServer(ThreadingHTTPServer):
         gzip: bool = False,
         delay_s: float = 0.0,
         rate: str | RateLimit | None = None,
+        post_201: bool = False,
+        json_media: str = "application/json",
+        json_form: str | None = None,
+        ndjson: str | None = None,
+        problem: bool = False,
+        close: bool = False,
+        type_header: str = "Content-Type",
+        extra_headers: dict[str, str] | None = None,
+        int_ids: bool = False,
+        threads: bool = True,
+        idle_s: float | None = None,
     ) -> None:
+        self.threads, self.idle_s = threads, idle_s
+        self.ids = IdNumbers() if int_ids else None
+        self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
+        self.ndjson, self.problem, self.close = ndjson, problem, close
+        self.type_header, self.extra_headers = type_header, dict(extra_headers or {})
         self.rate = RATE_LIMITS[rate]() if isinstance(rate, str) else rate
         self.request_queue_size = backlog  # read by server_activate's listen()
-        self.routes = routes(adapter)
+        self.routes = routes(adapter, self.ids)
         self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s
         handler = type(
-            "Handler", (_Handler,), {"protocol_version": "HTTP/1.0" if http10 else "HTTP/1.1"}
+            "Handler",
+            (_Handler,),
+            {"protocol_version": "HTTP/1.0" if http10 else "HTTP/1.1"},
         )
         super().__init__(("127.0.0.1", 0), handler)
 

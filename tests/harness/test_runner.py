@@ -226,15 +226,21 @@ def test_audit_scope_keeps_block_requirements_of_the_offered_games() -> None:
             "at $.games.robots.stakes_cents[0]: must be of JSON type integer, got '100'",
         ),
         (
-            {"name": "n", "version": "1", "games": {}, "capabilities": ["fly"]},
-            "at $.capabilities[0]: must be one of ['evaluate', 'blocks', 'play', 'reveal'], "
-            "got 'fly'",
+            {"name": "n", "version": "1", "games": {}, "capabilities": [7]},
+            "at $.capabilities[0]: must be of JSON type string, got 7",
         ),
     ],
 )
 def test_describe_shape(document: object, fault: str) -> None:
     problem = describe_problem(document)
     assert problem is not None and fault in problem
+
+
+def test_a_capability_the_contract_does_not_name_is_ignored_not_a_fault() -> None:
+    """A vendor's own capability beside the contract's (row ``capabilities-unknown``): the
+    certificate covers the contract's it declares."""
+    document = {"name": "n", "version": "1", "games": {}, "capabilities": ["play", "webhooks"]}
+    assert describe_problem(document) is None
 
 
 def test_reference_describe_has_the_shape() -> None:

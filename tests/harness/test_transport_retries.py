@@ -158,7 +158,7 @@ def test_a_reveal_after_a_pause_goes_out_on_a_new_connection(
     read keeps it (lost, it would be sent again). An independent vendor closing idle
     connections after 2 s lost a reveal so, and was INCOMPLETE (tests/faulty/independent_http)."""
     # "at once" below stays well within 1.5 s on a busy machine
-    monkeypatch.setattr("harness._http_adapter.FRESH_AFTER_S", 1.5)
+    monkeypatch.setattr("harness._transport.FRESH_AFTER_S", 1.5)
     balance = {"account_id": "a_1", "balance_cents": 500}
 
     def answer(target: Target, method: str, path: str) -> tuple[int, object]:

@@ -81,6 +81,8 @@ from .observe import (
 from .players import scenario_deep, scenario_players
 from .plus_one import scenario_plus_one
 from .refusals import (
+    HUGE_STAKE_FUNDS,
+    SMALLER_FUNDS,
     invalid_requests,
     scenario_insufficient_funds,
     scenario_invalid,
@@ -149,12 +151,14 @@ def replay_play(adapter: Any, case: Mapping[str, Any]) -> Evidence | None:
 __all__ = [
     "CONCURRENT_CLICKS",
     "EVERY_KIND_CAP",
+    "HUGE_STAKE_FUNDS",
     "KIND",
     "MAX_CLICKS",
     "OWN_LIMITS",
     "REVEAL_ANSWER",
     "SCENARIOS",
     "SENDABLE_TOKEN",
+    "SMALLER_FUNDS",
     "Account",
     "Case",
     "Chooser",
