@@ -26,6 +26,7 @@ from . import _round2_faults as r2
 from . import _round3_faults as r3
 from . import _round4_faults as r4
 from . import _round5_faults as r5
+from . import _round6_faults as r6
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1180,6 +1181,39 @@ _add(
     ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
     r5.header_order_variant,
     r5.HeaderOrderWinsQueued.__doc__,
+    ("robots",),
+)
+
+# -- the sixth red team's faults (tests/faulty/_round6_faults.py) -----------------------------
+_service(
+    "play_lot_at_favourite_stake",
+    "play",
+    "eldorado 4.6",
+    r6.LotAtFavouriteStake,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
+)
+_service(
+    "play_settled_game_switch_lot_lost",
+    "play",
+    "robots 4.10",
+    r6.SettledGameSwitchLotLost,
+    ["*.prize_credited", "play.money.exact"],
+)
+_service(
+    "play_residue_under_stake_lot_lost",
+    "play",
+    "robots 4.10",
+    r6.ResidueUnderStakeLotLost,
+    ["*.prize_credited"],
+    ("robots",),
+)
+_service(
+    "play_typed_deposit_wins_queued",
+    "play",
+    "robots 4.10",
+    r6.TypedDepositWinsQueued,
+    ["*.prize_credited", "play.money.exact"],
     ("robots",),
 )
 
