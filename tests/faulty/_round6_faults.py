@@ -9,9 +9,10 @@ as a vendor would write it (``variants.py`` registers them with what must catch 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from reference import prize_cents
+from reference import game_engine, prize_cents
 from reference._service import Document, GameService
 
 from ._round4_faults import _CreditOnAuto, _lot_of, _move
@@ -159,7 +160,48 @@ class TypedDepositWinsQueued(_CreditOnAuto):
             return account_id in self._typed
 
 
+# == the history as the app reads it =============================================================
+
+
+def _finished(engine_ticket: str, game: str, revealed: str) -> bool:
+    """Whether every reveal of the ticket was shown (AUTO, or every button clicked through)."""
+    engine = game_engine(game)
+    shown = json.loads(revealed)
+    if not engine.buttons:
+        return shown == [1]
+    return shown == [len(r) for r in engine.button_reveals(engine_ticket)]
+
+
+class AppHistoryUnfinishedPrizeZero(GameService):
+    """Robots 4.1 / eldorado 4.2 (an unseen unit's result can be checked in the history): the
+    history without ``limit`` (the app's screen, which never sends one) is served by the
+    "my tickets" view, which takes ``prize_cents`` from the settlement of the reveal: a play
+    not yet finished (left half revealed, or never revealed) shows a prize of 0 there until
+    it is. The history asked with a ``limit`` (partners, back office) reads the plays table
+    and is right."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        listed = super().history(account_id, token, limit)
+        if limit is not None:
+            return listed
+        with self._connection() as db:
+            rows = db.execute(
+                "SELECT play_id, game, ticket, revealed FROM plays WHERE account_id = ?",
+                (account_id,),
+            ).fetchall()
+        unfinished = {
+            r["play_id"] for r in rows if not _finished(r["ticket"], r["game"], r["revealed"])
+        }
+        return {
+            "plays": [
+                {**p, "prize_cents": 0} if p["play_id"] in unfinished else p
+                for p in listed["plays"]
+            ]
+        }
+
+
 __all__ = [
+    "AppHistoryUnfinishedPrizeZero",
     "LotAtFavouriteStake",
     "ResidueUnderStakeLotLost",
     "SettledGameSwitchLotLost",

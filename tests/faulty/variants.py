@@ -1216,6 +1216,13 @@ _service(
     ["*.prize_credited", "play.money.exact"],
     ("robots",),
 )
+_service(
+    "play_app_history_unfinished_prize_zero",
+    "play",
+    "robots 4.1",
+    r6.AppHistoryUnfinishedPrizeZero,
+    ["*.history_unrevealed"],
+)
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----
 _service(

@@ -289,8 +289,9 @@ class Session:
         doc = self.adapter.history(account.account_id, account.token, limit)
         return [dict(p) for p in doc["plays"]]
 
-    def entry(self, account: Account, play_id: str, limit: int = 10) -> Document | None:
-        """The history's entry of ``play_id`` among the newest ``limit``, else anywhere in
+    def entry(self, account: Account, play_id: str, limit: int | None = 10) -> Document | None:
+        """The history's entry of ``play_id`` among the newest ``limit`` (None: the listing an
+        app reads, without a limit, whose page is the target's choice), else anywhere in
         the whole listing asked with ``WHOLE_HISTORY`` (an entry out of place is
         play.history.order's fault, not a missing one), or None."""
         found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)

@@ -29,7 +29,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), the account's plays listed in the order bought
   (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
-  and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
+  and prize (``<game>.history_unrevealed``), and so each entry of the history read as an
+  app reads it, without a limit, their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from
   where it stopped (``robots.4.3.reveal_symbols``);
 - **newcomers**: at the end, at each game's first stake, accounts of exactly one stake play
@@ -184,8 +185,8 @@ def _paced(
         action = rng.random()
         if action < 0.12:
             session.balance(player.account)
-        elif action < 0.22:
-            session.history(player.account, 10)
+        elif action < 0.22:  # the app's screen (no limit) or a page of 10, as the draw falls
+            session.history(player.account, None if action < 0.17 else 10)
         elif action < 0.27:
             _mistake(session, case, player)
         elif not _affords(player):  # its deposit spent: it only reads
@@ -559,6 +560,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             "history",
         )
     _entries_judged(player, entries, fault)
+    # the history as an app reads it, without a limit (its page is the target's choice): each
+    # of its entries shows its play, ticket and prize too, the unfinished ones' included (a
+    # view of the app's own, right only when asked with a limit, a sixth red team's, shows)
+    _entries_judged(player, session.history(account, None), fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and one.ticket is not None:
