@@ -1205,7 +1205,7 @@ _service(
     "play",
     "robots 4.10",
     r6.ResidueUnderStakeLotLost,
-    ["*.prize_credited"],
+    ["*.prize_credited", "play.money.exact"],  # money: an odd balance's play, when it wins
     ("robots",),
 )
 _service(
