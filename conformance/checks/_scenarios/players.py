@@ -33,8 +33,9 @@ once and judges it a moment later sees a young target. These scenarios play like
   app reads it, without a limit, their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from
   where it stopped (``robots.4.3.reveal_symbols``);
-- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake play
-  once each until one wins and one loses (``money.emptied_accounts``): a wallet that treats
+- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in
+  two with a residue under a stake beside it) play once each until one loses and one of each
+  kind wins (``money.emptied_accounts``): a wallet that treats
   accounts opened after some number of others otherwise shows there.
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
@@ -411,8 +412,9 @@ def scenario_players(
         if found is not None:
             return found
     # newcomers: accounts opened now, at the run's end, each of exactly one stake (its balance
-    # to 0 before the lot), one play each until one wins (a wallet that treats accounts opened
-    # after some number of others, or after some uptime, otherwise shows here)
+    # to 0 before the lot) or one with a residue under a stake, one play each until each kind
+    # wins (a wallet that treats accounts opened after some number of others, or after some
+    # uptime, otherwise shows here)
     for game, stake in firsts.items():
         prize = f"{kit(game).prize_article}.prize_credited"
         newcomer = {**case, "game": game, "stake_cents": stake, "requirement": prize}
