@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from reference import game_engine, prize_cents
+from reference._evaluate import evaluate
 from reference._service import Document, GameService
 
 from ._round4_faults import _CreditOnAuto, _lot_of, _move
@@ -160,6 +161,33 @@ class TypedDepositWinsQueued(_CreditOnAuto):
             return account_id in self._typed
 
 
+# == a stake only some checks play, a way of winning only some units have =======================
+
+
+class TopStakeExtraGridsAtOneEuro(GameService):
+    """Eldorado 4.5 / E-I6 (an Extra stage pays at its unit's stake): the wallet's credit of a
+    play at 2 EUR adds the main grid's wins at 2 EUR and the Extra stages' at the 1 EUR table
+    (the Extra stage bonus was written when eldorado sold at 1 EUR only). The ticket, AUTO,
+    the evaluation and the other stakes are right."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        if (result["game"], result["stake_cents"]) != ("eldorado", 200):
+            return result
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT ticket FROM plays WHERE play_id = ?", (result["play_id"],)
+            ).fetchone()
+        wins = evaluate("eldorado", 200, row["ticket"])["wins"]
+        extra = sum(int(w["amount_cents"]) for w in wins if w.get("grid", 0) > 0)
+        if extra <= 0:
+            return result
+        _move(self, account_id, -(extra // 2))
+        return {**result, "balance_cents": result["balance_cents"] - extra // 2}
+
+
 # == the history as the app reads it =============================================================
 
 
@@ -205,5 +233,6 @@ __all__ = [
     "LotAtFavouriteStake",
     "ResidueUnderStakeLotLost",
     "SettledGameSwitchLotLost",
+    "TopStakeExtraGridsAtOneEuro",
     "TypedDepositWinsQueued",
 ]

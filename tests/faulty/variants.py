@@ -1223,6 +1223,14 @@ _service(
     r6.AppHistoryUnfinishedPrizeZero,
     ["*.history_unrevealed"],
 )
+_service(
+    "play_top_stake_extra_grids_at_one_euro",
+    "play",
+    "eldorado 4.5",
+    r6.TopStakeExtraGridsAtOneEuro,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
+)
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----
 _service(
