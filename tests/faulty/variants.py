@@ -26,6 +26,7 @@ from . import _round2_faults as r2
 from . import _round3_faults as r3
 from . import _round4_faults as r4
 from . import _round5_faults as r5
+from . import _round6_faults as r6
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1189,6 +1190,54 @@ _add(
     r5.header_order_variant,
     r5.HeaderOrderWinsQueued.__doc__,
     ("robots",),
+)
+
+# -- the sixth red team's faults (tests/faulty/_round6_faults.py) -----------------------------
+_service(
+    "play_lot_at_favourite_stake",
+    "play",
+    "eldorado 4.6",
+    r6.LotAtFavouriteStake,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
+)
+_service(
+    "play_settled_game_switch_lot_lost",
+    "play",
+    "robots 4.10",
+    r6.SettledGameSwitchLotLost,
+    ["*.prize_credited", "play.money.exact"],
+)
+_service(
+    "play_residue_under_stake_lot_lost",
+    "play",
+    "robots 4.10",
+    r6.ResidueUnderStakeLotLost,
+    ["*.prize_credited", "play.money.exact"],  # money: an odd balance's play, when it wins
+    ("robots",),
+)
+_service(
+    "play_typed_deposit_wins_queued",
+    "play",
+    "robots 4.10",
+    r6.TypedDepositWinsQueued,
+    ["*.prize_credited", "play.money.exact"],
+    ("robots",),
+)
+_service(
+    "play_app_history_unfinished_prize_zero",
+    "play",
+    "robots 4.1",
+    r6.AppHistoryUnfinishedPrizeZero,
+    ["*.history_unrevealed"],
+)
+_service(
+    "play_top_stake_extra_grids_at_one_euro",
+    "play",
+    "eldorado 4.5",
+    r6.TopStakeExtraGridsAtOneEuro,
+    ["eldorado.4.6.prize_credited", "play.money.exact"],
+    ("eldorado",),
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

@@ -289,8 +289,9 @@ class Session:
         doc = self.adapter.history(account.account_id, account.token, limit)
         return [dict(p) for p in doc["plays"]]
 
-    def entry(self, account: Account, play_id: str, limit: int = 10) -> Document | None:
-        """The history's entry of ``play_id`` among the newest ``limit``, else anywhere in
+    def entry(self, account: Account, play_id: str, limit: int | None = 10) -> Document | None:
+        """The history's entry of ``play_id`` among the newest ``limit`` (None: the listing an
+        app reads, without a limit, whose page is the target's choice), else anywhere in
         the whole listing asked with ``WHOLE_HISTORY`` (an entry out of place is
         play.history.order's fault, not a missing one), or None."""
         found = next((p for p in self.history(account, limit) if p["play_id"] == play_id), None)
@@ -472,13 +473,19 @@ def credit_requirement(game: str, before: int, stake: int, lot: int, got: int) -
     return f"{kit(game).prize_article}.prize_credited" if missing or short else MONEY
 
 
-def one_same_error(opening: int, stake: int, answered: list[int], lots: list[int]) -> bool:
+def one_same_error(
+    opening: int, stake: int | list[int], answered: list[int], lots: list[int]
+) -> bool:
     """Whether plays of an account from ``opening`` (their ``answered`` balances, their
-    units' ``lots``) are all off by one same amount on the balance each was played from: two
-    plays or more, every one in error alike, is the debit's (a stake debited twice), though
-    the first one alone, with a lot equal to the stake, looks like a lot not credited."""
+    units' ``lots``, at ``stake``, or each at its own of a list) are all off by one same amount
+    on the balance each was played from: two plays or more, every one in error alike, is the
+    debit's (a stake debited twice), though the first one alone, with a lot equal to the
+    stake, looks like a lot not credited."""
     befores = [opening, *answered[:-1]]
-    errors = {a - (b - stake + lot) for a, b, lot in zip(answered, befores, lots, strict=True)}
+    stakes = [stake] * len(answered) if isinstance(stake, int) else stake
+    errors = {
+        a - (b - s + lot) for a, b, s, lot in zip(answered, befores, stakes, lots, strict=True)
+    }
     return len(answered) >= 2 and len(errors) == 1 and errors != {0}
 
 

@@ -14,7 +14,8 @@ from .client import (
 
 
 def scenario_history_unrevealed(session: Session, case: Case) -> Evidence | None:
-    """A play is in the history at once, unrevealed, with a valid ticket and its prize; AUTO
+    """A play is in the history at once, unrevealed, with a valid ticket and its prize (read one
+    time in two without a limit, as an app reads it, else with one); AUTO
     later shows that same ticket and prize, and the history still does. The plays are split
     over ``case["accounts"]`` accounts (default 1) played side by side; the first evidence,
     in account order, is the scenario's."""
@@ -28,11 +29,19 @@ def _history_of(session: Session, case: Case, plays: int) -> Evidence | None:
     game, stake = case["game"], case["stake_cents"]
     account = _funded(session, stake, plays)
     keys = ("game", "stake_cents", "block_id", "index")
-    for _ in range(plays):
+    for number in range(plays):
         played = session.play(account, game, stake)
         play_id = played["play_id"]
-        request = {"operation": "history", "account_id": account.account_id, "after": play_id}
-        entry = session.entry(account, play_id)
+        # read one time in two as an app reads it, without a limit (a history right only when
+        # asked with one, a sixth red team's, was CERTIFIED), else with a page of 10
+        limit = None if number % 2 == 0 else 10
+        request = {
+            "operation": "history",
+            "account_id": account.account_id,
+            "after": play_id,
+            "limit": limit,
+        }
+        entry = session.entry(account, play_id, limit)
         if entry is None:
             return evidence(
                 case,

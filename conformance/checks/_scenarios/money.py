@@ -3,6 +3,7 @@ eldorado 4.2/4.6, contract 4)."""
 
 from __future__ import annotations
 
+import random
 import threading
 from collections import Counter
 from functools import partial
@@ -101,22 +102,36 @@ def scenario_prize_credited(session: Session, case: Case) -> Evidence | None:
     return emptied_accounts(session, case)
 
 
-EMPTIED_ACCOUNTS = 40  # accounts of exactly one stake at most, until one wins and one loses
+EMPTIED_ACCOUNTS = 60  # accounts of one stake and a residue at most, until enough are judged
+
+
+def residue(case: Case, number: int) -> int:
+    """What newcomer ``number`` holds beyond one stake: nothing for the even ones, a residue of
+    1 to stake - 1 cents the case's seed draws for the odd ones (a player's last ticket leaves
+    less than a stake but not nothing)."""
+    stake = int(case["stake_cents"])
+    if number % 2 == 0 or stake < 2:
+        return 0
+    return random.Random(f"{case.get('seed')}:residue:{number}").randint(1, stake - 1)
 
 
 def emptied_accounts(session: Session, case: Case) -> Evidence | None:
-    """Accounts opened with exactly the stake at ``case``'s game and stake, one play each, until
-    one play loses and one wins a lot other than the stake (at most ``EMPTIED_ACCOUNTS``): the
-    stake takes the balance to 0 before the lot comes, and the winning play's answer must be
-    its lot beyond the losing one's (a wallet that drops the credit of a play that emptied the
-    account, a fifth red team's, was CERTIFIED). A win short by exactly the stake is the
-    debit's (a stake taken twice, clipped at 0 on the losing play), ``stake_debited``'s to
-    judge; a lot equal to the stake would look alike, so it is not the win judged."""
+    """Accounts opened with exactly the stake at ``case``'s game and stake, and others with one
+    stake and a residue under it (``residue``), one play each, until one play loses, one
+    account of each kind wins a lot other than the stake (at most ``EMPTIED_ACCOUNTS``): the
+    stake takes the balance to 0, or to less than a stake, before the lot comes, and each
+    winning play's answer must be its lot beyond a losing one's (a wallet that drops the
+    credit of a play that emptied the account, a fifth red team's, and one that drops it when
+    the play leaves less than a stake, a sixth's, were CERTIFIED). A win short by exactly the
+    stake is the debit's (a stake taken twice, clipped at 0 on the losing play),
+    ``stake_debited``'s to judge; a lot equal to the stake would look alike, so it is not the
+    win judged."""
     game, stake = case["game"], case["stake_cents"]
-    ends: list[tuple[int, int, Document]] = []  # (lot, the play's balance_cents, the play)
-    for _ in range(EMPTIED_ACCOUNTS):
+    ends: list[tuple[int, int, Document, int]] = []  # (lot, answered, the play, residue)
+    for number in range(EMPTIED_ACCOUNTS):
+        left = residue(case, number)
         try:
-            account = session.open(stake)
+            account = session.open(stake + left)
             played = session.play(account, game, stake)
         except ErrorReply as refusal:  # a limit of the target's own (insufficient_funds's
             if 400 <= refusal.status < 500:  # to judge a play of exactly the balance refused)
@@ -126,23 +141,34 @@ def emptied_accounts(session: Session, case: Case) -> Evidence | None:
         lot = ref_prize(game, stake, ticket)
         if lot is None:  # an invalid ticket: the other money scenarios' evidence
             return None
-        ends.append((lot, int(played["balance_cents"]), played))
-        if any(e[0] not in (0, stake) for e in ends) and any(e[0] == 0 for e in ends):
+        ends.append((lot, int(played["balance_cents"]), played, left))
+        won = {e[3] > 0 for e in ends if e[0] not in (0, stake)}  # the kinds that won
+        if any(e[0] == 0 for e in ends) and won == {False, residue(case, 1) > 0}:
             break
     losing = next((e for e in ends if e[0] == 0), None)
     if losing is None:
         return None
-    for lot, said, played in ends:
-        error = said - losing[1] - lot
+    for lot, said, played, left in ends:
+        error = said - left - (losing[1] - losing[3]) - lot
         if lot not in (0, stake) and error not in (0, -stake):
+            held = (
+                f"exactly the stake ({stake} cents)"
+                if not left
+                else (f"the stake and {left} cents ({stake + left} cents)")
+            )
             return evidence(
                 case,
-                {"credited_cents": lot, "balance_cents": losing[1] + lot},
+                {"credited_cents": lot, "balance_cents": losing[1] - losing[3] + left + lot},
                 {"play_balance_cents": said},
-                f"an account opened with exactly the stake ({stake} cents), one play whose "
-                f"lot is {lot} cents: the play answered {said} cents, where a losing play "
-                f"from the same balance answers {losing[1]}",
-                {"operation": "play", "game": game, "play_id": played["play_id"]},
+                f"an account opened with {held}, one play whose lot is {lot} cents: the play "
+                f"answered {said} cents, where a losing play from exactly the stake answers "
+                f"{losing[1] - losing[3]} beyond what it held past the stake",
+                {
+                    "operation": "play",
+                    "game": game,
+                    "play_id": played["play_id"],
+                    "balance_cents": stake + left,
+                },
             )
     return None
 

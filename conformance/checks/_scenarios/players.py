@@ -12,11 +12,16 @@ once and judges it a moment later sees a young target. These scenarios play like
   seconds have passed; in a span of a minute or more (the soak's) every other one signs up
   late, alone, at a moment of the span's first half the seed draws (``_joins``);
 - **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
-  then ``old_plays`` plays back to back, in runs of 1 to ``RUN_PLAYS`` the seed draws: each
-  ticket of a run bought the moment the previous one's answer arrives (a player buying again
-  at once), then each finished by AUTO; plays so close share a ``created_at`` second always,
-  and its millisecond often (a history whose ties are broken by another key than the order
-  bought shows: ``play.history.order``);
+  then ``old_plays`` plays back to back, each finished by AUTO; as a player who settles on a
+  game and stake and then tries another, a run of a few plays at its pair, then one to three
+  at another pair in scope (another stake, the other game), then back, the lengths and pairs
+  the seed draws (``_excursions``: a wallet that keys a credit on the account's settled stake
+  or game, never met by accounts of one pair or by ones that change at every play, shows);
+  bought in runs of 1 to ``RUN_PLAYS`` the seed draws: each ticket of a run bought the moment
+  the previous one's answer arrives (a player buying again at once), then each finished by
+  AUTO; plays so close share a ``created_at`` second always, and its millisecond often (a
+  history whose ties are broken by another key than the order bought shows:
+  ``play.history.order``);
 - **the way back**: when the span is over, each account's token as it comes back (an old
   account's, unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); every account plays once more (seconds after its
@@ -29,11 +34,13 @@ once and judges it a moment later sees a young target. These scenarios play like
   the balance read (``play.money.balance_read``), the whole history
   (``play.history.complete``), the account's plays listed in the order bought
   (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
-  and prize (``<game>.history_unrevealed``), their ``created_at`` newest first
+  and prize (``<game>.history_unrevealed``), and so each entry of the history read as an
+  app reads it, without a limit, their ``created_at`` newest first
   (``play.history.created_at``), every half revealed ticket revealed on from
   where it stopped (``robots.4.3.reveal_symbols``);
-- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake play
-  once each until one wins and one loses (``money.emptied_accounts``): a wallet that treats
+- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in
+  two with a residue under a stake beside it) play once each until one loses and one of each
+  kind wins (``money.emptied_accounts``): a wallet that treats
   accounts opened after some number of others otherwise shows there.
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
@@ -48,6 +55,7 @@ replay re-runs the same sessions, not the same tickets (as every play scenario).
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import time
 from collections.abc import Callable
@@ -97,8 +105,10 @@ RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
 OLDEST_RESENT = 3  # ... of which its oldest ones
 FUNDED_PLAYS = 300  # a paced player's funding, in stakes
 #: a player's deposits, cents: what one paced player in two opens its account with (the others
-#: FUNDED_PLAYS stakes); when its balance no longer pays a stake, it only reads
+#: FUNDED_PLAYS stakes), an app's preset amount or, as often, one typed by hand
+#: (``TYPED_DEPOSIT_EUROS``); when its balance no longer pays a stake, it only reads
 USUAL_DEPOSITS = (2_000, 5_000, 10_000, 20_000, 50_000)
+TYPED_DEPOSIT_EUROS = (5, 300)  # a deposit typed by hand: whole euros in this range
 LATE_SPAN_S = 60.0  # a span at least this long has paced players that sign up late
 RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
 
@@ -108,6 +118,8 @@ class Bought:
     """One play as the harness knows it: the answer, the clicks made (robots), AUTO's answer."""
 
     played: Document
+    game: str
+    stake: int
     clicks: list[int] = field(default_factory=list)  # reveals shown, per button
     order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
     again: bool = False  # the last reveal showed a +1: its button has one more click
@@ -130,6 +142,7 @@ class Player:
     opening: int
     paced: bool
     bought: list[Bought] = field(default_factory=list)
+    elsewhere: list[tuple[str, int]] = field(default_factory=list)  # other pairs it may try
     listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
     ties: int = 0  # plays one after another listed side by side with the same created_at
 
@@ -148,10 +161,12 @@ def _pause(rng: random.Random, bounds: tuple[float, float], deadline: float) -> 
     time.sleep(max(0.0, min(rng.uniform(*bounds), deadline - time.monotonic())))
 
 
-def _buy(session: Session, player: Player) -> Bought:
-    one = Bought(session.play(player.account, player.game, player.stake))
-    if kit(player.game).reveals and "reveal" in session.capabilities:
-        one.clicks = [0] * reference.game_engine(player.game).buttons
+def _buy(session: Session, player: Player, pair: tuple[str, int] | None = None) -> Bought:
+    """A play at the player's (game, stake), or at ``pair``."""
+    game, stake = pair or (player.game, player.stake)
+    one = Bought(session.play(player.account, game, stake), game, stake)
+    if kit(game).reveals and "reveal" in session.capabilities:
+        one.clicks = [0] * reference.game_engine(game).buttons
     player.bought.append(one)
     return one
 
@@ -178,8 +193,8 @@ def _paced(
         action = rng.random()
         if action < 0.12:
             session.balance(player.account)
-        elif action < 0.22:
-            session.history(player.account, 10)
+        elif action < 0.22:  # the app's screen (no limit) or a page of 10, as the draw falls
+            session.history(player.account, None if action < 0.17 else 10)
         elif action < 0.27:
             _mistake(session, case, player)
         elif not _affords(player):  # its deposit spent: it only reads
@@ -199,7 +214,7 @@ def _paced(
                         if reply.status != 409:
                             raise reply
                         continue  # a button with nothing left: the way back judges it
-                    one.again = reveal_tuple(player.game, reply, button)[2]
+                    one.again = reveal_tuple(one.game, reply, button)[2]
                     one.clicks[button] += 1
                     one.order.append(button)
                 if leave:
@@ -254,9 +269,10 @@ def _in_turn(one: Bought) -> int:
 
 
 def _old(session: Session, player: Player, plays: int, rng: random.Random) -> None:
-    """An old account: its first ticket left half revealed, then ``plays`` plays in a row,
-    bought in runs (``_runs``): each ticket of a run bought the moment the previous one's
-    answer arrives, then each finished by AUTO in turn."""
+    """An old account: its first ticket left half revealed, then ``plays`` plays in a row, at
+    its pair but for the excursions ``rng`` draws (``_excursions``), bought in runs
+    (``_runs``): each ticket of a run bought the moment the previous one's answer arrives,
+    then each finished by AUTO in turn."""
     first = _buy(session, player)
     if first.clicks:
         play_id, token = str(first.played["play_id"]), player.account.token
@@ -267,14 +283,17 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
                 if reply.status != 409:
                     raise reply
                 break  # a button with nothing left: the way back judges the ticket
-            first.again = reveal_tuple(player.game, reply, button)[2]
+            first.again = reveal_tuple(first.game, reply, button)[2]
             first.clicks[button] += 1
             first.order.append(button)
     else:
         _finish(session, player, first)
+    pairs = _excursions(rng, (player.game, player.stake), player.elsewhere, plays)
+    at = 0
     for run in _runs(rng, plays):
-        for one in [_buy(session, player) for _ in range(run)]:
+        for one in [_buy(session, player, pair) for pair in pairs[at : at + run]]:
             _finish(session, player, one)
+        at += run
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -283,6 +302,23 @@ def _runs(rng: random.Random, plays: int) -> list[int]:
     while sum(runs) < plays:
         runs.append(min(rng.randint(1, RUN_PLAYS), plays - sum(runs)))
     return runs
+
+
+SETTLE_PLAYS = (3, 6)  # plays at its own pair before an old account tries another
+TRY_PLAYS = (1, 3)  # plays at the other pair before it comes back
+
+
+def _excursions(
+    rng: random.Random, home: tuple[str, int], elsewhere: list[tuple[str, int]], plays: int
+) -> list[tuple[str, int]]:
+    """The (game, stake) of each of ``plays`` plays: runs of ``SETTLE_PLAYS`` at ``home``, each
+    followed by ``TRY_PLAYS`` at one of ``elsewhere`` (none: every play at home)."""
+    chosen: list[tuple[str, int]] = []
+    while len(chosen) < plays:
+        chosen += [home] * rng.randint(*SETTLE_PLAYS)
+        if elsewhere:
+            chosen += [rng.choice(elsewhere)] * rng.randint(*TRY_PLAYS)
+    return chosen[:plays]
 
 
 def scenario_players(
@@ -310,9 +346,12 @@ def scenario_players(
     for game, stake in pairs:
         firsts.setdefault(game, stake)
     players: list[Player | None] = []
+    dearest = max(stake for _, stake in pairs)  # an old account's tries may cost more
     for game, stake in firsts.items():
-        funding = stake * (int(case["old_plays"]) + 20) * 3
-        players.append(Player(session.open(funding), game, stake, funding, paced=False))
+        funding = dearest * (int(case["old_plays"]) + 20) * 3
+        old = Player(session.open(funding), game, stake, funding, paced=False)
+        old.elsewhere = [p for p in pairs if p != (game, stake)]
+        players.append(old)
     # every player at once (they mostly wait), up to ``workers`` (1: the players in turn)
     workers = max(1, int(case.get("workers", len(players) + int(case["accounts"]))))
     joins = _joins(seed, int(case["accounts"]), span if workers > 1 else 0.0)
@@ -355,7 +394,8 @@ def scenario_players(
             if player.paced:
                 _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
             else:
-                _old(session, player, int(case["old_plays"]), random.Random(f"{seed}:old:{number}"))
+                rng = random.Random(f"{seed}:old:{number}")
+                _old(session, player, int(case["old_plays"]), rng)
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
@@ -397,8 +437,9 @@ def scenario_players(
         if found is not None:
             return found
     # newcomers: accounts opened now, at the run's end, each of exactly one stake (its balance
-    # to 0 before the lot), one play each until one wins (a wallet that treats accounts opened
-    # after some number of others, or after some uptime, otherwise shows here)
+    # to 0 before the lot) or one with a residue under a stake, one play each until each kind
+    # wins (a wallet that treats accounts opened after some number of others, or after some
+    # uptime, otherwise shows here)
     for game, stake in firsts.items():
         prize = f"{kit(game).prize_article}.prize_credited"
         newcomer = {**case, "game": game, "stake_cents": stake, "requirement": prize}
@@ -416,11 +457,18 @@ def scenario_players(
 
 def _funding(seed: int, number: int, stake: int, span: float) -> int:
     """What paced player ``number`` opens its account with: one in two (numbers 0 and 3 of
-    every 4, so late sign-ups too) a player's deposit the seed draws from ``USUAL_DEPOSITS``
-    (a target that treats accounts of a deposit's size otherwise, as a harness funds its
-    accounts with odd or large sums, shows); the others a ticket every few seconds at most."""
-    if number % 4 in (0, 3):
-        return random.Random(f"{seed}:deposit:{number}").choice(USUAL_DEPOSITS)
+    every 4, so late sign-ups too) a player's deposit the seed draws, number 0 one of
+    ``USUAL_DEPOSITS``, number 3 a whole number of euros typed by hand
+    (``TYPED_DEPOSIT_EUROS``, small sums more often), at least a stake: a target that treats
+    accounts of a deposit's size otherwise, as a harness funds its accounts with odd or large
+    sums, shows, and one honest only for the preset amounts a harness could list (a sixth red
+    team's) too; the others a ticket every few seconds at most."""
+    rng = random.Random(f"{seed}:deposit:{number}")
+    if number % 4 == 0:
+        return rng.choice(USUAL_DEPOSITS)
+    if number % 4 == 3:  # log-uniform: small sums typed more often than large ones
+        low, high = TYPED_DEPOSIT_EUROS
+        return max(stake, 100 * round(math.exp(rng.uniform(math.log(low), math.log(high)))))
     return stake * max(FUNDED_PLAYS, int(span))
 
 
@@ -451,9 +499,19 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     game, stake, account = player.game, player.stake, player.account
     who = "a paced player" if player.paced else "an old account"
 
-    def fault(requirement: str, expected: Any, got: Any, note: str, op: str) -> _Found:
-        where = f"{game} at {stake} cents, account {account.account_id!r} ({who}): "
-        named = {**case, "game": game, "stake_cents": stake}
+    def fault(
+        requirement: str,
+        expected: Any,
+        got: Any,
+        note: str,
+        op: str,
+        pair: tuple[str, int] | None = None,
+    ) -> _Found:
+        """The fault, named by the (game, stake) of the play it is about (``pair``; else the
+        player's)."""
+        at_game, at_stake = pair or (game, stake)
+        where = f"{at_game} at {at_stake} cents, account {account.account_id!r} ({who}): "
+        named = {**case, "game": at_game, "stake_cents": at_stake}
         return _found(named, requirement, expected, got, where + note, op)
 
     # back after a while, the account plays first (a pause of seconds since its last request),
@@ -529,6 +587,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             "history",
         )
     _entries_judged(player, entries, fault)
+    # the history as an app reads it, without a limit (its page is the target's choice): each
+    # of its entries shows its play, ticket and prize too, the unfinished ones' included (a
+    # view of the app's own, right only when asked with a limit, a sixth red team's, shows)
+    _entries_judged(player, session.history(account, None), fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and one.ticket is not None:
@@ -545,7 +607,6 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
     ``<game>.history_unrevealed``: the play's ticket and prize in the history (robots 4.1);
     its ``created_at`` never later than the entry before it (newest first), else
     ``play.history.created_at``."""
-    game, stake = player.game, player.stake
     _listed_as_bought(player, entries, fault)
     _created_in_order(entries, fault)
     listed = {str(p["play_id"]): p for p in entries}
@@ -554,11 +615,12 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
         if entry is None or one.ticket is None:
             continue
         want = {k: one.played[k] for k in ENTRY_KEYS}
-        want["ticket"], want["prize_cents"] = one.ticket, ref_prize(game, stake, one.ticket)
+        want["ticket"] = one.ticket
+        want["prize_cents"] = ref_prize(one.game, one.stake, one.ticket)
         got = {k: entry.get(k) for k in want}
         if got != want:
             raise fault(
-                f"{kit(game).history_article}.history_unrevealed",
+                f"{kit(one.game).history_article}.history_unrevealed",
                 want,
                 got,
                 f"the history entry of play {one.played['play_id']!r} (entry {age + 1} from "
@@ -566,6 +628,7 @@ def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> No
                 "ticket and that ticket's prize: "
                 + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
                 "history",
+                (one.game, one.stake),
             )
 
 
@@ -629,22 +692,24 @@ def _created_in_order(entries: list[Document], fault: Fault) -> None:
 
 def _chain(player: Player, fault: Fault) -> int | None:
     """The balance every play of ``player`` should end at, each play's answer judged on the way
-    (before - stake + its ticket's lot); None when a ticket is unknown or not valid."""
-    game, stake = player.game, player.stake
+    (before - its stake + its ticket's lot); None when a ticket is unknown or not valid."""
     prizes = [
-        None if one.ticket is None else ref_prize(game, stake, one.ticket) for one in player.bought
+        None if one.ticket is None else ref_prize(one.game, one.stake, one.ticket)
+        for one in player.bought
     ]
     lots = [lot for lot in prizes if lot is not None]
     if len(lots) != len(prizes):
         return None  # the rules and block checks judge an invalid ticket
     answered = [int(one.played["balance_cents"]) for one in player.bought]
-    debit = one_same_error(player.opening, stake, answered, lots)
+    stakes = [one.stake for one in player.bought]
+    debit = one_same_error(player.opening, stakes, answered, lots)
     balance = player.opening
     for number, (one, lot) in enumerate(zip(player.bought, lots, strict=True)):
+        stake = one.stake
         want, got = balance - stake + lot, int(one.played["balance_cents"])
         if got != want:
             raise fault(
-                balance_requirement(game, debit, balance, stake, lot, got),
+                balance_requirement(one.game, debit, balance, stake, lot, got),
                 {"balance_cents": want, "lot_cents": lot},
                 {"balance_cents": got},
                 f"play {number + 1} of {len(player.bought)} (play {one.played['play_id']!r}) "
@@ -652,12 +717,13 @@ def _chain(player: Player, fault: Fault) -> int | None:
                 f"{stake}, its ticket's lot {lot})"
                 + (", after a player's pause" if player.paced else ""),
                 "play",
+                (one.game, stake),
             )
         balance = want
     return balance
 
 
-Fault = Callable[[str, Any, Any, str, str], _Found]
+Fault = Callable[..., _Found]  # (requirement, expected, got, note, operation[, (game, stake)])
 
 
 def _revealed_on(session: Session, player: Player, one: Bought, fault: Fault) -> None:
