@@ -32,7 +32,10 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``one_thread_http10``: HTTP/1.0, one request at a time in one thread, a backlog of 5 (a
   block stream read holds every other request in the queue);
 - ``keep_alive_300ms``: a kept-alive connection idle for 300 ms is closed (a gateway's short
-  keep-alive timeout; ``harness._transport.IdleCloses``).
+  keep-alive timeout; ``harness._transport.IdleCloses``);
+- ``flags_0_1``: a reveal's ``x2`` and ``plus_one`` written 0 and 1 (an integer column; a
+  reservation, row ``flag-numbers``), every answer in raw UTF-8 (``ensure_ascii=False``) and
+  every refusal's message in French with accents.
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -83,11 +86,13 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "reordered": {"json_form": "reordered", "ndjson": "reordered"},
     "one_thread_http10": {"http10": True, "threads": False, "backlog": 5},
     "keep_alive_300ms": {"idle_s": 0.3},
+    "flags_0_1": {"int_flags": True, "json_form": "utf8"},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "post_201": frozenset({"success-status"}),
     "int_ids": frozenset({"id-numbers"}),
+    "flags_0_1": frozenset({"flag-numbers"}),
 }
 """The reservations (their basis) a wire variant's run gets; none for the others."""
 
@@ -339,6 +344,12 @@ class _Handler(BaseHTTPRequestHandler):
             status = 201  # NestJS's default for every POST
         if options.ids is not None:
             document = options.ids.out(document)
+        if options.int_flags and isinstance(document, dict):
+            flags = {k: int(v) for k, v in document.items() if k in ("x2", "plus_one")}
+            document = {**document, **flags}
+        if options.int_flags and status >= 400:  # a vendor's own wording, accents and all
+            error = document["error"]
+            document = {**document, "error": {**error, "message": f"Refusé : {error['message']} €"}}
         media = options.json_media
         if status >= 400 and options.problem:
             media = "application/problem+json"
@@ -429,8 +440,8 @@ def _dumps(value: Any, form: str | None) -> str:
             lambda m: '"' + "".join(f"\\u{ord(c):04x}" for c in json.loads(m.group(0))) + '"',
             json.dumps(value, separators=(",", ":")),
         )
-    if form == "spaced":
-        return json.dumps(value)
+    if form == "utf8":
+        return json.dumps(value, ensure_ascii=False)
     return json.dumps(value)
 
 
@@ -449,7 +460,7 @@ def _json_written(document: Any, form: str | None) -> bytes:
 
 def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
     """A block stream with each line in ``form``: ``crlf`` (CR LF ends every line), ``open_end``
-    (no newline after the last line), or a JSON form of ``_dumps`` (``spaced``, ``reordered``,
+    (no newline after the last line), or a JSON form of ``_dumps`` (``utf8``, ``reordered``,
     ``escaped``)."""
     last = b""
     for chunk in chunks:
@@ -522,7 +533,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         int_ids: bool = False,
         threads: bool = True,
         idle_s: float | None = None,
+        int_flags: bool = False,
     ) -> None:
+        self.int_flags = int_flags
         self.threads, self.idle_s = threads, idle_s
         self.ids = IdNumbers() if int_ids else None
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
