@@ -35,7 +35,9 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   keep-alive timeout; ``harness._transport.IdleCloses``);
 - ``flags_0_1``: a reveal's ``x2`` and ``plus_one`` written 0 and 1 (an integer column; a
   reservation, row ``flag-numbers``), every answer in raw UTF-8 (``ensure_ascii=False``) and
-  every refusal's message in French with accents.
+  every refusal's message in French with accents;
+- ``html_404``: a path no route matches (a trailing or doubled slash) answered 404 with an
+  HTML page, as Express does (``Cannot GET /v1/...``).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -87,6 +89,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "one_thread_http10": {"http10": True, "threads": False, "backlog": 5},
     "keep_alive_300ms": {"idle_s": 0.3},
     "flags_0_1": {"int_flags": True, "json_form": "utf8"},
+    "html_404": {"html_404": True},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -133,6 +136,11 @@ def _block_lines(stream: Any, ids: IdNumbers | None = None) -> Iterator[bytes]:
 
 
 Route = tuple[str, re.Pattern[str], Callable[..., Answer]]
+
+
+class _NoRoute(Exception):
+    """A path no route matches, answered with an HTML page (``html_404``)."""
+
 
 ID_KEYS = frozenset(("account_id", "play_id", "block_id"))
 
@@ -333,7 +341,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(page)
             return
-        status, document = self._dispatch(method, raw)
+        try:
+            status, document = self._dispatch(method, raw)
+        except _NoRoute as exc:
+            page = f"<!DOCTYPE html><html><body><pre>{exc}</pre></body></html>".encode()
+            self._send(404, "text/html; charset=utf-8", iter([page]))
+            return
         if options.delay_s:
             time.sleep(options.delay_s)
         if isinstance(document, Iterator):
@@ -372,6 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
                     if self.server.ids is not None:
                         ids = [self.server.ids.back(i) for i in ids]
                     return handler(*ids, query, body, bearer)
+            if self.server.html_404:  # Express's own page for a route it does not have
+                raise _NoRoute(f"Cannot {method} {parts.path}")
             raise ErrorReply(404, "not_found", f"no such endpoint: {parts.path}")
         except ErrorReply as exc:
             return exc.status, {"error": {"code": exc.code, "message": exc.message}}
@@ -534,7 +549,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         threads: bool = True,
         idle_s: float | None = None,
         int_flags: bool = False,
+        html_404: bool = False,
     ) -> None:
+        self.html_404 = html_404
         self.int_flags = int_flags
         self.threads, self.idle_s = threads, idle_s
         self.ids = IdNumbers() if int_ids else None
