@@ -37,7 +37,8 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   reservation, row ``flag-numbers``), every answer in raw UTF-8 (``ensure_ascii=False``) and
   every refusal's message in French with accents;
 - ``html_404``: a path no route matches (a trailing or doubled slash) answered 404 with an
-  HTML page, as Express does (``Cannot GET /v1/...``).
+  HTML page, as Express does (``Cannot GET /v1/...``);
+- ``slow_evaluator``: ``POST /v1/evaluate`` takes 1 ms a ticket (1 s a batch of 1000).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -90,6 +91,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "keep_alive_300ms": {"idle_s": 0.3},
     "flags_0_1": {"int_flags": True, "json_form": "utf8"},
     "html_404": {"html_404": True},
+    "slow_evaluator": {"per_ticket_s": 0.001},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -242,7 +244,7 @@ RATE_LIMITS: dict[str, Callable[[], RateLimit]] = {
 }
 
 
-def routes(adapter: Any, ids: IdNumbers | None = None) -> list[Route]:
+def routes(adapter: Any, ids: IdNumbers | None = None, per_ticket_s: float = 0.0) -> list[Route]:
     """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1;
     ``ids``: the ids written as numbers (paths read back)."""
 
@@ -254,6 +256,8 @@ def routes(adapter: Any, ids: IdNumbers | None = None) -> list[Route]:
         if type(tickets) is not list or not 1 <= len(tickets) <= EVALUATE_BATCH_LIMIT:
             raise ErrorReply(400, "malformed_request", "tickets must be a list of 1 to 1000")
         game, stake = _field(body, "game"), _field(body, "stake_cents")
+        if per_ticket_s:  # a slow evaluator: its time grows with the batch
+            time.sleep(per_ticket_s * len(tickets))
         return 200, {"results": adapter.evaluate(game, stake, tickets)}
 
     def blocks(query: Any, body: Document, token: str | None) -> Answer:
@@ -550,6 +554,7 @@ class WireHTTPServer(ThreadingHTTPServer):
         idle_s: float | None = None,
         int_flags: bool = False,
         html_404: bool = False,
+        per_ticket_s: float = 0.0,
     ) -> None:
         self.html_404 = html_404
         self.int_flags = int_flags
@@ -560,7 +565,7 @@ class WireHTTPServer(ThreadingHTTPServer):
         self.type_header, self.extra_headers = type_header, dict(extra_headers or {})
         self.rate = RATE_LIMITS[rate]() if isinstance(rate, str) else rate
         self.request_queue_size = backlog  # read by server_activate's listen()
-        self.routes = routes(adapter, self.ids)
+        self.routes = routes(adapter, self.ids, per_ticket_s)
         self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s
         handler = type(
             "Handler",
