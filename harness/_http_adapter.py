@@ -51,6 +51,7 @@ from ._errors import (
     TargetTimeout,
     TargetUnreachable,
 )
+from ._flags import FlagNumbers
 from ._ids import IdNumbers
 from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
 from ._statuses import UnnamedStatuses
@@ -759,6 +760,7 @@ class HttpAdapter:
         self._plays = _PlayBook()
         self.statuses = UnnamedStatuses()  # 201 where the contract names no status
         self.ids = IdNumbers()  # ids answered as JSON integers
+        self.flags = FlagNumbers()  # a reveal's flags answered as 0 and 1
         self.idle_closes = IdleCloses()  # how soon the target closes idle connections
         self.session = requests.Session()
         self.session.verify = verify
@@ -1019,7 +1021,7 @@ class HttpAdapter:
             raise ProtocolViolation(f"{what}: the answer is over its memory limit: {exc}") from None
         except JsonError as exc:
             value, why = raw, f" ({exc})"
-        value = self.ids.as_text(value, shape)
+        value = self.flags.as_booleans(self.ids.as_text(value, shape), shape)
         if isinstance(deadline, Deadline) and time.monotonic() > deadline.at:
             raise TargetTimeout(
                 f"{what}: no complete answer within {deadline.seconds:g} s (its {len(raw)} "
@@ -1307,8 +1309,9 @@ class HttpAdapter:
 
     def wire_reservations(self) -> list[dict[str, Any]]:
         """The run's reservations about what the wire showed: success statuses the contract
-        does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``)."""
-        return self.statuses.reservations() + self.ids.reservations()
+        does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``), a
+        reveal's flags as 0 and 1 (``harness._flags``)."""
+        return self.statuses.reservations() + self.ids.reservations() + self.flags.reservations()
 
     def transport_counts(self) -> dict[str, int]:
         """What the transport did (``harness._transport.Counts``): the report shows it."""

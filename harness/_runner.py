@@ -212,7 +212,7 @@ class Runner:
         self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
         self._letters = letters()  # each requirement's clauses: what can fail it
         self._implementation: Mapping[str, Any] | None = None  # describe()'s, once answered
-        # what describe() gave (NAME_CHARS), and the wire (a success status: harness._statuses)
+        # what describe() gave (NAME_CHARS), and what the wire showed (``wire_reservations``)
         self._smoke_reservations: list[dict[str, Any]] = []
 
     # -- events -------------------------------------------------------------------------------
@@ -860,7 +860,7 @@ def transport_counts(adapter: object) -> dict[str, int] | None:
 def wire_reservations(adapter: object) -> list[dict[str, Any]]:
     """The reservations of what an HTTP target's wire showed against the project's readings:
     a success status the contract does not name (``harness._statuses``), ids as JSON numbers
-    (``harness._ids``)."""
+    (``harness._ids``), a reveal's flags as 0 and 1 (``harness._flags``)."""
     http = sys.modules.get("harness._http_adapter")
     adapter = getattr(adapter, "unchecked", adapter)
     if http is None or not isinstance(adapter, http.HttpAdapter):

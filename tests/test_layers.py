@@ -414,6 +414,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_wait",
                 "_statuses",
                 "_ids",
+                "_flags",
             ),
         ),
         ("targets", ("_reference_adapter", "_http_adapter", "_targets")),

@@ -32,7 +32,13 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``one_thread_http10``: HTTP/1.0, one request at a time in one thread, a backlog of 5 (a
   block stream read holds every other request in the queue);
 - ``keep_alive_300ms``: a kept-alive connection idle for 300 ms is closed (a gateway's short
-  keep-alive timeout; ``harness._transport.IdleCloses``).
+  keep-alive timeout; ``harness._transport.IdleCloses``);
+- ``flags_0_1``: a reveal's ``x2`` and ``plus_one`` written 0 and 1 (an integer column; a
+  reservation, row ``flag-numbers``), every answer in raw UTF-8 (``ensure_ascii=False``) and
+  every refusal's message in French with accents;
+- ``html_404``: a path no route matches (a trailing or doubled slash) answered 404 with an
+  HTML page, as Express does (``Cannot GET /v1/...``);
+- ``slow_evaluator``: ``POST /v1/evaluate`` takes 1 ms a ticket (1 s a batch of 1000).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -83,11 +89,15 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "reordered": {"json_form": "reordered", "ndjson": "reordered"},
     "one_thread_http10": {"http10": True, "threads": False, "backlog": 5},
     "keep_alive_300ms": {"idle_s": 0.3},
+    "flags_0_1": {"int_flags": True, "json_form": "utf8"},
+    "html_404": {"html_404": True},
+    "slow_evaluator": {"per_ticket_s": 0.001},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "post_201": frozenset({"success-status"}),
     "int_ids": frozenset({"id-numbers"}),
+    "flags_0_1": frozenset({"flag-numbers"}),
 }
 """The reservations (their basis) a wire variant's run gets; none for the others."""
 
@@ -128,6 +138,11 @@ def _block_lines(stream: Any, ids: IdNumbers | None = None) -> Iterator[bytes]:
 
 
 Route = tuple[str, re.Pattern[str], Callable[..., Answer]]
+
+
+class _NoRoute(Exception):
+    """A path no route matches, answered with an HTML page (``html_404``)."""
+
 
 ID_KEYS = frozenset(("account_id", "play_id", "block_id"))
 
@@ -229,7 +244,7 @@ RATE_LIMITS: dict[str, Callable[[], RateLimit]] = {
 }
 
 
-def routes(adapter: Any, ids: IdNumbers | None = None) -> list[Route]:
+def routes(adapter: Any, ids: IdNumbers | None = None, per_ticket_s: float = 0.0) -> list[Route]:
     """(method, path pattern, handler(match groups..., query, body, token)) of HTTP API v1;
     ``ids``: the ids written as numbers (paths read back)."""
 
@@ -241,6 +256,8 @@ def routes(adapter: Any, ids: IdNumbers | None = None) -> list[Route]:
         if type(tickets) is not list or not 1 <= len(tickets) <= EVALUATE_BATCH_LIMIT:
             raise ErrorReply(400, "malformed_request", "tickets must be a list of 1 to 1000")
         game, stake = _field(body, "game"), _field(body, "stake_cents")
+        if per_ticket_s:  # a slow evaluator: its time grows with the batch
+            time.sleep(per_ticket_s * len(tickets))
         return 200, {"results": adapter.evaluate(game, stake, tickets)}
 
     def blocks(query: Any, body: Document, token: str | None) -> Answer:
@@ -328,7 +345,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(page)
             return
-        status, document = self._dispatch(method, raw)
+        try:
+            status, document = self._dispatch(method, raw)
+        except _NoRoute as exc:
+            page = f"<!DOCTYPE html><html><body><pre>{exc}</pre></body></html>".encode()
+            self._send(404, "text/html; charset=utf-8", iter([page]))
+            return
         if options.delay_s:
             time.sleep(options.delay_s)
         if isinstance(document, Iterator):
@@ -339,6 +361,12 @@ class _Handler(BaseHTTPRequestHandler):
             status = 201  # NestJS's default for every POST
         if options.ids is not None:
             document = options.ids.out(document)
+        if options.int_flags and isinstance(document, dict):
+            flags = {k: int(v) for k, v in document.items() if k in ("x2", "plus_one")}
+            document = {**document, **flags}
+        if options.int_flags and status >= 400:  # a vendor's own wording, accents and all
+            error = document["error"]
+            document = {**document, "error": {**error, "message": f"Refusé : {error['message']} €"}}
         media = options.json_media
         if status >= 400 and options.problem:
             media = "application/problem+json"
@@ -361,6 +389,8 @@ class _Handler(BaseHTTPRequestHandler):
                     if self.server.ids is not None:
                         ids = [self.server.ids.back(i) for i in ids]
                     return handler(*ids, query, body, bearer)
+            if self.server.html_404:  # Express's own page for a route it does not have
+                raise _NoRoute(f"Cannot {method} {parts.path}")
             raise ErrorReply(404, "not_found", f"no such endpoint: {parts.path}")
         except ErrorReply as exc:
             return exc.status, {"error": {"code": exc.code, "message": exc.message}}
@@ -429,8 +459,8 @@ def _dumps(value: Any, form: str | None) -> str:
             lambda m: '"' + "".join(f"\\u{ord(c):04x}" for c in json.loads(m.group(0))) + '"',
             json.dumps(value, separators=(",", ":")),
         )
-    if form == "spaced":
-        return json.dumps(value)
+    if form == "utf8":
+        return json.dumps(value, ensure_ascii=False)
     return json.dumps(value)
 
 
@@ -449,7 +479,7 @@ def _json_written(document: Any, form: str | None) -> bytes:
 
 def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
     """A block stream with each line in ``form``: ``crlf`` (CR LF ends every line), ``open_end``
-    (no newline after the last line), or a JSON form of ``_dumps`` (``spaced``, ``reordered``,
+    (no newline after the last line), or a JSON form of ``_dumps`` (``utf8``, ``reordered``,
     ``escaped``)."""
     last = b""
     for chunk in chunks:
@@ -522,7 +552,12 @@ class WireHTTPServer(ThreadingHTTPServer):
         int_ids: bool = False,
         threads: bool = True,
         idle_s: float | None = None,
+        int_flags: bool = False,
+        html_404: bool = False,
+        per_ticket_s: float = 0.0,
     ) -> None:
+        self.html_404 = html_404
+        self.int_flags = int_flags
         self.threads, self.idle_s = threads, idle_s
         self.ids = IdNumbers() if int_ids else None
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
@@ -530,7 +565,7 @@ class WireHTTPServer(ThreadingHTTPServer):
         self.type_header, self.extra_headers = type_header, dict(extra_headers or {})
         self.rate = RATE_LIMITS[rate]() if isinstance(rate, str) else rate
         self.request_queue_size = backlog  # read by server_activate's listen()
-        self.routes = routes(adapter, self.ids)
+        self.routes = routes(adapter, self.ids, per_ticket_s)
         self.http10, self.chunked, self.gzip, self.delay_s = http10, chunked, gzip, delay_s
         handler = type(
             "Handler",
