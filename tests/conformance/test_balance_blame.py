@@ -48,3 +48,25 @@ def test_exact_balances_and_a_single_play_are_no_debit() -> None:
     lots = [0, 200, 0]
     assert not one_same_error(10_000, STAKE, balances(10_000, lots, STAKE), lots)
     assert not one_same_error(10_000, STAKE, balances(10_000, [0], 2 * STAKE), [0])
+
+
+def test_a_stake_debited_twice_at_plays_of_several_stakes_is_the_debits() -> None:
+    """An account that tries other stakes (the players' old accounts, ``_excursions``): each
+    play off by its own stake is one same share of its stake, the debit's; a fee of one same
+    amount is the debit's too; a lot lost at one play is not."""
+    stakes, lots = [100, 100, 50, 200, 100], [100, 0, 0, 500, 0]
+    answered, balance = [], 10_000
+    for stake, lot in zip(stakes, lots, strict=True):
+        balance = balance - 2 * stake + lot
+        answered.append(balance)
+    assert one_same_error(10_000, stakes, answered, lots)
+    fee, balance = [], 10_000
+    for stake, lot in zip(stakes, lots, strict=True):
+        balance = balance - stake - 7 + lot
+        fee.append(balance)
+    assert one_same_error(10_000, stakes, fee, lots)
+    lost, balance = [], 10_000
+    for number, (stake, lot) in enumerate(zip(stakes, lots, strict=True)):
+        balance = balance - stake + (0 if number == 3 else lot)
+        lost.append(balance)
+    assert not one_same_error(10_000, stakes, lost, lots)

@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import reference
@@ -477,16 +478,22 @@ def one_same_error(
     opening: int, stake: int | list[int], answered: list[int], lots: list[int]
 ) -> bool:
     """Whether plays of an account from ``opening`` (their ``answered`` balances, their
-    units' ``lots``, at ``stake``, or each at its own of a list) are all off by one same amount
-    on the balance each was played from: two plays or more, every one in error alike, is the
-    debit's (a stake debited twice), though the first one alone, with a lot equal to the
+    units' ``lots``, at ``stake``, or each at its own of a list) are all off alike on the
+    balance each was played from: by one same amount (a fee), or by one same share of each
+    play's stake (a stake debited twice, at plays of several stakes): two plays or more, every
+    one in error alike, is the debit's, though the first one alone, with a lot equal to the
     stake, looks like a lot not credited."""
     befores = [opening, *answered[:-1]]
     stakes = [stake] * len(answered) if isinstance(stake, int) else stake
-    errors = {
+    errors = [
         a - (b - s + lot) for a, b, s, lot in zip(answered, befores, stakes, lots, strict=True)
-    }
-    return len(answered) >= 2 and len(errors) == 1 and errors != {0}
+    ]
+    same_amount = len(set(errors)) == 1
+    same_share = (
+        all(s > 0 for s in stakes)
+        and len({Fraction(e, s) for e, s in zip(errors, stakes, strict=True)}) == 1
+    )
+    return len(answered) >= 2 and (same_amount or same_share) and any(errors)
 
 
 def balance_requirement(game: str, debit: bool, before: int, stake: int, lot: int, got: int) -> str:
