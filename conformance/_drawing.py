@@ -220,6 +220,10 @@ def for_a_run() -> Iterator[None]:
             shutdown()
 
 
+TERMINATE_WAIT_S = 2.0
+"""How long a worker asked to end (SIGTERM) has before it is killed (SIGKILL)."""
+
+
 def shutdown() -> None:
     """End the workers (at the end of a run; again at exit): passes not yet drawn are
     dropped, a pass still being drawn (for a check cut at its budget) is stopped, and a later
@@ -235,6 +239,11 @@ def shutdown() -> None:
     for worker in workers:
         if worker.is_alive():
             worker.terminate()
+    for worker in workers:  # one that did not end on SIGTERM (seen, rarely, in a full test
+        worker.join(TERMINATE_WAIT_S)  # tier: a worker still starting up) is killed
+        if worker.is_alive():
+            worker.kill()
+            worker.join(TERMINATE_WAIT_S)
 
 
 atexit.register(shutdown)
