@@ -14,3 +14,10 @@ try:
     import conformance._fastaudit as fastaudit  # the module, not the package
 except ImportError:  # pragma: no cover - a build without a C compiler
     fastaudit = None
+
+
+def compiled(name: str) -> Any:
+    """``fastaudit``'s function ``name``, or None where the module was not built or was built
+    before the function was written (an editable install not built again after a pull): the
+    caller then takes its numpy path."""
+    return getattr(fastaudit, name, None)

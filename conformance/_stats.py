@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from . import _laws
 from . import _special as special
-from ._compiled import fastaudit
+from ._compiled import compiled
 
 MIN_EXPECTED = 5.0
 MIN_GAPS = 20  # fewer gaps than this: the gap test has no power, it is skipped
@@ -160,8 +160,9 @@ def tier_winners(
     (a robots block's 2 000 000 int64 codes, and the fresh pages the kernel zeroes for them,
     were most of the family's time after the read)."""
     tiers = np.asarray(tiers_prizes, np.int64)
-    if fastaudit is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
-        found = fastaudit.tier_winners(prizes, tiers)  # one pass, without the GIL
+    winners_of = compiled("tier_winners")
+    if winners_of is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
+        found = winners_of(prizes, tiers)  # one pass, without the GIL
         positions, codes = (np.frombuffer(part, np.int64) for part in found)
         return positions, codes
     positive = np.flatnonzero(prizes > 0)

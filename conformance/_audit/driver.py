@@ -26,7 +26,7 @@ import numpy.typing as npt
 import reference
 
 from .. import _kernels
-from .._compiled import fastaudit
+from .._compiled import compiled
 from .judge import (
     PADDING,
     _check_header,
@@ -54,8 +54,9 @@ def _payout_and_curve(prizes: npt.NDArray[np.int32], start: int) -> tuple[int, l
     at = np.linspace(0, len(prizes) - 1, min(CURVE_POINTS, len(prizes))).astype(np.int64)
     at = at[np.concatenate(([True], at[1:] != at[:-1]))]  # rising: each point once
     starts = np.concatenate(([0], at[:-1] + 1))
-    if fastaudit is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
-        between = np.frombuffer(fastaudit.between_sums(prizes, starts), np.int64)
+    between_sums = compiled("between_sums")
+    if between_sums is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
+        between = np.frombuffer(between_sums(prizes, starts), np.int64)
     else:
         between = np.add.reduceat(np.maximum(prizes, 0), starts, dtype=np.int64)
     cumulative = np.cumsum(between)  # at[-1] is the last unit: the last sum runs to the end
@@ -73,8 +74,9 @@ def _tallies(prizes: npt.NDArray[np.int32]) -> dict[int, int]:
     them took 50), sorted when a prize is too large for bins."""
     if len(prizes) == 0:
         return {}
-    if fastaudit is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
-        counted = fastaudit.tallies(prizes)
+    tallies_of = compiled("tallies")
+    if tallies_of is not None and prizes.dtype == np.int32 and prizes.flags.c_contiguous:
+        counted = tallies_of(prizes)
         if counted is not None:
             values, tallies = (np.frombuffer(part, np.int64) for part in counted)
             return dict(zip(values.tolist(), tallies.tolist(), strict=True))

@@ -589,3 +589,30 @@ def test_the_compiled_sums_refuse_arrays_of_another_width() -> None:
         _compiled.fastaudit.tallies(np.zeros(3, np.int16))
     with pytest.raises(ValueError, match="ascending"):
         _compiled.fastaudit.tier_winners(np.zeros(3, np.int32), np.array([5, 5], np.int64))
+
+
+def test_a_module_built_before_the_sums_leaves_them_to_numpy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An editable install not built again after a pull has a ``_fastaudit`` without
+    ``tallies``, ``between_sums`` or ``tier_winners``: the same results through numpy."""
+    from conformance import _stats
+
+    prizes = _random_prizes(11)
+    want = (
+        driver._tallies(prizes),
+        driver._payout_and_curve(prizes, 3),
+        [a.tolist() for a in _stats.tier_winners(prizes, [100, 500, 10_000])],
+    )
+
+    class Old:
+        robots_chunk = _compiled.fastaudit.robots_chunk
+
+    monkeypatch.setattr(_compiled, "fastaudit", Old())
+    assert _compiled.compiled("tallies") is None
+    got = (
+        driver._tallies(prizes),
+        driver._payout_and_curve(prizes, 3),
+        [a.tolist() for a in _stats.tier_winners(prizes, [100, 500, 10_000])],
+    )
+    assert got == want
