@@ -131,8 +131,9 @@ class RawRequests(Protocol):
 class HeldBack(Protocol):
     """An optional capability of an adapter that may send fewer requests at once than a check
     asks for: the HTTP adapter lets fewer purchases (plays, reveals) out together after the
-    target asked it to slow down (429, 503 with ``Retry-After``) or dropped connections
-    (docs/http-api.md). A check that races purchases against each other asks it, around its
+    target asked it to slow down (429, 503 with ``Retry-After``, a 502/503/504 overload; a
+    dropped connection too, which is not counted here: docs/http-api.md). A check that races
+    purchases against each other asks it, around its
     race, how many could have reached the target together: ``pace_mark()`` before,
     ``fewest_at_once(mark)`` after, the fewest it would have let out at once at any moment
     since the mark because the target had it slow down, None when the target asked nothing
