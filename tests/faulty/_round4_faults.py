@@ -42,6 +42,25 @@ def _lot_of(service: GameService, play_id: str) -> int:
     return int(prize_cents(row["game"], row["stake_cents"], row["ticket"]))
 
 
+def _balance_of(service: GameService, account_id: object) -> int | None:
+    """The stored balance of ``account_id`` (None: no such account)."""
+    with service._connection() as db:
+        row = db.execute(
+            "SELECT balance_cents FROM accounts WHERE account_id = ?", (account_id,)
+        ).fetchone()
+    return None if row is None else int(row["balance_cents"])
+
+
+def _lot_dropped(service: GameService, account_id: object, result: Document) -> Document:
+    """The play ``result`` with its lot taken back from ``account_id``'s stored balance and
+    from the balance it answers (a losing play: ``result`` as it is)."""
+    lot = _lot_of(service, result["play_id"])
+    if lot <= 0:
+        return result
+    _move(service, account_id, -lot)
+    return {**result, "balance_cents": result["balance_cents"] - lot}
+
+
 class _CreditOnAuto(GameService):
     """A play's lot held back (the play's answer and the stored balance lack it) when
     ``held(account_id)`` says so, and credited when the ticket is finished by AUTO."""
@@ -74,6 +93,31 @@ class _CreditOnAuto(GameService):
         if owed is not None:
             _move(self, owed[0], owed[1])
         return answer
+
+
+class _HeldFromOpening:
+    """A mixin before a ``_CreditOnAuto``: the accounts ``holds_opened`` picks as they are
+    opened (called under ``_owed_lock``) are the ones ``held``."""
+
+    _owed_lock: threading.Lock
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held_accounts: set[str] = set()
+
+    def holds_opened(self, opened: Document) -> bool:
+        raise NotImplementedError
+
+    def open_account(self, balance_cents: object) -> Document:
+        opened: Document = super().open_account(balance_cents)  # type: ignore[misc]
+        with self._owed_lock:
+            if self.holds_opened(opened):
+                self._held_accounts.add(opened["account_id"])
+        return opened
+
+    def held(self, account_id: str) -> bool:
+        with self._owed_lock:
+            return account_id in self._held_accounts
 
 
 # == created_at as a hasty vendor writes it =======================================================
@@ -440,28 +484,16 @@ class BalanceReadCached(GameService):
 # == a deposit's size, a stake's depth ==========================================================
 
 
-class DepositWinsQueued(_CreditOnAuto):
+class DepositWinsQueued(_HeldFromOpening, _CreditOnAuto):
     """Robots 4.10 / eldorado 4.6: accounts opened with a player's deposit (10 to 200 EUR, a
     whole number of euros) are on the payment provider's wallet, whose credits are queued and
     written only when the ticket is finished (AUTO); any other opening balance (the operator's
     test and lab accounts, funded with odd or large sums) is on the internal wallet and always
     right."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._deposits: set[str] = set()
-
-    def open_account(self, balance_cents: object) -> Document:
-        opened = super().open_account(balance_cents)
+    def holds_opened(self, opened: Document) -> bool:
         balance = opened["balance_cents"]
-        if 1_000 <= balance <= 20_000 and balance % 100 == 0:
-            with self._owed_lock:
-                self._deposits.add(opened["account_id"])
-        return opened
-
-    def held(self, account_id: str) -> bool:
-        with self._owed_lock:
-            return account_id in self._deposits
+        return 1_000 <= balance <= 20_000 and balance % 100 == 0
 
 
 class TopStakeLotTableFirstUnits(GameService):

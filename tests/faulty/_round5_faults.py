@@ -25,7 +25,14 @@ from reference._service import Document, GameService, ServiceError, not_found
 
 from ._base import reference_adapter
 from ._protocol_faults import BridgedHttp
-from ._round4_faults import _CreditOnAuto, _lot_of, _move
+from ._round4_faults import (
+    _balance_of,
+    _CreditOnAuto,
+    _HeldFromOpening,
+    _lot_dropped,
+    _lot_of,
+    _move,
+)
 from .http_bridge import Serving, create_app
 
 
@@ -83,7 +90,7 @@ class AuditQuietWinsQueued(_CreditQueued):
             return time.monotonic() - self._audited > self.QUIET_S
 
 
-class WinsQueuedPastThousandAccounts(_CreditQueued):
+class WinsQueuedPastThousandAccounts(_HeldFromOpening, _CreditQueued):
     """Robots 4.10 / eldorado 4.6: accounts are spread over wallet shards by their number; the
     first 1 000 accounts opened since start-up live on shard 0 (synchronous), every later one
     on shard 1, whose credits are queued and written only when the ticket is finished (AUTO):
@@ -94,19 +101,10 @@ class WinsQueuedPastThousandAccounts(_CreditQueued):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._opened = 0
-        self._late: set[str] = set()
 
-    def open_account(self, balance_cents: object) -> Document:
-        opened = super().open_account(balance_cents)
-        with self._owed_lock:
-            self._opened += 1
-            if self._opened > self.SHARD_SIZE:
-                self._late.add(opened["account_id"])
-        return opened
-
-    def held(self, account_id: str) -> bool:
-        with self._owed_lock:
-            return account_id in self._late
+    def holds_opened(self, opened: Document) -> bool:
+        self._opened += 1
+        return self._opened > self.SHARD_SIZE
 
 
 # == one account's state: its Nth play, a balance of 0, a half revealed ticket ====================
@@ -143,19 +141,11 @@ class EmptiedAccountLotLost(GameService):
     def play(
         self, account_id: object, token: object, game: object, stake_cents: object
     ) -> Document:
-        with self._connection() as db:
-            row = db.execute(
-                "SELECT balance_cents FROM accounts WHERE account_id = ?", (account_id,)
-            ).fetchone()
-        before = None if row is None else int(row["balance_cents"])
+        before = _balance_of(self, account_id)
         result = super().play(account_id, token, game, stake_cents)
         if before != result["stake_cents"]:
             return result
-        lot = _lot_of(self, result["play_id"])
-        if lot <= 0:
-            return result
-        _move(self, account_id, -lot)
-        return {**result, "balance_cents": result["balance_cents"] - lot}
+        return _lot_dropped(self, account_id, result)
 
 
 def _half_revealed(engine_ticket: str, game: str, revealed: str) -> bool:

@@ -16,7 +16,14 @@ from reference import game_engine, prize_cents
 from reference._evaluate import evaluate
 from reference._service import Document, GameService
 
-from ._round4_faults import _CreditOnAuto, _lot_of, _move
+from ._round4_faults import (
+    _balance_of,
+    _CreditOnAuto,
+    _HeldFromOpening,
+    _lot_dropped,
+    _lot_of,
+    _move,
+)
 
 
 def _earlier_plays(service: GameService, account_id: object, play_id: str) -> list[Any]:
@@ -96,11 +103,7 @@ class SettledGameSwitchLotLost(GameService):
         settled = _settled(earlier[-SETTLED:], "game")
         if settled is None or settled == result["game"]:
             return result
-        lot = _lot_of(self, result["play_id"])
-        if lot <= 0:
-            return result
-        _move(self, account_id, -lot)
-        return {**result, "balance_cents": result["balance_cents"] - lot}
+        return _lot_dropped(self, account_id, result)
 
 
 # == a residue under one stake ==================================================================
@@ -115,20 +118,12 @@ class ResidueUnderStakeLotLost(GameService):
     def play(
         self, account_id: object, token: object, game: object, stake_cents: object
     ) -> Document:
-        with self._connection() as db:
-            row = db.execute(
-                "SELECT balance_cents FROM accounts WHERE account_id = ?", (account_id,)
-            ).fetchone()
-        before = None if row is None else int(row["balance_cents"])
+        before = _balance_of(self, account_id)
         result = super().play(account_id, token, game, stake_cents)
         left = None if before is None else before - result["stake_cents"]
         if left is None or not 0 < left < result["stake_cents"]:
             return result
-        lot = _lot_of(self, result["play_id"])
-        if lot <= 0:
-            return result
-        _move(self, account_id, -lot)
-        return {**result, "balance_cents": result["balance_cents"] - lot}
+        return _lot_dropped(self, account_id, result)
 
 
 # == a deposit typed by hand ====================================================================
@@ -137,28 +132,16 @@ class ResidueUnderStakeLotLost(GameService):
 PRESET_DEPOSITS = frozenset({2_000, 5_000, 10_000, 20_000, 50_000})
 
 
-class TypedDepositWinsQueued(_CreditOnAuto):
+class TypedDepositWinsQueued(_HeldFromOpening, _CreditOnAuto):
     """Robots 4.10 / eldorado 4.6: an account opened with a deposit typed by hand (a whole
     number of euros from 5 € to 100 €, not one of the app's preset buttons 20, 50, 100 €:
     the "first deposit" offer's accounts) is on the promotions wallet, whose wins are
     credited only when the ticket is finished (AUTO): the play's answer and the balance lack
     the lot meanwhile. Preset deposits and other sums are right."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._typed: set[str] = set()
-
-    def open_account(self, balance_cents: object) -> Document:
-        opened = super().open_account(balance_cents)
+    def holds_opened(self, opened: Document) -> bool:
         cents = opened["balance_cents"]
-        if 500 <= cents <= 10_000 and cents % 100 == 0 and cents not in PRESET_DEPOSITS:
-            with self._owed_lock:
-                self._typed.add(opened["account_id"])
-        return opened
-
-    def held(self, account_id: str) -> bool:
-        with self._owed_lock:
-            return account_id in self._typed
+        return 500 <= cents <= 10_000 and cents % 100 == 0 and cents not in PRESET_DEPOSITS
 
 
 # == a stake only some checks play, a way of winning only some units have =======================
