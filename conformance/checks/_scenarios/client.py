@@ -566,9 +566,14 @@ def _funded(session: Session, stake: int, plays: int) -> Account:
     """An account that can pay ``plays`` stakes three times over (a faulty double debit too);
     when the target refuses that balance with a 4xx (a wallet limit of its own: row
     ``balance-own-limit`` of docs/contract-decisions.md), one that can pay them once."""
+    return funded_with(session, stake, plays)[0]
+
+
+def funded_with(session: Session, stake: int, plays: int) -> tuple[Account, int]:
+    """``_funded``'s account and the balance it was opened with."""
     try:
-        return session.open(stake * plays * 3)
+        return session.open(stake * plays * 3), stake * plays * 3
     except ErrorReply as refusal:
         if not 400 <= refusal.status < 500 or plays * stake == 0:
             raise
-    return session.open(stake * plays)
+    return session.open(stake * plays), stake * plays

@@ -77,6 +77,7 @@ from .client import (
     Session,
     balance_requirement,
     evidence,
+    funded_with,
     mistyped,
     one_same_error,
     ref_prize,
@@ -348,14 +349,8 @@ def scenario_players(
     players: list[Player | None] = []
     dearest = max(stake for _, stake in pairs)  # an old account's tries may cost more
     for game, stake in firsts.items():
-        funding = dearest * (int(case["old_plays"]) + 20) * 3
-        try:
-            account = session.open(funding)
-        except ErrorReply as refusal:  # a wallet limit of the target's own (row
-            if not 400 <= refusal.status < 500:  # balance-own-limit): its plays paid once over
-                raise
-            funding //= 3
-            account = session.open(funding)
+        # its plays paid three times over, or once past a wallet limit of the target's own
+        account, funding = funded_with(session, dearest, int(case["old_plays"]) + 20)
         old = Player(account, game, stake, funding, paced=False)
         old.elsewhere = [p for p in pairs if p != (game, stake)]
         players.append(old)
