@@ -103,6 +103,22 @@ def test_a_racy_target_behind_a_concurrency_limit_is_reserved_not_passed() -> No
     assert limits.refused > 0
 
 
+def test_a_racy_target_that_drops_plays_at_once_is_not_passed() -> None:
+    """The same racy service behind a gateway that, instead of a 429, closes the connection
+    of a play that comes while another is processed (a reset, no answer). A dropped
+    connection is no word of the target's (``_races``: it does not reserve the race), so the
+    race is not reserved; the plays dropped are settled from the history and sent again,
+    each time together with the others' and dropped again, until the harness gives up on
+    one: *error* (INCOMPLETE), never a pass of a race that never ran."""
+    limits = RateLimit(UNLIMITED, UNLIMITED, refuse=_a_play_already_processing, drop=True)
+    server = WireServer(reference_adapter(RacySalesCounted, "faulty:racy"), rate=limits)
+    with server as url:
+        adapter = _adapter(url)
+        outcome, _, message = one_check(adapter, "play.concurrent_sales")
+    assert outcome in ("error", "fail"), message
+    assert limits.refused > 0 and adapter.transport_counts()["plays_resent"] > 0
+
+
 @pytest.mark.parametrize(
     "variant",
     [

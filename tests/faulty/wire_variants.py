@@ -47,7 +47,9 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import socketserver
+import struct
 import threading
 import time
 import zlib
@@ -183,7 +185,8 @@ class RateLimit:
     account (its ``Authorization`` header) of ``per_account`` requests a second, and one for
     the whole client of ``per_client``, each holding a second's worth; a request past either
     is refused with ``status`` (429 or 503), ``Retry-After: retry_after`` when given, and the
-    error document (``json_body``) or nginx's HTML page, before anything is processed.
+    error document (``json_body``) or nginx's HTML page, before anything is processed; with
+    ``drop``, its connection is reset instead, with no answer (a proxy shedding load).
     ``refuse(method, path, body)``: a request refused whatever the buckets hold (a faulty
     target's); ``refused`` counts the refusals sent."""
 
@@ -196,8 +199,10 @@ class RateLimit:
         retry_after: str | None = "1",
         json_body: bool = True,
         refuse: Callable[[str, str, bytes], bool] | None = None,
+        drop: bool = False,
     ) -> None:
         self.rates = {"account": per_account, "client": per_client}
+        self.drop = drop  # a refusal is a connection closed without an answer
         self.status, self.retry_after, self.json_body = status, retry_after, json_body
         self.refuse = refuse
         self.refused = 0
@@ -336,6 +341,12 @@ class _Handler(BaseHTTPRequestHandler):
         if rate is not None and not rate.admits(
             method, self.path, raw, self.headers.get("Authorization")
         ):
+            if rate.drop:  # closed with no answer: a reset, as a proxy shedding load
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.close_connection = True
+                return
             status, headers, page, media = rate.refusal()
             self.send_response(status)
             for name, value in headers.items():
