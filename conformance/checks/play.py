@@ -22,6 +22,7 @@ from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._races import race
 from ._scenarios import SCENARIOS, Case, Session, case_of
+from ._scenarios.client import TOP_UPS
 from .blocks import audited_prizes
 
 if TYPE_CHECKING:
@@ -240,8 +241,14 @@ def top_lots(ctx: CheckContext) -> None:
         )
         for game, stake in in_scope
     ]
-    scenario = held(ctx, partial(sc.scenario_top_lot, target))  # each its (game, stake)
-    results = map_in_order(scenario, cases, workers_of(ctx.settings))
+    unjudged: dict[int, list[str]] = {number: [] for number in range(len(cases))}
+
+    def top_lot(number: int) -> Evidence | None:
+        return sc.scenario_top_lot(target, cases[number], unjudged[number])
+
+    scenario = held(ctx, lambda case: top_lot(case["number"]))  # each its (game, stake)
+    numbered = [{**case, "number": number} for number, case in enumerate(cases)]
+    results = map_in_order(scenario, numbered, workers_of(ctx.settings))
     target.settle()
     for case, found in zip(cases, results, strict=True):
         if found is not None:
@@ -251,6 +258,27 @@ def top_lots(ctx: CheckContext) -> None:
                 [found],
                 f"{prize_article(game)}.prize_credited",
             )
+    missed = [
+        (case["game"], case["stake_cents"], unjudged[number][0])
+        for number, case in enumerate(cases)
+        if unjudged[number]
+    ]
+    ctx.details["pairs_judged"] = len(cases) - len(missed)
+    if missed:  # a pass must have been able to fail: what was not bought is said, not passed
+        ctx.details["not_judged"] = [f"{g} at {s} cents: {why}" for g, s, why in missed]
+        game, stake, why = missed[0]
+        ctx.reserve(
+            Reservation(
+                f"the largest lot on sale was not bought at {len(missed)} of {len(cases)} "
+                f"(game, stake): {game} at {stake} cents: {why}",
+                basis="not-reached",
+                lift="accounts of the stakes of the window taken, or of enough of them to buy "
+                f"its largest lot within {TOP_UPS} top-ups each, and the window of "
+                f"{ctx.settings.top_lot_units} units on sale ahead: certify again",
+                kind="unverifiable",
+                requirements=sorted({f"{prize_article(g)}.prize_credited" for g, _, _ in missed}),
+            )
+        )
 
 
 @check("play.money_exact", covers=["play.money.exact"], capability="play", cost="long")

@@ -577,3 +577,32 @@ def funded_with(session: Session, stake: int, plays: int) -> tuple[Account, int]
         if not 400 <= refusal.status < 500 or plays * stake == 0:
             raise
     return session.open(stake * plays), stake * plays
+
+
+TOP_UPS = 64
+"""At most this many accounts more that a scenario playing ``funded_within``'s accounts opens
+when one runs dry (a faulty target answering 402 to every play stops there)."""
+
+
+def funded_within(session: Session, stake: int, plays: int) -> tuple[Account, int]:
+    """``funded_with``'s account; when the target refuses even the stakes once with a 4xx (a
+    wallet limit below them), the first balance it takes of half that, then half again, in
+    whole stakes, down to one stake: the account and the balance it was opened with. A
+    scenario that needs all ``plays`` then opens another account of that balance when one runs
+    dry (a player whose wallet is capped tops up with another), at most ``TOP_UPS`` times."""
+    try:
+        return funded_with(session, stake, plays)
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500 or plays * stake == 0:
+            raise
+        last = refusal
+    balance = stake * plays
+    while balance > stake:
+        balance = max(stake, balance // 2 // stake * stake)
+        try:
+            return session.open(balance), balance
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500:
+                raise
+            last = refusal
+    raise last

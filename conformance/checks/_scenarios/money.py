@@ -15,12 +15,13 @@ from ..._registry import Evidence
 from ...games import kit
 from .client import (
     MONEY,
+    TOP_UPS,
     Account,
     Case,
     Document,
     Session,
-    _funded,
     evidence,
+    funded_within,
     ref_prize,
 )
 from .observe import (
@@ -263,7 +264,9 @@ def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
     return odd_balances(session, case)
 
 
-def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
+def scenario_top_lot(
+    session: Session, case: Case, unjudged: list[str] | None = None
+) -> Evidence | None:
     """robots 4.10 / eldorado 4.6 for the largest lot among the next ``case["window"]`` units
     on sale. The money plays meet the small lots by chance and a lot of 100 € or more almost
     never (1 unit in 11 000 to 16 000), so a target that pays those apart (a queue for manual
@@ -280,32 +283,42 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
     ``play.money.balance_read``). A play judged wrong is AUTO'd first: when its ticket is not
     the block's unit, the unit sold is not the one listed (``play.sales.block_unit``'s), and
     nothing is judged here. None too when there is nothing to judge: no lot in the window, or
-    a play that sold another unit than the next one (``play.block_order``'s)."""
+    a play that sold another unit than the next one (``play.block_order``'s); and when the
+    largest lot was not bought (the accounts ran dry, topped up ``TOP_UPS`` times under a
+    wallet limit of the target's own), once the plays bought are judged. Each such None says
+    why in ``unjudged``: the check reserves what it could not judge, it does not pass it."""
     game, stake, window = case["game"], case["stake_cents"], int(case["window"])
+
+    def skip(why: str) -> Evidence | None:
+        """Nothing judged here, and why (``unjudged``: the check says it)."""
+        if unjudged is not None:
+            unjudged.append(why)
+        return None
+
     workers = max(1, int(case.get("workers", 1)))
     share = window // workers + 50  # each account's plays, about (a spent one stops at 402)
-    try:
-        account = _funded(session, stake, share)
+    try:  # under a wallet limit of the target's own, accounts of what it takes, topped up
+        account, funding = funded_within(session, stake, share)
     except ErrorReply as refusal:
         if 400 <= refusal.status < 500:
-            return None  # a balance above a wallet limit of the target's own: not judged
+            return skip(f"an account of one stake refused ({refusal.status}: a wallet limit)")
         raise
     opened = session.balance(account)
     probe = session.play(account, game, stake)
     block_id, at = probe["block_id"], int(probe["index"])
     size = session.block_size(game, stake, block_id)
     if size is None:
-        return None
+        return skip(f"block {block_id!r} is not listed: its units cannot be read")
     count = min(window, size - at - 1)
     if count <= 0:
-        return None  # the block ends here: the next block's first units are the next run's
+        return skip(f"unit {at} is the last of block {block_id!r}: no unit after it on sale")
     # the window's lots as already known (this run's audit read them long before); else none:
     # the accounts play through the whole window blind and its units are read afterwards,
     # behind the sales cursor (never a read of the units ahead right before buying them)
     prizes = session.known_prizes(block_id, at, count + 1)
     blind = prizes is None
     if prizes is not None and (at not in prizes or max(prizes.values()) <= 0):
-        return None
+        return skip(f"no lot among the {count} units after unit {at} of {block_id!r}")
     end = at + count
     top = None if prizes is None else max(p for i, p in prizes.items() if i > at)
     last = end if prizes is None else min(i for i, p in prizes.items() if p == top and i > at)
@@ -316,16 +329,22 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
 
     def one(number: int) -> list[tuple[Document, int, Account]]:
         """One account's plays, one after another, until the largest lot is sold (by any)."""
-        mine = account if number == 0 else _funded(session, stake, share)
+        mine = account if number == 0 else session.open(funding)
         balance = int(probe["balance_cents"]) if number == 0 else session.balance(mine)
         chain: list[tuple[Document, int, Account]] = []
+        top_ups = 0 if funding < stake * share else TOP_UPS  # a capped wallet tops up
         while not sold.is_set():
             try:
                 played = session.play(mine, game, stake)
             except ErrorReply as refusal:
-                if refusal.status == 402:
+                if refusal.status != 402:
+                    raise
+                if top_ups == TOP_UPS:
                     return chain  # this account is spent; the others go on
-                raise
+                top_ups += 1  # another account of what the target's wallet takes
+                mine = session.open(funding)
+                balance = session.balance(mine)
+                continue
             index = played["index"]
             if played["block_id"] != block_id or index <= at:
                 strays.append(played)  # not one of the next units: block_order's to judge
@@ -344,25 +363,31 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
             bought.extend(chain)
     except ErrorReply as refusal:
         if 400 <= refusal.status < 500:
-            return None  # an account refused (a wallet limit of the target's own)
+            return skip(f"an account refused ({refusal.status}: a wallet limit)")
         raise
     if strays:
-        return None  # another unit than the next ones: not judged
+        return skip(f"a play sold another unit than the next ones ({strays[0]['index']!r})")
+    reach = max(int(p["index"]) for p, _, _ in bought)
     if prizes is None:  # played blind: the units bought read now, all of them sold
-        reach = max(int(p["index"]) for p, _, _ in bought)
         units = session.block_units(block_id, at, reach - at + 1)
         prizes = {i: u["prize_cents"] for i, u in units.items() if type(u["prize_cents"]) is int}
         if at not in prizes or max(prizes.values()) <= 0:
-            return None
+            return skip(f"no lot among the units {at} to {reach} of {block_id!r}")
         top = max(p for i, p in prizes.items() if i > at)
         last = min(i for i, p in prizes.items() if p == top and i > at)
     if not all(int(p["index"]) in prizes for p, _, _ in bought):
-        return None  # a unit the block does not declare: the block checks' to judge
+        return skip("a unit sold that the block does not declare")
     plays = [(p, prizes[int(p["index"])], before, buyer) for p, before, buyer in bought]
     if not blind:  # blind, every play is judged: an account's balance is all of its plays
         plays = [p for p in plays if int(p[0]["index"]) <= last]
-    if not any(p["index"] == last for p, _, _, _ in plays):
-        return None  # the lot not reached: not judged
+    missed = None  # the plays bought are judged all the same; then what was not bought said
+    if blind and reach < end:
+        missed = (
+            f"the plays stopped at unit {reach} of {block_id!r}, before the window's end "
+            f"({end}): its largest lot perhaps not bought"
+        )
+    elif not any(p["index"] == last for p, _, _, _ in plays):
+        missed = f"unit {last} (lot {top} cents) was not bought: the plays stopped before"
     plays.sort(key=lambda p: int(p[0]["index"]))
     # each play's error: its balance change less (lot - stake); one same error on every play
     # is the debit's (stake_debited), else the first play in error names its kind of unit
@@ -373,7 +398,7 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
             winning = lot > 0 and not debit
             ticket, _ = session.auto(buyer, played["play_id"])
             if ref_prize(game, stake, ticket) != lot:
-                return None  # another unit than the block's: block_unit's to judge
+                return skip(f"unit {played['index']}'s ticket is not the block's")
             article = kit(game).prize_article if winning else kit(game).history_article
             requirement = f"{article}.{'prize_credited' if winning else 'stake_debited'}"
             if winning and error == stake:  # the stake not taken (a free play), or a lot of
@@ -390,6 +415,8 @@ def scenario_top_lot(session: Session, case: Case) -> Evidence | None:
                 f"balance {played['balance_cents']} cents, not {before} - {stake} + {lot}",
                 {"operation": "play", "game": game, "stake_cents": stake},
             )
+    if missed is not None:
+        return skip(missed)
     buyer = next(b for p, _, _, b in plays if p["index"] == last)
     said = [p for p, _, _, b in plays if b is buyer][-1]["balance_cents"]  # its last play's
     read = session.balance(buyer)
