@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -65,13 +67,18 @@ class ReservationWarning(UserWarning):
     nothing, as in ``instantcert certify`` (docs/certify.md, "Verdicts")."""
 
 
-def reservation_lines(outcome: CheckOutcome) -> list[str]:
-    """Each reservation of ``outcome`` as one line: requirements, basis, what, how to lift."""
-    return [
+def reservation_line(reservation: Mapping[str, Any]) -> str:
+    """A reservation as one line: requirements, what, basis, how to lift."""
+    r = reservation
+    return (
         f"{', '.join(r['requirements'])}: {r['message']} (docs/contract-decisions.md row "
         f"{r['basis']}; to lift it: {r['lift']})"
-        for r in outcome.reservations
-    ]
+    )
+
+
+def reservation_lines(outcome: CheckOutcome) -> list[str]:
+    """Each reservation of ``outcome`` as one line (``reservation_line``)."""
+    return [reservation_line(r) for r in outcome.reservations]
 
 
 def describe_outcome(check_id: str, outcome: CheckOutcome, seed: int) -> str:

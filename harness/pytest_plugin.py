@@ -25,10 +25,13 @@ from conformance._execute import CheckOutcome, execute
 from conformance._registry import CheckContext
 from conformance._settings import Settings
 from conformance._suite import registered_checks
-from conformance.plugin import _seed, settings_for
+from conformance.plugin import _seed, reservation_line, settings_for
 from contract import Adapter, ContractError, Validated
 
+from ._runner import wire_reservations
 from ._targets import open_target
+
+WIRE = "_conformance_wire_reservations"  # on the config: what the wire showed, at the end
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -108,7 +111,20 @@ def conformance_target(
     try:
         yield adapter, implementation
     finally:
+        setattr(request.config, WIRE, wire_reservations(adapter))
         adapter.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The reservations of what an HTTP target's wire showed against the project's readings
+    (a success status the contract does not name, ids as JSON numbers, flags as 0 and 1),
+    as ``instantcert certify`` lists them: no one test has them, the whole run does."""
+    found = getattr(config, WIRE, None)
+    if not found:
+        return
+    terminalreporter.section("conformance: reservations of the wire", sep="-")
+    for reservation in found:
+        terminalreporter.write_line(reservation_line(reservation))
 
 
 @pytest.fixture(scope="session")

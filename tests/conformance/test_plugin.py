@@ -111,3 +111,17 @@ def test_the_suite_runs_in_one_process_and_uncut_whatever_the_tests_options(
     assert "passed" in done.stdout
     assert "bringing up nodes" not in done.stdout and "[gw" not in done.stdout
     assert "Timeout" not in done.stdout + done.stderr
+
+
+def test_a_reservation_of_the_wire_is_listed_at_the_end(tmp_path: Path) -> None:
+    """``201 Created`` for evaluate (the ``post_201`` wire variant): the project's reading
+    (row ``success-status``) is not met by no one check but by the wire, which the HTTP adapter
+    watches over the whole run; ``instantcert certify`` lists it, and so does the pytest face,
+    in a section of its own at the end (it had said nothing: a plain pass)."""
+    from tests.faulty.wire_variants import wire_variant
+
+    with wire_variant("post_201") as url:
+        done = run_suite(tmp_path, url, "--game", "robots", "-k", "robots_rules and gauge")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "conformance: reservations of the wire" in done.stdout, done.stdout[-3000:]
+    assert "success-status" in done.stdout
