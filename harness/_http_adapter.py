@@ -31,6 +31,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import requests
 import urllib3.exceptions
+from urllib3.util import parse_url
 from requests.structures import CaseInsensitiveDict
 from requests.utils import check_header_validity, requote_uri
 
@@ -697,6 +698,34 @@ class _PlayBook:
 # -- the adapter --------------------------------------------------------------------------
 
 
+def _check_base_url(base_url: str) -> None:
+    """``ConfigError`` naming what is wrong with a target's base URL, before any request: not
+    an http(s) URL, no host or a port outside 1..65535, a host no request could name (a
+    space, a bad escape), or a query or fragment (the harness adds ``/v1/...`` and its own
+    query to it: ``http://host/api?key=K`` would send ``/api?key=K/v1/...``)."""
+    try:
+        parts = urlsplit(base_url)
+    except ValueError as exc:  # an unclosed [IPv6 address]
+        raise ConfigError(f"target {base_url!r} is not a URL: {exc}") from None
+    try:
+        port = parts.port
+    except ValueError:  # no number, or out of range
+        port = 0
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"target {base_url!r} is not an http:// or https:// base URL")
+    if not parts.hostname or port == 0:
+        raise ConfigError(f"target {base_url!r}: no host, or a port outside 1..65535")
+    if parts.query or parts.fragment or base_url.endswith(("?", "#")):
+        raise ConfigError(
+            f"target {base_url!r}: a base URL without a query or fragment (the harness adds "
+            f"/v1/... and its own query to it): {parts._replace(query='', fragment='').geturl()}"
+        )
+    try:
+        parse_url(base_url)
+    except urllib3.exceptions.LocationParseError as exc:
+        raise ConfigError(f"target {base_url!r}: no request can be sent there: {exc}") from None
+
+
 class HttpAdapter:
     """An ``Adapter`` over HTTP API v1 at ``base_url``.
 
@@ -730,15 +759,8 @@ class HttpAdapter:
         rate_retries: int = RATE_RETRIES,
         sleep: Callable[[float], None] = wait_unless_cut,
     ) -> None:
+        _check_base_url(base_url)
         parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(f"target {base_url!r} is not an http:// or https:// base URL")
-        try:
-            port = parts.port
-        except ValueError:
-            port = 0
-        if not parts.hostname or port == 0:
-            raise ConfigError(f"target {base_url!r}: no host, or a port outside 1..65535")
         if not timeout > 0 or (connect_timeout is not None and not connect_timeout > 0):
             raise ConfigError(f"timeouts must be positive, got {timeout!r} / {connect_timeout!r}")
         self.name = base_url

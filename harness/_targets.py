@@ -72,7 +72,10 @@ def _refuse_api_path(url: str) -> None:
     """ConfigError for a base URL that holds the API's own path (``http://host:8080/v1``,
     ``.../v1/implementation``): every request would go to ``/v1/v1/...`` and the target look
     broken. A path before ``/v1`` (a vendor behind a reverse proxy's prefix) is kept."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL: the adapter says what is wrong with it
+        return
     segments = parts.path.split("/")
     if _API_PATH not in segments:
         return

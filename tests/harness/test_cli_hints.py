@@ -185,3 +185,28 @@ def test_certify_with_the_api_path_exits_2_before_any_request(
     err = capsys.readouterr().err
     assert "give the base URL without /v1" in err and "http://127.0.0.1:9" in err
     assert "/v1/v1" not in err
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("http://[::1", "is not a URL: Invalid IPv6 URL"),  # was a traceback, exit 1
+        ("http://ho st:80", "Host 'ho st' contains invalid character"),
+        ("http://%zz:80", "is not a valid host or port"),
+        ("http://host:abc", "no host, or a port outside 1..65535"),
+        ("http://host:8080/lottery?x=1", "without a query or fragment"),
+        ("http://host:8080#top", "without a query or fragment"),
+    ],
+)
+def test_a_base_url_no_request_could_use_is_refused_before_any(target: str, said: str) -> None:
+    """Each was sent on, and the run ended in the smoke step (the adapter "broken"), or, for
+    an unclosed IPv6 bracket, in a traceback; a query was sent before every request's path
+    (``/lottery?x=1/v1/implementation``). Now: exit 2 before any request, naming what is wrong."""
+    with pytest.raises(ConfigError, match=said.replace("?", r"\?")) as refused_target:
+        open_target(target)
+    assert repr(target) in str(refused_target.value)
+
+
+@pytest.mark.parametrize("target", ["http://[::1]:8080", "https://[fe80::1%eth0]:8443/prefix"])
+def test_an_ipv6_base_url_is_taken(target: str) -> None:
+    open_target(target).close()
