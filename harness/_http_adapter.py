@@ -31,9 +31,9 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import requests
 import urllib3.exceptions
-from urllib3.util import parse_url
 from requests.structures import CaseInsensitiveDict
 from requests.utils import check_header_validity, requote_uri
+from urllib3.util import parse_url
 
 from contract import RAW_BODY_BYTES, RawAnswer
 from contract._schemas import fast_shape, first_fault
