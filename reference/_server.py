@@ -22,7 +22,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -49,11 +49,16 @@ async def _raw_body(request: Request) -> bytes | None:
     """The request body's bytes, or None once it exceeds ``MAX_BODY_BYTES`` (not read further)."""
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                return None
+            chunks.append(chunk)
+    except ClientDisconnect:  # gone before the body's end: nothing was done, no one to answer
+        raise malformed(
+            f"the connection closed after {size} bytes of the body, before its end"
+        ) from None
     return b"".join(chunks)
 
 

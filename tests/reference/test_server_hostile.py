@@ -8,6 +8,7 @@ and queries at a live server.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -148,3 +149,26 @@ def test_a_body_that_is_not_strict_json_is_400(url: str, body: bytes) -> None:
     )
     assert response.status_code == 400, response.text[:300]
     assert response.json()["error"]["code"] == "malformed_request"
+
+
+def test_a_client_gone_before_its_bodys_end_is_no_server_error(
+    url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A POST whose connection closes before the ``Content-Length`` it announced: the server
+    logged "Exception in ASGI application" and a traceback (``ClientDisconnect``); now it is
+    a malformed request like any other (no one is left to read the 400), and nothing is done."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    with caplog.at_level("ERROR"):
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+            sock.sendall(
+                b"POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n" + b'{"balance_cents":'
+            )
+        time.sleep(0.5)  # the server meets the close (its error, if any, logged meanwhile)
+        response = requests.get(url + "/v1/implementation", timeout=10)  # after it, served
+    assert response.status_code == 200
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert not errors, [r.getMessage() for r in errors]
