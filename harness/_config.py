@@ -136,9 +136,13 @@ class RunConfig:
         }
 
 
+FLAG_OF = {"games": "--game", "stakes": "--stake-cents", "requirements": "--requirement"}
+"""The command-line flag of a setting whose name is not the flag's (a list a flag repeats)."""
+
+
 def _where(source: str, key: str) -> str:
     if source == "flags":
-        return "--" + key.replace("_", "-").removesuffix("-s")
+        return FLAG_OF.get(key) or "--" + key.replace("_", "-").removesuffix("-s")
     return f"{source}: {key}"
 
 

@@ -100,3 +100,21 @@ def test_bad_flags_name_the_flag() -> None:
         build_config(None, {"seed": 2**40})
     with pytest.raises(ConfigError, match=r"^--timeout must be"):
         build_config(None, {"timeout_s": -3})
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["--requirement", "robots.4.6.x3"], "--requirement: unknown requirement id"),
+        (["--game", "robots", "--stake-cents", "150"], "--stake-cents"),
+    ],
+)
+def test_a_bad_value_of_a_repeated_flag_names_that_flag(
+    argv: list[str], flag: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The message named ``--requirements`` and ``--stakes``, flags that do not exist."""
+    from harness._cli import main
+
+    assert main(["certify", *argv, "--profile", "quick", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert flag in err, err
