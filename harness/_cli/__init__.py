@@ -169,6 +169,9 @@ def main(argv: Sequence[str] | None = None, *, loaded: Callable[[], None] | None
     parser = build_parser(argv)
     if loaded is not None:
         loaded()
+    if not argv:  # a first try: the commands, not argparse's "arguments are required"
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)
     if extra:
         _refuse_unknown(args, extra)

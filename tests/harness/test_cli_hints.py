@@ -210,3 +210,12 @@ def test_a_base_url_no_request_could_use_is_refused_before_any(target: str, said
 @pytest.mark.parametrize("target", ["http://[::1]:8080", "https://[fe80::1%eth0]:8443/prefix"])
 def test_an_ipv6_base_url_is_taken(target: str) -> None:
     open_target(target).close()
+
+
+def test_no_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    """``instantcert`` alone, a first try: every command and what it does, exit 2 (it said
+    only "the following arguments are required: COMMAND")."""
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    for command in ("certify", "audit-block", "serve", "replay", "verify"):
+        assert f"    {command}" in err, err
