@@ -113,7 +113,10 @@ def run_ours(adapter: Any, settings: dict[str, Any], seed: int = 7) -> dict[str,
 
 
 def failed_requirements(outcomes: dict[str, CheckOutcome]) -> set[str]:
-    return {r for o in outcomes.values() if o.outcome != "pass" for r in o.requirements}
+    """The requirements of the checks that failed (a check *reserved* fails nothing: e.g.
+    ``play.top_lots`` meeting plays out of order, ``play.block_order``'s to fail, says it
+    could not buy the largest lot)."""
+    return {r for o in outcomes.values() if o.outcome == "fail" for r in o.requirements}
 
 
 # -- the faults (the faulty kit: tests/faulty/_faults.py, tests/faulty/_wrapped.py) -----------
