@@ -13,6 +13,8 @@ target gets there. Each test steers a check into such a case; each passed before
 - ``play.insufficient_funds`` (and ``play.invalid_requests``): two plays in a row out of order
   before the refusal made it judge nothing of the unit taken off sale; now a failure of
   ``play.sales.block_order`` (the check is exclusive: no other play meanwhile).
+- ``play.top_lots``: a play after the probe's sold a unit before it (the check holds the
+  stream): a failure of ``play.sales.block_order``, not "the largest lot not reached".
 - ``play.money_bounds``, ``play.limit_bounds``: every balance (limit) refused with a 4xx, the
   target's right; the details say so and name the checks that judge the requirement.
 """
@@ -25,6 +27,7 @@ from conformance import CheckContext, execute, registered_checks
 from harness._errors import ErrorReply
 
 from ._base import Delegating, Document, reference_adapter
+from ._wrapped import PairsSwapped
 from .certify import settings_for
 from .freedom_variants import NoBlocks, WalletLimit
 from .test_freedoms import one_check
@@ -164,3 +167,13 @@ def test_limits_far_out_refused_are_said_with_the_check_that_judges_them() -> No
     assert outcome == "pass"
     assert details["limits_refused"] == [2**63 - 1]
     assert "play.history_listing" in details["not_judged"]
+
+
+def test_a_unit_sold_behind_the_probe_fails_top_lots_block_order() -> None:
+    """Units sold 1, 0, 3, 2, ...: a play after the probe's sold a unit before it. ``play
+    .top_lots`` holds the stream, so that is block order's letter broken (it was reserved
+    as "not reached", and before that passed)."""
+    adapter = PairsSwapped(reference_adapter(name="pairs-swapped"))
+    outcome, _, message = one_check(adapter, "play.top_lots")
+    assert outcome == "fail", message
+    assert "not the next units" in message

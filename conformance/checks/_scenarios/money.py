@@ -320,8 +320,10 @@ def scenario_top_lot(
     one); the balance read at the end must be the last play's (else
     ``play.money.balance_read``). A play judged wrong is AUTO'd first: when its ticket is not
     the block's unit, the unit sold is not the one listed (``play.sales.block_unit``'s), and
-    nothing is judged here. None too when there is nothing to judge: no lot in the window, or
-    a play that sold another unit than the next one (``play.block_order``'s); and when the
+    nothing is judged here. A play sold a unit at or before the probe's, of its block, is
+    evidence of ``play.sales.block_order`` (the check holds the stream: no correct target
+    sells that). None too when there is nothing to judge: no lot in the window, or a play
+    that sold a unit of another block (the block ended); and when the
     largest lot was not bought (the accounts ran dry, topped up ``TOP_UPS`` times under a
     wallet limit of the target's own), once the plays bought are judged. Each such None says
     why in ``unjudged``: the check reserves what it could not judge, it does not pass it."""
@@ -403,8 +405,19 @@ def scenario_top_lot(
         if 400 <= refusal.status < 500:
             return skip(f"an account refused ({refusal.status}: a wallet limit)")
         raise
-    if strays:
-        return skip(f"a play sold another unit than the next ones ({strays[0]['index']!r})")
+    behind = [p for p in strays if p["block_id"] == block_id]
+    if behind:  # at or before the probe's unit, after it: no correct target sells that (the
+        # check holds the stream: no other check's play meanwhile), block order's letter
+        return evidence(
+            {**case, "requirement": "play.sales.block_order"},
+            f"a unit after unit {at} of {block_id!r} (the probe play's)",
+            (block_id, behind[0]["index"]),
+            f"a play made after the one sold unit {at} of {block_id!r} was sold unit "
+            f"{behind[0]['index']!r} of that block: not the next units",
+            {"operation": "play", "game": game, "stake_cents": stake},
+        )
+    if strays:  # another block: the block ended (a correct target's), said, not judged
+        return skip(f"a play sold a unit of another block ({strays[0]['block_id']!r})")
     reach = max(int(p["index"]) for p, _, _ in bought)
     if prizes is None:  # played blind: the units bought read now, all of them sold
         units = session.block_units(block_id, at, reach - at + 1)
