@@ -17,6 +17,9 @@ target gets there. Each test steers a check into such a case; each passed before
   stream): a failure of ``play.sales.block_order``, not "the largest lot not reached".
 - ``play.money_bounds``, ``play.limit_bounds``: every balance (limit) refused with a 4xx, the
   target's right; the details say so and name the checks that judge the requirement.
+- ``play.concurrent_one_account`` (``play.history.order`` of plays at once) and
+  ``play.robots_reveal_order`` with ``scenario_workers`` 1 (no clicks at once): the details
+  say what was not judged there.
 """
 
 from __future__ import annotations
@@ -137,10 +140,12 @@ def test_plays_out_of_order_around_a_refusal_fail_block_order() -> None:
     assert "were not sold consecutive units" in message
 
 
-def _details(adapter: Any, check_id: str) -> tuple[str, dict[str, Any]]:
-    """``check_id`` alone on ``adapter`` (the tests' profile): its outcome and details."""
+def _details(adapter: Any, check_id: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
+    """``check_id`` alone on ``adapter`` (the tests' profile, with ``overrides``): its outcome
+    and details."""
     try:
-        ctx = CheckContext(adapter, adapter.describe(), settings_for({}, None, "quick"), 7)
+        settings = settings_for(overrides, None, "quick")
+        ctx = CheckContext(adapter, adapter.describe(), settings, 7)
         outcome = execute(registered_checks()[check_id], ctx)
     finally:
         adapter.close()
@@ -177,3 +182,19 @@ def test_a_unit_sold_behind_the_probe_fails_top_lots_block_order() -> None:
     outcome, _, message = one_check(adapter, "play.top_lots")
     assert outcome == "fail", message
     assert "not the next units" in message
+
+
+def test_plays_at_once_say_where_the_history_order_is_judged() -> None:
+    outcome, details = _details(reference_adapter(name="x"), "play.concurrent_one_account")
+    assert outcome == "pass"
+    assert "play.history_listing" in details["history_order"]
+
+
+def test_no_clicks_at_once_is_said() -> None:
+    """``scenario_workers`` 1 (the run's choice): the reveal order's clicks at once are not
+    sent, and its details say so."""
+    outcome, details = _details(
+        reference_adapter(name="x"), "play.robots_reveal_order", scenario_workers=1, play_count=3
+    )
+    assert outcome == "pass"
+    assert details["clicks_at_once"].startswith("not sent")
