@@ -198,3 +198,13 @@ def test_no_clicks_at_once_is_said() -> None:
     )
     assert outcome == "pass"
     assert details["clicks_at_once"].startswith("not sent")
+
+
+def test_a_game_without_top_tier_units_read_is_said() -> None:
+    """The tests' profile reads 6 000-unit slices: no robots top tier among them."""
+    outcome, details = _details(reference_adapter(name="python:reference"), "blocks.top_tiers")
+    assert outcome == "pass"
+    assert (
+        "robots.randomness.top_tiers is not judged" in details["top_tiers"]["robots"]["not_judged"]
+    )
+    assert "not_judged" not in details["top_tiers"]["eldorado"]
