@@ -128,12 +128,15 @@ NOT_JUDGED_SHOWN = 20  # the cases ``details.not_judged`` lists, at most
 def reserve_unjudged(ctx: CheckContext, target: Session) -> None:
     """The cases ``target``'s scenarios met and could not judge (``Session.not_judged``): one
     reservation per basis, naming the first case and how many there were, for every
-    requirement they name; ``details.not_judged`` lists them. A check reported green must
-    have been able to go red: what it could not judge is said, never passed."""
+    requirement they name; ``details.not_judged`` lists them, and the notes of cases the
+    check judges otherwise (``Session.note``). A check reported green must have been able to
+    go red: what it could not judge is said, never passed."""
     found = list(target.unjudged)
+    said = [r.message for r in found] + list(target.notes)
+    if said:
+        ctx.details["not_judged"] = said[:NOT_JUDGED_SHOWN]
     if not found:
         return
-    ctx.details["not_judged"] = [r.message for r in found[:NOT_JUDGED_SHOWN]]
     by_basis: dict[str, list[Reservation]] = {}
     for reservation in found:
         by_basis.setdefault(reservation.basis, []).append(reservation)

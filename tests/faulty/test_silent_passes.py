@@ -208,3 +208,15 @@ def test_a_game_without_top_tier_units_read_is_said() -> None:
         "robots.randomness.top_tiers is not judged" in details["top_tiers"]["robots"]["not_judged"]
     )
     assert "not_judged" not in details["top_tiers"]["eldorado"]
+
+
+def test_odd_balances_refused_under_a_wallet_limit_are_said() -> None:
+    """``play.money_exact``'s odd balances past 1 000 EUR, refused by a capped wallet (row
+    odd-balances): not judged there, and now said (the other balances judge the
+    requirement: no reservation)."""
+    adapter = WalletLimit(reference_adapter(name="wallet"), "wallet")
+    outcome, details = _details(adapter, "play.money_exact", games=["robots"])
+    assert outcome == "pass"
+    refused = [n for n in details["not_judged"] if "a limit of the target's own" in n]
+    assert len(refused) == 4, details["not_judged"]
+    assert any("an account of 20000057 cents" in n for n in refused), refused

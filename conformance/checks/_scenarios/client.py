@@ -150,6 +150,10 @@ class Session:
     unjudged: list[Reservation] = field(default_factory=list)
     """What a scenario met and could not judge, as the reservation its check makes of it
     (``not_judged``): a check reported green must have been able to go red."""
+    notes: list[str] = field(default_factory=list)
+    """What a scenario left unjudged where the check judges the requirement all the same (a
+    limit of the target's own on one of several balances): said in the check's details
+    (``note``), no reservation."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -166,6 +170,11 @@ class Session:
         never a silent pass. A replay of the scenario has no check: it is dropped there."""
         with self._lock:
             self.unjudged.append(reservation)
+
+    def note(self, text: str) -> None:
+        """A case left unjudged that the check judges otherwise (``notes``)."""
+        with self._lock:
+            self.notes.append(text)
 
     def open(self, balance_cents: int) -> Account:
         doc = self.adapter.open_account(balance_cents)

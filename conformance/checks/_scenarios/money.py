@@ -251,7 +251,12 @@ def _odd_balance(session: Session, case: Case, amount: int) -> Evidence | None:
             return None
         played = session.play(account, game, stake)
     except ErrorReply as refusal:
-        if 400 <= refusal.status < 500:
+        if 400 <= refusal.status < 500:  # a limit of the target's own (row odd-balances)
+            session.note(
+                f"{game} at {stake} cents: an account of {amount} cents, or its play, refused "
+                f"({refusal.status} {refusal.code}): a limit of the target's own, not judged; "
+                "play.money.exact is judged on the other balances"
+            )
             return None
         raise
     ticket, _ = session.auto(account, played["play_id"])
