@@ -6,7 +6,8 @@ target gets there. Each test steers a check into such a case; each passed before
 
 - ``play.block_order``, ``play.concurrent_sales``: plays going on to another block, on a
   target that serves no blocks (row ``capability-skipped``): the block's end is unknown, so a
-  target skipping the end of every block was CERTIFIED; now reserved.
+  target skipping the end of every block was CERTIFIED; now reserved. A block listed only
+  while it is on sale (row ``blocks-listed``) has its size read then, and its end judged.
 - ``play.<game>_prize_credited``'s emptied accounts: an account of the stake refused (row
   ``not-reached``), reserved; a play the balance pays refused with 402, a failure
   (``play.refusal.insufficient_funds``).
@@ -69,6 +70,38 @@ def test_a_block_end_no_block_shows_is_reserved_in_concurrent_sales() -> None:
     assert outcome == "reserved", message
     assert {r["basis"] for r in reservations} == {"capability-skipped"}, reservations
     assert reservations[0]["requirements"] == ["play.sales.block_order"]
+
+
+class LastUnitSkippedOneBlockListed(Delegating):
+    """Blocks of ``SMALL`` units, ``GET /v1/blocks`` listing only the one on sale (row
+    blocks-listed), and the last unit of every block never sold: the reference's unit i is
+    sold as unit i % 6 of block "b/(i // 6)". Once the next block is on sale, the one before
+    is no longer listed: its end was read as unknown, and passed."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._on_sale: dict[tuple[str, int], str] = {}
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        played = dict(self.inner.play(account_id, token, game, stake_cents))
+        index = int(played["index"])
+        played["block_id"] = f"{played['block_id']}/{index // (SMALL - 1)}"
+        played["index"] = index % (SMALL - 1)
+        self._on_sale[(game, stake_cents)] = played["block_id"]
+        return played
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        first = dict(self.inner.list_blocks(game, stake_cents)[0])
+        on_sale = self._on_sale.get((game, stake_cents), f"{first['block_id']}/0")
+        return [{**first, "block_id": on_sale, "units": SMALL}]
+
+
+def test_a_block_listed_only_while_on_sale_has_its_end_judged() -> None:
+    """Ten plays in a row: one block end, met when the block before is no longer listed."""
+    adapter = LastUnitSkippedOneBlockListed(reference_adapter(name="skip-last"), "skip-last")
+    outcome, _, message = one_check(adapter, "play.block_order", play_count=10, games=["robots"])
+    assert outcome == "fail", message
+    assert "not block order" in message
 
 
 def test_no_blocks_alone_keeps_its_block_order_pass() -> None:

@@ -65,6 +65,9 @@ def scenario_block_order(session: Session, case: Case) -> Evidence | None:
     sold: list[Document] = []
     for _ in range(plays):
         played = session.play(account, game, stake)
+        # each block's size read while it is on sale: a target may list only that block
+        # (row blocks-listed), and its end is judged once the next one is sold
+        session.block_size(game, stake, played["block_id"])
         echo = (played.get("game"), played.get("stake_cents"))
         if echo != (game, stake):
             return evidence(
@@ -193,6 +196,8 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
     threads, per_thread = case["threads"], case["plays_per_thread"]
     probe = _funded(session, max(s for _, s in pairs), 2 * len(pairs))
     first = {pair: session.play(probe, *pair) for pair in pairs}
+    for pair, played in first.items():  # its size while it is on sale (``_between``)
+        session.block_size(*pair, played["block_id"])
     funding = max(s for _, s in pairs) * per_thread * 3
     accounts = [session.open(funding) for _ in range(threads)]
     results: list[list[Document]] = [[] for _ in range(threads)]
