@@ -78,6 +78,8 @@ class LastUnitSkippedOneBlockListed(Delegating):
     sold as unit i % 6 of block "b/(i // 6)". Once the next block is on sale, the one before
     is no longer listed: its end was read as unknown, and passed."""
 
+    units = SMALL
+
     def __init__(self, inner: Any, name: str) -> None:
         super().__init__(inner, name)
         self._on_sale: dict[tuple[str, int], str] = {}
@@ -85,15 +87,22 @@ class LastUnitSkippedOneBlockListed(Delegating):
     def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
         played = dict(self.inner.play(account_id, token, game, stake_cents))
         index = int(played["index"])
-        played["block_id"] = f"{played['block_id']}/{index // (SMALL - 1)}"
-        played["index"] = index % (SMALL - 1)
+        played["block_id"] = f"{played['block_id']}/{index // (self.units - 1)}"
+        played["index"] = index % (self.units - 1)
         self._on_sale[(game, stake_cents)] = played["block_id"]
         return played
 
     def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
         first = dict(self.inner.list_blocks(game, stake_cents)[0])
         on_sale = self._on_sale.get((game, stake_cents), f"{first['block_id']}/0")
-        return [{**first, "block_id": on_sale, "units": SMALL}]
+        return [{**first, "block_id": on_sale, "units": self.units}]
+
+
+class LastOfThreeSkipped(LastUnitSkippedOneBlockListed):
+    """Blocks of 3 units, the third never sold: a witness account's third play (after the
+    refusals) starts the next block."""
+
+    units = 3
 
 
 def test_a_block_listed_only_while_on_sale_has_its_end_judged() -> None:
@@ -102,6 +111,15 @@ def test_a_block_listed_only_while_on_sale_has_its_end_judged() -> None:
     outcome, _, message = one_check(adapter, "play.block_order", play_count=10, games=["robots"])
     assert outcome == "fail", message
     assert "not block order" in message
+
+
+def test_a_block_end_after_a_refusal_is_judged_when_listed_only_on_sale() -> None:
+    """The witness plays around the refusals straddle a block end, its block no longer listed
+    after it: the unit skipped there was passed (the end unknown)."""
+    adapter = LastOfThreeSkipped(reference_adapter(name="skip-third"), "skip-third")
+    outcome, _, message = one_check(adapter, "play.insufficient_funds", games=["robots"])
+    assert outcome == "fail", message
+    assert "took a unit off sale" in message
 
 
 def test_no_blocks_alone_keeps_its_block_order_pass() -> None:

@@ -42,6 +42,8 @@ def _cursor_kept(
     witness = _funded(session, stake, 3)
     earlier = session.play(witness, game, stake)
     before = session.play(witness, game, stake)
+    for played in (earlier, before):  # sizes read while on sale (row blocks-listed)
+        session.block_size(game, stake, played["block_id"])
     if not _follows(session, game, stake, earlier, before):
         return evidence(
             {**case, "requirement": "play.sales.block_order"},
