@@ -422,8 +422,8 @@ def _judge(ctx: CheckContext, aspects: Sequence[str], title: str) -> None:
                         requirements=("blocks.contract3.header",),
                     )
                 )
-        if block is None:
-            continue
+        if block is None:  # no usable block listed at (game, stake): a faulty target only,
+            continue  # failed above by blocks.header (``list_faults``), not judged here
         audited.append(
             {
                 "block_id": block.block_id,

@@ -206,8 +206,11 @@ def large_balances(rng: random.Random) -> list[int]:
     return found
 
 
-def scenario_money_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
-    """Each balance of ``large_balances``: opened and played from exactly, or refused (4xx)."""
+def scenario_money_bounds(
+    session: sc.Session, case: Mapping[str, Any], refused: list[int] | None = None
+) -> Evidence | None:
+    """Each balance of ``large_balances``: opened and played from exactly, or refused (4xx);
+    a balance refused (a limit of the target's own, not judged) goes to ``refused``."""
     game, stake = case["game"], case["stake_cents"]
     judged = {**case, "requirement": MONEY_EXACT}
     for balance in large_balances(_rng(case, "balances")):
@@ -215,6 +218,8 @@ def scenario_money_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evide
             opened = session.adapter.open_account(balance)
         except ErrorReply as refusal:
             if 400 <= refusal.status < 500:
+                if refused is not None:
+                    refused.append(balance)
                 continue  # a limit of the target's own: not judged
             raise
         account = sc.Account(opened["account_id"], opened["token"])
@@ -231,6 +236,8 @@ def scenario_money_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evide
             played = session.play(account, game, stake)
         except ErrorReply as refusal:
             if 400 <= refusal.status < 500:
+                if refused is not None:
+                    refused.append(balance)
                 continue
             raise
         ticket, shown = session.auto(account, played["play_id"])
@@ -262,9 +269,20 @@ def money_bounds(ctx: CheckContext) -> None:
     rng = random.Random(f"{ctx.seed}:money_bounds")
     game = rng.choice(games)
     case = sc.case_of("money_bounds", game=game, stake_cents=ctx.stakes(game)[0], seed=ctx.seed)
-    found = scenario_money_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    refused: list[int] = []
+    found = scenario_money_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(MONEY_EXACT,))
+    ctx.details["balances_judged"] = len(large_balances(_rng(case, "balances"))) - len(refused)
+    if refused:  # a limit of the target's own (row balances-past-2-53): its right, and the
+        # requirement is judged on the balances it takes by the money checks (a green here
+        # must have been able to go red: what it did not judge is said)
+        ctx.details["balances_refused"] = refused
+        ctx.details["not_judged"] = (
+            f"{len(refused)} balance(s) past 2^53 cents refused with a 4xx (a limit of the "
+            f"target's own): {MONEY_EXACT} is judged below them by play.money_exact (odd "
+            "balances up to 4 503 599 627 370 553 cents) and play.concurrent_sales"
+        )
 
 
 # -- the history's limit far out ------------------------------------------------------------
@@ -280,9 +298,11 @@ def far_limits(rng: random.Random) -> list[int]:
     return found
 
 
-def scenario_limit_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+def scenario_limit_bounds(
+    session: sc.Session, case: Mapping[str, Any], refused: list[int] | None = None
+) -> Evidence | None:
     """An account with a few plays: every ``far_limits`` value gives the whole listing (more
-    than it holds), or is refused with a 4xx."""
+    than it holds), or is refused with a 4xx (put in ``refused``)."""
     game, stake, plays = case["game"], case["stake_cents"], int(case["plays"])
     judged = {**case, "requirement": LIMIT}
     account = session.open(stake * plays * 3)
@@ -295,6 +315,8 @@ def scenario_limit_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evide
             got = [p["play_id"] for p in session.history(account, limit)]
         except ErrorReply as refusal:
             if 400 <= refusal.status < 500:
+                if refused is not None:
+                    refused.append(limit)
                 continue  # a limit of the target's own
             raise
         if got != whole:
@@ -323,9 +345,16 @@ def limit_bounds(ctx: CheckContext) -> None:
     case = sc.case_of(
         "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
     )
-    found = scenario_limit_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    refused: list[int] = []
+    found = scenario_limit_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(LIMIT,))
+    if refused:  # a maximum of the target's own (row limit-far-out): its right, said
+        ctx.details["limits_refused"] = sorted(refused)
+        ctx.details["not_judged"] = (
+            f"{len(refused)} limit(s) far out refused with a 4xx (a maximum of the target's "
+            f"own): {LIMIT} is judged below them by play.history_listing"
+        )
 
 
 # -- block slices at their bounds -----------------------------------------------------------

@@ -176,8 +176,8 @@ def relation_cases(name: str, stakes: tuple[int, ...]) -> st.SearchStrategy[tupl
 def _run(ctx: CheckContext, name: str) -> None:
     relation = relation_named(name)
     stakes = ctx.stakes(relation.game)
-    if not stakes:
-        return
+    if not stakes:  # the game offered at no stake: stakes.<game> fails that (the rules'
+        return  # stakes), or the run's own stakes left it out; as every rules check does
     examples = ctx.settings.hypothesis_max_examples
     found = hunt(
         ctx,

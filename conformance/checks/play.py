@@ -119,6 +119,39 @@ def run_per_stake(
             ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
     target.settle()  # every AUTO answer tied to its play's block unit
     ctx.details["plays"] = done
+    reserve_unjudged(ctx, target)
+
+
+NOT_JUDGED_SHOWN = 20  # the cases ``details.not_judged`` lists, at most
+
+
+def reserve_unjudged(ctx: CheckContext, target: Session) -> None:
+    """The cases ``target``'s scenarios met and could not judge (``Session.not_judged``): one
+    reservation per basis, naming the first case and how many there were, for every
+    requirement they name; ``details.not_judged`` lists them, and the notes of cases the
+    check judges otherwise (``Session.note``). A check reported green must have been able to
+    go red: what it could not judge is said, never passed."""
+    found = list(target.unjudged)
+    said = [r.message for r in found] + list(target.notes)
+    if said:
+        ctx.details["not_judged"] = said[:NOT_JUDGED_SHOWN]
+    if not found:
+        return
+    by_basis: dict[str, list[Reservation]] = {}
+    for reservation in found:
+        by_basis.setdefault(reservation.basis, []).append(reservation)
+    for same in by_basis.values():
+        first = same[0]
+        more = f" (and {len(same) - 1} more such case(s))" if len(same) > 1 else ""
+        ctx.reserve(
+            Reservation(
+                first.message + more,
+                basis=first.basis,
+                lift=first.lift,
+                kind=first.kind,
+                requirements=sorted({r for s in same for r in s.requirements or ()}) or None,
+            )
+        )
 
 
 def first_found(
@@ -352,11 +385,13 @@ def concurrent_sales(ctx: CheckContext) -> None:
         ctx.hold([(game, stake) for game, stake in pairs(ctx)]),  # every pair it plays
         race(ctx, threads, covered, f"{threads} accounts playing at once"),
     ):
-        found = sc.concurrent_sales(session(ctx), case)
+        target = session(ctx)
+        found = sc.concurrent_sales(target, case)
     ctx.details["plays"] = threads * per_thread
     if found is not None:
         requirement, proof = found
         raise failure("concurrent plays broke the sales", [proof], requirement)
+    reserve_unjudged(ctx, target)
 
 
 @check(

@@ -373,3 +373,10 @@ def concurrent_one_account(ctx: CheckContext) -> None:
         named = str(found.input.get("requirement", ONE_ACCOUNT))
         _raise(f"{case['game']} at {case['stake_cents']} cents", found, named)
     ctx.details["plays"] = rounds * AT_ONCE * len(games)
+    # plays sent at once have an order only where the answers fix it and their created_at
+    # differ (``misplaced_at_once``): with times to the second, often none here
+    ctx.details["history_order"] = (
+        f"judged on plays at once whose serial order the answers fix and whose created_at "
+        f"differ (none when every time is the same); play.history_listing judges {ORDER} on "
+        "plays one after another"
+    )

@@ -23,7 +23,7 @@ from reference import _strict_json as strict_json
 
 from ..._evaluation import expected_result, is_error, wins_multiset
 from ..._evidence import PlayEvidence
-from ..._registry import CheckFailure, Evidence
+from ..._registry import CheckFailure, Evidence, Reservation
 from ...games import kit
 
 Document = dict[str, Any]
@@ -147,6 +147,13 @@ class Session:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     known: Callable[[str], list[tuple[int, Any]]] = field(default=lambda block_id: [])
     """(start, declared prizes) of the slices of a block already read (this run's audit)."""
+    unjudged: list[Reservation] = field(default_factory=list)
+    """What a scenario met and could not judge, as the reservation its check makes of it
+    (``not_judged``): a check reported green must have been able to go red."""
+    notes: list[str] = field(default_factory=list)
+    """What a scenario left unjudged where the check judges the requirement all the same (a
+    limit of the target's own on one of several balances): said in the check's details
+    (``note``), no reservation."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -156,6 +163,18 @@ class Session:
     def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
         described = implementation if implementation is not None else adapter.describe()
         return cls(adapter, frozenset(described.get("capabilities", [])))
+
+    def not_judged(self, reservation: Reservation) -> None:
+        """A case the scenario met and could not judge (a freedom of the target's, or a
+        capability it skipped): kept for the check to reserve (``play.reserve_unjudged``),
+        never a silent pass. A replay of the scenario has no check: it is dropped there."""
+        with self._lock:
+            self.unjudged.append(reservation)
+
+    def note(self, text: str) -> None:
+        """A case left unjudged that the check judges otherwise (``notes``)."""
+        with self._lock:
+            self.notes.append(text)
 
     def open(self, balance_cents: int) -> Account:
         doc = self.adapter.open_account(balance_cents)

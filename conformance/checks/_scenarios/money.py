@@ -11,7 +11,7 @@ from functools import partial
 from contract import ErrorReply
 
 from ..._pool import map_in_order
-from ..._registry import Evidence
+from ..._registry import Evidence, Reservation
 from ...games import kit
 from .client import (
     MONEY,
@@ -133,15 +133,27 @@ def emptied_accounts(session: Session, case: Case) -> Evidence | None:
         left = residue(case, number)
         try:
             account = session.open(stake + left)
+        except ErrorReply as refusal:  # an account of the stake (and less) refused: none
+            if 400 <= refusal.status < 500:  # to empty (play.insufficient_funds opens one
+                return _not_emptied(session, case, refusal, stake + left)  # too: its error)
+            raise
+        try:
             played = session.play(account, game, stake)
-        except ErrorReply as refusal:  # a limit of the target's own (insufficient_funds's
-            if 400 <= refusal.status < 500:  # to judge a play of exactly the balance refused)
-                return None
+        except ErrorReply as refusal:  # a play the balance pays, refused: a fault
+            if 400 <= refusal.status < 500:
+                return evidence(
+                    {**case, "requirement": "play.refusal.insufficient_funds"},
+                    "the play sold (the balance pays the stake)",
+                    {"status": refusal.status, "code": refusal.code},
+                    f"an account opened with {stake + left} cents, a play at {stake} cents: "
+                    f"refused with {refusal.status} {refusal.code}, though the balance pays it",
+                    {"operation": "play", "game": game, "balance_cents": stake + left},
+                )
             raise
         ticket, _ = session.auto(account, played["play_id"])
         lot = ref_prize(game, stake, ticket)
-        if lot is None:  # an invalid ticket: the other money scenarios' evidence
-            return None
+        if lot is None:  # an invalid ticket: the other money scenarios' evidence (observe
+            return None  # _plays fails on one: only a faulty target gets here)
         ends.append((lot, int(played["balance_cents"]), played, left))
         won = {e[3] > 0 for e in ends if e[0] not in (0, stake)}  # the kinds that won
         if any(e[0] == 0 and not e[3] for e in ends) and won == {False, residue(case, 1) > 0}:
@@ -149,8 +161,8 @@ def emptied_accounts(session: Session, case: Case) -> Evidence | None:
     # the baseline: a losing play of an account of exactly the stake (a residue's losing play
     # may be clipped at 0 by a wallet that takes the stake twice, and then hides the debit)
     losing = next((e for e in ends if e[0] == 0 and not e[3]), None)
-    if losing is None:
-        return None
+    if losing is None:  # no losing play of exactly the stake in 30 (most units lose)
+        return _not_emptied(session, case, None, stake)
     for lot, said, played, left in ends:
         error = said - left - losing[1] - lot
         if lot not in (0, stake) and error not in (0, -stake):
@@ -173,6 +185,32 @@ def emptied_accounts(session: Session, case: Case) -> Evidence | None:
                     "balance_cents": stake + left,
                 },
             )
+    return None
+
+
+def _not_emptied(
+    session: Session, case: Case, refusal: ErrorReply | None, balance: int
+) -> Evidence | None:
+    """``emptied_accounts`` could not judge: the target refused an account of ``balance``
+    cents (``refusal``), or no account of exactly the stake lost (the baseline). Said to the
+    check (``Session.not_judged``: row ``not-reached``), never passed."""
+    game, stake = case["game"], case["stake_cents"]
+    why = (
+        f"an account of {balance} cents was refused ({refusal.status} {refusal.code})"
+        if refusal is not None
+        else f"no play of an account of exactly {stake} cents lost in {EMPTIED_ACCOUNTS // 2}"
+    )
+    session.not_judged(
+        Reservation(
+            f"{game} at {stake} cents: a winning play that empties its account (or leaves less "
+            f"than a stake) could not be judged: {why}",
+            basis="not-reached",
+            lift=f"open accounts of {stake} cents and of {stake} cents and a residue under "
+            "it, sold a play each, then certify again",
+            kind="unverifiable",
+            requirements=[f"{kit(game).prize_article}.prize_credited"],
+        )
+    )
     return None
 
 
@@ -213,7 +251,12 @@ def _odd_balance(session: Session, case: Case, amount: int) -> Evidence | None:
             return None
         played = session.play(account, game, stake)
     except ErrorReply as refusal:
-        if 400 <= refusal.status < 500:
+        if 400 <= refusal.status < 500:  # a limit of the target's own (row odd-balances)
+            session.note(
+                f"{game} at {stake} cents: an account of {amount} cents, or its play, refused "
+                f"({refusal.status} {refusal.code}): a limit of the target's own, not judged; "
+                "play.money.exact is judged on the other balances"
+            )
             return None
         raise
     ticket, _ = session.auto(account, played["play_id"])
@@ -282,8 +325,10 @@ def scenario_top_lot(
     one); the balance read at the end must be the last play's (else
     ``play.money.balance_read``). A play judged wrong is AUTO'd first: when its ticket is not
     the block's unit, the unit sold is not the one listed (``play.sales.block_unit``'s), and
-    nothing is judged here. None too when there is nothing to judge: no lot in the window, or
-    a play that sold another unit than the next one (``play.block_order``'s); and when the
+    nothing is judged here. A play sold a unit at or before the probe's, of its block, is
+    evidence of ``play.sales.block_order`` (the check holds the stream: no correct target
+    sells that). None too when there is nothing to judge: no lot in the window, or a play
+    that sold a unit of another block (the block ended); and when the
     largest lot was not bought (the accounts ran dry, topped up ``TOP_UPS`` times under a
     wallet limit of the target's own), once the plays bought are judged. Each such None says
     why in ``unjudged``: the check reserves what it could not judge, it does not pass it."""
@@ -365,8 +410,19 @@ def scenario_top_lot(
         if 400 <= refusal.status < 500:
             return skip(f"an account refused ({refusal.status}: a wallet limit)")
         raise
-    if strays:
-        return skip(f"a play sold another unit than the next ones ({strays[0]['index']!r})")
+    behind = [p for p in strays if p["block_id"] == block_id]
+    if behind:  # at or before the probe's unit, after it: no correct target sells that (the
+        # check holds the stream: no other check's play meanwhile), block order's letter
+        return evidence(
+            {**case, "requirement": "play.sales.block_order"},
+            f"a unit after unit {at} of {block_id!r} (the probe play's)",
+            (block_id, behind[0]["index"]),
+            f"a play made after the one sold unit {at} of {block_id!r} was sold unit "
+            f"{behind[0]['index']!r} of that block: not the next units",
+            {"operation": "play", "game": game, "stake_cents": stake},
+        )
+    if strays:  # another block: the block ended (a correct target's), said, not judged
+        return skip(f"a play sold a unit of another block ({strays[0]['block_id']!r})")
     reach = max(int(p["index"]) for p, _, _ in bought)
     if prizes is None:  # played blind: the units bought read now, all of them sold
         units = session.block_units(block_id, at, reach - at + 1)

@@ -33,18 +33,31 @@ def _cursor_kept(
     session: Session, case: Case, game: str, stake: int, refuse: Callable[[], Evidence | None]
 ) -> Evidence | None:
     """Run ``refuse`` between plays of a witness account: the play after it must be the unit
-    after the one before it (a refused play takes no unit off sale). Judged only where the
-    target sells in block order (two plays before it consecutive): block order itself is
-    play.sales.block_order's to judge."""
+    after the one before it (a refused play takes no unit off sale). That is judged from two
+    plays in a row before it: their units must follow one another, or the target does not
+    sell in block order (``play.sales.block_order``, failed here: the checks that run this
+    are exclusive, no other play buys a unit of the stream meanwhile), and a refusal could
+    not be told from it. It passed before, judging nothing: a target selling out of order
+    around a refusal was never asked what the refusal took."""
     witness = _funded(session, stake, 3)
     earlier = session.play(witness, game, stake)
     before = session.play(witness, game, stake)
+    for played in (earlier, before):  # sizes read while on sale (row blocks-listed)
+        session.block_size(game, stake, played["block_id"])
+    if not _follows(session, game, stake, earlier, before):
+        return evidence(
+            {**case, "requirement": "play.sales.block_order"},
+            f"the unit after {(earlier['block_id'], earlier['index'])}",
+            (before["block_id"], before["index"]),
+            "two plays in a row of one account, no other play meanwhile, were not sold "
+            "consecutive units: a refusal's unit taken off sale cannot be judged either",
+            {"operation": "play", "game": game, "stake_cents": stake},
+        )
     found = refuse()
     if found is not None:
         return found
     after = session.play(witness, game, stake)
-    in_order = _follows(session, game, stake, earlier, before)
-    if in_order and not _follows(session, game, stake, before, after):
+    if not _follows(session, game, stake, before, after):
         return evidence(
             case,
             f"the unit after {(before['block_id'], before['index'])}",

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from ..._pool import map_in_order, split
-from ..._registry import Evidence
+from ..._registry import Evidence, Reservation
 from .client import (
     Account,
     Case,
@@ -30,13 +30,44 @@ def _follows(session: Session, game: str, stake: int, prev: Document, nxt: Docum
     return bool(nxt["index"] == 0 and last)
 
 
+BLOCK_ORDER = "play.sales.block_order"
+
+
+def block_end_unknown(session: Session, game: str, stake: int, block_id: str, what: str) -> None:
+    """Plays that went on from ``block_id`` to another block, whose size the target does not
+    serve (no blocks capability: row ``capability-skipped``): whether ``block_id`` had ended
+    there, or units of it were skipped, cannot be judged. The check reserves it
+    (``Session.not_judged``) rather than pass it. A block the target serves but does not list
+    is ``play.sales.block_unit``'s (row ``sold-block-listed``)."""
+    if "blocks" in session.capabilities:
+        return
+    session.not_judged(
+        Reservation(
+            f"{game} at {stake} cents: {what} went on from block {block_id!r} to another; the "
+            "target serves no blocks, so whether that block had ended there (or units of it "
+            "were skipped) could not be verified",
+            basis="capability-skipped",
+            lift="serve the blocks capability (GET /v1/blocks with each block's units) and "
+            "declare it, then certify again",
+            kind="unverifiable",
+            requirements=[BLOCK_ORDER],
+        )
+    )
+
+
 def scenario_block_order(session: Session, case: Case) -> Evidence | None:
-    """One account buys ``plays`` units in a row: each play one unit, unit after unit."""
+    """One account buys ``plays`` units in a row: each play one unit, unit after unit. A play
+    starting another block is in order after the last unit of the block before; where the
+    target serves no blocks, that unit is unknown and the check reserves it
+    (``block_end_unknown``)."""
     game, stake, plays = case["game"], case["stake_cents"], case["plays"]
     account = _funded(session, stake, plays)
     sold: list[Document] = []
     for _ in range(plays):
         played = session.play(account, game, stake)
+        # each block's size read while it is on sale: a target may list only that block
+        # (row blocks-listed), and its end is judged once the next one is sold
+        session.block_size(game, stake, played["block_id"])
         echo = (played.get("game"), played.get("stake_cents"))
         if echo != (game, stake):
             return evidence(
@@ -56,6 +87,9 @@ def scenario_block_order(session: Session, case: Case) -> Evidence | None:
                 f"{(played['block_id'], played['index'])}: not block order",
                 {"operation": "play"},
             )
+        ended = sold[-1]["block_id"] if sold else None
+        if ended not in (None, played["block_id"]) and not session.block_size(game, stake, ended):
+            block_end_unknown(session, game, stake, ended, "plays in a row")
         sold.append(played)
     return None
 
@@ -162,6 +196,8 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
     threads, per_thread = case["threads"], case["plays_per_thread"]
     probe = _funded(session, max(s for _, s in pairs), 2 * len(pairs))
     first = {pair: session.play(probe, *pair) for pair in pairs}
+    for pair, played in first.items():  # its size while it is on sale (``_between``)
+        session.block_size(*pair, played["block_id"])
     funding = max(s for _, s in pairs) * per_thread * 3
     accounts = [session.open(funding) for _ in range(threads)]
     results: list[list[Document]] = [[] for _ in range(threads)]
@@ -205,7 +241,9 @@ def concurrent_sales(session: Session, case: Case) -> tuple[str, Evidence] | Non
             if (p["game"], p["stake_cents"]) == pair and p["play_id"] not in ends
         )
         want = _between(session, pair, start, end)
-        if want is not None and got != want:
+        if want is None:  # a block ended in between: its units unknown without blocks
+            block_end_unknown(session, *pair, start["block_id"], "plays at the same time")
+        elif got != want:
             return "play.sales.block_order", evidence(
                 case,
                 {
