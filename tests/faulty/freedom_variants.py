@@ -381,6 +381,23 @@ class CreatedAtEpochMillis(CreatedAt):
     form = staticmethod(lambda t: int(t.timestamp() * 1000))
 
 
+class WinsInAnotherOrder(Delegating):
+    """Every result's ``wins`` in another order (reversed), in ``POST /v1/evaluate`` and AUTO:
+    "``wins`` is a set: its order carries no meaning" (contract 2)."""
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        return [_wins_reversed(r) for r in self.inner.evaluate(game, stake_cents, tickets)]
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        return _wins_reversed(self.inner.auto(play_id, token))
+
+
+def _wins_reversed(result: Document) -> Document:
+    if not isinstance(result.get("wins"), list):
+        return result
+    return {**result, "wins": result["wins"][::-1]}
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -488,6 +505,7 @@ _add(
     CreatedAtEpochMillis.__doc__,
     ("play.history.created_at", "created-at"),
 )
+_add("wins_reordered", _wrapped(WinsInAnotherOrder), WinsInAnotherOrder.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
 
