@@ -515,7 +515,7 @@ def _dumps(value: Any, form: str | None) -> str:
         )
     if form == "utf8":
         return json.dumps(value, ensure_ascii=False)
-    if form in ("point_zero", "exponent"):
+    if form in ("point_zero", "exponent", "euro_floats"):
         return _numbers_written(value, form)
     return json.dumps(value)
 
@@ -525,7 +525,8 @@ _NUMBER_MARK = re.compile(r'"\\u0000(-?\d+)\\u0000"')
 
 def _numbers_written(value: Any, form: str) -> str:
     """``value`` as JSON with every integer (not a boolean) written ``100.0`` (``point_zero``)
-    or, a multiple of 10, ``1E+2`` (``exponent``: ``BigDecimal.stripTrailingZeros``)."""
+    or, a multiple of 10, ``1E+2`` (``exponent``: ``BigDecimal.stripTrailingZeros``); or
+    through float euros (``euro_floats``, a faulty form: 115 is ``114.99999999999999``)."""
 
     def marked(v: Any) -> Any:
         if isinstance(v, dict):
@@ -538,6 +539,8 @@ def _numbers_written(value: Any, form: str) -> str:
 
     def number(match: re.Match[str]) -> str:
         digits = match.group(1)
+        if form == "euro_floats":
+            return repr(int(digits) / 100 * 100)
         return f"{digits}.0" if form == "point_zero" else str(Decimal(digits).normalize())
 
     return _NUMBER_MARK.sub(number, json.dumps(marked(value)))
