@@ -73,6 +73,7 @@ JUDGED_BY = {
     "auto_refused_nothing_left": ("play.robots_auto_any_moment", "pass"),
     "status_422_for_400": ("protocol.refusals", "pass"),
     "vendor_extras": ("play.auto_answer", "pass"),
+    "wins_reordered": ("play.auto_answer", "pass"),
     "wallet_limit_1000_eur": ("play.invalid_requests", "pass"),
     "blocks_newest_first": ("play.block_unit", "pass"),
     "tokens_standard_base64": ("security.tokens_unguessable", "pass"),
