@@ -369,6 +369,18 @@ class WalletLimit(Delegating):
         return dict(self.inner.open_account(balance_cents))
 
 
+class WalletMinimum(Delegating):
+    """No account opened with 0 cents: 422 below 1 cent (a ``PositiveInt`` field, a wallet
+    that must hold something); the contract bounds no balance."""
+
+    least = 1
+
+    def open_account(self, balance_cents: int) -> Document:
+        if type(balance_cents) is int and 0 <= balance_cents < self.least:
+            raise ErrorReply(422, "balance_too_small", f"at least {self.least} cent")
+        return dict(self.inner.open_account(balance_cents))
+
+
 class CreatedAtNanoseconds(CreatedAt):
     """RFC 3339 with nine digits of a second (Go's ``time.RFC3339Nano``)."""
 
@@ -506,6 +518,7 @@ _add(
     ("play.history.created_at", "created-at"),
 )
 _add("wins_reordered", _wrapped(WinsInAnotherOrder), WinsInAnotherOrder.__doc__)
+_add("wallet_minimum_1_cent", _wrapped(WalletMinimum), WalletMinimum.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
 

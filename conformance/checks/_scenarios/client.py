@@ -562,6 +562,19 @@ def evidence(
     return PlayEvidence.of(case, expected, got, note, request)
 
 
+def open_least(session: Session, fallback: int) -> tuple[Account, int]:
+    """An account holding nothing (0 cents) and the balance it was opened with; when the
+    target refuses an empty account with a 4xx (a least balance of its own, as a
+    ``PositiveInt`` field has: row ``balance-own-limit`` of docs/contract-decisions.md), one of
+    ``fallback`` cents."""
+    try:
+        return session.open(0), 0
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500 or fallback == 0:
+            raise
+    return session.open(fallback), fallback
+
+
 def _funded(session: Session, stake: int, plays: int) -> Account:
     """An account that can pay ``plays`` stakes three times over (a faulty double debit too);
     when the target refuses that balance with a 4xx (a wallet limit of its own: row
