@@ -52,7 +52,8 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   reservation, row ``integer-forms``);
 - ``ids_url_special``: account, play and block ids holding characters a path must
   percent-encode (``/``, ``+``, ``=``, ``:``, ``@``, ``?``, ``#``, ``%``, a space), as ids in
-  standard base64 or URNs are.
+  standard base64 or URNs are;
+- ``ids_long``: account, play and block ids 1 000 characters long.
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -119,6 +120,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "numbers_point_zero": {"json_form": "point_zero"},
     "numbers_exponent": {"json_form": "exponent"},
     "ids_url_special": {"special_ids": True},
+    "ids_long": {"long_ids": True},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -218,6 +220,13 @@ class SpecialIds(IdNumbers):
 
     def written(self, count: int, text: str) -> int | str:
         return f"urn:{count}:{text}/a+b=c@d?e#f%g h"
+
+
+class LongIds(IdNumbers):
+    """Every id the service hands out 1 000 characters long (a signed, self-describing id)."""
+
+    def written(self, count: int, text: str) -> int | str:
+        return f"{text}.{count}.".ljust(1000, "x")
 
 
 class RateLimit:
@@ -660,6 +669,7 @@ class WireHTTPServer(ThreadingHTTPServer):
         upper_headers: bool = False,
         error_extras: bool = False,
         special_ids: bool = False,
+        long_ids: bool = False,
         json_form: str | None = None,
         ndjson: str | None = None,
         problem: bool = False,
@@ -676,7 +686,15 @@ class WireHTTPServer(ThreadingHTTPServer):
         self.html_404 = html_404
         self.int_flags = int_flags
         self.threads, self.idle_s = threads, idle_s
-        self.ids = SpecialIds() if special_ids else IdNumbers() if int_ids else None
+        self.ids = (
+            SpecialIds()
+            if special_ids
+            else LongIds()
+            if long_ids
+            else IdNumbers()
+            if int_ids
+            else None
+        )
         self.ndjson_media, self.upper_headers = ndjson_media, upper_headers
         self.error_extras = error_extras
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
