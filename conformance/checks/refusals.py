@@ -188,7 +188,7 @@ sc.SCENARIOS["refusals"] = scenario_refusals
 def refusals(ctx: CheckContext) -> None:
     """Every refusal the suite provokes on the play endpoints, at the first stake of each game
     in scope: the status the contract fixes, and the error document with a snake_case code."""
-    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
     tried = 0
     for game in ctx.games():
         stakes = ctx.stakes(game)

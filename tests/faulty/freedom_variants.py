@@ -66,6 +66,16 @@ class HistoryOwnLimit(Delegating):
         return dict(self.inner.history(account_id, token, limit))
 
 
+class HistoryLimitRequired(Delegating):
+    """The history refuses a request without ``limit`` (400 ``limit is required``): the
+    contract writes the endpoint ``history?limit=`` and gives no default."""
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        if limit is None:
+            raise ErrorReply(400, "limit_required", "give limit: 1 to 10000")
+        return dict(self.inner.history(account_id, token, limit))
+
+
 class HistoryOwnLimit10(HistoryOwnLimit):
     maximum = 10
 
@@ -518,6 +528,21 @@ _add(
     ("play.history.created_at", "created-at"),
 )
 _add("wins_reordered", _wrapped(WinsInAnotherOrder), WinsInAnotherOrder.__doc__)
+_add(
+    "history_limit_required",
+    _wrapped(HistoryLimitRequired),
+    HistoryLimitRequired.__doc__,
+    *(
+        (requirement, "history-default-page")
+        for requirement in (
+            "play.history.order",
+            "play.history.complete",
+            "play.history.limit",
+            "robots.4.1.history_unrevealed",
+            "eldorado.4.2.history_unrevealed",
+        )
+    ),
+)
 _add("wallet_minimum_1_cent", _wrapped(WalletMinimum), WalletMinimum.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
