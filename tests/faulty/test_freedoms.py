@@ -76,6 +76,8 @@ JUDGED_BY = {
     "status_422_for_400": ("protocol.refusals", "pass"),
     "vendor_extras": ("play.auto_answer", "pass"),
     "wins_reordered": ("play.auto_answer", "pass"),
+    "wallet_minimum_1_cent": ("play.insufficient_funds", "pass"),
+    "history_limit_required": ("play.history_listing", "reserved"),
     "wallet_limit_1000_eur": ("play.invalid_requests", "pass"),
     "blocks_newest_first": ("play.block_unit", "pass"),
     "tokens_standard_base64": ("security.tokens_unguessable", "pass"),

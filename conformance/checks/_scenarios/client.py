@@ -31,7 +31,7 @@ Case = Mapping[str, Any]
 Chooser = Callable[[int], int]
 KIND = "play"
 WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one account
-NO_LIMIT_JUDGES = ("play.history.order", "play.history.complete")
+NO_LIMIT_JUDGES = ("play.history.order", "play.history.complete", "play.history.limit")
 """What a history asked without ``limit`` is judged for (a check covering neither: its own)."""
 OWN_LIMITS = (10_000, 5_000, 2_000, 1_000, 500, 200, 100, 50, 20, 10)
 """The largest ``limit`` values APIs usually take, tried in turn when a target refuses the one
