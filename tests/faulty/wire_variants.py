@@ -53,7 +53,9 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``ids_url_special``: account, play and block ids holding characters a path must
   percent-encode (``/``, ``+``, ``=``, ``:``, ``@``, ``?``, ``#``, ``%``, a space), as ids in
   standard base64 or URNs are;
-- ``ids_long``: account, play and block ids 1 000 characters long.
+- ``ids_long``: account, play and block ids 1 000 characters long;
+- ``slow_plays``: every play bought answered 500 ms late (a wallet or payment service behind
+  each purchase).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -121,6 +123,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "numbers_exponent": {"json_form": "exponent"},
     "ids_url_special": {"special_ids": True},
     "ids_long": {"long_ids": True},
+    "slow_plays": {"play_delay_s": 0.5},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -414,6 +417,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if options.delay_s:
             time.sleep(options.delay_s)
+        if options.play_delay_s and method == "POST" and self.path.endswith("/plays"):
+            time.sleep(options.play_delay_s)  # a wallet or a payment service behind each play
         if isinstance(document, Iterator):
             lines = _lines_written(document, options.ndjson) if options.ndjson else document
             self._send(status, options.ndjson_media, lines)
@@ -670,6 +675,7 @@ class WireHTTPServer(ThreadingHTTPServer):
         error_extras: bool = False,
         special_ids: bool = False,
         long_ids: bool = False,
+        play_delay_s: float = 0.0,
         json_form: str | None = None,
         ndjson: str | None = None,
         problem: bool = False,
@@ -696,7 +702,7 @@ class WireHTTPServer(ThreadingHTTPServer):
             else None
         )
         self.ndjson_media, self.upper_headers = ndjson_media, upper_headers
-        self.error_extras = error_extras
+        self.error_extras, self.play_delay_s = error_extras, play_delay_s
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
         self.ndjson, self.problem, self.close = ndjson, problem, close
         self.type_header, self.extra_headers = type_header, dict(extra_headers or {})
