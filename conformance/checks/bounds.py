@@ -191,7 +191,9 @@ def reveal_bounds(ctx: CheckContext) -> None:
         buttonless=list(others[0]) if others else None,
         seed=ctx.seed,
     )
-    found = scenario_reveal_bounds(sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case)
+    found = scenario_reveal_bounds(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
+    )
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(REVEAL_BOUNDS,))
 

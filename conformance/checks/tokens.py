@@ -241,7 +241,9 @@ def tokens_unguessable(ctx: CheckContext) -> None:
             )
         )
 
-    found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case, reserve)
+    found = scenario_tokens(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case, reserve
+    )
     ctx.details["accounts"] = sample
     if found is not None:
         raise CheckFailure(
