@@ -54,6 +54,7 @@ from ._errors import (
 )
 from ._flags import FlagNumbers
 from ._ids import IdNumbers
+from ._integers import IntegerForms
 from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
 from ._statuses import UnnamedStatuses
 from ._timeout import DEFAULT_TIMEOUT_S
@@ -783,6 +784,7 @@ class HttpAdapter:
         self.statuses = UnnamedStatuses()  # 201 where the contract names no status
         self.ids = IdNumbers()  # ids answered as JSON integers
         self.flags = FlagNumbers()  # a reveal's flags answered as 0 and 1
+        self.integers = IntegerForms()  # integers answered as 100.0 or 1E+2
         self.idle_closes = IdleCloses()  # how soon the target closes idle connections
         self.session = requests.Session()
         self.session.verify = verify
@@ -1037,8 +1039,11 @@ class HttpAdapter:
         finally:
             response.close()
         why = ""
+        parse_float, integral_met = self.integers.parser()
         try:
-            value = strict_loads(raw, max_cost=limit.memory)
+            value = strict_loads(raw, max_cost=limit.memory, parse_float=parse_float)
+            if integral_met():
+                value = self.integers.placed(value)
         except OverCost as exc:
             raise ProtocolViolation(f"{what}: the answer is over its memory limit: {exc}") from None
         except JsonError as exc:
@@ -1332,8 +1337,14 @@ class HttpAdapter:
     def wire_reservations(self) -> list[dict[str, Any]]:
         """The run's reservations about what the wire showed: success statuses the contract
         does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``), a
-        reveal's flags as 0 and 1 (``harness._flags``)."""
-        return self.statuses.reservations() + self.ids.reservations() + self.flags.reservations()
+        reveal's flags as 0 and 1 (``harness._flags``), integers as 100.0 or 1E+2
+        (``harness._integers``)."""
+        return (
+            self.statuses.reservations()
+            + self.ids.reservations()
+            + self.flags.reservations()
+            + self.integers.reservations()
+        )
 
     def transport_counts(self) -> dict[str, int]:
         """What the transport did (``harness._transport.Counts``): the report shows it."""

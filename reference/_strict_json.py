@@ -48,6 +48,10 @@ def _float(text: str) -> float:
     return value
 
 
+strict_float = _float
+"""A number with a fraction or an exponent as a float; ``JsonError`` when no double holds it."""
+
+
 def _int_parser(max_digits: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         if len(text.lstrip("-")) > max_digits:
@@ -157,12 +161,14 @@ def loads(
     max_int_digits: int = MAX_INT_DIGITS,
     max_cost: int | None = None,
     object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+    parse_float: Callable[[str], Any] | None = None,
 ) -> Any:
     """``data`` (UTF-8 bytes, no BOM, or text) parsed strictly; ``JsonError`` names the fault.
 
     Its structure is counted first (``structure``): nested deeper than ``max_depth``, or a
     value that would take more than ``max_cost`` bytes of memory (None: no bound but
-    ``max_bytes``), is refused before anything is built."""
+    ``max_bytes``), is refused before anything is built. ``parse_float`` reads a number with a
+    fraction or an exponent (default: a finite float, ``strict_float``)."""
     if len(data) > max_bytes:
         raise JsonError(f"the document exceeds {max_bytes} bytes ({len(data)})")
     shape = structure(data, max_cost=max_cost)
@@ -188,7 +194,7 @@ def loads(
         return json.loads(
             text,
             parse_constant=_constant,
-            parse_float=_float,
+            parse_float=parse_float or _float,
             parse_int=_int_parser(max_int_digits) if max_int_digits < _PYTHON_DIGITS else None,
             object_pairs_hook=object_pairs_hook,
         )

@@ -415,6 +415,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_statuses",
                 "_ids",
                 "_flags",
+                "_integers",
             ),
         ),
         ("targets", ("_reference_adapter", "_http_adapter", "_targets")),

@@ -191,7 +191,9 @@ def reveal_bounds(ctx: CheckContext) -> None:
         buttonless=list(others[0]) if others else None,
         seed=ctx.seed,
     )
-    found = scenario_reveal_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    found = scenario_reveal_bounds(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
+    )
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(REVEAL_BOUNDS,))
 
@@ -270,7 +272,8 @@ def money_bounds(ctx: CheckContext) -> None:
     game = rng.choice(games)
     case = sc.case_of("money_bounds", game=game, stake_cents=ctx.stakes(game)[0], seed=ctx.seed)
     refused: list[int] = []
-    found = scenario_money_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case, refused)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    found = scenario_money_bounds(target, case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(MONEY_EXACT,))
     ctx.details["balances_judged"] = len(large_balances(_rng(case, "balances"))) - len(refused)
@@ -346,7 +349,8 @@ def limit_bounds(ctx: CheckContext) -> None:
         "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
     )
     refused: list[int] = []
-    found = scenario_limit_bounds(sc.Session.of(ctx.adapter, ctx.implementation), case, refused)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    found = scenario_limit_bounds(target, case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(LIMIT,))
     if refused:  # a maximum of the target's own (row limit-far-out): its right, said
@@ -453,7 +457,7 @@ def slice_bounds_check(ctx: CheckContext) -> None:
             "a block file has no slice reads of its own to test: contract 3's ?start=&count= "
             "is a server's"
         )
-    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
     pairs = [(g, s) for g in ctx.games() for s in ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")

@@ -192,7 +192,9 @@ def history_created_at(ctx: CheckContext) -> None:
         kind = seen.note
         reasons.setdefault(kind, (why, seen))  # one reservation per format seen
 
-    found = scenario_created_at(sc.Session.of(ctx.adapter, ctx.implementation), case, reserve)
+    found = scenario_created_at(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case, reserve
+    )
     for why, seen in reasons.values():
         ctx.reserve(
             Reservation(

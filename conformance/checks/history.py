@@ -272,7 +272,9 @@ def history_listing(ctx: CheckContext) -> None:
     long_plays = max(plays, ctx.settings.history_plays)
     case = sc.case_of("history_listing", pairs=pairs, plays=plays, long_plays=long_plays)
 
-    found = scenario_history_listing(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    found = scenario_history_listing(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
+    )
     ctx.details["plays"] = long_plays
     ctx.details["listings_judged_after_each_play"] = plays
     if found is not None:

@@ -34,7 +34,7 @@ R = TypeVar("R")
 
 
 def session(ctx: CheckContext) -> Session:
-    return Session.of(ctx.adapter, ctx.implementation)
+    return Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
 
 
 def plays_per_stake(ctx: CheckContext, game: str) -> int:

@@ -33,7 +33,7 @@ from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, chec
 from .._replay import replayer
 from ..games import kit
 from . import _scenarios as sc
-from ._scenarios.client import misspelt, mistyped
+from ._scenarios.client import misspelt, mistyped, open_least
 
 STATUS = "protocol.refusals.status"
 DOCUMENT = "protocol.refusals.error_document"
@@ -70,7 +70,7 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
     owner = session.open(stake * 4)
     other = session.open(stake * 4)
     played = session.play(owner, game, stake)
-    poor = session.open(0)
+    poor, poorest = open_least(session, stake - 1)
     acc, play_id = owner.account_id, played["play_id"]
     calls: list[Provoked] = [
         ("balance without a token", lambda: adapter.balance(acc, None), (401,), False),
@@ -93,7 +93,7 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
             False,
         ),
         (
-            f"a {stake}-cent play on a balance of 0",
+            f"a {stake}-cent play on a balance of {poorest}",
             lambda: adapter.play(poor.account_id, poor.token, game, stake),
             (402,),
             False,
@@ -188,7 +188,7 @@ sc.SCENARIOS["refusals"] = scenario_refusals
 def refusals(ctx: CheckContext) -> None:
     """Every refusal the suite provokes on the play endpoints, at the first stake of each game
     in scope: the status the contract fixes, and the error document with a snake_case code."""
-    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
     tried = 0
     for game in ctx.games():
         stakes = ctx.stakes(game)

@@ -91,7 +91,9 @@ def reveal_answer(ctx: CheckContext, game: str) -> None:
     and carries the symbol (name or letter), X2 and +1 exactly as the ticket holds them."""
     plays = min(MAX_PLAYS, plays_per_stake(ctx, game))
     case = sc.reveal_case("reveal_answer", game, stake_cents=first_stake(ctx, game), plays=plays)
-    found = scenario_reveal_answer(sc.Session.of(ctx.adapter, ctx.implementation), case)
+    found = scenario_reveal_answer(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
+    )
     ctx.details["plays"] = plays
     if found is not None:
         raise failure("a reveal answer", [found], sc.REVEAL_ANSWER)

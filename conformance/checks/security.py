@@ -11,7 +11,7 @@ from . import _scenarios as sc
 
 
 def _each_game(ctx: CheckContext, scenario: str) -> None:
-    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
     games = [(g, ctx.stakes(g)) for g in ctx.games()]
     if not any(stakes for _, stakes in games):
         raise NotSupported("no game and stake in this run's scope")

@@ -33,6 +33,7 @@ from typing import Any
 
 from .._registry import CheckContext, CheckFailure, Evidence, Reservation, check
 from . import _scenarios as sc
+from ._scenarios.client import open_least
 
 UNGUESSABLE = "security.tokens.unguessable"
 MIN_BITS = 128
@@ -196,7 +197,8 @@ def scenario_tokens(
 ) -> Evidence | None:
     """``accounts`` new accounts: their tokens are judged together (module docstring); a
     finding of the reading only (``token_finding``) goes to ``reserve``."""
-    opened = [session.open(0) for _ in range(int(case["accounts"]))]
+    first, balance = open_least(session, 1)  # 1 cent where an empty account is refused
+    opened = [first, *(session.open(balance) for _ in range(int(case["accounts"]) - 1))]
     accounts = [(a.account_id, a.token) for a in opened]
     found = token_finding(accounts)
     if found is None:
@@ -239,7 +241,9 @@ def tokens_unguessable(ctx: CheckContext) -> None:
             )
         )
 
-    found = scenario_tokens(sc.Session.of(ctx.adapter, ctx.implementation), case, reserve)
+    found = scenario_tokens(
+        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case, reserve
+    )
     ctx.details["accounts"] = sample
     if found is not None:
         raise CheckFailure(

@@ -25,7 +25,7 @@ sc.SCENARIOS["ways_in"] = scenario_ways_in
 
 
 def _probe(ctx: CheckContext, families: tuple[str, ...]) -> None:
-    target = sc.Session.of(ctx.adapter, ctx.implementation)
+    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
     pairs = [(g, ctx.stakes(g)[0]) for g in ctx.games() if ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")
@@ -86,7 +86,7 @@ def ways_in_request(ctx: CheckContext) -> None:
     (``bearer-only``). Every play endpoint's path with a trailing slash, a doubled slash or a
     percent-encoded character and no valid token: refused, and the account unchanged.
     In-process: nothing to send (details say so)."""
-    if not has_raw(sc.Session.of(ctx.adapter, ctx.implementation)):
+    if not has_raw(sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)):
         ctx.details["ways_in"] = (
             "none: an in-process adapter carries the token as a value, with no scheme or path"
         )

@@ -66,6 +66,16 @@ class HistoryOwnLimit(Delegating):
         return dict(self.inner.history(account_id, token, limit))
 
 
+class HistoryLimitRequired(Delegating):
+    """The history refuses a request without ``limit`` (400 ``limit is required``): the
+    contract writes the endpoint ``history?limit=`` and gives no default."""
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        if limit is None:
+            raise ErrorReply(400, "limit_required", "give limit: 1 to 10000")
+        return dict(self.inner.history(account_id, token, limit))
+
+
 class HistoryOwnLimit10(HistoryOwnLimit):
     maximum = 10
 
@@ -369,6 +379,18 @@ class WalletLimit(Delegating):
         return dict(self.inner.open_account(balance_cents))
 
 
+class WalletMinimum(Delegating):
+    """No account opened with 0 cents: 422 below 1 cent (a ``PositiveInt`` field, a wallet
+    that must hold something); the contract bounds no balance."""
+
+    least = 1
+
+    def open_account(self, balance_cents: int) -> Document:
+        if type(balance_cents) is int and 0 <= balance_cents < self.least:
+            raise ErrorReply(422, "balance_too_small", f"at least {self.least} cent")
+        return dict(self.inner.open_account(balance_cents))
+
+
 class CreatedAtNanoseconds(CreatedAt):
     """RFC 3339 with nine digits of a second (Go's ``time.RFC3339Nano``)."""
 
@@ -379,6 +401,23 @@ class CreatedAtEpochMillis(CreatedAt):
     """A Unix time in milliseconds, as a JSON number (JavaScript's ``Date.now()``)."""
 
     form = staticmethod(lambda t: int(t.timestamp() * 1000))
+
+
+class WinsInAnotherOrder(Delegating):
+    """Every result's ``wins`` in another order (reversed), in ``POST /v1/evaluate`` and AUTO:
+    "``wins`` is a set: its order carries no meaning" (contract 2)."""
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        return [_wins_reversed(r) for r in self.inner.evaluate(game, stake_cents, tickets)]
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        return _wins_reversed(self.inner.auto(play_id, token))
+
+
+def _wins_reversed(result: Document) -> Document:
+    if not isinstance(result.get("wins"), list):
+        return result
+    return {**result, "wins": result["wins"][::-1]}
 
 
 # -- the registry -------------------------------------------------------------------------------
@@ -488,6 +527,23 @@ _add(
     CreatedAtEpochMillis.__doc__,
     ("play.history.created_at", "created-at"),
 )
+_add("wins_reordered", _wrapped(WinsInAnotherOrder), WinsInAnotherOrder.__doc__)
+_add(
+    "history_limit_required",
+    _wrapped(HistoryLimitRequired),
+    HistoryLimitRequired.__doc__,
+    *(
+        (requirement, "history-default-page")
+        for requirement in (
+            "play.history.order",
+            "play.history.complete",
+            "play.history.limit",
+            "robots.4.1.history_unrevealed",
+            "eldorado.4.2.history_unrevealed",
+        )
+    ),
+)
+_add("wallet_minimum_1_cent", _wrapped(WalletMinimum), WalletMinimum.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
 

@@ -20,6 +20,7 @@ from harness._errors import ErrorReply
 from reference import _strict_json as strict_json
 
 from ._base import Delegating, reference_adapter
+from ._faults import OverdraftAllowed
 from .certify import TEST_SETTINGS, Outcome, certify, settings_for
 from .freedom_variants import (
     FREEDOMS,
@@ -27,6 +28,7 @@ from .freedom_variants import (
     CreatedAt,
     HistoryOwnLimit,
     WalletLimit,
+    WalletMinimum,
     many_freedoms,
     reservations_of,
 )
@@ -73,6 +75,9 @@ JUDGED_BY = {
     "auto_refused_nothing_left": ("play.robots_auto_any_moment", "pass"),
     "status_422_for_400": ("protocol.refusals", "pass"),
     "vendor_extras": ("play.auto_answer", "pass"),
+    "wins_reordered": ("play.auto_answer", "pass"),
+    "wallet_minimum_1_cent": ("play.insufficient_funds", "pass"),
+    "history_limit_required": ("play.history_listing", "reserved"),
     "wallet_limit_1000_eur": ("play.invalid_requests", "pass"),
     "blocks_newest_first": ("play.block_unit", "pass"),
     "tokens_standard_base64": ("security.tokens_unguessable", "pass"),
@@ -370,3 +375,26 @@ def test_a_wallet_limit_opens_the_old_accounts_funded_once_over() -> None:
     factory = FREEDOMS["wallet_limit_1000_eur"].factory
     outcome, _, message = one_check(factory(), "play.player_sessions")
     assert outcome == "pass", message
+
+
+# -- a least balance: an empty account refused -------------------------------------------------
+
+EMPTY_ACCOUNTS = ("play.insufficient_funds", "protocol.refusals", "security.tokens_unguessable")
+"""The checks that open accounts with nothing on them."""
+
+
+@pytest.mark.parametrize("check_id", EMPTY_ACCOUNTS)
+def test_an_empty_account_refused_is_no_failure(check_id: str) -> None:
+    """An account opened with 0 cents refused (422): the checks judge the balances the target
+    opens (row ``balance-own-limit``)."""
+    outcome, _, message = one_check(FREEDOMS["wallet_minimum_1_cent"].factory(), check_id)
+    assert outcome == "pass", (check_id, message)
+
+
+def test_an_overdraft_behind_a_least_balance_is_still_caught() -> None:
+    """A target refusing empty accounts that lets an account of the stake less a cent play is
+    still a failure of the insufficient funds."""
+    adapter = WalletMinimum(reference_adapter(OverdraftAllowed, "x"), "x")
+    outcome, _, message = one_check(adapter, "play.insufficient_funds")
+    assert outcome == "fail", message
+    assert "balance of 99 cents" in message or "balance of 49 cents" in message, message

@@ -20,8 +20,9 @@ import pytest
 
 from harness import open_target
 
+from ._base import reference_adapter
 from .certify import certify
-from .wire_variants import WIRE_RESERVATIONS, WIRE_VARIANTS, wire_variant
+from .wire_variants import WIRE_RESERVATIONS, WIRE_VARIANTS, WireServer, wire_variant
 
 SCHEMA = json.loads(
     (Path(__file__).parents[2] / "harness" / "schemas" / "report.schema.json").read_text()
@@ -45,3 +46,20 @@ def test_wire_variant_certified_over_http(name: str, tmp_path: Path) -> None:
         assert report["transport"]["rate_limited"] > 0, report["transport"]
     bases = {r["basis"] for r in outcome.reservations}
     assert bases == WIRE_RESERVATIONS.get(name, frozenset()), outcome.reservations
+
+
+@pytest.mark.slow  # a run of the money requirement over HTTP
+def test_integers_through_float_euros_stay_caught(tmp_path: Path) -> None:
+    """Integers written ``100.0`` are read as integers (row ``integer-forms``), but a wallet
+    whose answers go through float euros writes 115 cents as ``114.99999999999999``: no
+    integer, so never certified (the answer is no document of the contract)."""
+    with WireServer(reference_adapter(name="wire:euro_floats"), json_form="euro_floats") as url:
+        outcome = certify(
+            open_target(url, timeout=20),
+            target=url,
+            requirements=["play.money.exact"],
+            out=tmp_path,
+        )
+    assert outcome.verdict == "INCOMPLETE", outcome.verdict
+    assert outcome.outcomes["play.money.exact"] in ("fail", "error"), outcome.messages
+    assert "must be of JSON type integer" in outcome.messages["play.money.exact"]

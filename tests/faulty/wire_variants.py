@@ -38,13 +38,31 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   every refusal's message in French with accents;
 - ``html_404``: a path no route matches (a trailing or doubled slash) answered 404 with an
   HTML page, as Express does (``Cannot GET /v1/...``);
-- ``slow_evaluator``: ``POST /v1/evaluate`` takes 1 ms a ticket (1 s a batch of 1000).
+- ``slow_evaluator``: ``POST /v1/evaluate`` takes 1 ms a ticket (1 s a batch of 1000);
+- ``media_params``: Spring's ``application/json;charset=UTF-8`` (no space, upper case) on every
+  answer, ``application/x-ndjson; charset=utf-8`` on block streams, every header name in upper
+  case;
+- ``error_extras``: every error object, refusals' and per-ticket ones, with members of the
+  vendor's own beside ``code`` and ``message`` (``details``, ``trace_id``, ``status``);
+- ``rate_limited_http_date``: the limits of ``rate_limited``, ``Retry-After`` as an HTTP date;
+- ``numbers_point_zero``: every integer of every JSON answer written with a zero fraction
+  (``100.0``), as a decimal column's encoder does (a reservation, row ``integer-forms``);
+- ``numbers_exponent``: every integer of every JSON answer that is a multiple of 10 written
+  with an exponent (``1E+2``, Java's ``BigDecimal.toString`` after ``stripTrailingZeros``; a
+  reservation, row ``integer-forms``);
+- ``ids_url_special``: account, play and block ids holding characters a path must
+  percent-encode (``/``, ``+``, ``=``, ``:``, ``@``, ``?``, ``#``, ``%``, a space), as ids in
+  standard base64 or URNs are;
+- ``ids_long``: account, play and block ids 1 000 characters long;
+- ``slow_plays``: every play bought answered 500 ms late (a wallet or payment service behind
+  each purchase).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import re
 import socket
@@ -54,6 +72,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -94,12 +113,27 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "flags_0_1": {"int_flags": True, "json_form": "utf8"},
     "html_404": {"html_404": True},
     "slow_evaluator": {"per_ticket_s": 0.001},
+    "media_params": {
+        "json_media": "application/json;charset=UTF-8",
+        "ndjson_media": "application/x-ndjson; charset=utf-8",
+        "type_header": "CONTENT-TYPE",
+        "upper_headers": True,
+    },
+    "error_extras": {"error_extras": True},
+    "rate_limited_http_date": {"rate": "limits_http_date"},
+    "numbers_point_zero": {"json_form": "point_zero"},
+    "numbers_exponent": {"json_form": "exponent"},
+    "ids_url_special": {"special_ids": True},
+    "ids_long": {"long_ids": True},
+    "slow_plays": {"play_delay_s": 0.5},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "post_201": frozenset({"success-status"}),
     "int_ids": frozenset({"id-numbers"}),
     "flags_0_1": frozenset({"flag-numbers"}),
+    "numbers_point_zero": frozenset({"integer-forms"}),
+    "numbers_exponent": frozenset({"integer-forms"}),
 }
 """The reservations (their basis) a wire variant's run gets; none for the others."""
 
@@ -154,16 +188,20 @@ class IdNumbers:
     first seen), as a vendor with integer primary keys does; ids in paths read back."""
 
     def __init__(self) -> None:
-        self._numbers: dict[str, int] = {}
+        self._numbers: dict[str, int | str] = {}
         self._ids: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def number(self, text: str) -> int:
+    def number(self, text: str) -> int | str:
         with self._lock:
             if text not in self._numbers:
-                self._numbers[text] = len(self._numbers) + 1
+                self._numbers[text] = self.written(len(self._numbers) + 1, text)
                 self._ids[str(self._numbers[text])] = text
             return self._numbers[text]
+
+    def written(self, count: int, text: str) -> int | str:
+        """The id handed out for the service's ``text``, the ``count``-th seen."""
+        return count
 
     def out(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -178,6 +216,22 @@ class IdNumbers:
     def back(self, text: str) -> str:
         with self._lock:
             return self._ids.get(text, text)
+
+
+class SpecialIds(IdNumbers):
+    """Every id the service hands out holding characters a path must percent-encode (``/``,
+    ``+``, ``=``, ``:``, ``@``, ``?``, ``#``, ``%``, a space), as ids in standard base64 or
+    URNs do; ids in paths read back once decoded."""
+
+    def written(self, count: int, text: str) -> int | str:
+        return f"urn:{count}:{text}/a+b=c@d?e#f%g h"
+
+
+class LongIds(IdNumbers):
+    """Every id the service hands out 1 000 characters long (a signed, self-describing id)."""
+
+    def written(self, count: int, text: str) -> int | str:
+        return f"{text}.{count}.".ljust(1000, "x")
 
 
 class RateLimit:
@@ -196,7 +250,7 @@ class RateLimit:
         per_client: float = 150.0,
         *,
         status: int = 429,
-        retry_after: str | None = "1",
+        retry_after: str | Callable[[], str] | None = "1",
         json_body: bool = True,
         refuse: Callable[[str, str, bytes], bool] | None = None,
         drop: bool = False,
@@ -233,7 +287,8 @@ class RateLimit:
 
     def refusal(self) -> tuple[int, dict[str, str], bytes, str]:
         """The status, headers, body and media type of a refusal."""
-        headers = {} if self.retry_after is None else {"Retry-After": self.retry_after}
+        wait = self.retry_after() if callable(self.retry_after) else self.retry_after
+        headers = {} if wait is None else {"Retry-After": wait}
         if self.json_body:
             word = "too_many_requests" if self.status == 429 else "overloaded"
             body = {"error": {"code": word, "message": "slow down"}}
@@ -246,6 +301,10 @@ RATE_LIMITS: dict[str, Callable[[], RateLimit]] = {
     "limits": RateLimit,
     "limits_bare": lambda: RateLimit(retry_after=None, json_body=False),
     "limits_503": lambda: RateLimit(status=503),
+    # a second from now as an HTTP date (rounded up: HTTP dates have whole seconds)
+    "limits_http_date": lambda: RateLimit(
+        retry_after=lambda: email.utils.formatdate(time.time() + 2, usegmt=True)
+    ),
 }
 
 
@@ -327,6 +386,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.settimeout(None)  # the request line came: no timeout on the rest
         return super().parse_request()
 
+    def end_headers(self) -> None:
+        if self.server.upper_headers:  # every header name in upper case
+            self._headers_buffer = [_upper_header(line) for line in self._headers_buffer]
+        super().end_headers()
+
     def do_GET(self) -> None:
         self._answer("GET")
 
@@ -364,9 +428,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if options.delay_s:
             time.sleep(options.delay_s)
+        if options.play_delay_s and method == "POST" and self.path.endswith("/plays"):
+            time.sleep(options.play_delay_s)  # a wallet or a payment service behind each play
         if isinstance(document, Iterator):
             lines = _lines_written(document, options.ndjson) if options.ndjson else document
-            self._send(status, "application/x-ndjson", lines)
+            self._send(status, options.ndjson_media, lines)
             return
         if status == 200 and method == "POST" and options.post_201:
             status = 201  # NestJS's default for every POST
@@ -378,6 +444,8 @@ class _Handler(BaseHTTPRequestHandler):
         if options.int_flags and status >= 400:  # a vendor's own wording, accents and all
             error = document["error"]
             document = {**document, "error": {**error, "message": f"Refusé : {error['message']} €"}}
+        if options.error_extras:
+            document = _error_extras(document, status)
         media = options.json_media
         if status >= 400 and options.problem:
             media = "application/problem+json"
@@ -472,7 +540,35 @@ def _dumps(value: Any, form: str | None) -> str:
         )
     if form == "utf8":
         return json.dumps(value, ensure_ascii=False)
+    if form in ("point_zero", "exponent", "euro_floats"):
+        return _numbers_written(value, form)
     return json.dumps(value)
+
+
+_NUMBER_MARK = re.compile(r'"\\u0000(-?\d+)\\u0000"')
+
+
+def _numbers_written(value: Any, form: str) -> str:
+    """``value`` as JSON with every integer (not a boolean) written ``100.0`` (``point_zero``)
+    or, a multiple of 10, ``1E+2`` (``exponent``: ``BigDecimal.stripTrailingZeros``); or
+    through float euros (``euro_floats``, a faulty form: 115 is ``114.99999999999999``)."""
+
+    def marked(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: marked(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [marked(x) for x in v]
+        if type(v) is int:
+            return f"\x00{v}\x00"
+        return v
+
+    def number(match: re.Match[str]) -> str:
+        digits = match.group(1)
+        if form == "euro_floats":
+            return repr(int(digits) / 100 * 100)
+        return f"{digits}.0" if form == "point_zero" else str(Decimal(digits).normalize())
+
+    return _NUMBER_MARK.sub(number, json.dumps(marked(value)))
 
 
 def _reordered(value: Any) -> Any:
@@ -510,6 +606,37 @@ def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
     if form == "open_end":
         last = last[:-1]
     yield last
+
+
+def _upper_header(line: bytes) -> bytes:
+    """A header line (``Name: value``) with its name in upper case; the status line as is."""
+    name, colon, value = line.partition(b":")
+    return name.upper() + colon + value if colon and not line.startswith(b"HTTP/") else line
+
+
+def _error_extras(document: Any, status: int) -> Any:
+    """``document`` with members of the vendor's own in its error object (a refusal) or in
+    each per-ticket error object (an evaluation's results)."""
+
+    def extended(error: dict[str, Any], where: str) -> dict[str, Any]:
+        return {
+            **error,
+            "status": status,
+            "details": [{"field": where, "reason": error.get("code")}],
+            "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+        }
+
+    if isinstance(document, dict) and isinstance(document.get("error"), dict):
+        return {**document, "error": extended(document["error"], "request")}
+    if isinstance(document, dict) and isinstance(document.get("results"), list):
+        results = [
+            {**r, "error": extended(r["error"], f"tickets[{i}]")}
+            if isinstance(r, dict) and isinstance(r.get("error"), dict)
+            else r
+            for i, r in enumerate(document["results"])
+        ]
+        return {**document, "results": results}
+    return document
 
 
 def _problem(status: int, error: dict[str, Any]) -> dict[str, Any]:
@@ -554,6 +681,12 @@ class WireHTTPServer(ThreadingHTTPServer):
         rate: str | RateLimit | None = None,
         post_201: bool = False,
         json_media: str = "application/json",
+        ndjson_media: str = "application/x-ndjson",
+        upper_headers: bool = False,
+        error_extras: bool = False,
+        special_ids: bool = False,
+        long_ids: bool = False,
+        play_delay_s: float = 0.0,
         json_form: str | None = None,
         ndjson: str | None = None,
         problem: bool = False,
@@ -570,7 +703,17 @@ class WireHTTPServer(ThreadingHTTPServer):
         self.html_404 = html_404
         self.int_flags = int_flags
         self.threads, self.idle_s = threads, idle_s
-        self.ids = IdNumbers() if int_ids else None
+        self.ids = (
+            SpecialIds()
+            if special_ids
+            else LongIds()
+            if long_ids
+            else IdNumbers()
+            if int_ids
+            else None
+        )
+        self.ndjson_media, self.upper_headers = ndjson_media, upper_headers
+        self.error_extras, self.play_delay_s = error_extras, play_delay_s
         self.post_201, self.json_media, self.json_form = post_201, json_media, json_form
         self.ndjson, self.problem, self.close = ndjson, problem, close
         self.type_header, self.extra_headers = type_header, dict(extra_headers or {})

@@ -1,7 +1,8 @@
 """What the wire shows against a reading of the project, taken with a reservation for the run
 (docs/contract-decisions.md): a success status the contract does not name (``success-status``:
 201 for ``POST /v1/evaluate``, a reveal and AUTO; a status the contract names stays exact, 200
-for a play bought fails, row ``success-2xx``), ids as JSON integers (``id-numbers``)."""
+for a play bought fails, row ``success-2xx``), ids as JSON integers (``id-numbers``), integers
+written ``100.0`` or ``1E+2`` (``integer-forms``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from collections.abc import Callable
 
 from harness import ContractBreach, HttpAdapter, ProtocolViolation
+from harness._integers import MOST_DIGITS, integral
 from harness._runner import wire_reservations
 
 from .test_http_adapter_faults import Behaviour, FakeTarget, adapter_for, answer, fault_of, serve
@@ -120,4 +122,41 @@ def test_an_id_of_another_type_is_still_a_protocol_violation(
     adapter = adapter_for(serve(lambda handler: answer(handler, 201, body)))
     fault = fault_of(lambda: adapter.open_account(500), ProtocolViolation)
     assert "account_id" in str(fault)
+    assert wire_reservations(adapter) == []
+
+
+# -- integers written 100.0 or 1E+2 (row integer-forms) -------------------------------------
+
+
+def test_integers_written_with_a_fraction_or_an_exponent_are_read_exactly() -> None:
+    assert integral("100.0") == 100 and integral("1E+2") == 100 and integral("1.1E+3") == 1100
+    assert integral("-0.0") == 0 and integral("100E-2") == 1
+    assert integral("9007199254740993.0") == 2**53 + 1  # from the text, never a double
+    assert integral("100.5") is None and integral("1E-2") is None
+    assert integral(f"1E+{MOST_DIGITS}") is None  # no contract value is that large
+
+
+def test_integer_forms_are_taken_with_a_reservation(
+    serve: Callable[[Behaviour], FakeTarget],
+) -> None:
+    body = (
+        b'{"account_id": "a", "token": "t", "balance_cents": 9007199254740993.0, '
+        b'"x_vendor": {"ratio": 2.0}}'
+    )
+    adapter = adapter_for(serve(lambda handler: answer(handler, 201, body)))
+    opened = adapter.open_account(500)
+    assert opened["balance_cents"] == 2**53 + 1 and type(opened["balance_cents"]) is int
+    assert type(opened["x_vendor"]["ratio"]) is float  # a field of the vendor's: as it was
+    (made,) = wire_reservations(adapter)
+    assert made["basis"] == "integer-forms" and made["kind"] == "reading"
+    assert "balance_cents (1 times)" in made["message"]
+
+
+def test_a_fraction_that_is_not_zero_is_still_a_protocol_violation(
+    serve: Callable[[Behaviour], FakeTarget],
+) -> None:
+    body = json.dumps({**ACCOUNT, "account_id": "a", "balance_cents": 114.99999999999999}).encode()
+    adapter = adapter_for(serve(lambda handler: answer(handler, 201, body)))
+    fault = fault_of(lambda: adapter.open_account(500), ProtocolViolation)
+    assert "balance_cents" in str(fault)
     assert wire_reservations(adapter) == []

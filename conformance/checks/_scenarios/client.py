@@ -31,6 +31,8 @@ Case = Mapping[str, Any]
 Chooser = Callable[[int], int]
 KIND = "play"
 WHOLE_HISTORY = 1000  # an explicit limit above any scenario's plays on one account
+NO_LIMIT_JUDGES = ("play.history.order", "play.history.complete", "play.history.limit")
+"""What a history asked without ``limit`` is judged for (a check covering neither: its own)."""
 OWN_LIMITS = (10_000, 5_000, 2_000, 1_000, 500, 200, 100, 50, 20, 10)
 """The largest ``limit`` values APIs usually take, tried in turn when a target refuses the one
 a whole history needs (``Session.history_up_to``)."""
@@ -154,15 +156,24 @@ class Session:
     """What a scenario left unjudged where the check judges the requirement all the same (a
     limit of the target's own on one of several balances): said in the check's details
     (``note``), no reservation."""
+    reserve: Callable[[Reservation], None] | None = None
+    """Where a reading the target does not meet is recorded (the check's ``ctx.reserve``)."""
+    no_limit_refused: list[str] = field(default_factory=list)
+    """The refusals of a history asked without ``limit`` (row ``history-default-page``)."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
         self.adapter = _ClosedButtons(self.adapter)  # what AUTO has left to reveal
 
     @classmethod
-    def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
+    def of(
+        cls,
+        adapter: Any,
+        implementation: Mapping[str, Any] | None = None,
+        reserve: Callable[[Reservation], None] | None = None,
+    ) -> Session:
         described = implementation if implementation is not None else adapter.describe()
-        return cls(adapter, frozenset(described.get("capabilities", [])))
+        return cls(adapter, frozenset(described.get("capabilities", [])), reserve=reserve)
 
     def not_judged(self, reservation: Reservation) -> None:
         """A case the scenario met and could not judge (a freedom of the target's, or a
@@ -305,9 +316,36 @@ class Session:
                         raise CheckFailure(found.note, [found], requirements=(BLOCK_UNIT,))
 
     def history(self, account: Account, limit: int | None) -> list[Document]:
-        """The account's listing, newest first: the newest ``limit``, or all (None)."""
-        doc = self.adapter.history(account.account_id, account.token, limit)
+        """The account's listing, newest first: the newest ``limit``, or (None) the listing
+        without a limit, of the length the target chooses. A target that refuses a history
+        without ``limit`` (a 4xx: the contract writes ``history?limit=`` and gives no default)
+        is read with the whole history's limit instead, and the check reserved once (row
+        ``history-default-page``)."""
+        try:
+            doc = self.adapter.history(account.account_id, account.token, limit)
+        except ErrorReply as refusal:
+            if limit is not None or not 400 <= refusal.status < 500:
+                raise
+            self._no_limit_refused(refusal)
+            return self.history_up_to(account, WHOLE_HISTORY)[0]
         return [dict(p) for p in doc["plays"]]
+
+    def _no_limit_refused(self, refusal: ErrorReply) -> None:
+        with self._lock:
+            first = not self.no_limit_refused
+            self.no_limit_refused.append(f"{refusal.status} {refusal.code}")
+        if first and self.reserve is not None:
+            self.reserve(
+                Reservation(
+                    f"the history without limit was refused ({refusal.status} "
+                    f"{refusal.code}: {refusal.message[:120]}); the listing an app reads "
+                    f"without a limit was read with limit={WHOLE_HISTORY} instead",
+                    basis="history-default-page",
+                    lift="answer a history asked without limit (a default page of the "
+                    "newest plays, newest first)",
+                    requirements=NO_LIMIT_JUDGES,
+                )
+            )
 
     def entry(self, account: Account, play_id: str, limit: int | None = 10) -> Document | None:
         """The history's entry of ``play_id`` among the newest ``limit`` (None: the listing an
@@ -579,6 +617,19 @@ def evidence(
 ) -> PlayEvidence:
     """The evidence of a scenario's ``case`` (``PlayEvidence``: the case is its input)."""
     return PlayEvidence.of(case, expected, got, note, request)
+
+
+def open_least(session: Session, fallback: int) -> tuple[Account, int]:
+    """An account holding nothing (0 cents) and the balance it was opened with; when the
+    target refuses an empty account with a 4xx (a least balance of its own, as a
+    ``PositiveInt`` field has: row ``balance-own-limit`` of docs/contract-decisions.md), one of
+    ``fallback`` cents."""
+    try:
+        return session.open(0), 0
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500 or fallback == 0:
+            raise
+    return session.open(fallback), fallback
 
 
 def _funded(session: Session, stake: int, plays: int) -> Account:

@@ -70,12 +70,18 @@ def _cursor_kept(
 
 def scenario_insufficient_funds(session: Session, case: Case) -> Evidence | None:
     """A stake above the balance gets 402 and changes nothing; a balance of exactly the stake
-    can still play."""
+    can still play. The balances tried are 0 and the stake less a cent; a target that opens no
+    empty account (a 4xx: a least balance of its own) is judged on the second."""
     game, stake = case["game"], case["stake_cents"]
 
     def refuse() -> Evidence | None:
         for balance in sorted({0, stake - 1}):
-            account = session.open(balance)
+            try:
+                account = session.open(balance)
+            except ErrorReply as refusal:  # no empty account (a least balance of the target's
+                if balance or not 400 <= refusal.status < 500:  # own): stake - 1 is judged
+                    raise
+                continue
             state = _state(session, account)
             reply = refused(partial(session.play, account, game, stake))
             request = {
