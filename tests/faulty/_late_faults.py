@@ -3,7 +3,8 @@ each keyed to an age the suite did not reach in the profile that claimed to cove
 5 December 2026 from the ages table of docs/certify.md, "Ages a run reaches"):
 
 - an account's plays past its 512th (the full profile's old accounts made 402);
-- a history deeper than 500 entries (the same accounts' listings were 402 deep);
+- a history deeper than 500 entries (the same accounts' listings were 402 deep), and AUTO on a
+  play older than its account's newest 500;
 - the first units of a block after the sales moved on from the previous one (no run crossed a
   block's end: ``play.deep_stream`` stopped judging when its block ran out);
 - the last units of a block (the same).
@@ -11,7 +12,8 @@ each keyed to an age the suite did not reach in the profile that claimed to cove
 The last two are a server that has sold for weeks: the block on sale at every (game, stake)
 has ``LEFT`` units left when the run starts (``_NearBlockEnd``), as a live target's has; a
 fresh one's end is 900 000 or 2 000 000 units away, past any run's reach, which the report
-says. Each class is the reference with one behaviour changed, its docstring the bug as a
+says; 50 000 units are past what a full run's checks sell at a stake, within the soak's
+reach. Each class is the reference with one behaviour changed, its docstring the bug as a
 vendor would write it (``variants.py`` registers them with what must catch them).
 """
 
@@ -53,6 +55,28 @@ class HistoryPrizeZeroPast500Entries(HistoryArchivePrizeZero):
     HOT = 500
 
 
+class AutoPrizeZeroPast500Plays(GameService):
+    """Contract 4 (AUTO's answer, "asked again, the same answer"): a play older than its
+    account's newest 500 lives in the archive table, which kept the ticket but not the prize
+    (the same forgotten column): AUTO asked on it answers ``prize_cents`` 0 and no wins. The
+    play's credit, the history and AUTO on the newest 500 plays are right."""
+
+    HOT = 500
+
+    def auto(self, play_id: object, token: object) -> Document:
+        answer = super().auto(play_id, token)
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT COUNT(*) AS n FROM plays WHERE account_id = "
+                "(SELECT account_id FROM plays WHERE play_id = ?) AND seq > "
+                "(SELECT seq FROM plays WHERE play_id = ?)",
+                (str(play_id), str(play_id)),
+            ).fetchone()
+        if int(row["n"]) < self.HOT:
+            return answer
+        return {**answer, "prize_cents": 0, "wins": []}
+
+
 # == the end of a block, the switch to the next =================================================
 
 
@@ -60,7 +84,7 @@ class _NearBlockEnd(GameService):
     """A server that has sold for weeks: the block on sale at every (game, stake) has ``LEFT``
     units left when it starts (a fresh reference's cursor is at unit 0 of block 1)."""
 
-    LEFT = 5_000
+    LEFT = 50_000
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -124,6 +148,7 @@ class BlockTailWinsQueued(_NearBlockEnd, _CreditOnAuto):
 
 
 __all__ = [
+    "AutoPrizeZeroPast500Plays",
     "BlockTailWinsQueued",
     "HistoryPrizeZeroPast500Entries",
     "NextBlockFirstUnitsLotLost",

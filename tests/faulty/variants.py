@@ -18,8 +18,8 @@ from reference._service import GameService
 
 from . import _block_faults as bf
 from . import _crossblock_faults as xf
-from . import _late_faults as lf
 from . import _faults as f
+from . import _late_faults as lf
 from . import _own_limit_faults as olf
 from . import _play_faults as pf
 from . import _player_faults as plf
@@ -1290,6 +1290,15 @@ _service(
     "robots 4.1",
     lf.HistoryPrizeZeroPast500Entries,
     ["*.history_unrevealed"],
+    ("robots",),
+    settings=FULL_OLD,
+)
+_service(
+    "play_auto_prize_zero_past_500_plays",
+    "play",
+    "contract 4",
+    lf.AutoPrizeZeroPast500Plays,
+    ["play.auto.answer"],
     ("robots",),
     settings=FULL_OLD,
 )

@@ -542,8 +542,13 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # AUTO sent again, long after: the same ticket and prize, the balance unmoved
     finished = [one for one in player.bought if one.finished]
     # the oldest finished plays (the longest after: an answer that changes with a finished
-    # ticket's age shows there), and others the seed draws
-    oldest, others = finished[:OLDEST_RESENT], finished[OLDEST_RESENT:]
+    # ticket's age shows there), the oldest winning ones too (a prize answered wrong, as an
+    # archive that lost the column answers it, shows on a win only), and others the seed draws
+    oldest = finished[:OLDEST_RESENT]
+    taken = {id(one) for one in oldest}
+    oldest += [one for one in finished if one.prize and id(one) not in taken][:OLDEST_RESENT]
+    taken |= {id(one) for one in oldest}
+    others = [one for one in finished if id(one) not in taken]
     resent = oldest + rng.sample(others, min(RESENT_AUTOS - len(oldest), len(others)))
     for one in resent:
         answer = session.auto_again(account, str(one.played["play_id"]))
@@ -752,7 +757,8 @@ def reach_of(players: list[Player]) -> list[str]:
     age = max((p.last_play_at or p.opened_at) - p.opened_at for p in players)
     return [
         f"accounts: the oldest made {len(most.bought)} plays ({most.game} at {most.stake} "
-        f"cents, each judged); a fault past an account's {len(most.bought)}th play: not covered",
+        f"cents), each judged again at the end; a fault only past an account's first "
+        f"{len(most.bought)} plays: not covered",
         f"histories: listed {deepest} entries deep, each judged; deeper: not covered",
         f"account age: up to {age:.0f} s between an account's opening and its last play; "
         "older accounts: not covered",
