@@ -59,7 +59,7 @@ class Sold(NamedTuple):
 
     play_id: str
     block_id: str
-    index: int
+    unit: int  # its index in the block
     balance_cents: int
 
 
@@ -107,7 +107,7 @@ def deep_plays(session: Session, case: Case) -> Deep:
         watched += [(runs[-1], buy()) for _ in range(judged)]
         size = session.block_size(game, stake, home) if case.get("cross", True) else None
         if size is not None:
-            left = size - runs[-1].plays[-1].index - 1
+            left = size - runs[-1].plays[-1].unit - 1
             spent = time.monotonic() - started
             pace = spent / max(1, sum(len(r.plays) for r in runs))
             if left * pace > budget - spent:
@@ -168,15 +168,15 @@ def _through(buy: Callable[[], Sold], home: str, depth: int, budget: float, star
     while True:
         played = buy()
         count += 1
-        if played.block_id != home or played.index >= depth:
+        if played.block_id != home or played.unit >= depth:
             return played
         if count % RATE_EVERY == 0:  # the pace of the last plays (past any warm-up)
             now = time.monotonic()
-            left = (depth - played.index) * (now - mark) / RATE_EVERY
+            left = (depth - played.unit) * (now - mark) / RATE_EVERY
             mark = now
             if left > budget - (now - started):
                 raise _Stop(
-                    f"unit {played.index} reached in {now - started:.1f} s: unit {depth} "
+                    f"unit {played.unit} reached in {now - started:.1f} s: unit {depth} "
                     f"would take {left:.0f} s more, past deep_budget_s {budget:g}"
                 )
 
@@ -215,10 +215,10 @@ def _judged(
     for run in runs:
         lots: list[int] = []
         for one in run.plays:
-            unit = units.get((one.block_id, one.index))
+            unit = units.get((one.block_id, one.unit))
             if unit is None:
                 return Deep(
-                    what=f"unit {one.index} of {one.block_id} not in the block or not valid: "
+                    what=f"unit {one.unit} of {one.block_id} not in the block or not valid: "
                     "not judged",
                     not_reached="the units sold could not be read",
                 )
@@ -229,7 +229,7 @@ def _judged(
     found = _history(session, case, runs, watched, units)
     if found is not None:
         return Deep(found=found, what="a fault")
-    mine = [one.index for one in every if one.block_id == home]
+    mine = [one.unit for one in every if one.block_id == home]
     after = [one for one in every if one.block_id != home]
     result.deepest = max(mine)
     if after:
@@ -249,7 +249,7 @@ def _units(
     wanted: dict[str, dict[int, bool]] = {}
     for one in plays:
         keep = wanted.setdefault(one.block_id, {})
-        keep[one.index] = keep.get(one.index, False) or one.play_id in tickets_of
+        keep[one.unit] = keep.get(one.unit, False) or one.play_id in tickets_of
     found: dict[tuple[str, int], tuple[int, str | None]] = {}
     for block_id, indices in wanted.items():
         ordered = sorted(indices)
@@ -284,7 +284,7 @@ def _chain(case: Case, run: _Run, lots: list[int]) -> Evidence | None:
                 {**case, "requirement": balance_requirement(game, debit, balance, stake, lot, got)},
                 {"balance_cents": want, "lot_cents": lot},
                 {"balance_cents": got},
-                f"{game} at {stake} cents: play {number + 1} (unit {one.index} of block "
+                f"{game} at {stake} cents: play {number + 1} (unit {one.unit} of block "
                 f"{one.block_id}) answered a balance of {got} cents, {want} expected "
                 f"(before {balance}, stake {stake}, its unit's lot {lot})",
                 {"operation": "play"},
@@ -314,14 +314,14 @@ def _history(
         listed = {str(p["play_id"]): p for p in entries}
         for one in mine:
             entry = listed.get(one.play_id)
-            unit = units.get((one.block_id, one.index))
+            unit = units.get((one.block_id, one.unit))
             if entry is None or unit is None or unit[1] is None:
                 continue  # a missing entry is the history checks' to judge
             want: dict[str, object] = {
                 "game": game,
                 "stake_cents": stake,
                 "block_id": one.block_id,
-                "index": one.index,
+                "index": one.unit,
                 "ticket": unit[1],
                 "prize_cents": unit[0],
             }
@@ -332,7 +332,7 @@ def _history(
                     want,
                     got,
                     f"{game} at {stake} cents: the history entry of play {one.play_id!r}, "
-                    f"unit {one.index} of block {one.block_id}, does not show that play, its "
+                    f"unit {one.unit} of block {one.block_id}, does not show that play, its "
                     "unit's ticket and prize: "
                     + ", ".join(
                         f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]

@@ -292,9 +292,25 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     pairs = _excursions(rng, (player.game, player.stake), player.elsewhere, plays)
     at = 0
     for run in _runs(rng, plays):
-        for one in [_buy(session, player, pair) for pair in pairs[at : at + run]]:
+        chosen = pairs[at : at + run]
+        if not _affords(player, sum(stake for _, stake in chosen)):
+            return  # its balance spent (a wallet limit kept it small): the report says how old
+        for one in [_buy(session, player, pair) for pair in chosen]:
             _finish(session, player, one)
         at += run
+
+
+def _old_funded(session: Session, stake: int, plays: int) -> tuple[Account, int]:
+    """An old account for ``plays`` plays at ``stake`` (``funded_with``); refused for a wallet
+    limit of the target's own, for half as many, down to ``MIN_OLD_PLAYS`` (its plays then
+    stop when its balance is spent: ``_old``)."""
+    while True:
+        try:
+            return funded_with(session, stake, plays)
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500 or plays // 2 < MIN_OLD_PLAYS:
+                raise
+            plays //= 2
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -305,6 +321,7 @@ def _runs(rng: random.Random, plays: int) -> list[int]:
     return runs
 
 
+MIN_OLD_PLAYS = 20  # an old account's plays funded at least, past a wallet limit
 SETTLE_PLAYS = (3, 6)  # plays at its own pair before an old account tries another
 TRY_PLAYS = (1, 3)  # plays at the other pair before it comes back
 
@@ -351,8 +368,8 @@ def scenario_players(
     players: list[Player | None] = []
     dearest = max(stake for _, stake in pairs)  # an old account's tries may cost more
     for game, stake in firsts.items():
-        # its plays paid three times over, or once past a wallet limit of the target's own
-        account, funding = funded_with(session, dearest, int(case["old_plays"]) + 20)
+        # its plays paid three times over, or less past a wallet limit of the target's own
+        account, funding = _old_funded(session, dearest, int(case["old_plays"]) + 20)
         old = Player(account, game, stake, funding, paced=False)
         old.elsewhere = [p for p in pairs if p != (game, stake)]
         players.append(old)
@@ -478,10 +495,11 @@ def _funding(seed: int, number: int, stake: int, span: float) -> int:
     return stake * max(FUNDED_PLAYS, int(span))
 
 
-def _affords(player: Player) -> bool:
-    """Whether the player's balance, as its last play answered it, pays one more stake."""
+def _affords(player: Player, cents: int | None = None) -> bool:
+    """Whether the player's balance, as its last play answered it, pays one more stake (or
+    ``cents``)."""
     last = player.bought[-1].played["balance_cents"] if player.bought else player.opening
-    return int(last) >= player.stake
+    return int(last) >= (player.stake if cents is None else cents)
 
 
 def _joins(seed: int, accounts: int, span: float) -> list[float]:
