@@ -21,6 +21,7 @@ import random
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
@@ -210,6 +211,7 @@ class Runner:
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         self._stalls = Stalls()
         self._reach: list[tuple[str, list[str]]] = []  # each check's ages reached (``reach``)
+        self._calls: Counter[str] = Counter()  # the run's target calls by operation
         self._began = time.monotonic()
         self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
         self._letters = letters()  # each requirement's clauses: what can fail it
@@ -463,7 +465,7 @@ class Runner:
                 if not token.cancelled:
                     emit(BlockAudited(**{n: block[n] for n in names if n in block}))
 
-        guard = GuardedAdapter(adapter, token, self._stalls, self._gate)
+        guard = GuardedAdapter(adapter, token, self._stalls, self._gate, self._calls)
         ctx = CheckContext(
             adapter=guard,
             implementation=implementation,
@@ -709,6 +711,11 @@ class Runner:
         covered" no check of this run judged."""
         lines = [f"{check_id}: {line}" for check_id, found in sorted(self._reach) for line in found]
         uptime = time.monotonic() - self._began
+        opened, sold = self._calls["open_account"], self._calls["play"]
+        lines.append(
+            f"accounts: {opened} opened and {sold} plays bought by the run; a fault only past "
+            "more accounts or plays since the target started: not covered"
+        )
         lines.append(
             f"uptime: the run lasted {uptime:.0f} s; a fault after longer uptime: not covered"
         )

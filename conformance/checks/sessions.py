@@ -148,7 +148,10 @@ def deep_stream(ctx: CheckContext) -> None:
     target = session(ctx)
     reached, reach = [], []
     # each game's first stake through to the depth; every pair on through its block's end when
-    # that lies within reach (its units left at the pace measured, within deep_budget_s)
+    # that lies within reach (its units left at the pace measured, within deep_budget_s); all
+    # of it within deep_budget_s for each game, as when only the first stakes played deep
+    budget = ctx.settings.deep_budget_s
+    ends = time.monotonic() + budget * len(firsts)
     for game, stake in pairs(ctx):
         first = firsts[game] == stake
         case = case_of(
@@ -156,7 +159,7 @@ def deep_stream(ctx: CheckContext) -> None:
             game=game,
             stake_cents=stake,
             depth=depth if first else 0,
-            budget_s=ctx.settings.deep_budget_s,
+            budget_s=round(max(0.0, min(budget, ends - time.monotonic())), 1),
             judged=DEEP_JUDGED,
         )
         deep = deep_plays(target, case)
