@@ -6,9 +6,11 @@
 (``_scenarios.top_tiers``). It mostly waits, so it starts early and runs beside the other
 checks: its pauses cost the run no wall time while the others still work.
 ``play.deep_stream`` plays through to unit ``deep_units`` of the block on sale at each game's
-first stake when the target sells fast enough to get there within ``deep_budget_s``, and judges
-the plays there (their balances, AUTO, their history entries). docs/play-checks.md says what
-each judges and why.
+first stake when the target sells fast enough to get there within ``deep_budget_s``, and, at
+every (game, stake), through the end of the block on sale when that lies within reach; it
+judges the plays there (their balances, AUTO, their history entries). Both say in their
+details' ``reach`` the ages they reached, and what they did not as "not covered" (the report's
+ages: ``harness._runner.Runner.reach``). docs/play-checks.md says what each judges and why.
 """
 
 from __future__ import annotations
@@ -123,9 +125,10 @@ def player_sessions(ctx: CheckContext) -> None:
 )
 def deep_stream(ctx: CheckContext) -> None:
     """At each game's first stake, plays through to unit ``deep_units`` of the block on sale
-    when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more: every play's
-    balance judged against the block's units read afterwards, the last ones' history entries
-    against their units."""
+    when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more; at every
+    (game, stake), through the block's end and into the next when it lies within reach
+    (``_scenarios.deep``): every play's balance judged against its unit read afterwards, the
+    watched ones' history entries against their units; what was not reached, in ``reach``."""
     depth = ctx.settings.deep_units
     if depth is None:  # nothing to judge, nothing missing: the quick profile's
         ctx.details["deep_units"] = "null: no play through in this profile (full, soak: some)"
