@@ -2,7 +2,9 @@
 each keyed to an age the suite did not reach in the profile that claimed to cover it (written
 5 December 2026 from the ages table of docs/certify.md, "Ages a run reaches"):
 
-- an account's plays past its 512th (the full profile's old accounts made 402);
+- an account's plays past its 512th (the full profile's old accounts made 402; a control: the
+  full profile's deep and top-lot plays, whose balances are judged, reach thousands on one
+  account, and caught it; the test profile did not);
 - a history deeper than 500 entries (the same accounts' listings were 402 deep), and AUTO on a
   play older than its account's newest 500;
 - the first units of a block after the sales moved on from the previous one (no run crossed a
