@@ -99,8 +99,9 @@ def deep_plays(session: Session, case: Case) -> Deep:
     watched: list[Watched] = []  # AUTO'd, their history entries judged
     try:
         last = _through(buy, home, depth, budget, started)
-    except _Stop as stop:
-        return Deep(what=str(stop), not_reached=f"the depth not reached: {stop}")
+    except _Stop as stop:  # the plays made are judged all the same, as deep as they got
+        result.not_reached = f"the depth not reached: {stop}"
+        return _judged(session, case, runs, watched, home, result)
     if last.block_id != home:  # the block ran out before the depth: crossed
         watched += _into_next(buy, runs[-1], judged)
     else:
