@@ -22,7 +22,9 @@ import pytest
 from conformance._profiles import load_profile
 from conformance.checks._scenarios import case_of
 from conformance.checks._scenarios.client import Session
-from conformance.checks._scenarios.deep import CROSS_JUDGED, deep_plays
+from conformance.checks._scenarios.deep import CROSS_JUDGED, Deep, deep_plays
+from conformance.checks._scenarios.players import reach_of
+from conformance.checks.sessions import deep_reach
 from reference._service import GameService
 
 from . import _late_faults as lf
@@ -132,3 +134,17 @@ def test_a_correct_target_near_its_block_end_is_certified_across_it(tmp_path: Pa
     assert any("block end crossed (robots-100-0001's end into robots-100-0002)" in r for r in reach)
     assert any(r.startswith("play.player_sessions: accounts: the oldest made") for r in reach)
     assert reach[-1].startswith("uptime: the run lasted")
+
+
+def test_the_reach_lines_say_what_a_run_did_not_cover() -> None:
+    crossed = Deep(deepest=1_999_999, crossed="robots-100-0001's end into robots-100-0002")
+    assert deep_reach("robots", 100, crossed, 12_000) == (
+        "robots at 100 cents: units judged to 1999999 of the block on sale; block end crossed "
+        "(robots-100-0001's end into robots-100-0002)"
+    )
+    short = Deep(deepest=5_171, not_reached="the depth not reached: too slow")
+    line = deep_reach("robots", 100, short, 12_000)
+    assert "(depth 12000 not reached: not covered)" in line
+    assert line.endswith("block end not reached (the depth not reached: too slow): not covered")
+    assert deep_reach("eldorado", 50, Deep(not_reached="refused"), None).endswith("not covered")
+    assert reach_of([]) == ["accounts: none judged again to the end: not covered"]
