@@ -148,3 +148,17 @@ def test_the_reach_lines_say_what_a_run_did_not_cover() -> None:
     assert line.endswith("block end not reached (the depth not reached: too slow): not covered")
     assert deep_reach("eldorado", 50, Deep(not_reached="refused"), None).endswith("not covered")
     assert reach_of([]) == ["accounts: none judged again to the end: not covered"]
+
+
+def test_every_report_lists_the_ages_reached() -> None:
+    from harness._reports import html, markdown
+    from harness._reports._reservations import reach
+
+    doc: dict[str, Any] = {"verdict": {"scope": {"reach": ["uptime: 3 s; longer: not covered"]}}}
+    assert reach(doc) == ["uptime: 3 s; longer: not covered"]
+    assert markdown._reach(doc) == ["", "## Ages reached", "", "- uptime: 3 s; longer: not covered"]
+    assert (
+        html._reach(doc)
+        == "<h2>Ages reached</h2><ul><li>uptime: 3 s; longer: not covered</li></ul>"
+    )
+    assert reach({"verdict": {"scope": None}}) == [] and html._reach({"verdict": {}}) == ""
