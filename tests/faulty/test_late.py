@@ -1,14 +1,17 @@
 """Old, deep and late (tests/faulty/_late_faults.py): faults keyed to ages no profile reached,
-each rejected for the requirement it breaks and for no other, and the ages a run reports.
+each rejected for the requirement it breaks and for no other, and the ages every report lists.
 
-Before (the suite at ``35ec4d9``, the test profile with each variant's settings: the full
-profile's old accounts, the soak's deep budget) all four were certified: the full profile's
-old accounts made 402 plays and listed their history 402 deep; ``play.deep_stream`` stopped
-judging when the block on sale ran out, and no other check plays through a block's end. Now
-the full profile's old accounts make 900 plays, and ``play.deep_stream`` plays through the end
-of the block on sale at every (game, stake) when it lies within ``deep_budget_s`` at the pace
-measured, judging every play and the switch's history entries. The whole runs are slow; the
-fast tests below pin the mechanisms on a block with a few units left.
+Before (the suite at ``35ec4d9``) four were CERTIFIED by a full run (``instantcert certify
+--profile full --seed 20261129``) and passed by the test profile with each variant's settings
+(the full profile's old accounts, the soak's deep budget): the old accounts made 402 plays and
+listed their history 402 deep, AUTO was sent again on their 3 oldest plays only, and
+``play.deep_stream`` stopped judging where its block ran out (no check plays through a block's
+end). The fifth, ``play_wins_queued_past_512_plays``, is a control: a full run's deep and
+top-lot plays caught it, the test profile did not. Now the full profile's old accounts make 900
+plays, AUTO is sent again on the oldest winning plays too, and ``play.deep_stream`` plays through
+the end of the block on sale at every (game, stake) when it lies within ``deep_budget_s`` at the
+pace measured, judging every play and the history entries around the switch. The whole runs
+are slow; the fast tests below pin the mechanisms on a block with 40 units left.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from .variants import SOAK_DEEP, VARIANTS
 LATE = (
     "play_wins_queued_past_512_plays",
     "play_history_prize_zero_past_500_entries",
+    "play_auto_prize_zero_past_500_plays",
     "play_next_block_first_units_lot_lost",
     "play_block_tail_wins_queued",
 )
