@@ -26,6 +26,7 @@ import random
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager
 from functools import partial
@@ -164,6 +165,9 @@ class Stalls:
         )
 
 
+_COUNTED = threading.Lock()  # the run's call counts, shared by every check's guard
+
+
 class GuardedAdapter:
     """The adapter as one check sees it: every operation refused once the check is cut.
 
@@ -177,8 +181,10 @@ class GuardedAdapter:
         token: CancelToken,
         stalls: Stalls,
         gate: StreamGate | None = None,
+        calls: Counter[str] | None = None,
     ) -> None:
         self.underlying = underlying
+        self._counted = calls  # the run's calls by operation, every check's (``Runner.reach``)
         self._gate = gate if gate is not None else StreamGate(())
         self.name = getattr(underlying, "name", "target")
         self._token = token
@@ -199,6 +205,9 @@ class GuardedAdapter:
             self._calls += 1
             ticket = self._calls
             self._in_flight[ticket] = (operation, time.monotonic())
+        if self._counted is not None:
+            with _COUNTED:
+                self._counted[operation] += 1
         outer = getattr(_calling, "token", None)
         _calling.token = self._token
         try:

@@ -21,6 +21,7 @@ import random
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
@@ -209,6 +210,9 @@ class Runner:
         self._clock = clock
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         self._stalls = Stalls()
+        self._reach: list[tuple[str, list[str]]] = []  # each check's ages reached (``reach``)
+        self._calls: Counter[str] = Counter()  # the run's target calls by operation
+        self._began = time.monotonic()
         self._gate = StreamGate(())  # the run's, over the target's streams (``_run_checks``)
         self._letters = letters()  # each requirement's clauses: what can fail it
         self._implementation: Mapping[str, Any] | None = None  # describe()'s, once answered
@@ -342,6 +346,7 @@ class Runner:
         if not seamless(adapter):  # a block file's header is judged by the block checks
             adapter = Validated(adapter)  # every answer held to its schema, once, here
         started_at = _now()
+        self._began = time.monotonic()
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
         implementation, smoke, reachable = self._smoke(adapter)
         self._implementation = implementation
@@ -460,7 +465,7 @@ class Runner:
                 if not token.cancelled:
                     emit(BlockAudited(**{n: block[n] for n in names if n in block}))
 
-        guard = GuardedAdapter(adapter, token, self._stalls, self._gate)
+        guard = GuardedAdapter(adapter, token, self._stalls, self._gate, self._calls)
         ctx = CheckContext(
             adapter=guard,
             implementation=implementation,
@@ -472,6 +477,9 @@ class Runner:
         )
         outcome = self._execute_within(check, ctx, guard, token)
         outcome = replace(outcome, message=bounded(outcome.message, MESSAGE_CHARS))
+        reach = outcome.details.get("reach")
+        if isinstance(reach, list):  # the ages this check reached, and what it did not
+            self._reach.append((check.id, [str(line) for line in reach]))
         blamed = outcome.requirements or check.requirements
         foreign = not set(blamed) & set(check.requirements)
         if foreign and not any(rid in outcomes for rid in blamed):  # out of this run's scope
@@ -694,7 +702,24 @@ class Runner:
             "games": games,
             "left_out": [{"what": what, "requirements": n} for what, n in left.items()],
             "covers": scope_words(capabilities, games),
+            "reach": self.reach(),
         }
+
+    def reach(self) -> list[str]:
+        """The ages the run reached (docs/certify.md, "Ages a run reaches"): each check's
+        ``reach`` lines, in check order, then the server's uptime; what a line says "not
+        covered" no check of this run judged."""
+        lines = [f"{check_id}: {line}" for check_id, found in sorted(self._reach) for line in found]
+        uptime = time.monotonic() - self._began
+        opened, sold = self._calls["open_account"], self._calls["play"]
+        lines.append(
+            f"accounts: {opened} opened and {sold} plays bought by the run; a fault only past "
+            "more accounts or plays since the target started: not covered"
+        )
+        lines.append(
+            f"uptime: the run lasted {uptime:.0f} s; a fault after longer uptime: not covered"
+        )
+        return lines
 
     def reservations(
         self, verdicts: Sequence[RequirementVerdict], certified_scope: Mapping[str, Any] | None

@@ -6,9 +6,11 @@
 (``_scenarios.top_tiers``). It mostly waits, so it starts early and runs beside the other
 checks: its pauses cost the run no wall time while the others still work.
 ``play.deep_stream`` plays through to unit ``deep_units`` of the block on sale at each game's
-first stake when the target sells fast enough to get there within ``deep_budget_s``, and judges
-the plays there (their balances, AUTO, their history entries). docs/play-checks.md says what
-each judges and why.
+first stake when the target sells fast enough to get there within ``deep_budget_s``, and, at
+every (game, stake), through the end of the block on sale when that lies within reach; it
+judges the plays there (their balances, AUTO, their history entries). Both say in their
+details' ``reach`` the ages they reached, and what they did not as "not covered" (the report's
+ages: ``harness._runner.Runner.reach``). docs/play-checks.md says what each judges and why.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from functools import partial
 from .._pool import workers_of
 from .._registry import CheckContext, Reservation, check
 from ._scenarios import case_of
-from ._scenarios.players import deep_plays, scenario_players
+from ._scenarios.deep import Deep, deep_plays
+from ._scenarios.players import Player, reach_of, scenario_players
 from .blocks import audited_prizes
 from .play import failure, pairs, session
 
@@ -78,12 +81,14 @@ def player_sessions(ctx: CheckContext) -> None:
     notes: list[str] = []
     limited: list[str] = []
     ties: list[int] = []
-    found = scenario_players(target, case, ctx.hold, notes, limited, ties)
+    ages: list[Player] = []
+    found = scenario_players(target, case, ctx.hold, notes, limited, ties, ages)
     ctx.details["ran_s"] = round(time.monotonic() - started, 1)  # the span and the way back
     if found is None:
         target.settle()  # every AUTO of the sessions tied to its block unit
     ctx.details["span_s"] = ctx.settings.player_span_s
     ctx.details["accounts"] = players
+    ctx.details["reach"] = reach_of(ages)
     # plays one after another listed side by side with the same created_at, each pair judged
     # in the order bought (docs/contract-decisions.md, history-ties): what a tie broken by
     # another key would have failed
@@ -120,12 +125,16 @@ def player_sessions(ctx: CheckContext) -> None:
 )
 def deep_stream(ctx: CheckContext) -> None:
     """At each game's first stake, plays through to unit ``deep_units`` of the block on sale
-    when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more: every play's
-    balance judged against the block's units read afterwards, the last ones' history entries
-    against their units."""
+    when the target gets there within ``deep_budget_s``, then ``DEEP_JUDGED`` more; at every
+    (game, stake), through the block's end and into the next when it lies within reach
+    (``_scenarios.deep``): every play's balance judged against its unit read afterwards, the
+    watched ones' history entries against their units; what was not reached, in ``reach``."""
     depth = ctx.settings.deep_units
     if depth is None:  # nothing to judge, nothing missing: the quick profile's
         ctx.details["deep_units"] = "null: no play through in this profile (full, soak: some)"
+        ctx.details["reach"] = [
+            "units deep in a block, a block's end: no play through in this profile: not covered"
+        ]
         return
     if not ctx.supports("blocks"):
         raise Reservation(  # the contract lets a target skip blocks (capability-skipped)
@@ -140,21 +149,43 @@ def deep_stream(ctx: CheckContext) -> None:
     for game, stake in pairs(ctx):
         firsts.setdefault(game, stake)
     target = session(ctx)
-    reached = []
-    for game, stake in firsts.items():
+    reached, reach = [], []
+    # each game's first stake through to the depth; every pair on through its block's end when
+    # that lies within reach (its units left at the pace measured, within deep_budget_s); all
+    # of it within deep_budget_s for each game, as when only the first stakes played deep
+    budget = ctx.settings.deep_budget_s
+    ends = time.monotonic() + budget * len(firsts)
+    for game, stake in pairs(ctx):
+        first = firsts[game] == stake
         case = case_of(
             "deep",
             game=game,
             stake_cents=stake,
-            depth=depth,
-            budget_s=ctx.settings.deep_budget_s,
+            depth=depth if first else 0,
+            budget_s=round(max(0.0, min(budget, ends - time.monotonic())), 1),
             judged=DEEP_JUDGED,
         )
-        found, what = deep_plays(target, case)
-        if found is not None:
+        deep = deep_plays(target, case)
+        if deep.found is not None:
             target.settle()
-            raise failure(f"a play deep in a block ({game} at {stake} cents)", [found])
-        reached.append(f"{game} at {stake} cents: {what}")
+            raise failure(f"a play deep in a block ({game} at {stake} cents)", [deep.found])
+        reached.append(f"{game} at {stake} cents: {deep.what}")
+        reach.append(deep_reach(game, stake, deep, depth if first else None))
     target.settle()
     ctx.details["deep_units"] = depth
     ctx.details["pairs"] = reached
+    ctx.details["reach"] = reach
+
+
+def deep_reach(game: str, stake: int, deep: Deep, depth: int | None) -> str:
+    """One line of the report's reach: how deep the plays at (game, stake) were judged and
+    whether a block's end was crossed; what was not reached is said "not covered"."""
+    where = f"{game} at {stake} cents"
+    if deep.deepest is None:
+        return f"{where}: no deep play judged ({deep.not_reached}): not covered"
+    line = f"{where}: units judged to {deep.deepest} of the block on sale"
+    if depth is not None and deep.deepest < depth and deep.crossed is None:
+        line += f" (depth {depth} not reached: not covered)"
+    if deep.crossed is not None:
+        return f"{line}; block end crossed ({deep.crossed})"
+    return f"{line}; block end not reached ({deep.not_reached}): not covered"

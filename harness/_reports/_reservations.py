@@ -41,3 +41,10 @@ def covers(doc: Mapping[str, Any]) -> str:
     """``certified for evaluate, blocks, play (robots, eldorado)``, or "" (no scope)."""
     scope = doc["verdict"].get("scope")
     return str(scope["covers"]) if scope else ""
+
+
+def reach(doc: Mapping[str, Any]) -> list[str]:
+    """The ages the run reached, one line each, what it did not reach said "not covered"
+    (the certificate's scope's ``reach``; [] for a document without it)."""
+    scope = doc["verdict"].get("scope")
+    return [str(line) for line in scope.get("reach", [])] if scope else []

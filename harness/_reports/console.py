@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from .._escape import map_strings, terminal
 from .._runner import OUT_OF_SCOPE
 from ._record import OUTCOMES, Collector
-from ._reservations import covers, line, reservations
+from ._reservations import covers, line, reach, reservations
 from ._table import simple_table
 from ._wording import coverage_line
 
@@ -199,6 +199,8 @@ def render(doc: dict[str, Any], *, verbose: bool = False, out_dir: Path | None =
         parts.append("\n".join(listed))
     if covers(doc):
         parts.append(f"scope: {covers(doc)}")
+    if reach(doc):  # the ages reached; what a line says "not covered", no check judged
+        parts.append("\n".join(["reached:", *(f"  - {line}" for line in reach(doc))]))
     if transport_line(doc):
         parts.append(transport_line(doc))
     parts.append(f"{doc['verdict']['overall']}: {doc['verdict']['note']}")

@@ -18,7 +18,7 @@ from . import _plots
 from ._faults import Fault, case_file, faults, is_minimal
 from ._record import OUTCOMES, Collector
 from ._render import breakable, euros, pretty, render_evidence
-from ._reservations import covers, head, reservations
+from ._reservations import covers, head, reach, reservations
 from ._wording import coverage_line, label
 
 FILE = "report.html"
@@ -207,6 +207,15 @@ def _head(doc: dict[str, Any]) -> str:
         )
     )
     return f'{_banner(doc)}<div class="counts">{counts}</div>{smoke}<dl class="meta">{dl}</dl>'
+
+
+def _reach(doc: dict[str, Any]) -> str:
+    """The ages the run reached; what a line says "not covered", no check of the run judged."""
+    lines = reach(doc)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return f"<h2>Ages reached</h2><ul>{items}</ul>"
 
 
 def _reservations(doc: dict[str, Any]) -> str:
@@ -479,7 +488,7 @@ def _rest(doc: dict[str, Any]) -> str:
 
 def render(doc: dict[str, Any]) -> str:
     title = f"instantcert: {doc['verdict']['overall']} · {doc['target']}"
-    body = _head(doc) + _reservations(doc) + _failures(doc)
+    body = _head(doc) + _reservations(doc) + _reach(doc) + _failures(doc)
     body += _articles(doc) + _blocks(doc) + _rest(doc)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

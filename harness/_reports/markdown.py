@@ -11,7 +11,7 @@ from reference import _strict_json as strict_json
 
 from .._escape import md_block, md_code, md_text
 from ._record import OUTCOMES, Collector
-from ._reservations import covers, head, reservations
+from ._reservations import covers, head, reach, reservations
 from ._wording import coverage_line, label
 
 FILE = "report.md"
@@ -64,6 +64,7 @@ def render(doc: dict[str, Any]) -> str:
     if not doc["smoke"]["ok"]:
         out += ["", f"**Smoke step failed:** {md_text(doc['smoke']['message'], 2000)}"]
     out += _reservations(doc)
+    out += _reach(doc)
     if doc["failures"]:
         out += ["", "## Failures", ""]
         for failure in doc["failures"]:
@@ -145,6 +146,14 @@ def _reservations(doc: dict[str, Any]) -> list[str]:
         for ev in item["evidence"][:3]:
             out.append(f"   - expected: {_code(ev.get('expected'))}; got: {_code(ev.get('got'))}")
     return out
+
+
+def _reach(doc: dict[str, Any]) -> list[str]:
+    """The ages the run reached; what a line says "not covered", no check of the run judged."""
+    lines = reach(doc)
+    if not lines:
+        return []
+    return ["", "## Ages reached", "", *(f"- {md_text(line, 2000)}" for line in lines)]
 
 
 def _own_words(doc: dict[str, Any]) -> list[str]:

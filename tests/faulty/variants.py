@@ -13,11 +13,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from conformance._profiles import load_profile
 from reference._service import GameService
 
 from . import _block_faults as bf
 from . import _crossblock_faults as xf
 from . import _faults as f
+from . import _late_faults as lf
 from . import _own_limit_faults as olf
 from . import _play_faults as pf
 from . import _player_faults as plf
@@ -1261,4 +1263,60 @@ _service(
     "contract 4",
     olf.HistoryLimitMaxFive,
     ["play.history.limit"],
+)
+
+# -- old, deep and late: ages a profile claimed and did not reach (tests/faulty/_late_faults.py) --
+#: the full profile's old accounts (each play judged): what the two faults of an account's age
+#: need to show, and the profile that claims to cover them
+FULL_OLD = {"old_account_plays": load_profile("full")["old_account_plays"]}
+#: a play through to the block's end when it lies within the soak's deep_budget_s (the full
+#: profile's depth: the block end is what these faults need)
+SOAK_DEEP = {
+    "deep_units": load_profile("full")["deep_units"],
+    "deep_budget_s": load_profile("soak")["deep_budget_s"],
+}
+_service(
+    "play_wins_queued_past_512_plays",
+    "play",
+    "robots 4.10",
+    lf.WinsQueuedPast512Plays,
+    ["*.prize_credited", "play.money.exact"],
+    ("robots",),
+    settings=FULL_OLD,
+)
+_service(
+    "play_history_prize_zero_past_500_entries",
+    "play",
+    "robots 4.1",
+    lf.HistoryPrizeZeroPast500Entries,
+    ["*.history_unrevealed"],
+    ("robots",),
+    settings=FULL_OLD,
+)
+_service(
+    "play_auto_prize_zero_past_500_plays",
+    "play",
+    "contract 4",
+    lf.AutoPrizeZeroPast500Plays,
+    ["play.auto.answer"],
+    ("robots",),
+    settings=FULL_OLD,
+)
+_service(
+    "play_next_block_first_units_lot_lost",
+    "play",
+    "robots 4.10",
+    lf.NextBlockFirstUnitsLotLost,
+    ["*.prize_credited", "play.money.exact"],
+    ("robots",),
+    settings=SOAK_DEEP,
+)
+_service(
+    "play_block_tail_wins_queued",
+    "play",
+    "robots 4.10",
+    lf.BlockTailWinsQueued,
+    ["*.prize_credited", "play.money.exact"],
+    ("robots",),
+    settings=SOAK_DEEP,
 )

@@ -61,6 +61,7 @@ from .client import (
     ticket_buttons,
     token_fault,
 )
+from .deep import scenario_deep
 from .history import (
     scenario_history_unrevealed,
 )
@@ -78,7 +79,7 @@ from .observe import (
     observe_plays,
     read_lag_of,
 )
-from .players import scenario_deep, scenario_players
+from .players import scenario_players
 from .plus_one import scenario_plus_one
 from .refusals import (
     HUGE_STAKE_FUNDS,

@@ -43,10 +43,7 @@ once and judges it a moment later sees a young target. These scenarios play like
   kind wins (``money.emptied_accounts``): a wallet that treats
   accounts opened after some number of others otherwise shows there.
 
-``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
-sells fast enough to get there within ``budget_s``, then judges every play it made against the
-block's units (read afterwards, behind the sales cursor), AUTOs the last ones and judges their
-history entries (the play, its unit's ticket and prize: ``<game>.history_unrevealed``).
+Plays deep in a block, and through its end, are ``deep.py``'s.
 
 The pauses are the seed's; what the target answers, and so which tickets are won, is not: a
 replay re-runs the same sessions, not the same tickets (as every play scenario).
@@ -111,7 +108,6 @@ FUNDED_PLAYS = 300  # a paced player's funding, in stakes
 USUAL_DEPOSITS = (2_000, 5_000, 10_000, 20_000, 50_000)
 TYPED_DEPOSIT_EUROS = (5, 300)  # a deposit typed by hand: whole euros in this range
 LATE_SPAN_S = 60.0  # a span at least this long has paced players that sign up late
-RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
 
 
 @dataclass
@@ -146,6 +142,9 @@ class Player:
     elsewhere: list[tuple[str, int]] = field(default_factory=list)  # other pairs it may try
     listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
     ties: int = 0  # plays one after another listed side by side with the same created_at
+    opened_at: float = field(default_factory=time.monotonic)  # when its account was opened
+    last_play_at: float | None = None  # when its last play was bought
+    listed: int = 0  # entries of the whole history read on the way back
 
 
 class _Found(Exception):
@@ -169,6 +168,7 @@ def _buy(session: Session, player: Player, pair: tuple[str, int] | None = None) 
     if kit(game).reveals and "reveal" in session.capabilities:
         one.clicks = [0] * reference.game_engine(game).buttons
     player.bought.append(one)
+    player.last_play_at = time.monotonic()
     return one
 
 
@@ -292,9 +292,25 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     pairs = _excursions(rng, (player.game, player.stake), player.elsewhere, plays)
     at = 0
     for run in _runs(rng, plays):
-        for one in [_buy(session, player, pair) for pair in pairs[at : at + run]]:
+        chosen = pairs[at : at + run]
+        if not _affords(player, sum(stake for _, stake in chosen)):
+            return  # its balance spent (a wallet limit kept it small): the report says how old
+        for one in [_buy(session, player, pair) for pair in chosen]:
             _finish(session, player, one)
         at += run
+
+
+def _old_funded(session: Session, stake: int, plays: int) -> tuple[Account, int]:
+    """An old account for ``plays`` plays at ``stake`` (``funded_with``); refused for a wallet
+    limit of the target's own, for half as many, down to ``MIN_OLD_PLAYS`` (its plays then
+    stop when its balance is spent: ``_old``)."""
+    while True:
+        try:
+            return funded_with(session, stake, plays)
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500 or plays // 2 < MIN_OLD_PLAYS:
+                raise
+            plays //= 2
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -305,6 +321,7 @@ def _runs(rng: random.Random, plays: int) -> list[int]:
     return runs
 
 
+MIN_OLD_PLAYS = 20  # an old account's plays funded at least, past a wallet limit
 SETTLE_PLAYS = (3, 6)  # plays at its own pair before an old account tries another
 TRY_PLAYS = (1, 3)  # plays at the other pair before it comes back
 
@@ -329,6 +346,7 @@ def scenario_players(
     notes: list[str] | None = None,
     limited: list[str] | None = None,
     ties: list[int] | None = None,
+    ages: list[Player] | None = None,
 ) -> Evidence | None:
     """Paced players and old accounts side by side for ``span_s`` seconds, then every account
     judged again (the module docstring); with ``top_tier_units``, an account a (game, stake)
@@ -336,7 +354,8 @@ def scenario_players(
     its last units, ``notes`` gets what each bought or why it did not). ``limited`` gets a
     line for each account whose whole history the target would not list
     (``Session.history_up_to``); ``ties`` each account's count of plays listed side by side
-    with the same ``created_at``, judged in the order bought (``Player.ties``)."""
+    with the same ``created_at``, judged in the order bought (``Player.ties``); ``ages`` each
+    player judged again to its end (how old it grew: ``reach_of``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     deadline = time.monotonic() + span
@@ -349,8 +368,8 @@ def scenario_players(
     players: list[Player | None] = []
     dearest = max(stake for _, stake in pairs)  # an old account's tries may cost more
     for game, stake in firsts.items():
-        # its plays paid three times over, or once past a wallet limit of the target's own
-        account, funding = funded_with(session, dearest, int(case["old_plays"]) + 20)
+        # its plays paid three times over, or less past a wallet limit of the target's own
+        account, funding = _old_funded(session, dearest, int(case["old_plays"]) + 20)
         old = Player(account, game, stake, funding, paced=False)
         old.elsewhere = [p for p in pairs if p != (game, stake)]
         players.append(old)
@@ -423,6 +442,8 @@ def scenario_players(
             _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
         except _Found as found:
             return _named(found)
+        if ages is not None:
+            ages.append(player)
         if ties is not None:
             ties.append(player.ties)
         if player.listed_up_to is not None and limited is not None:
@@ -474,10 +495,11 @@ def _funding(seed: int, number: int, stake: int, span: float) -> int:
     return stake * max(FUNDED_PLAYS, int(span))
 
 
-def _affords(player: Player) -> bool:
-    """Whether the player's balance, as its last play answered it, pays one more stake."""
+def _affords(player: Player, cents: int | None = None) -> bool:
+    """Whether the player's balance, as its last play answered it, pays one more stake (or
+    ``cents``)."""
     last = player.bought[-1].played["balance_cents"] if player.bought else player.opening
-    return int(last) >= player.stake
+    return int(last) >= (player.stake if cents is None else cents)
 
 
 def _joins(seed: int, accounts: int, span: float) -> list[float]:
@@ -538,8 +560,13 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # AUTO sent again, long after: the same ticket and prize, the balance unmoved
     finished = [one for one in player.bought if one.finished]
     # the oldest finished plays (the longest after: an answer that changes with a finished
-    # ticket's age shows there), and others the seed draws
-    oldest, others = finished[:OLDEST_RESENT], finished[OLDEST_RESENT:]
+    # ticket's age shows there), the oldest winning ones too (a prize answered wrong, as an
+    # archive that lost the column answers it, shows on a win only), and others the seed draws
+    oldest = finished[:OLDEST_RESENT]
+    taken = {id(one) for one in oldest}
+    oldest += [one for one in finished if one.prize and id(one) not in taken][:OLDEST_RESENT]
+    taken |= {id(one) for one in oldest}
+    others = [one for one in finished if id(one) not in taken]
     resent = oldest + rng.sample(others, min(RESENT_AUTOS - len(oldest), len(others)))
     for one in resent:
         answer = session.auto_again(account, str(one.played["play_id"]))
@@ -571,6 +598,7 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # the target's own limit on ``limit`` below that: the newest it lists are judged, the
     # older ones cannot be read (a reservation: row history-own-limit)
     entries, own = session.history_up_to(account, len(mine) + 10)
+    player.listed = len(entries)
     player.listed_up_to = own if own is not None and own < len(mine) else None
     listed = [str(p["play_id"]) for p in entries]
     judged = mine if player.listed_up_to is None else mine[-player.listed_up_to :]
@@ -736,113 +764,20 @@ def _revealed_on(session: Session, player: Player, one: Bought, fault: Fault) ->
         raise fault(*found)
 
 
-def scenario_deep(session: Session, case: Case) -> Evidence | None:
-    """Plays deep in a block (``deep_plays``): the evidence of a fault, or None."""
-    return deep_plays(session, case)[0]
-
-
-def deep_plays(session: Session, case: Case) -> tuple[Evidence | None, str]:
-    """Plays deep in a block: through to unit ``depth`` when the target gets there within
-    ``budget_s``, then ``judged`` more; every play's balance judged against the block's units
-    read afterwards (behind the sales cursor), the last ones AUTO'd (tied to their units).
-    Returns the evidence of a fault (or None) and what was done, for the report."""
-    game, stake = str(case["game"]), int(case["stake_cents"])
-    depth, budget, judged = int(case["depth"]), float(case["budget_s"]), int(case["judged"])
-    started = time.monotonic()
-    funding = stake * (depth + judged + 100) * 3
-    try:
-        account = session.open(funding)
-    except ErrorReply as refusal:
-        if 400 <= refusal.status < 500:
-            return None, f"an account of {funding} cents refused (a wallet limit): not judged"
-        raise
-    plays: list[Document] = []
-    mark = time.monotonic()
-    while True:
-        played = session.play(account, game, stake)
-        plays.append(played)
-        if played["block_id"] != plays[0]["block_id"]:
-            return None, "the block on sale ended before the depth: not judged"
-        if int(played["index"]) >= depth:
-            break
-        if len(plays) % RATE_EVERY == 0:  # the pace of the last plays (past any warm-up)
-            now = time.monotonic()
-            left = (depth - int(played["index"])) * (now - mark) / RATE_EVERY
-            mark = now
-            if left > budget - (now - started):
-                return None, (
-                    f"unit {played['index']} reached in {now - started:.1f} s: unit {depth} "
-                    f"would take {left:.0f} s more, past deep_budget_s {budget:g}"
-                )
-    tail = [session.play(account, game, stake) for _ in range(judged)]
-    for one in tail:
-        session.auto(account, str(one["play_id"]))
-    plays += tail
-    block_id = str(plays[0]["block_id"])
-    mine = [int(p["index"]) for p in plays if p["block_id"] == block_id]
-    first, last = min(mine), max(mine)
-    units = session.block_units(block_id, first, last - first + 1)
-    lots: list[int] = []
-    for played in plays:
-        unit = units.get(int(played["index"])) if played["block_id"] == block_id else None
-        lot = None if unit is None else ref_prize(game, stake, str(unit["ticket"]))
-        if lot is None:
-            return None, f"unit {played['index']} not in the block or not valid: not judged"
-        lots.append(lot)
-    debit = one_same_error(funding, stake, [int(p["balance_cents"]) for p in plays], lots)
-    balance = funding
-    for number, (played, lot) in enumerate(zip(plays, lots, strict=True)):
-        want, got = balance - stake + lot, int(played["balance_cents"])
-        if got != want:
-            return _found(
-                case,
-                balance_requirement(game, debit, balance, stake, lot, got),
-                {"balance_cents": want, "lot_cents": lot},
-                {"balance_cents": got},
-                f"{game} at {stake} cents: play {number + 1} (unit {played['index']} of block "
-                f"{block_id}) answered a balance of {got} cents, {want} expected (before "
-                f"{balance}, stake {stake}, its unit's lot {lot})",
-                "play",
-            ).found, "a fault"
-        balance = want
-    found = _deep_history(session, case, account, tail, units)
-    if found is not None:
-        return found, "a fault"
-    return None, f"{len(plays)} plays judged, units {first} to {last} of block {block_id}"
-
-
-def _deep_history(
-    session: Session,
-    case: Case,
-    account: Account,
-    tail: list[Document],
-    units: dict[int, Document],
-) -> Evidence | None:
-    """The history's newest entries, those of the plays deep in the block: each shows its
-    play (game, stake, block, unit index), its unit's ticket and prize (an index kept in a
-    column too narrow for a deep unit shows here only)."""
-    game, stake = str(case["game"]), int(case["stake_cents"])
-    entries, _ = session.history_up_to(account, len(tail))  # the target's own maximum: fewer
-    listed = {str(p["play_id"]): p for p in entries}
-    for played in tail:
-        entry = listed.get(str(played["play_id"]))
-        unit = units.get(int(played["index"]))
-        if entry is None or unit is None:
-            continue  # a missing entry is the history checks' to judge
-        want = {k: played[k] for k in ENTRY_KEYS}
-        want["ticket"] = unit["ticket"]
-        want["prize_cents"] = ref_prize(game, stake, str(unit["ticket"]))
-        got = {k: entry.get(k) for k in want}
-        if got != want:
-            return _found(
-                case,
-                f"{kit(game).history_article}.history_unrevealed",
-                want,
-                got,
-                f"{game} at {stake} cents: the history entry of play {played['play_id']!r}, "
-                f"unit {played['index']} of block {played['block_id']}, does not show that "
-                "play, its unit's ticket and prize: "
-                + ", ".join(f"{k} {got[k]!r}, not {want[k]!r}" for k in want if got[k] != want[k]),
-                "history",
-            ).found
-    return None
+def reach_of(players: list[Player]) -> list[str]:
+    """The ages the judged accounts reached, for the report: the most plays one made, the
+    deepest history listed, the oldest account at its last play (each judged; anything older
+    not covered)."""
+    if not players:
+        return ["accounts: none judged again to the end: not covered"]
+    most = max(players, key=lambda p: len(p.bought))
+    deepest = max(p.listed for p in players)
+    age = max((p.last_play_at or p.opened_at) - p.opened_at for p in players)
+    return [
+        f"accounts: the oldest made {len(most.bought)} plays ({most.game} at {most.stake} "
+        f"cents), each judged again at the end; a fault only past an account's first "
+        f"{len(most.bought)} plays: not covered",
+        f"histories: listed {deepest} entries deep, each judged; deeper: not covered",
+        f"account age: up to {age:.0f} s between an account's opening and its last play; "
+        "older accounts: not covered",
+    ]
