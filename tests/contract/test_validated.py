@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -200,8 +202,9 @@ def test_the_runner_checks_every_answer_at_the_seam() -> None:
         adapter.close()
     verdicts = {r.id: r for r in result.requirements}
     assert verdicts["play.money.exact"].outcome == "error"
-    assert "play.schema.json at $.index: must be of JSON type integer, got '0'" in (
-        verdicts["play.money.exact"].message
+    message = verdicts["play.money.exact"].message  # whichever check bought first: any index
+    assert re.search(
+        r"play\.schema\.json at \$\.index: must be of JSON type integer, got '\d+'", message
     )
 
 
