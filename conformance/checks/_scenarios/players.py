@@ -71,6 +71,7 @@ from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .client import (
+    WHOLE_HISTORY,
     Account,
     Case,
     Document,
@@ -99,6 +100,10 @@ TOKENS = "security.tokens.required"
 ISOLATION = "security.tokens.isolation"
 
 PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
+CHANGE_PAIR = 0.25  # a paced player's chance, at a purchase after its first, to change pair
+PUT_DOWN = 0.5  # a paced player's chance to pause a person's pause before AUTO on a ticket
+FINISHED_LATER = 0.5  # a ticket left unfinished that the way back finishes by AUTO
+PUT_DOWN_RUN = 0.25  # an old account's run whose last ticket is put down unfinished
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
 RUN_PLAYS = 8  # an old account's tickets bought in a row before it finishes them
@@ -146,6 +151,8 @@ class Player:
     elsewhere: list[tuple[str, int]] = field(default_factory=list)  # other pairs it may try
     listed_up_to: int | None = None  # the target's own limit on ``limit``, when it has one
     ties: int = 0  # plays one after another listed side by side with the same created_at
+    at: tuple[str, int] | None = None  # the pair a paced player changed to (None: its own)
+    reads: list[tuple[int, int]] = field(default_factory=list)  # (plays bought, balance read)
 
 
 class _Found(Exception):
@@ -186,23 +193,25 @@ def _paced(
     session: Session, case: Case, player: Player, rng: random.Random, deadline: float
 ) -> None:
     """A person playing until ``deadline``: pauses of seconds, clicks one by one, reads."""
-    session.balance(player.account)  # the app opens on the balance
+    _read(session, player)  # the app opens on the balance
     while time.monotonic() < deadline:
         _pause(rng, PAUSE_S, deadline)
         if time.monotonic() >= deadline:
             return
         action = rng.random()
         if action < 0.12:
-            session.balance(player.account)
+            _read(session, player)
         elif action < 0.22:  # the app's screen (no limit) or a page of 10, as the draw falls
             session.history(player.account, None if action < 0.17 else 10)
         elif action < 0.27:
             _mistake(session, case, player)
-        elif not _affords(player):  # its deposit spent: it only reads
-            session.balance(player.account)
+        elif not _affords(player, _changed(rng, player)):  # its deposit spent: it only reads
+            _read(session, player)
         else:
-            one = _buy(session, player)
+            one = _buy(session, player, player.at)
             play_id, token = str(one.played["play_id"]), player.account.token
+            if not one.clicks and rng.random() < 0.3:
+                continue  # a ticket never shown (an app closed): the way back finishes it
             if one.clicks:
                 leave = rng.random() < 0.3  # left half revealed: come back to at the end
                 for _ in range(rng.randrange(0, 6)):
@@ -220,8 +229,26 @@ def _paced(
                     one.order.append(button)
                 if leave:
                     continue
-            _pause(rng, CLICK_PAUSE_S, deadline)
+            # AUTO at once, or after the phone was put down a while (a reveal session expired)
+            _pause(rng, PAUSE_S if rng.random() < PUT_DOWN else CLICK_PAUSE_S, deadline)
             _finish(session, player, one)
+
+
+def _read(session: Session, player: Player) -> None:
+    """A balance read at the player's pace, kept to be judged on the way back (against the
+    balance its plays so far end at, once every ticket is known): a read served otherwise
+    seconds after a play than right after it (every other judged read's moment) shows."""
+    player.reads.append((len(player.bought), session.balance(player.account)))
+
+
+def _changed(rng: random.Random, player: Player) -> tuple[str, int]:
+    """The pair of the paced player's next purchase: now and then, after its first, another
+    pair in scope (a person changing the game or stake after a pause: a wallet that treats a
+    first ticket at a new pair after a pause otherwise, never met by accounts of one pair or by
+    the old accounts' changes without a pause, shows); it stays there until it changes again."""
+    if player.bought and player.elsewhere and rng.random() < CHANGE_PAIR:
+        player.at = rng.choice([*player.elsewhere, (player.game, player.stake)])
+    return player.at or (player.game, player.stake)
 
 
 def _mistake(session: Session, case: Case, player: Player) -> None:
@@ -275,26 +302,36 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     (``_runs``): each ticket of a run bought the moment the previous one's answer arrives,
     then each finished by AUTO in turn."""
     first = _buy(session, player)
-    if first.clicks:
-        play_id, token = str(first.played["play_id"]), player.account.token
-        for _ in range(HALF_CLICKS):  # buttons in turn, each to its end before the next
-            button = _in_turn(first)
-            reply = refused(partial(session.adapter.reveal, play_id, token, button))
-            if isinstance(reply, ErrorReply):
-                if reply.status != 409:
-                    raise reply
-                break  # a button with nothing left: the way back judges the ticket
-            first.again = reveal_tuple(first.game, reply, button)[2]
-            first.clicks[button] += 1
-            first.order.append(button)
-    else:
-        _finish(session, player, first)
+    if first.clicks:  # buttons in turn, each to its end before the next
+        _clicked(session, player, first, HALF_CLICKS)
+    # a game without buttons: its first ticket left never shown (the way back finishes it)
     pairs = _excursions(rng, (player.game, player.stake), player.elsewhere, plays)
     at = 0
     for run in _runs(rng, plays):
-        for one in [_buy(session, player, pair) for pair in pairs[at : at + run]]:
+        bought = [_buy(session, player, pair) for pair in pairs[at : at + run]]
+        # now and then the run's last ticket is put down: clicked a little, or never shown
+        # (the way back finishes it by AUTO or clicks it on, seconds later)
+        left = bought.pop() if rng.random() < PUT_DOWN_RUN else None
+        for one in bought:
             _finish(session, player, one)
+        if left is not None and left.clicks:
+            _clicked(session, player, left, rng.randint(0, 2))
         at += run
+
+
+def _clicked(session: Session, player: Player, one: Bought, clicks: int) -> None:
+    """``clicks`` clicks on ``one``, buttons in turn (a button with nothing left: stop)."""
+    play_id, token = str(one.played["play_id"]), player.account.token
+    for _ in range(clicks):
+        button = _in_turn(one)
+        reply = refused(partial(session.adapter.reveal, play_id, token, button))
+        if isinstance(reply, ErrorReply):
+            if reply.status != 409:
+                raise reply
+            return  # the way back judges the ticket
+        one.again = reveal_tuple(one.game, reply, button)[2]
+        one.clicks[button] += 1
+        one.order.append(button)
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -362,7 +399,7 @@ def scenario_players(
         funding = _funding(seed, number, stake, span)
         late = joins[number] > 0
         players.append(
-            None if late else Player(session.open(funding), game, stake, funding, paced=True)
+            None if late else _newcomer(session.open(funding), game, stake, funding, pairs)
         )
     olds = len(firsts)
     errors: list[BaseException] = []
@@ -376,7 +413,7 @@ def scenario_players(
             return None
         game, stake = pairs[at % len(pairs)]
         funding = _funding(seed, at, stake, span)
-        players[number] = Player(session.open(funding), game, stake, funding, paced=True)
+        players[number] = _newcomer(session.open(funding), game, stake, funding, pairs)
         return players[number]
 
     def live(number: int) -> None:
@@ -457,6 +494,15 @@ def scenario_players(
     return None
 
 
+def _newcomer(
+    account: Account, game: str, stake: int, funding: int, pairs: list[tuple[str, int]]
+) -> Player:
+    """A paced player at (game, stake), the other pairs in scope its to change to."""
+    player = Player(account, game, stake, funding, paced=True)
+    player.elsewhere = [p for p in pairs if p != (game, stake)]
+    return player
+
+
 def _funding(seed: int, number: int, stake: int, span: float) -> int:
     """What paced player ``number`` opens its account with: one in two (numbers 0 and 3 of
     every 4, so late sign-ups too) a player's deposit the seed draws, number 0 one of
@@ -474,10 +520,11 @@ def _funding(seed: int, number: int, stake: int, span: float) -> int:
     return stake * max(FUNDED_PLAYS, int(span))
 
 
-def _affords(player: Player) -> bool:
-    """Whether the player's balance, as its last play answered it, pays one more stake."""
+def _affords(player: Player, pair: tuple[str, int] | None = None) -> bool:
+    """Whether the player's balance, as its last play answered it, pays one more stake (of
+    ``pair``; else its own)."""
     last = player.bought[-1].played["balance_cents"] if player.bought else player.opening
-    return int(last) >= player.stake
+    return int(last) >= (pair[1] if pair else player.stake)
 
 
 def _joins(seed: int, accounts: int, span: float) -> list[float]:
@@ -518,14 +565,25 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
 
     # back after a while, the account plays first (a pause of seconds since its last request),
     # when its balance pays a stake
-    if _affords(player):
-        _finish(session, player, _buy(session, player))
-    # the tickets of the plays left half revealed: the history's entry, else the block's unit
-    for one in player.bought:
-        if not one.finished:
-            one.ticket, _ = session.truth(account, one.played)
+    # after a person's pause, the app opens on the balance (judged below with the span's reads)
+    _pause(rng, PAUSE_S, math.inf)
+    _read(session, player)
+    pair = _back_pair(rng, player)
+    if _affords(player, pair):
+        _finish(session, player, _buy(session, player, pair))
+    # the tickets of the plays left unfinished: the history's entry (the whole listing read
+    # once when there are several), else the block's unit
+    unfinished = [one for one in player.bought if not one.finished]
+    listed: dict[str, Any] = {}
+    if len(unfinished) > 2:
+        entries, _ = session.history_up_to(account, WHOLE_HISTORY)
+        listed = {str(p.get("play_id")): p.get("ticket") for p in entries}
+    for one in unfinished:
+        ticket = listed.get(str(one.played["play_id"]))
+        one.ticket = ticket if isinstance(ticket, str) else session.truth(account, one.played)[0]
     balance = _chain(player, fault)
     if balance is not None:
+        _reads_judged(player, fault)
         read = session.balance(account)
         if read != balance:
             raise fault(
@@ -553,6 +611,24 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
                 "ticket or prize than the first time",
                 "auto",
             )
+    # tickets left unfinished (half revealed, or never shown), one in two finished by AUTO now,
+    # seconds after the last click: their ticket and prize (a settlement of a ticket put down
+    # that credits its lot again, or one that swept an unshown ticket's lot, shows below)
+    later = [o for o in player.bought if not o.finished and o.ticket is not None]
+    for one in [o for o in later if rng.random() < FINISHED_LATER]:
+        ticket, prize = session.auto(account, str(one.played["play_id"]))
+        want = (one.ticket, ref_prize(one.game, one.stake, one.ticket))
+        if (ticket, prize) != want:
+            raise fault(
+                AUTO_ANSWER,
+                {"ticket": want[0], "prize_cents": want[1]},
+                {"ticket": ticket, "prize_cents": prize},
+                f"AUTO on play {one.played['play_id']!r}, left unfinished since the span, "
+                "answered another ticket or prize than its history entry",
+                "auto",
+                (one.game, one.stake),
+            )
+        one.prize = prize
     if balance is not None:
         again = session.balance(account)
         if again != balance:
@@ -560,7 +636,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
                 MONEY,
                 {"balance_cents": balance},
                 {"balance_cents": again},
-                f"AUTO sent again on finished plays moved the balance from {balance} to {again}",
+                f"AUTO sent again on finished plays, or on tickets left unfinished, moved the "
+                f"balance from {balance} to {again}",
                 "auto+balance",
             )
     # the whole history, asked with an explicit limit above its count (without one, a page
@@ -600,6 +677,32 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
 
 
 ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
+
+
+def _back_pair(rng: random.Random, player: Player) -> tuple[str, int] | None:
+    """The pair of the way back's play: a paced player's, one time in two, another pair in
+    scope, one it never played when there is one (a person back after a while trying another
+    game or stake); else its own (None)."""
+    if not player.paced or not player.elsewhere or rng.random() >= 0.5:
+        return None
+    played = {(one.game, one.stake) for one in player.bought}
+    return rng.choice([p for p in player.elsewhere if p not in played] or player.elsewhere)
+
+
+def _reads_judged(player: Player, fault: Fault) -> None:
+    """Each balance the player read at its pace (``_read``) is the balance its plays then ended
+    at (every play's answer already judged by ``_chain``), else ``play.money.balance_read``."""
+    for bought, read in player.reads:
+        want = int(player.bought[bought - 1].played["balance_cents"]) if bought else player.opening
+        if read != want:
+            raise fault(
+                BALANCE_READ,
+                {"balance_cents": want},
+                {"balance_cents": read},
+                f"a balance read at a player's pace, after its play {bought} of "
+                f"{len(player.bought)}, answered {read} cents; its plays then ended at {want}",
+                "balance",
+            )
 
 
 def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> None:
