@@ -3,45 +3,48 @@
 A harness that only ever makes fresh accounts play back to back, finishes every ticket at
 once and judges it a moment later sees a young target. These scenarios play like people:
 
-- **paced players** (``accounts`` of them, round robin over the pairs in scope, one in two
-  opening its account with a player's deposit, ``_funding``): a pause of
-  seconds before each request (drawn from the case's ``seed``), a ticket bought, some of its
-  buttons clicked one by one, then AUTO or the ticket left half revealed, a balance or a
-  history read now and then, a token mistyped now and then (a client's mistake, refused
-  401: the probes of the run spread through it at places the seed draws), until ``span_s``
-  seconds have passed; in a span of a minute or more (the soak's) every other one signs up
-  late, alone, at a moment of the span's first half the seed draws (``_joins``);
-- **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
-  then ``old_plays`` plays back to back, each finished by AUTO; as a player who settles on a
-  game and stake and then tries another, a run of a few plays at its pair, then one to three
-  at another pair in scope (another stake, the other game), then back, the lengths and pairs
-  the seed draws (``_excursions``: a wallet that keys a credit on the account's settled stake
-  or game, never met by accounts of one pair or by ones that change at every play, shows);
-  bought in runs of 1 to ``RUN_PLAYS`` the seed draws: each ticket of a run bought the moment
-  the previous one's answer arrives (a player buying again at once), then each finished by
-  AUTO; plays so close share a ``created_at`` second always, and its millisecond often (a
-  history whose ties are broken by another key than the order bought shows:
-  ``play.history.order``);
-- **the way back**: when the span is over, each account's token as it comes back (an old
-  account's, unused since its plays) asks for the next account's balance: refused 403/404
-  (``security.tokens.isolation``); every account plays once more (seconds after its
-  last request), then is judged again: each play's
-  balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
-  or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
-  one same error falls on every play), AUTO sent again on a share of
-  the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
-  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``),
-  the balance read (``play.money.balance_read``), the whole history
+- **paced players** (``accounts`` of them, round robin over the pairs in scope, one in two opening
+  its account with a player's deposit, ``_funding``): a pause of seconds before each request (drawn
+  from the case's ``seed``), a ticket bought (after its first, now and then at another pair in scope
+  it then stays at: ``_changed``), some of its buttons clicked one by one, then AUTO (one time in
+  two after a person's pause: a ticket put down) or the ticket left half revealed (or, without
+  buttons, never shown), a balance read now and then (each judged on the way back against its plays
+  then: ``_read``), a history read now and then, a token mistyped now and then (a client's mistake,
+  refused 401: the probes of the run spread through it at places the seed draws), until ``span_s``
+  seconds have passed; in a span of a minute or more (the soak's) every other one signs up late,
+  alone, at a moment of the span's first half the seed draws (``_joins``);
+- **old accounts** (one per game, at the game's first pair): a first ticket left half revealed
+  (without buttons: never shown), then ``old_plays`` plays back to back, each finished by AUTO; as a
+  player who settles on a game and stake and then tries another, a run of a few plays at its pair,
+  then one to three at another pair in scope (another stake, the other game), then back, the lengths
+  and pairs the seed draws (``_excursions``: a wallet that keys a credit on the account's settled
+  stake or game, never met by accounts of one pair or by ones that change at every play, shows);
+  bought in runs of 1 to ``RUN_PLAYS`` the seed draws: each ticket of a run bought the moment the
+  previous one's answer arrives (a player buying again at once), then each finished by AUTO; plays
+  so close share a ``created_at`` second always, and its millisecond often (a history whose ties are
+  broken by another key than the order bought shows: ``play.history.order``); one run in four has
+  its last ticket put down (clicked 0 to 2 times, or never shown), for the way back;
+- **the way back**: when the span is over, each account's token as it comes back (an old account's,
+  unused since its plays) asks for the next account's balance: refused 403/404
+  (``security.tokens.isolation``); after a person's pause every account reads its balance (the app
+  opens on it) and plays once more (a paced player one time in two at a pair it never played:
+  ``_back_pair``), then is judged again: each play's balance (the chain from the opening: before -
+  stake + its ticket's lot, ``play.money.exact``, or ``<game>.prize_credited`` when only the lot is
+  missing, ``<game>.stake_debited`` when one same error falls on every play), AUTO sent again on a
+  share of the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
+  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``), the
+  balance read and every balance read at the player's pace before it (``play.money.balance_read``),
+  one in two of the tickets left unfinished finished by AUTO now (its ticket and prize,
+  ``play.auto.answer``; the balance unmoved, ``play.money.exact``), the whole history
   (``play.history.complete``), the account's plays listed in the order bought
-  (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
-  and prize (``<game>.history_unrevealed``), and so each entry of the history read as an
-  app reads it, without a limit, their ``created_at`` newest first
-  (``play.history.created_at``), every half revealed ticket revealed on from
-  where it stopped (``robots.4.3.reveal_symbols``);
-- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in
-  two with a residue under a stake beside it) play once each until one loses and one of each
-  kind wins (``money.emptied_accounts``): a wallet that treats
-  accounts opened after some number of others otherwise shows there.
+  (``play.history.order``), each of its entries, the oldest too, showing its play, ticket and prize
+  (``<game>.history_unrevealed``), and so each entry of the history read as an app reads it, without
+  a limit, their ``created_at`` newest first (``play.history.created_at``), every half revealed
+  ticket revealed on from where it stopped (``robots.4.3.reveal_symbols``);
+- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in two
+  with a residue under a stake beside it) play once each until one loses and one of each kind wins
+  (``money.emptied_accounts``): a wallet that treats accounts opened after some number of others
+  otherwise shows there.
 
 ``scenario_deep`` buys units deep in a block: it plays through to ``depth`` when the target
 sells fast enough to get there within ``budget_s``, then judges every play it made against the
@@ -573,13 +576,13 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         _finish(session, player, _buy(session, player, pair))
     # the tickets of the plays left unfinished: the history's entry (the whole listing read
     # once when there are several), else the block's unit
-    unfinished = [one for one in player.bought if not one.finished]
-    listed: dict[str, Any] = {}
-    if len(unfinished) > 2:
-        entries, _ = session.history_up_to(account, WHOLE_HISTORY)
-        listed = {str(p.get("play_id")): p.get("ticket") for p in entries}
-    for one in unfinished:
-        ticket = listed.get(str(one.played["play_id"]))
+    unshown = [one for one in player.bought if not one.finished]
+    tickets: dict[str, Any] = {}
+    if len(unshown) > 2:
+        whole, _ = session.history_up_to(account, WHOLE_HISTORY)
+        tickets = {str(p.get("play_id")): p.get("ticket") for p in whole}
+    for one in unshown:
+        ticket = tickets.get(str(one.played["play_id"]))
         one.ticket = ticket if isinstance(ticket, str) else session.truth(account, one.played)[0]
     balance = _chain(player, fault)
     if balance is not None:
@@ -616,8 +619,9 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # that credits its lot again, or one that swept an unshown ticket's lot, shows below)
     later = [o for o in player.bought if not o.finished and o.ticket is not None]
     for one in [o for o in later if rng.random() < FINISHED_LATER]:
+        shown = str(one.ticket)
         ticket, prize = session.auto(account, str(one.played["play_id"]))
-        want = (one.ticket, ref_prize(one.game, one.stake, one.ticket))
+        want = (shown, ref_prize(one.game, one.stake, shown))
         if (ticket, prize) != want:
             raise fault(
                 AUTO_ANSWER,
