@@ -1248,6 +1248,7 @@ _service(
     "robots 4.10",
     r7.NewPairAfterPauseLotLost,
     ["*.prize_credited", "play.money.exact"],
+    settings={"player_span_s": 15},  # pairs changed at a person's pace (the full profile's 30 s)
 )
 _service(
     "play_balance_read_late_misses_lot",
@@ -1273,6 +1274,7 @@ _service(
     r7.ResumedAutoCreditsAgain,
     ["robots.4.10.prize_credited", "play.money.exact"],
     ("robots",),
+    settings={"player_span_s": 15},  # tickets put down at a person's pace (the full's 30 s)
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

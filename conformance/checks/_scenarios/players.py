@@ -27,7 +27,7 @@ once and judges it a moment later sees a young target. These scenarios play like
 - **the way back**: when the span is over, each account's token as it comes back (an old account's,
   unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); after a person's pause every account reads its balance (the app
-  opens on it) and plays once more (a paced player one time in two at a pair it never played:
+  opens on it) and plays once more (a paced player three times in four at a pair it never played:
   ``_back_pair``), then is judged again: each play's balance (the chain from the opening: before -
   stake + its ticket's lot, ``play.money.exact``, or ``<game>.prize_credited`` when only the lot is
   missing, ``<game>.stake_debited`` when one same error falls on every play), AUTO sent again on a
@@ -107,6 +107,7 @@ CHANGE_PAIR = 0.25  # a paced player's chance, at a purchase after its first, to
 PUT_DOWN = 0.5  # a paced player's chance to pause a person's pause before AUTO on a ticket
 FINISHED_LATER = 0.5  # a ticket left unfinished that the way back finishes by AUTO
 PUT_DOWN_RUN = 0.25  # an old account's run whose last ticket is put down unfinished
+BACK_ELSEWHERE = 0.75  # a paced player's way back at another pair than its own
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
 RUN_PLAYS = 8  # an old account's tickets bought in a row before it finishes them
@@ -684,10 +685,10 @@ ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
 
 
 def _back_pair(rng: random.Random, player: Player) -> tuple[str, int] | None:
-    """The pair of the way back's play: a paced player's, one time in two, another pair in
-    scope, one it never played when there is one (a person back after a while trying another
-    game or stake); else its own (None)."""
-    if not player.paced or not player.elsewhere or rng.random() >= 0.5:
+    """The pair of the way back's play: a paced player's, ``BACK_ELSEWHERE`` of the time,
+    another pair in scope, one it never played when there is one (a person back after a while
+    trying another game or stake); else its own (None)."""
+    if not player.paced or not player.elsewhere or rng.random() >= BACK_ELSEWHERE:
         return None
     played = {(one.game, one.stake) for one in player.bought}
     return rng.choice([p for p in player.elsewhere if p not in played] or player.elsewhere)
