@@ -29,6 +29,7 @@ from . import _round3_faults as r3
 from . import _round4_faults as r4
 from . import _round5_faults as r5
 from . import _round6_faults as r6
+from . import _round7_faults as r7
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1240,6 +1241,42 @@ _service(
     r6.TopStakeExtraGridsAtOneEuro,
     ["eldorado.4.6.prize_credited", "play.money.exact"],
     ("eldorado",),
+)
+
+# -- the seventh red team's faults (tests/faulty/_round7_faults.py) ---------------------------
+_service(
+    "play_new_pair_after_pause_lot_lost",
+    "play",
+    "robots 4.10",
+    r7.NewPairAfterPauseLotLost,
+    ["*.prize_credited", "play.money.exact"],
+    settings={"player_span_s": 15},  # pairs changed at a person's pace (the full profile's 30 s)
+)
+_service(
+    "play_balance_read_late_misses_lot",
+    "play",
+    "contract 4",
+    r7.BalanceReadLateMissesLot,
+    ["play.money.balance_read"],
+    ("robots",),
+)
+_service(
+    "play_unseen_eldorado_lot_swept",
+    "play",
+    "eldorado 4.6",
+    r7.UnseenEldoradoLotSwept,
+    ["eldorado.4.6.prize_credited", "play.money.exact", "play.money.balance_read"],
+    ("eldorado",),
+    settings={"player_span_s": 15},  # past the sweeper's 10 s (the full profile's 30 s is)
+)
+_service(
+    "play_resumed_auto_credits_again",
+    "play",
+    "robots 4.10",
+    r7.ResumedAutoCreditsAgain,
+    ["robots.4.10.prize_credited", "play.money.exact"],
+    ("robots",),
+    settings={"player_span_s": 15},  # tickets put down at a person's pace (the full's 30 s)
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

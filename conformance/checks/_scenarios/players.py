@@ -3,45 +3,48 @@
 A harness that only ever makes fresh accounts play back to back, finishes every ticket at
 once and judges it a moment later sees a young target. These scenarios play like people:
 
-- **paced players** (``accounts`` of them, round robin over the pairs in scope, one in two
-  opening its account with a player's deposit, ``_funding``): a pause of
-  seconds before each request (drawn from the case's ``seed``), a ticket bought, some of its
-  buttons clicked one by one, then AUTO or the ticket left half revealed, a balance or a
-  history read now and then, a token mistyped now and then (a client's mistake, refused
-  401: the probes of the run spread through it at places the seed draws), until ``span_s``
-  seconds have passed; in a span of a minute or more (the soak's) every other one signs up
-  late, alone, at a moment of the span's first half the seed draws (``_joins``);
-- **old accounts** (one per game, at the game's first pair): a first ticket left half revealed,
-  then ``old_plays`` plays back to back, each finished by AUTO; as a player who settles on a
-  game and stake and then tries another, a run of a few plays at its pair, then one to three
-  at another pair in scope (another stake, the other game), then back, the lengths and pairs
-  the seed draws (``_excursions``: a wallet that keys a credit on the account's settled stake
-  or game, never met by accounts of one pair or by ones that change at every play, shows);
-  bought in runs of 1 to ``RUN_PLAYS`` the seed draws: each ticket of a run bought the moment
-  the previous one's answer arrives (a player buying again at once), then each finished by
-  AUTO; plays so close share a ``created_at`` second always, and its millisecond often (a
-  history whose ties are broken by another key than the order bought shows:
-  ``play.history.order``);
-- **the way back**: when the span is over, each account's token as it comes back (an old
-  account's, unused since its plays) asks for the next account's balance: refused 403/404
-  (``security.tokens.isolation``); every account plays once more (seconds after its
-  last request), then is judged again: each play's
-  balance (the chain from the opening: before - stake + its ticket's lot, ``play.money.exact``,
-  or ``<game>.prize_credited`` when only the lot is missing, ``<game>.stake_debited`` when
-  one same error falls on every play), AUTO sent again on a share of
-  the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
-  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``),
-  the balance read (``play.money.balance_read``), the whole history
+- **paced players** (``accounts`` of them, round robin over the pairs in scope, one in two opening
+  its account with a player's deposit, ``_funding``): a pause of seconds before each request (drawn
+  from the case's ``seed``), a ticket bought (after its first, now and then at another pair in scope
+  it then stays at: ``_changed``), some of its buttons clicked one by one, then AUTO (one time in
+  two after a person's pause: a ticket put down) or the ticket left half revealed (or, without
+  buttons, never shown), a balance read now and then (each judged on the way back against its plays
+  then: ``_read``), a history read now and then, a token mistyped now and then (a client's mistake,
+  refused 401: the probes of the run spread through it at places the seed draws), until ``span_s``
+  seconds have passed; in a span of a minute or more (the soak's) every other one signs up late,
+  alone, at a moment of the span's first half the seed draws (``_joins``);
+- **old accounts** (one per game, at the game's first pair): a first ticket left half revealed
+  (without buttons: never shown), then ``old_plays`` plays back to back, each finished by AUTO; as a
+  player who settles on a game and stake and then tries another, a run of a few plays at its pair,
+  then one to three at another pair in scope (another stake, the other game), then back, the lengths
+  and pairs the seed draws (``_excursions``: a wallet that keys a credit on the account's settled
+  stake or game, never met by accounts of one pair or by ones that change at every play, shows);
+  bought in runs of 1 to ``RUN_PLAYS`` the seed draws: each ticket of a run bought the moment the
+  previous one's answer arrives (a player buying again at once), then each finished by AUTO; plays
+  so close share a ``created_at`` second always, and its millisecond often (a history whose ties are
+  broken by another key than the order bought shows: ``play.history.order``); one run in four has
+  its last ticket put down (clicked 0 to 2 times, or never shown), for the way back;
+- **the way back**: when the span is over, each account's token as it comes back (an old account's,
+  unused since its plays) asks for the next account's balance: refused 403/404
+  (``security.tokens.isolation``); after a person's pause every account reads its balance (the app
+  opens on it) and plays once more (a paced player three times in four at a pair it never played:
+  ``_back_pair``), then is judged again: each play's balance (the chain from the opening: before -
+  stake + its ticket's lot, ``play.money.exact``, or ``<game>.prize_credited`` when only the lot is
+  missing, ``<game>.stake_debited`` when one same error falls on every play), AUTO sent again on a
+  share of the finished plays (the same ticket and prize, ``play.auto.answer``, or a refusal: the
+  target's choice, ``auto-again``; the balance unmoved either way, ``play.money.exact``), the
+  balance read and every balance read at the player's pace before it (``play.money.balance_read``),
+  one in two of the tickets left unfinished finished by AUTO now (its ticket and prize,
+  ``play.auto.answer``; the balance unmoved, ``play.money.exact``), the whole history
   (``play.history.complete``), the account's plays listed in the order bought
-  (``play.history.order``), each of its entries, the oldest too, showing its play, ticket
-  and prize (``<game>.history_unrevealed``), and so each entry of the history read as an
-  app reads it, without a limit, their ``created_at`` newest first
-  (``play.history.created_at``), every half revealed ticket revealed on from
-  where it stopped (``robots.4.3.reveal_symbols``);
-- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in
-  two with a residue under a stake beside it) play once each until one loses and one of each
-  kind wins (``money.emptied_accounts``): a wallet that treats
-  accounts opened after some number of others otherwise shows there.
+  (``play.history.order``), each of its entries, the oldest too, showing its play, ticket and prize
+  (``<game>.history_unrevealed``), and so each entry of the history read as an app reads it, without
+  a limit, their ``created_at`` newest first (``play.history.created_at``), every half revealed
+  ticket revealed on from where it stopped (``robots.4.3.reveal_symbols``);
+- **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in two
+  with a residue under a stake beside it) play once each until one loses and one of each kind wins
+  (``money.emptied_accounts``): a wallet that treats accounts opened after some number of others
+  otherwise shows there.
 
 Plays deep in a block, and through its end, are ``deep.py``'s.
 
@@ -68,6 +71,7 @@ from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .client import (
+    WHOLE_HISTORY,
     Account,
     Case,
     Document,
@@ -96,6 +100,11 @@ TOKENS = "security.tokens.required"
 ISOLATION = "security.tokens.isolation"
 
 PAUSE_S = (0.5, 3.0)  # a player's pause before a play or a read, seconds
+CHANGE_PAIR = 0.25  # a paced player's chance, at a purchase after its first, to change pair
+PUT_DOWN = 0.5  # a paced player's chance to pause a person's pause before AUTO on a ticket
+FINISHED_LATER = 0.5  # a ticket left unfinished that the way back finishes by AUTO
+PUT_DOWN_RUN = 0.25  # an old account's run whose last ticket is put down unfinished
+BACK_ELSEWHERE = 0.75  # a paced player's way back at another pair than its own
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
 RUN_PLAYS = 8  # an old account's tickets bought in a row before it finishes them
@@ -145,6 +154,8 @@ class Player:
     opened_at: float = field(default_factory=time.monotonic)  # when its account was opened
     last_play_at: float | None = None  # when its last play was bought
     listed: int = 0  # entries of the whole history read on the way back
+    at: tuple[str, int] | None = None  # the pair a paced player changed to (None: its own)
+    reads: list[tuple[int, int]] = field(default_factory=list)  # (plays bought, balance read)
 
 
 class _Found(Exception):
@@ -186,23 +197,25 @@ def _paced(
     session: Session, case: Case, player: Player, rng: random.Random, deadline: float
 ) -> None:
     """A person playing until ``deadline``: pauses of seconds, clicks one by one, reads."""
-    session.balance(player.account)  # the app opens on the balance
+    _read(session, player)  # the app opens on the balance
     while time.monotonic() < deadline:
         _pause(rng, PAUSE_S, deadline)
         if time.monotonic() >= deadline:
             return
         action = rng.random()
         if action < 0.12:
-            session.balance(player.account)
+            _read(session, player)
         elif action < 0.22:  # the app's screen (no limit) or a page of 10, as the draw falls
             session.history(player.account, None if action < 0.17 else 10)
         elif action < 0.27:
             _mistake(session, case, player)
-        elif not _affords(player):  # its deposit spent: it only reads
-            session.balance(player.account)
+        elif not _affords(player, _changed(rng, player)[1]):  # its deposit spent: it only reads
+            _read(session, player)
         else:
-            one = _buy(session, player)
+            one = _buy(session, player, player.at)
             play_id, token = str(one.played["play_id"]), player.account.token
+            if not one.clicks and rng.random() < 0.3:
+                continue  # a ticket never shown (an app closed): the way back finishes it
             if one.clicks:
                 leave = rng.random() < 0.3  # left half revealed: come back to at the end
                 for _ in range(rng.randrange(0, 6)):
@@ -220,8 +233,26 @@ def _paced(
                     one.order.append(button)
                 if leave:
                     continue
-            _pause(rng, CLICK_PAUSE_S, deadline)
+            # AUTO at once, or after the phone was put down a while (a reveal session expired)
+            _pause(rng, PAUSE_S if rng.random() < PUT_DOWN else CLICK_PAUSE_S, deadline)
             _finish(session, player, one)
+
+
+def _read(session: Session, player: Player) -> None:
+    """A balance read at the player's pace, kept to be judged on the way back (against the
+    balance its plays so far end at, once every ticket is known): a read served otherwise
+    seconds after a play than right after it (every other judged read's moment) shows."""
+    player.reads.append((len(player.bought), session.balance(player.account)))
+
+
+def _changed(rng: random.Random, player: Player) -> tuple[str, int]:
+    """The pair of the paced player's next purchase: now and then, after its first, another
+    pair in scope (a person changing the game or stake after a pause: a wallet that treats a
+    first ticket at a new pair after a pause otherwise, never met by accounts of one pair or by
+    the old accounts' changes without a pause, shows); it stays there until it changes again."""
+    if player.bought and player.elsewhere and rng.random() < CHANGE_PAIR:
+        player.at = rng.choice([*player.elsewhere, (player.game, player.stake)])
+    return player.at or (player.game, player.stake)
 
 
 def _mistake(session: Session, case: Case, player: Player) -> None:
@@ -275,28 +306,23 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     (``_runs``): each ticket of a run bought the moment the previous one's answer arrives,
     then each finished by AUTO in turn."""
     first = _buy(session, player)
-    if first.clicks:
-        play_id, token = str(first.played["play_id"]), player.account.token
-        for _ in range(HALF_CLICKS):  # buttons in turn, each to its end before the next
-            button = _in_turn(first)
-            reply = refused(partial(session.adapter.reveal, play_id, token, button))
-            if isinstance(reply, ErrorReply):
-                if reply.status != 409:
-                    raise reply
-                break  # a button with nothing left: the way back judges the ticket
-            first.again = reveal_tuple(first.game, reply, button)[2]
-            first.clicks[button] += 1
-            first.order.append(button)
-    else:
-        _finish(session, player, first)
+    if first.clicks:  # buttons in turn, each to its end before the next
+        _clicked(session, player, first, HALF_CLICKS)
+    # a game without buttons: its first ticket left never shown (the way back finishes it)
     pairs = _excursions(rng, (player.game, player.stake), player.elsewhere, plays)
     at = 0
     for run in _runs(rng, plays):
         chosen = pairs[at : at + run]
         if not _affords(player, sum(stake for _, stake in chosen)):
             return  # its balance spent (a wallet limit kept it small): the report says how old
-        for one in [_buy(session, player, pair) for pair in chosen]:
+        bought = [_buy(session, player, pair) for pair in chosen]
+        # now and then the run's last ticket is put down: clicked a little, or never shown
+        # (the way back finishes it by AUTO or clicks it on, seconds later)
+        left = bought.pop() if rng.random() < PUT_DOWN_RUN else None
+        for one in bought:
             _finish(session, player, one)
+        if left is not None and left.clicks:
+            _clicked(session, player, left, rng.randint(0, 2))
         at += run
 
 
@@ -311,6 +337,21 @@ def _old_funded(session: Session, stake: int, plays: int) -> tuple[Account, int]
             if not 400 <= refusal.status < 500 or plays // 2 < MIN_OLD_PLAYS:
                 raise
             plays //= 2
+
+
+def _clicked(session: Session, player: Player, one: Bought, clicks: int) -> None:
+    """``clicks`` clicks on ``one``, buttons in turn (a button with nothing left: stop)."""
+    play_id, token = str(one.played["play_id"]), player.account.token
+    for _ in range(clicks):
+        button = _in_turn(one)
+        reply = refused(partial(session.adapter.reveal, play_id, token, button))
+        if isinstance(reply, ErrorReply):
+            if reply.status != 409:
+                raise reply
+            return  # the way back judges the ticket
+        one.again = reveal_tuple(one.game, reply, button)[2]
+        one.clicks[button] += 1
+        one.order.append(button)
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -381,7 +422,7 @@ def scenario_players(
         funding = _funding(seed, number, stake, span)
         late = joins[number] > 0
         players.append(
-            None if late else Player(session.open(funding), game, stake, funding, paced=True)
+            None if late else _newcomer(session.open(funding), game, stake, funding, pairs)
         )
     olds = len(firsts)
     errors: list[BaseException] = []
@@ -395,7 +436,7 @@ def scenario_players(
             return None
         game, stake = pairs[at % len(pairs)]
         funding = _funding(seed, at, stake, span)
-        players[number] = Player(session.open(funding), game, stake, funding, paced=True)
+        players[number] = _newcomer(session.open(funding), game, stake, funding, pairs)
         return players[number]
 
     def live(number: int) -> None:
@@ -478,6 +519,15 @@ def scenario_players(
     return None
 
 
+def _newcomer(
+    account: Account, game: str, stake: int, funding: int, pairs: list[tuple[str, int]]
+) -> Player:
+    """A paced player at (game, stake), the other pairs in scope its to change to."""
+    player = Player(account, game, stake, funding, paced=True)
+    player.elsewhere = [p for p in pairs if p != (game, stake)]
+    return player
+
+
 def _funding(seed: int, number: int, stake: int, span: float) -> int:
     """What paced player ``number`` opens its account with: one in two (numbers 0 and 3 of
     every 4, so late sign-ups too) a player's deposit the seed draws, number 0 one of
@@ -540,14 +590,25 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
 
     # back after a while, the account plays first (a pause of seconds since its last request),
     # when its balance pays a stake
-    if _affords(player):
-        _finish(session, player, _buy(session, player))
-    # the tickets of the plays left half revealed: the history's entry, else the block's unit
-    for one in player.bought:
-        if not one.finished:
-            one.ticket, _ = session.truth(account, one.played)
+    # after a person's pause, the app opens on the balance (judged below with the span's reads)
+    _pause(rng, PAUSE_S, math.inf)
+    _read(session, player)
+    pair = _back_pair(rng, player)
+    if _affords(player, pair[1] if pair else None):
+        _finish(session, player, _buy(session, player, pair))
+    # the tickets of the plays left unfinished: the history's entry (the whole listing read
+    # once when there are several), else the block's unit
+    unshown = [one for one in player.bought if not one.finished]
+    tickets: dict[str, Any] = {}
+    if len(unshown) > 2:
+        whole, _ = session.history_up_to(account, WHOLE_HISTORY)
+        tickets = {str(p.get("play_id")): p.get("ticket") for p in whole}
+    for one in unshown:
+        ticket = tickets.get(str(one.played["play_id"]))
+        one.ticket = ticket if isinstance(ticket, str) else session.truth(account, one.played)[0]
     balance = _chain(player, fault)
     if balance is not None:
+        _reads_judged(player, fault)
         read = session.balance(account)
         if read != balance:
             raise fault(
@@ -580,6 +641,25 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
                 "ticket or prize than the first time",
                 "auto",
             )
+    # tickets left unfinished (half revealed, or never shown), one in two finished by AUTO now,
+    # seconds after the last click: their ticket and prize (a settlement of a ticket put down
+    # that credits its lot again, or one that swept an unshown ticket's lot, shows below)
+    later = [o for o in player.bought if not o.finished and o.ticket is not None]
+    for one in [o for o in later if rng.random() < FINISHED_LATER]:
+        shown = str(one.ticket)
+        ticket, prize = session.auto(account, str(one.played["play_id"]))
+        want = (shown, ref_prize(one.game, one.stake, shown))
+        if (ticket, prize) != want:
+            raise fault(
+                AUTO_ANSWER,
+                {"ticket": want[0], "prize_cents": want[1]},
+                {"ticket": ticket, "prize_cents": prize},
+                f"AUTO on play {one.played['play_id']!r}, left unfinished since the span, "
+                "answered another ticket or prize than its history entry",
+                "auto",
+                (one.game, one.stake),
+            )
+        one.prize = prize
     if balance is not None:
         again = session.balance(account)
         if again != balance:
@@ -587,7 +667,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
                 MONEY,
                 {"balance_cents": balance},
                 {"balance_cents": again},
-                f"AUTO sent again on finished plays moved the balance from {balance} to {again}",
+                f"AUTO sent again on finished plays, or on tickets left unfinished, moved the "
+                f"balance from {balance} to {again}",
                 "auto+balance",
             )
     # the whole history, asked with an explicit limit above its count (without one, a page
@@ -628,6 +709,32 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
 
 
 ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
+
+
+def _back_pair(rng: random.Random, player: Player) -> tuple[str, int] | None:
+    """The pair of the way back's play: a paced player's, ``BACK_ELSEWHERE`` of the time,
+    another pair in scope, one it never played when there is one (a person back after a while
+    trying another game or stake); else its own (None)."""
+    if not player.paced or not player.elsewhere or rng.random() >= BACK_ELSEWHERE:
+        return None
+    played = {(one.game, one.stake) for one in player.bought}
+    return rng.choice([p for p in player.elsewhere if p not in played] or player.elsewhere)
+
+
+def _reads_judged(player: Player, fault: Fault) -> None:
+    """Each balance the player read at its pace (``_read``) is the balance its plays then ended
+    at (every play's answer already judged by ``_chain``), else ``play.money.balance_read``."""
+    for bought, read in player.reads:
+        want = int(player.bought[bought - 1].played["balance_cents"]) if bought else player.opening
+        if read != want:
+            raise fault(
+                BALANCE_READ,
+                {"balance_cents": want},
+                {"balance_cents": read},
+                f"a balance read at a player's pace, after its play {bought} of "
+                f"{len(player.bought)}, answered {read} cents; its plays then ended at {want}",
+                "balance",
+            )
 
 
 def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> None:
