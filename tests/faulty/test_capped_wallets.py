@@ -39,6 +39,7 @@ def _capped(service: Any = None, cls: type[WalletLimit] = WalletLimit) -> Any:
     return cls(inner, name)
 
 
+@pytest.mark.slow  # the fast tier has the catch below, which needs the top-ups to judge
 def test_a_capped_wallet_has_its_top_lots_judged() -> None:
     outcome, reservations, message = one_check(
         _capped(), "play.top_lots", games=["robots"], **FULL_WINDOW
