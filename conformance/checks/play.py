@@ -274,14 +274,12 @@ def top_lots(ctx: CheckContext) -> None:
         )
         for game, stake in in_scope
     ]
-    unjudged: dict[int, list[str]] = {number: [] for number in range(len(cases))}
+    unjudged: dict[tuple[str, int], list[str]] = {pair: [] for pair in in_scope}  # why, if
 
-    def top_lot(number: int) -> Evidence | None:
-        return sc.scenario_top_lot(target, cases[number], unjudged[number])
+    def top_lot(case: Case) -> Evidence | None:
+        return sc.scenario_top_lot(target, case, unjudged[(case["game"], case["stake_cents"])])
 
-    scenario = held(ctx, lambda case: top_lot(case["number"]))  # each its (game, stake)
-    numbered = [{**case, "number": number} for number, case in enumerate(cases)]
-    results = map_in_order(scenario, numbered, workers_of(ctx.settings))
+    results = map_in_order(held(ctx, top_lot), cases, workers_of(ctx.settings))
     target.settle()
     for case, found in zip(cases, results, strict=True):
         if found is not None:
@@ -291,11 +289,7 @@ def top_lots(ctx: CheckContext) -> None:
                 [found],
                 f"{prize_article(game)}.prize_credited",
             )
-    missed = [
-        (case["game"], case["stake_cents"], unjudged[number][0])
-        for number, case in enumerate(cases)
-        if unjudged[number]
-    ]
+    missed = [(game, stake, why[0]) for (game, stake), why in unjudged.items() if why]
     ctx.details["pairs_judged"] = len(cases) - len(missed)
     if missed:  # a pass must have been able to fail: what was not bought is said, not passed
         ctx.details["not_judged"] = [f"{g} at {s} cents: {why}" for g, s, why in missed]
