@@ -10,8 +10,9 @@ shape check's to refuse.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
+
+from ._field_counts import FieldCounts, reading_reservation
 
 BASIS = "flag-numbers"
 
@@ -24,8 +25,7 @@ class FlagNumbers:
     the run's reservation about them (thread-safe)."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._seen = FieldCounts()
 
     def as_booleans(self, value: Any, shape: str | None) -> Any:
         """``value`` (an answer of schema ``shape``) with its 0 and 1 flags as booleans;
@@ -36,28 +36,17 @@ class FlagNumbers:
         numbers = {n: value[n] for n in names if type(value.get(n)) is int and value[n] in (0, 1)}
         if not numbers:
             return value
-        with self._lock:
-            for name in numbers:
-                self._seen[name] = self._seen.get(name, 0) + 1
+        self._seen.add(dict.fromkeys(numbers, 1))
         return {**value, **{n: bool(v) for n, v in numbers.items()}}
 
     def reservations(self) -> list[dict[str, Any]]:
         """One reservation naming the flags seen as numbers, or none."""
-        with self._lock:
-            seen = sorted(self._seen.items())
-        if not seen:
+        fields = self._seen.listed()
+        if not fields:
             return []
-        fields = ", ".join(f"{name} ({count:,} times)" for name, count in seen)
-        return [
-            {
-                "kind": "reading",
-                "basis": BASIS,
-                "message": (
-                    f"a reveal's flags answered as the numbers 0 and 1, not JSON booleans: "
-                    f"{fields}; each was taken as false or true"
-                ),
-                "lift": "answer a reveal's x2 and plus_one as JSON booleans (true, false)",
-                "requirements": [],
-                "evidence": [],
-            }
-        ]
+        message = (
+            f"a reveal's flags answered as the numbers 0 and 1, not JSON booleans: {fields}; "
+            "each was taken as false or true"
+        )
+        lift = "answer a reveal's x2 and plus_one as JSON booleans (true, false)"
+        return [reading_reservation(BASIS, message, lift)]

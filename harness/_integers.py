@@ -14,12 +14,13 @@ float), for the shape check and the requirements to judge.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from reference._strict_json import strict_float
+
+from ._field_counts import FieldCounts, reading_reservation
 
 BASIS = "integer-forms"
 
@@ -69,8 +70,7 @@ class IntegerForms:
     per field, and words the run's reservation about them (thread-safe)."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._seen = FieldCounts()
 
     def parser(self) -> tuple[Callable[[str], Any], Callable[[], bool]]:
         """(a ``parse_float`` for one document, whether it met an integral number)."""
@@ -90,32 +90,20 @@ class IntegerForms:
         ``INTEGER_FIELDS`` as an ``int``, and every other one back to a float."""
         seen: dict[str, int] = {}
         result = _placed(value, None, seen)
-        if seen:
-            with self._lock:
-                for name, count in seen.items():
-                    self._seen[name] = self._seen.get(name, 0) + count
+        self._seen.add(seen)
         return result
 
     def reservations(self) -> list[dict[str, Any]]:
         """One reservation naming the fields seen with integers so written, or none."""
-        with self._lock:
-            seen = sorted(self._seen.items())
-        if not seen:
+        fields = self._seen.listed()
+        if not fields:
             return []
-        fields = ", ".join(f"{name} ({count:,} times)" for name, count in seen)
-        return [
-            {
-                "kind": "reading",
-                "basis": BASIS,
-                "message": (
-                    f"integers answered with a fraction or an exponent (100.0, 1E+2), not as "
-                    f"JSON integers: {fields}; each was taken as the integer it equals"
-                ),
-                "lift": "write every integer of an answer without a fraction or an exponent",
-                "requirements": [],
-                "evidence": [],
-            }
-        ]
+        message = (
+            "integers answered with a fraction or an exponent (100.0, 1E+2), not as JSON "
+            f"integers: {fields}; each was taken as the integer it equals"
+        )
+        lift = "write every integer of an answer without a fraction or an exponent"
+        return [reading_reservation(BASIS, message, lift)]
 
 
 def _placed(value: Any, field: str | None, seen: dict[str, int]) -> Any:

@@ -398,6 +398,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_parallel",
                 "_clause_coverage",
                 "_patience",
+                "_field_counts",
             ),
         ),
         (
