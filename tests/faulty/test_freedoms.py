@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conformance import CheckContext, execute, registered_checks
+from conformance import CheckContext, CheckOutcome, execute, registered_checks
 from harness import open_target
 from harness._errors import ErrorReply
 from reference import _strict_json as strict_json
@@ -46,17 +46,22 @@ def assert_certified(name: str, outcome: Outcome, expected: frozenset[tuple[str,
     assert (outcome.verdict == "CERTIFIED") == (not expected), (name, outcome.verdict)
 
 
-def one_check(
-    adapter: Any, check_id: str, **overrides: Any
-) -> tuple[str, list[dict[str, Any]], str]:
-    """``check_id`` alone on ``adapter``, in the tests' profile (with ``overrides``):
-    (outcome, reservations, message)."""
+def check_outcome(adapter: Any, check_id: str, **overrides: Any) -> CheckOutcome:
+    """``check_id`` alone on ``adapter`` (closed after), in the tests' profile (with
+    ``overrides``)."""
     try:
         settings = settings_for(overrides, None, "quick")
         ctx = CheckContext(adapter, adapter.describe(), settings, 7)
-        outcome = execute(registered_checks()[check_id], ctx)
+        return execute(registered_checks()[check_id], ctx)
     finally:
         adapter.close()
+
+
+def one_check(
+    adapter: Any, check_id: str, **overrides: Any
+) -> tuple[str, list[dict[str, Any]], str]:
+    """``check_outcome``'s (outcome, reservations, message)."""
+    outcome = check_outcome(adapter, check_id, **overrides)
     return outcome.outcome, outcome.reservations, outcome.message
 
 

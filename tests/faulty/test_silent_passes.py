@@ -27,14 +27,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance import CheckContext, execute, registered_checks
 from harness._errors import ErrorReply
 
 from ._base import Delegating, Document, reference_adapter
 from ._wrapped import PairsSwapped
-from .certify import settings_for
 from .freedom_variants import NoBlocks, WalletLimit
-from .test_freedoms import one_check
+from .test_freedoms import check_outcome, one_check
 
 SMALL = 7  # the units of a block of ``SmallBlocksServedToNoOne``
 
@@ -194,12 +192,7 @@ def test_plays_out_of_order_around_a_refusal_fail_block_order() -> None:
 def _details(adapter: Any, check_id: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
     """``check_id`` alone on ``adapter`` (the tests' profile, with ``overrides``): its outcome
     and details."""
-    try:
-        settings = settings_for(overrides, None, "quick")
-        ctx = CheckContext(adapter, adapter.describe(), settings, 7)
-        outcome = execute(registered_checks()[check_id], ctx)
-    finally:
-        adapter.close()
+    outcome = check_outcome(adapter, check_id, **overrides)
     return outcome.outcome, outcome.details
 
 
