@@ -11,7 +11,7 @@ import pkgutil
 from collections.abc import Iterable, Mapping
 
 MODULES_OF_CAPABILITY: Mapping[str, tuple[str, ...]] = {
-    "blocks": ("blocks", "block_randomness", "bounds"),
+    "blocks": ("blocks", "block_randomness", "block_slice_bounds"),
 }
 """The check modules that hold every check covering a requirement of a capability: a run
 restricted to it (``audit-block``: blocks) loads those alone, not the play, reveal and

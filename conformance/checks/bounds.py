@@ -9,12 +9,6 @@ or what a long-lived account reaches, and the contract still fixes.
 - ``play.money_bounds`` (``play.money.exact``): balances past 2^53 cents (odd, so a double
   cannot hold them) are held exactly, opened and played from, or refused with a 4xx (a limit
   of the target's own, as ``play.money_exact`` reads one); never rounded.
-- ``blocks.slice_bounds`` (``blocks.contract3.slice``): slices at and past the block's end
-  (ending on its last unit, running past it, starting at it or past it) and of count 0:
-  refused with a 4xx, or exactly the block's units in [start, min(start + count, units)),
-  each once, in order; never units from elsewhere (a slice that wraps round to unit 0). A
-  negative start or count is no slice of the contract: refused, or answered with units of the
-  block only (no index outside it).
 - ``play.limit_bounds`` (``play.history.limit``): ``limit`` far past the listing, where a
   16-, 32- or 64-bit integer ends: the whole listing, or refused with a 4xx.
 
@@ -30,17 +24,15 @@ from functools import partial
 from typing import Any
 
 import reference
-from contract import ErrorReply, ProtocolViolation
-from reference import _strict_json as strict_json
+from contract import ErrorReply
 
-from .._file_target import block_file_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
+from .block_slice_bounds import scenario_slice_bounds
 
 REVEAL_BOUNDS = "play.reveal.bounds"
 MONEY_EXACT = "play.money.exact"
-SLICE = "blocks.contract3.slice"
 BUTTONS = 18  # a button number asked of a game without buttons (the contract's 0..17)
 FAR_BUTTONS = (10**6, 2**31, 2**63)
 CONTROL_PLAYS = 3
@@ -361,115 +353,4 @@ def limit_bounds(ctx: CheckContext) -> None:
         )
 
 
-# -- block slices at their bounds -----------------------------------------------------------
-
-
-def slice_bounds(units: int, rng: random.Random) -> list[tuple[int, int]]:
-    """(start, count) at and past the block's end, empty, and negative, in a drawn order."""
-    near = rng.randint(2, 40)
-    found = [
-        (units - near, near),  # up to the last unit
-        (units - near, near + rng.randint(1, 60)),  # past the end
-        (units - 1, rng.randint(2, 9)),
-        (units, 1),
-        (units + rng.randint(1, 999), 3),
-        (rng.randrange(units), 0),
-        (-1, rng.randint(1, 9)),
-        (rng.randrange(units), -rng.randint(1, 9)),
-    ]
-    rng.shuffle(found)
-    return found
-
-
-def _lines(session: sc.Session, block_id: str, start: int, count: int) -> list[Any]:
-    stream = session.adapter.read_block(block_id, start, count)
-    try:
-        return [strict_json.loads(line) for line in stream.lines()]
-    finally:
-        stream.close()
-
-
-def scenario_slice_bounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
-    """Every slice of ``slice_bounds``: refused (4xx, or no stream at all), or exactly the
-    block's units in [start, min(start + count, units))."""
-    block_id, units = case["block_id"], int(case["units"])
-    judged = {**case, "requirement": SLICE}
-    tail = max(0, units - 100)
-    read = _lines(session, block_id, tail, units - tail)
-    indices = [u.get("index") if isinstance(u, dict) else None for u in read]
-    if indices != list(range(tail, units)):
-        return None  # the block's own tail is out of sequence: the unit sequence's to judge
-    truth = {u["index"]: u for u in read}
-    for start, count in slice_bounds(units, _rng(case, "slices")):
-        try:
-            got = _lines(session, block_id, start, count)
-        except ErrorReply as refusal:
-            if 400 <= refusal.status < 500:
-                continue
-            raise
-        except ProtocolViolation:
-            continue  # a stream of another length than asked: the slice checks' to judge
-        if start < 0 or count < 0:
-            # no slice of the contract: refused, or answered with units of the block at most
-            # (a target may clip it to nothing); never an index outside the block
-            outside = [
-                u.get("index")
-                for u in got
-                if not isinstance(u, dict)
-                or type(u.get("index")) is not int
-                or not 0 <= u["index"] < units
-            ]
-            if not outside:
-                continue
-            return sc.evidence(
-                judged,
-                f"a 4xx, or units of the block (indices 0..{units - 1})",
-                {"units": len(got), "outside": outside[:6]},
-                f"the slice start={start} count={count} of a block of {units} units held "
-                f"unit lines outside the block (index {outside[0]!r})",
-                {"operation": "read_block", "block_id": block_id, "start": start, "count": count},
-            )
-        first, end = start, min(start + count, units)
-        want = [truth.get(i) for i in range(first, end)]
-        if got != want:
-            shown = [(u.get("index"), u.get("prize_cents")) for u in got[:6] if isinstance(u, dict)]
-            return sc.evidence(
-                judged,
-                f"a 4xx, or units {first}..{end - 1} of the block (none past its end)",
-                {"units": len(got), "first": shown},
-                f"the slice start={start} count={count} of a block of {units} units held "
-                f"{len(got)} unit lines, not the block's {max(0, end - first)}",
-                {"operation": "read_block", "block_id": block_id, "start": start, "count": count},
-            )
-    return None
-
-
-sc.SCENARIOS["slice_bounds"] = scenario_slice_bounds
-
-
-@check("blocks.slice_bounds", covers=[SLICE], capability="blocks")
-def slice_bounds_check(ctx: CheckContext) -> None:
-    """Slices at and past the end of a listed block, empty and negative: refused, or exactly
-    the block's units there (none from elsewhere). Not for a block file: a file has no slice
-    reads of its own (contract 3's ``?start=&count=`` is a server's), as ``blocks.slices``."""
-    if block_file_of(ctx.adapter) is not None:
-        raise NotSupported(
-            "a block file has no slice reads of its own to test: contract 3's ?start=&count= "
-            "is a server's"
-        )
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
-    pairs = [(g, s) for g in ctx.games() for s in ctx.stakes(g)]
-    if not pairs:
-        raise NotSupported("no game and stake in this run's scope")
-    rng = random.Random(f"{ctx.seed}:slice_bounds")
-    game, stake = rng.choice(pairs)
-    blocks = ctx.adapter.list_blocks(game, stake)
-    if not blocks:
-        raise NotSupported(f"no block listed for {game} at {stake} cents")
-    block = rng.choice(blocks)
-    case = sc.case_of(
-        "slice_bounds", block_id=block["block_id"], units=block["units"], seed=ctx.seed
-    )
-    found = scenario_slice_bounds(target, case)
-    if found is not None:
-        raise CheckFailure(found.note, [found], requirements=(SLICE,))
+sc.SCENARIOS["slice_bounds"] = scenario_slice_bounds  # its check: block_slice_bounds

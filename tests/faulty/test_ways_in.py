@@ -15,7 +15,8 @@ from conformance.checks._scenarios.ways_in import (
     let_in,
     made_up_token,
 )
-from conformance.checks.bounds import large_balances, slice_bounds
+from conformance.checks.block_slice_bounds import slice_bounds
+from conformance.checks.bounds import large_balances
 from contract import ErrorReply, RawAnswer
 from harness import open_target
 
