@@ -23,20 +23,18 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
-import multiprocessing
 import pickle
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-from reference._render import _spawn_can_start
 
 from ._audit.driver import default_workers
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from hypothesis import Phase, settings
     from hypothesis.strategies import SearchStrategy
 
@@ -110,6 +108,8 @@ def draw(
     core, 0: none)."""
     submitted = _submit(cases, seed, examples, workers)
     if submitted is not None:
+        from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
+
         pool, future = submitted
         try:
             drawn: list[T] = future.result()
@@ -137,6 +137,10 @@ def _submit(
         pickle.dumps(cases)
     except Exception:  # a recipe of a lambda or of a local function: not for another process
         return None
+    # the reference's renderer (and multiprocessing with it) loads here: not at every run's
+    # start-up (a block audit never draws on processes)
+    from reference._render import _spawn_can_start
+
     if not _spawn_can_start():  # a __main__ read from stdin: spawn cannot import it again
         return None
     pool = _pool(count)
@@ -163,6 +167,11 @@ def _pool(workers: int) -> ProcessPoolExecutor | None:
         if _UNAVAILABLE is not None:
             return None
         if _POOL is None:
+            # multiprocessing loads here, with the first pool: not at a run's start-up
+            # (4 ms of a block audit's, which never draws on processes)
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # spawn, not fork: the checks drawing in other threads hold hypothesis's locks
             context = multiprocessing.get_context("spawn")
             try:

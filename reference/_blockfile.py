@@ -17,7 +17,6 @@ The file's bytes depend on the block and the slice only, never on the number of 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import tempfile
 import zlib
@@ -117,6 +116,8 @@ def _chunks(block: Block, tasks: list[tuple[int, int, bool]], workers: int) -> I
         for task in tasks:
             yield _render(block, *task)
         return
+    import multiprocessing  # for a block written on processes only: not at every start-up
+
     # spawn, never fork: a process with threads (a transport's deadline thread, a progress
     # bar's monitor) can fork a child that waits forever on a lock another thread held
     context = multiprocessing.get_context("spawn")

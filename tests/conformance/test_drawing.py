@@ -4,6 +4,7 @@ failure, wherever the workers cannot be used."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import multiprocessing
 import os
 from collections.abc import Iterator
@@ -259,7 +260,8 @@ def test_a_pool_that_cannot_be_made_leaves_every_pass_drawn_here(
     def no_semaphores(*args: object, **kwargs: object) -> None:
         raise OSError(38, "Function not implemented")  # SemLock without /dev/shm
 
-    monkeypatch.setattr(drawing, "ProcessPoolExecutor", no_semaphores)
+    # the pool class is looked up when the first pool is made (multiprocessing loads then)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_semaphores)
     assert set(draw(Recipe(pid_of_the_drawer), 1, EXAMPLES, 2)) == {os.getpid()}
     assert drawing._UNAVAILABLE is not None
     assert drawing._POOL is None
