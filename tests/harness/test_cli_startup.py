@@ -143,3 +143,44 @@ def test_the_command_runs_openblas_on_one_thread_unless_told(
         gc.enable()  # the entry point holds collections back while modules load
     assert exits == [0]
     assert os.environ["OPENBLAS_NUM_THREADS"] == (preset or "1")
+
+
+NOT_FOR_A_BLOCK_AUDIT = (
+    "conformance.checks._scenarios",  # the play scenarios (and the checks that play)
+    "conformance.checks.bounds",
+    "conformance.checks.play",
+    "reference._server",  # the reference's HTTP server and its service
+    "reference._service",
+    "reference._render",  # its block renderer's worker pool
+    "harness._http_adapter",  # the HTTP client of a target
+    "harness._reference_adapter",
+    "multiprocessing",  # process pools: a block with a faulty chunk, or drawn examples only
+    "concurrent.futures.process",
+    "email",  # the HTTP date parser the play scenarios load
+    "fractions",
+)
+"""Modules (and their submodules) an ``audit-block`` run of a clean block never needs
+(issue 32, item 5: start-up paid only for what the run needs)."""
+
+
+def test_audit_block_loads_no_play_scenario_server_or_process_pool(tmp_path: Path) -> None:
+    """A block audit loads the block checks, the audit and the reports: not the play
+    scenarios (``blocks.slice_bounds`` is in a module of its own), the reference's server, an
+    HTTP target, nor multiprocessing (loaded with the first process pool)."""
+    path = tmp_path / "b.jsonl.gz"
+    args = ["generate-block", "--game", "robots", "--stake-cents", "100", "--seed", "cd" * 32]
+    args += ["--start", "0", "--count", "2000", "-o", str(path)]
+    assert main(args) == 0
+    probe = PROBE.replace(
+        'loaded = sorted(m for m in sys.modules if m.startswith("harness._cli.") or m in heavy)',
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('conformance', 'reference', "
+        "'harness', 'multiprocessing', 'concurrent', 'email', 'fractions'))",
+    )
+    seen = loaded_by("audit-block", str(path), "--out", str(tmp_path / "r"), probe=probe)
+    assert seen["code"] == 0
+    loaded = set(seen["loaded"])
+    assert "conformance.checks.blocks" in loaded  # the probe sees what it must
+    unwanted = {
+        m for m in loaded for name in NOT_FOR_A_BLOCK_AUDIT if m == name or m.startswith(name + ".")
+    }
+    assert not unwanted, f"loaded by audit-block, which does not need them: {sorted(unwanted)}"
