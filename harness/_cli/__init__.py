@@ -10,6 +10,7 @@ could not be written); 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import difflib
 import gc
@@ -83,9 +84,53 @@ def _invoked(argv: Sequence[str]) -> str | None:
     return module if not first.startswith("-") and module in _module_names() else None
 
 
+def _help_only(argv: Sequence[str]) -> bool:
+    """The command line names no subcommand and cannot reach one: no words, ``-h``,
+    ``--help`` or ``--version`` first (argparse answers it and exits), or a first word that
+    is no command (argparse's "invalid choice"). Its parser needs the subcommands' names and
+    help lines alone."""
+    first = argv[0] if argv else ""
+    if not argv or first in ("-h", "--help", "--version"):
+        return True
+    return not first.startswith("-") and _invoked(argv) is None
+
+
+def _literal(tree: ast.Module, name: str) -> str | None:
+    """The string a module's top-level ``name = "..."`` assigns, if it is a literal."""
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", None) for t in node.targets] == [name]
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return node.value.value
+    return None
+
+
+def _summaries() -> list[tuple[str, str]]:
+    """(NAME, HELP) of every subcommand, read from its module's source without importing it:
+    ``instantcert --help`` lists the commands without loading every command's imports (numpy,
+    the reference, jsonschema, cryptography: 0.2 s). A module whose NAME or HELP is not a
+    literal string is imported for them."""
+    found = []
+    for name in _module_names():
+        path = next(os.path.join(f, f"{name}.py") for f in __path__)
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read(), path)
+        command, text = _literal(tree, "NAME"), _literal(tree, "HELP")
+        if command is None or text is None:
+            module = importlib.import_module(f"{__name__}.{name}")
+            command, text = module.NAME, module.HELP
+        found.append((command, text))
+    return found
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; given the command line, only the subcommand it names is loaded (a
-    command pays at start-up for its own imports, not for every other command's)."""
+    command pays at start-up for its own imports, not for every other command's), and none
+    when it names none (``_help_only``: the commands' names and help lines, read from their
+    sources)."""
     from .. import __version__
 
     parser = _Parser(
@@ -96,6 +141,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     only = _invoked(argv) if argv is not None else None
     words = list(argv or ())
+    if argv is not None and _help_only(words):
+        parser.argv = words
+        for command_name, text in _summaries():
+            sub.add_parser(command_name, help=text, description=text)
+        return parser
     parser.argv = [] if only else words  # a named subcommand's words are its parser's
     for module in _modules(only):
         command = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)

@@ -184,3 +184,33 @@ def test_audit_block_loads_no_play_scenario_server_or_process_pool(tmp_path: Pat
         m for m in loaded for name in NOT_FOR_A_BLOCK_AUDIT if m == name or m.startswith(name + ".")
     }
     assert not unwanted, f"loaded by audit-block, which does not need them: {sorted(unwanted)}"
+
+
+HELP_PROBE = """
+import contextlib, io, json, sys
+from harness._cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:
+        code = exc.code
+heavy = ("numpy", "reference")
+loaded = sorted(m for m in sys.modules if m.startswith("harness._cli.") or m in heavy)
+print(json.dumps({"code": code, "loaded": loaded}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"), [(["--help"], 0), (["--version"], 0), ([], 2), (["certfy"], 2)]
+)
+def test_help_loads_no_command_module(argv: list[str], code: int) -> None:
+    """``instantcert --help`` (and a command line naming no command) lists the commands from
+    their modules' sources: no command's imports (numpy, the reference: 0.2 s)."""
+    seen = loaded_by(*argv, probe=HELP_PROBE)
+    assert seen == {"code": code, "loaded": []}
+
+
+def test_the_commands_listed_without_loading_them_are_the_modules_own() -> None:
+    import harness._cli as cli
+
+    assert cli._summaries() == [(m.NAME, m.HELP) for m in cli._modules()]
