@@ -25,8 +25,6 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from reference import _yaml
 
 from ._catalogue import Requirement, load_catalogue
@@ -172,7 +170,7 @@ def parse_file(name: str, raw: bytes | str) -> ClauseFile:
     where = f"clauses/{name}"
     try:
         data = _yaml.load(raw)
-    except yaml.YAMLError as exc:
+    except _yaml.YAMLError as exc:
         raise ClauseError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ClauseError(f"{where}: expected a mapping at the top, got {type(data).__name__}")

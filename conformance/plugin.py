@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from reference import _yaml
 from reference._files import open_regular
@@ -54,7 +53,7 @@ def settings_for(config: pytest.Config) -> Settings:
         games = config.getoption("--game")
         if games:
             settings = settings.with_changes("--game", games=sorted(set(games)))
-    except (ProfileError, yaml.YAMLError) as exc:
+    except (ProfileError, _yaml.YAMLError) as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc}") from None
     except OSError as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc.strerror or exc}") from None

@@ -8,13 +8,12 @@ quietly be a quick one.
 from __future__ import annotations
 
 import difflib
+import functools
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 import reference
 from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
@@ -348,29 +347,36 @@ MAX_YAML_BYTES = 1024 * 1024  # a config or waivers file is a few kilobytes
 MAX_YAML_DEPTH = 32
 
 
-class _BoundedLoader(yaml.SafeLoader):
+@functools.cache
+def _bounded_loader() -> Any:
     """``yaml.SafeLoader`` with no aliases (a "billion laughs" file expands aliases into
-    exponentially many nodes: a config never needs them) and a bound on nesting depth."""
+    exponentially many nodes: a config never needs them) and a bound on nesting depth. Made
+    when a config or waivers file is first read: PyYAML loads then, not with every command
+    (a block audit reads no YAML of its own: ``reference._yaml``)."""
+    import yaml
 
-    depth = 0
+    class BoundedLoader(yaml.SafeLoader):
+        depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.YAMLError(
-                f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
-                "accepted here"
-            )
-        self.depth += 1
-        try:
-            if self.depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()  # type: ignore[no-untyped-call]
                 raise yaml.YAMLError(
-                    f"line {mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels"
+                    f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
+                    "accepted here"
                 )
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
+            self.depth += 1
+            try:
+                if self.depth > MAX_YAML_DEPTH:
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    raise yaml.YAMLError(
+                        f"line {mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels"
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    return BoundedLoader
 
 
 def read_yaml_file(path: str | Path, what: str) -> Any:
@@ -393,8 +399,10 @@ def read_yaml_file(path: str | Path, what: str) -> Any:
         raise ConfigError(
             f"{where} line {number}: not UTF-8 (byte {exc.start}: {shown!r})"
         ) from None
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_BoundedLoader)
+        return yaml.load(text, Loader=_bounded_loader())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = f" line {mark.line + 1}" if mark is not None else ""

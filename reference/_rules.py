@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from . import _yaml
 from ._errors import RulesDataError, StakeError
 
@@ -205,7 +203,7 @@ def read_rules_file(text: bytes, file: str) -> tuple[RulesNode, str]:
     """The YAML document's root node and the SHA-256 of its bytes; ``file`` names it in errors."""
     try:
         data = _yaml.load(text)
-    except yaml.YAMLError as exc:
+    except _yaml.YAMLError as exc:
         raise RulesDataError(f"{file}: not valid YAML: {exc}") from None
     return RulesNode(data, file, ""), hashlib.sha256(text).hexdigest()
 

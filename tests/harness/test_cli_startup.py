@@ -158,6 +158,7 @@ NOT_FOR_A_BLOCK_AUDIT = (
     "concurrent.futures.process",
     "email",  # the HTTP date parser the play scenarios load
     "fractions",
+    "yaml",  # the shipped YAML files are read parsed ahead (reference._yaml)
 )
 """Modules (and their submodules) an ``audit-block`` run of a clean block never needs
 (issue 32, item 5: start-up paid only for what the run needs)."""
@@ -174,7 +175,7 @@ def test_audit_block_loads_no_play_scenario_server_or_process_pool(tmp_path: Pat
     probe = PROBE.replace(
         'loaded = sorted(m for m in sys.modules if m.startswith("harness._cli.") or m in heavy)',
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('conformance', 'reference', "
-        "'harness', 'multiprocessing', 'concurrent', 'email', 'fractions'))",
+        "'harness', 'multiprocessing', 'concurrent', 'email', 'fractions', 'yaml'))",
     )
     seen = loaded_by("audit-block", str(path), "--out", str(tmp_path / "r"), probe=probe)
     assert seen["code"] == 0
