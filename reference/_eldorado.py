@@ -21,6 +21,7 @@ from ._eldorado_rules import (
     GRID_SEPARATOR,
     ROW_SEPARATOR,
     EldoradoRules,
+    _row_judge,
     parse_eldorado_rules,
     row_combination,
 )
@@ -80,9 +81,9 @@ class EldoradoEngine(GameEngine):
         amounts = {(c.symbol, c.count): c.amount_cents for c in rules.combinations}
         # every possible row that wins: row -> (symbol name, count, {stake: amount})
         self._winning_rows: dict[str, tuple[str, int, dict[int, int]]] = {}
-        for cells in itertools.product(self._letters, repeat=rules.cells):
-            text = "".join(cells)
-            combination = row_combination(text, rules)
+        judge = _row_judge(rules)  # row_combination's, looked up once for the 7 776 rows
+        for text in map("".join, itertools.product(self._letters, repeat=rules.cells)):
+            combination = judge(text)
             if combination is not None:
                 name = names[combination[0]]
                 self._winning_rows[text] = (name, combination[1], dict(amounts[combination]))
