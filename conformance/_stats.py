@@ -390,12 +390,12 @@ def gap_test(positions: npt.NDArray[np.int64], size: int, name: str) -> Randomne
     edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]  # rising: each edge once
     if len(edges) == 0:
         return None
-    bounds = np.concatenate(([0], edges, [np.iinfo(np.int64).max]))
     probability = np.diff(np.concatenate(([0.0], _laws.geom_cdf(edges, p), [1.0])))
-    # class j holds the gaps g with bounds[j] < g <= bounds[j + 1]
-    observed = np.bincount(
-        np.searchsorted(bounds, gaps, side="left") - 1, minlength=len(bounds) - 1
-    ).astype(float)
+    # class j holds the gaps g with edge[j - 1] < g <= edge[j] (edge[-1] = 0, the last class
+    # unbounded): counted as the gaps up to each edge, one vectorised pass an edge (at most
+    # 19), not a binary search a gap (a robots block's 600 000 winners: 3 ms, not 10)
+    at_most = [np.count_nonzero(gaps <= edge) for edge in edges]
+    observed = np.diff(np.array([0, *at_most, len(gaps)], dtype=np.int64)).astype(float)
     keep = probability > 0
     if keep.sum() < 2:
         return None

@@ -438,3 +438,33 @@ def test_cramer_von_mises_of_the_top_tiers_by_hand() -> None:
     assert cvm.statistic == pytest.approx(1 / 24)
     assert cvm.p_value == pytest.approx(1.0, abs=1e-6)
     assert verdict.p_values()["ks"] == pytest.approx(1.0)
+
+
+def _gap_test_by_binary_search(
+    positions: npt.NDArray[np.int64], size: int, name: str
+) -> RandomnessTest | None:
+    """``gap_test`` as it was written first: each gap's class by a binary search."""
+    gaps = np.diff(positions)
+    p = len(positions) / size
+    classes = max(2, min(20, int(len(gaps) // _stats.MIN_EXPECTED)))
+    edges = _stats._laws.geom_ppf(np.linspace(0, 1, classes + 1)[1:-1], p).astype(np.int64)
+    edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
+    bounds = np.concatenate(([0], edges, [np.iinfo(np.int64).max]))
+    probability = np.diff(np.concatenate(([0.0], _stats._laws.geom_cdf(edges, p), [1.0])))
+    observed = np.bincount(
+        np.searchsorted(bounds, gaps, side="left") - 1, minlength=len(bounds) - 1
+    ).astype(float)
+    keep = probability > 0
+    expected = probability[keep] / probability[keep].sum() * len(gaps)
+    statistic, p_value = _stats._laws.chisquare(observed[keep], expected)
+    return RandomnessTest(f"gap.{name}", p_value, statistic, f"{len(gaps)} gaps")
+
+
+@pytest.mark.parametrize("share", [0.001, 0.05, 0.3, 0.7])
+def test_gap_classes_counted_edge_by_edge_are_the_binary_searchs(share: float) -> None:
+    """The gaps counted up to each edge (``gap_test``) fall in the classes a binary search a
+    gap put them in: the same statistic and p-value, to the bit."""
+    rng = np.random.default_rng(int(share * 1000))
+    size = 200_000
+    positions = np.flatnonzero(rng.random(size) < share).astype(np.int64)
+    assert _stats.gap_test(positions, size, "x") == _gap_test_by_binary_search(positions, size, "x")
