@@ -13,16 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from reference import _yaml
-from reference._files import open_regular
 
 from ._execute import CheckOutcome
 from ._profiles import ProfileError, profile_settings
 from ._settings import Settings
-
-MAX_PROFILE_BYTES = 1024 * 1024  # as a config file (harness/_config.py)
 
 
 def _seed(config: pytest.Config) -> int:
@@ -43,21 +39,18 @@ def settings_for(config: pytest.Config) -> Settings:
     profile = config.getoption("--profile")
     try:
         if profile.endswith((".yaml", ".yml")) and Path(profile).exists():
-            with open_regular(profile) as handle:  # a FIFO or device refused, not read
-                text = handle.read(MAX_PROFILE_BYTES + 1).decode("utf-8", errors="replace")
-            if len(text) > MAX_PROFILE_BYTES:
-                raise ProfileError(f"larger than {MAX_PROFILE_BYTES} bytes")
-            raw = _yaml.load(text) or {}
+            # a file of one's own: bounded, no aliases, UTF-8 (as a config file)
+            raw = _yaml.read_input_file(profile, "profile file") or {}
             settings = Settings.parse(raw, profile)
         else:
             settings = profile_settings(profile)
         games = config.getoption("--game")
         if games:
             settings = settings.with_changes("--game", games=sorted(set(games)))
-    except (ProfileError, yaml.YAMLError) as exc:
+    except _yaml.InputFileError as exc:
+        raise pytest.UsageError(f"--profile: {exc}") from None
+    except ProfileError as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc}") from None
-    except OSError as exc:
-        raise pytest.UsageError(f"--profile {profile}: {exc.strerror or exc}") from None
     return settings
 
 

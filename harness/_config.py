@@ -14,13 +14,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import reference
 from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
 from conformance._settings import Settings, names
 from conformance.games import kit_names
-from reference._files import excerpt, read_regular
+from reference._files import excerpt
+from reference._yaml import InputFileError, read_input_file
 
 from ._errors import ConfigError
 from ._timeout import DEFAULT_TIMEOUT_S
@@ -344,63 +343,13 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     return fields
 
 
-MAX_YAML_BYTES = 1024 * 1024  # a config or waivers file is a few kilobytes
-MAX_YAML_DEPTH = 32
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` with no aliases (a "billion laughs" file expands aliases into
-    exponentially many nodes: a config never needs them) and a bound on nesting depth."""
-
-    depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.YAMLError(
-                f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
-                "accepted here"
-            )
-        self.depth += 1
-        try:
-            if self.depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.YAMLError(
-                    f"line {mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels"
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-
 def read_yaml_file(path: str | Path, what: str) -> Any:
-    """A YAML file's data; a ConfigError naming ``what`` (e.g. "config file"), the file and the
-    fault, whatever it is: unreadable, too big, not UTF-8, not YAML, an alias, too deep, or a
-    value YAML cannot build (an impossible date such as 2026-02-30)."""
-    path = Path(path)
-    where = f"{what} {str(path)!r}"
+    """A YAML file's data (``reference._yaml.read_input_file``: bounded, no aliases); a
+    ConfigError naming ``what`` (e.g. "config file"), the file and the fault."""
     try:
-        raw = read_regular(path, MAX_YAML_BYTES)  # a FIFO or device refused, not read
-    except OSError as exc:
-        raise ConfigError(f"{where}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_YAML_BYTES:
-        raise ConfigError(f"{where}: larger than {MAX_YAML_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        number = raw[: exc.start].count(b"\n") + 1
-        shown = raw[exc.start : exc.start + 4]
-        raise ConfigError(
-            f"{where} line {number}: not UTF-8 (byte {exc.start}: {shown!r})"
-        ) from None
-    try:
-        return yaml.load(text, Loader=_BoundedLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{where}{line}: not valid YAML ({exc.problem})") from None
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise ConfigError(f"{where}: not valid YAML ({str(exc)[:200]})") from None
+        return read_input_file(path, what)
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def load_config_file(path: str | Path) -> dict[str, Any]:
