@@ -18,24 +18,27 @@ from reference import _yaml
 
 from ._execute import CheckOutcome
 from ._profiles import ProfileError, profile_settings
-from ._settings import Settings
+from ._settings import SEED_LIMIT, Settings
 
 
 def _seed(config: pytest.Config) -> int:
     if getattr(config, "_conformance_seed", None) is None:
         chosen = config.getoption("--seed")
         config._conformance_seed = (  # type: ignore[attr-defined]
-            chosen if chosen is not None else random.SystemRandom().randrange(2**32)
+            chosen if chosen is not None else random.SystemRandom().randrange(SEED_LIMIT)
         )
     return int(config._conformance_seed)  # type: ignore[attr-defined]
 
 
 def settings_for(config: pytest.Config) -> Settings:
-    """The profile's settings narrowed by ``--game``; a bad profile stops the run.
+    """The profile's settings narrowed by ``--game``; a bad profile or ``--seed`` stops the run.
 
     ``--profile`` names a profile of ``profiles.yaml`` or a YAML file of settings of one's own
     (any key of ``conformance._profiles.DEFAULTS``; the others keep their defaults).
     """
+    seed = config.getoption("--seed")
+    if seed is not None and not 0 <= seed < SEED_LIMIT:  # as certify's --seed
+        raise pytest.UsageError(f"--seed must be an integer in [0, 2**32), got {seed}")
     profile = config.getoption("--profile")
     try:
         if profile.endswith((".yaml", ".yml")) and Path(profile).exists():

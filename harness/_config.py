@@ -16,7 +16,7 @@ from typing import Any
 
 import reference
 from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
-from conformance._settings import Settings, names
+from conformance._settings import SEED_LIMIT, Settings, names
 from conformance.games import kit_names
 from reference._files import excerpt
 from reference._yaml import InputFileError, read_input_file
@@ -26,7 +26,6 @@ from ._timeout import DEFAULT_TIMEOUT_S
 
 DEFAULT_TARGET = "python:reference"
 DEFAULT_PROFILE = "full"
-SEED_LIMIT = 2**32  # hypothesis, numpy and random all take a seed this size
 
 KEYS: dict[str, str] = {
     "target": "the implementation to certify: python:reference, python:pkg.mod:factory or a URL",

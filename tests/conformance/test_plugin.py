@@ -80,10 +80,10 @@ def test_a_bad_profile_stops_the_run(tmp_path: Path) -> None:
 
 
 class _Options:
-    """The two options ``settings_for`` reads, as a pytest config holds them."""
+    """The options ``settings_for`` reads, as a pytest config holds them."""
 
-    def __init__(self, profile: str) -> None:
-        self.values = {"--profile": profile, "--game": None}
+    def __init__(self, profile: str, seed: int | None = None) -> None:
+        self.values = {"--profile": profile, "--game": None, "--seed": seed}
 
     def getoption(self, name: str) -> object:
         return self.values[name]
@@ -117,6 +117,14 @@ def test_a_hostile_profile_file_is_refused_in_one_line(tmp_path: Path, name: str
         settings_for(_Options(str(path)))  # type: ignore[arg-type]
     message = str(caught.value)
     assert expected in message and str(path) in message and "\n" not in message
+
+
+@pytest.mark.parametrize("seed", [-5, 2**32, 10**20])
+def test_a_seed_out_of_bounds_stops_the_run(seed: int) -> None:
+    """As ``certify --seed``: random takes -5 as 5, numpy refuses it; two seeds one run."""
+    with pytest.raises(pytest.UsageError, match=r"--seed must be an integer in \[0, 2\*\*32\)"):
+        settings_for(_Options("quick", seed))  # type: ignore[arg-type]
+    assert settings_for(_Options("quick", 2**32 - 1)) == settings_for(_Options("quick"))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", ["quick", "full"])
