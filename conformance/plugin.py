@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from reference import _yaml
+from reference import _yaml_input
 
 from ._execute import CheckOutcome
 from ._profiles import ProfileError, profile_settings
@@ -43,14 +43,14 @@ def settings_for(config: pytest.Config) -> Settings:
     try:
         if profile.endswith((".yaml", ".yml")) and Path(profile).exists():
             # a file of one's own: bounded, no aliases, UTF-8 (as a config file)
-            raw = _yaml.read_input_file(profile, "profile file") or {}
+            raw = _yaml_input.read_input_file(profile, "profile file") or {}
             settings = Settings.parse(raw, profile)
         else:
             settings = profile_settings(profile)
         games = config.getoption("--game")
         if games:
             settings = settings.with_changes("--game", games=sorted(set(games)))
-    except _yaml.InputFileError as exc:
+    except _yaml_input.InputFileError as exc:
         raise pytest.UsageError(f"--profile: {exc}") from None
     except ProfileError as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc}") from None
