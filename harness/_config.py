@@ -19,7 +19,6 @@ from conformance._profiles import ProfileError, check_settings, profile_names, p
 from conformance._settings import SEED_LIMIT, Settings, names
 from conformance.games import kit_names
 from reference._files import excerpt
-from reference._yaml_input import InputFileError, read_input_file
 
 from ._errors import ConfigError
 from ._timeout import DEFAULT_TIMEOUT_S
@@ -344,7 +343,10 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
 
 def read_yaml_file(path: str | Path, what: str) -> Any:
     """A YAML file's data (``reference._yaml_input.read_input_file``: bounded, no aliases); a
-    ConfigError naming ``what`` (e.g. "config file"), the file and the fault."""
+    ConfigError naming ``what`` (e.g. "config file"), the file and the fault. PyYAML loads
+    with the first such file, not with every command (a block audit reads none)."""
+    from reference._yaml_input import InputFileError, read_input_file
+
     try:
         return read_input_file(path, what)
     except InputFileError as exc:
