@@ -16,6 +16,7 @@ from typing import Any
 from ._errors import ConformanceError
 from .games import kit_names
 
+SEED_LIMIT = 2**32  # hypothesis, numpy and random all take a seed this size
 WEEK_S = 7 * 24 * 3600
 
 

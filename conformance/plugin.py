@@ -14,49 +14,46 @@ from typing import Any
 
 import pytest
 
-from reference import _yaml
-from reference._files import open_regular
+from reference import _yaml_input
 
 from ._execute import CheckOutcome
 from ._profiles import ProfileError, profile_settings
-from ._settings import Settings
-
-MAX_PROFILE_BYTES = 1024 * 1024  # as a config file (harness/_config.py)
+from ._settings import SEED_LIMIT, Settings
 
 
 def _seed(config: pytest.Config) -> int:
     if getattr(config, "_conformance_seed", None) is None:
         chosen = config.getoption("--seed")
         config._conformance_seed = (  # type: ignore[attr-defined]
-            chosen if chosen is not None else random.SystemRandom().randrange(2**32)
+            chosen if chosen is not None else random.SystemRandom().randrange(SEED_LIMIT)
         )
     return int(config._conformance_seed)  # type: ignore[attr-defined]
 
 
 def settings_for(config: pytest.Config) -> Settings:
-    """The profile's settings narrowed by ``--game``; a bad profile stops the run.
+    """The profile's settings narrowed by ``--game``; a bad profile or ``--seed`` stops the run.
 
     ``--profile`` names a profile of ``profiles.yaml`` or a YAML file of settings of one's own
     (any key of ``conformance._profiles.DEFAULTS``; the others keep their defaults).
     """
+    seed = config.getoption("--seed")
+    if seed is not None and not 0 <= seed < SEED_LIMIT:  # as certify's --seed
+        raise pytest.UsageError(f"--seed must be an integer in [0, 2**32), got {seed}")
     profile = config.getoption("--profile")
     try:
         if profile.endswith((".yaml", ".yml")) and Path(profile).exists():
-            with open_regular(profile) as handle:  # a FIFO or device refused, not read
-                text = handle.read(MAX_PROFILE_BYTES + 1).decode("utf-8", errors="replace")
-            if len(text) > MAX_PROFILE_BYTES:
-                raise ProfileError(f"larger than {MAX_PROFILE_BYTES} bytes")
-            raw = _yaml.load(text) or {}
+            # a file of one's own: bounded, no aliases, UTF-8 (as a config file)
+            raw = _yaml_input.read_input_file(profile, "profile file") or {}
             settings = Settings.parse(raw, profile)
         else:
             settings = profile_settings(profile)
         games = config.getoption("--game")
         if games:
             settings = settings.with_changes("--game", games=sorted(set(games)))
-    except (ProfileError, _yaml.YAMLError) as exc:
+    except _yaml_input.InputFileError as exc:
+        raise pytest.UsageError(f"--profile: {exc}") from None
+    except ProfileError as exc:
         raise pytest.UsageError(f"--profile {profile}: {exc}") from None
-    except OSError as exc:
-        raise pytest.UsageError(f"--profile {profile}: {exc.strerror or exc}") from None
     return settings
 
 

@@ -8,7 +8,6 @@ quietly be a quick one.
 from __future__ import annotations
 
 import difflib
-import functools
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -17,16 +16,15 @@ from typing import Any
 
 import reference
 from conformance._profiles import ProfileError, check_settings, profile_names, profile_settings
-from conformance._settings import Settings, names
+from conformance._settings import SEED_LIMIT, Settings, names
 from conformance.games import kit_names
-from reference._files import excerpt, read_regular
+from reference._files import excerpt
 
 from ._errors import ConfigError
 from ._timeout import DEFAULT_TIMEOUT_S
 
 DEFAULT_TARGET = "python:reference"
 DEFAULT_PROFILE = "full"
-SEED_LIMIT = 2**32  # hypothesis, numpy and random all take a seed this size
 
 KEYS: dict[str, str] = {
     "target": "the implementation to certify: python:reference, python:pkg.mod:factory or a URL",
@@ -343,72 +341,16 @@ def validate(raw: Mapping[str, Any], source: str) -> dict[str, Any]:
     return fields
 
 
-MAX_YAML_BYTES = 1024 * 1024  # a config or waivers file is a few kilobytes
-MAX_YAML_DEPTH = 32
-
-
-@functools.cache
-def _bounded_loader() -> Any:
-    """``yaml.SafeLoader`` with no aliases (a "billion laughs" file expands aliases into
-    exponentially many nodes: a config never needs them) and a bound on nesting depth. Made
-    when a config or waivers file is first read: PyYAML loads then, not with every command
-    (a block audit reads no YAML of its own: ``reference._yaml``)."""
-    import yaml
-
-    class BoundedLoader(yaml.SafeLoader):
-        depth = 0
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()  # type: ignore[no-untyped-call]
-                raise yaml.YAMLError(
-                    f"line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not "
-                    "accepted here"
-                )
-            self.depth += 1
-            try:
-                if self.depth > MAX_YAML_DEPTH:
-                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                    raise yaml.YAMLError(
-                        f"line {mark.line + 1}: nested deeper than {MAX_YAML_DEPTH} levels"
-                    )
-                return super().compose_node(parent, index)
-            finally:
-                self.depth -= 1
-
-    return BoundedLoader
-
-
 def read_yaml_file(path: str | Path, what: str) -> Any:
-    """A YAML file's data; a ConfigError naming ``what`` (e.g. "config file"), the file and the
-    fault, whatever it is: unreadable, too big, not UTF-8, not YAML, an alias, too deep, or a
-    value YAML cannot build (an impossible date such as 2026-02-30)."""
-    path = Path(path)
-    where = f"{what} {str(path)!r}"
-    try:
-        raw = read_regular(path, MAX_YAML_BYTES)  # a FIFO or device refused, not read
-    except OSError as exc:
-        raise ConfigError(f"{where}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_YAML_BYTES:
-        raise ConfigError(f"{where}: larger than {MAX_YAML_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        number = raw[: exc.start].count(b"\n") + 1
-        shown = raw[exc.start : exc.start + 4]
-        raise ConfigError(
-            f"{where} line {number}: not UTF-8 (byte {exc.start}: {shown!r})"
-        ) from None
-    import yaml
+    """A YAML file's data (``reference._yaml_input.read_input_file``: bounded, no aliases); a
+    ConfigError naming ``what`` (e.g. "config file"), the file and the fault. PyYAML loads
+    with the first such file, not with every command (a block audit reads none)."""
+    from reference._yaml_input import InputFileError, read_input_file
 
     try:
-        return yaml.load(text, Loader=_bounded_loader())
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{where}{line}: not valid YAML ({exc.problem})") from None
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise ConfigError(f"{where}: not valid YAML ({str(exc)[:200]})") from None
+        return read_input_file(path, what)
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def load_config_file(path: str | Path) -> dict[str, Any]:

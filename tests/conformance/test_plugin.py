@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.plugin import settings_for
 from tests._plugin import plugin_args
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +77,54 @@ def test_a_bad_profile_stops_the_run(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode != 0
     assert "hypothesis_max_examples" in done.stdout + done.stderr
+
+
+class _Options:
+    """The options ``settings_for`` reads, as a pytest config holds them."""
+
+    def __init__(self, profile: str, seed: int | None = None) -> None:
+        self.values = {"--profile": profile, "--game": None, "--seed": seed}
+
+    def getoption(self, name: str) -> object:
+        return self.values[name]
+
+
+def _nested_aliases(levels: int) -> bytes:
+    """A profile whose ``games`` holds 9**levels strings through aliases ("billion laughs"):
+    the aliases live inside the one known setting, so no unknown key stops it first."""
+    lines = ["games:", "  - &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"  - &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, levels + 1)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+HOSTILE_PROFILES = {
+    "aliases": (_nested_aliases(6), "YAML aliases (*a0) are not accepted here"),
+    "not_utf8": (b"games: [rob\xffots]\n", "line 1: not UTF-8"),
+    "deep": (b"games: " + b"[" * 100_000 + b"\n", "nested deeper than 32 levels"),
+    "huge": (b"# " + b"x" * (2 << 20) + b"\n", "larger than 1048576 bytes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_PROFILES))
+def test_a_hostile_profile_file_is_refused_in_one_line(tmp_path: Path, name: str) -> None:
+    """A profile of one's own is a file from outside: read as a config file is (bounded, no
+    aliases, UTF-8), never walked into gigabytes (a 1 KB file of nested aliases took 44 s and
+    4.3 GB before)."""
+    content, expected = HOSTILE_PROFILES[name]
+    path = tmp_path / f"{name}.yaml"
+    path.write_bytes(content)
+    with pytest.raises(pytest.UsageError) as caught:
+        settings_for(_Options(str(path)))  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert expected in message and str(path) in message and "\n" not in message
+
+
+@pytest.mark.parametrize("seed", [-5, 2**32, 10**20])
+def test_a_seed_out_of_bounds_stops_the_run(seed: int) -> None:
+    """As ``certify --seed``: random takes -5 as 5, numpy refuses it; two seeds one run."""
+    with pytest.raises(pytest.UsageError, match=r"--seed must be an integer in \[0, 2\*\*32\)"):
+        settings_for(_Options("quick", seed))  # type: ignore[arg-type]
+    assert settings_for(_Options("quick", 2**32 - 1)) == settings_for(_Options("quick"))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", ["quick", "full"])
