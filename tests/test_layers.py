@@ -317,7 +317,18 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("face", ("",)),
     ),
     "reference": (
-        ("base", ("_errors", "_files", "_yaml", "_strict_json", "_scenarios", "_fastlines")),
+        (
+            "base",
+            (
+                "_errors",
+                "_files",
+                "_yaml",
+                "_yaml_input",
+                "_strict_json",
+                "_scenarios",
+                "_fastlines",
+            ),
+        ),
         ("compiled", ("_compiled", "_permutation")),
         ("rules", ("_rules", "_gains", "_{game}_rules")),
         ("game registry", ("_games", "engine_kit")),
