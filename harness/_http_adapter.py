@@ -496,7 +496,8 @@ class HttpBlockStream:
             ) from None
 
     def lines(self) -> Iterator[bytes]:
-        """Each unit line as raw JSON bytes, in block order; checked, then handed over."""
+        """Each unit line as raw JSON bytes, in block order; checked, then handed over.
+        Whitespace after the last line (a blank line) is dropped, as ``chunks()`` drops it."""
         if self._consumed:
             raise RuntimeError("a block stream is read once")
         self._consumed = True
@@ -515,6 +516,8 @@ class HttpBlockStream:
                     )
                 yield line
             extra = self._next_line()
+            while extra is not None and not extra.strip():  # whitespace after the last line:
+                extra = self._next_line()  # dropped, as ``chunks()`` drops it
             if extra is not None:
                 raise ProtocolViolation(
                     f"{self._what}: more than the {self.expected} unit lines asked for: "
