@@ -835,6 +835,7 @@ class HttpAdapter:
         """``_send_once``'s answer, a redirect to the target's own origin followed
         (``harness._redirects``: at most ``MAX_HOPS`` in a row, each counted for the run's
         reservation)."""
+        asked = endpoint(method, path)  # the contract's endpoint, whatever the redirects say
         for _hop in range(MAX_HOPS):
             response = self._send_once(
                 method, path, body=body, params=params, token=token, safe=safe, settled=settled
@@ -851,7 +852,7 @@ class HttpAdapter:
             if isinstance(deadline, Deadline):
                 deadline.finish()
             response.close()
-            self.redirects.followed(endpoint(method, path), status)
+            self.redirects.followed(asked, status)
             path, params = target
         return self._send_once(
             method, path, body=body, params=params, token=token, safe=safe, settled=settled
