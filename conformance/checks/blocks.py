@@ -486,9 +486,6 @@ def unit_lines(ctx: CheckContext) -> None:
     _reserve_unit_fields(ctx)
 
 
-UNIT_FIELDS_BASIS = "unit-fields"
-
-
 def _reserve_unit_fields(ctx: CheckContext) -> None:
     """One reservation naming the blocks whose unit lines carry fields of their own."""
     counts: dict[str, int] = {}
@@ -509,7 +506,7 @@ def _reserve_unit_fields(ctx: CheckContext) -> None:
             f"unit lines with {first} in {listed}: each line was judged on index, prize_cents "
             "and ticket; contract 3 keeps a header's unknown fields and says nothing of a "
             "unit's, whose example has the three alone",
-            basis=UNIT_FIELDS_BASIS,
+            basis="unit-fields",
             lift="write each unit line as {index, prize_cents, ticket}, nothing else",
             evidence=evidence,
             requirements=["blocks.contract3.unit_lines"],

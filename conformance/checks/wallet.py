@@ -53,7 +53,6 @@ AT_ONCE = 8  # n: plays sent at the same moment
 MAX_READS = 8  # plays per stake for the balance read
 SERIAL_ORDERS = 1000  # the serial orders of plays at once enumerated before none is judged
 CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
-CONFLICT_BASIS = "play-conflict"
 
 
 def scenario_balance_read(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
@@ -319,7 +318,7 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
                 f"account were refused with 409 (the account busy with another play), and "
                 f"no round of {n} plays at once emptied the account: whether plays at once "
                 "can overdraw it was not seen",
-                basis=CONFLICT_BASIS,
+                basis="play-conflict",
                 lift=f"take {n} plays of one account at the same moment (each waiting for "
                 "the account rather than refused), or certify again",
                 kind="unverifiable",
