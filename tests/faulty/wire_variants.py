@@ -66,7 +66,9 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``ndjson_spaced``: block lines written with Python's own separators (``", "``, ``": "``);
 - ``ndjson_blank_end``: a blank line after the block stream's last line;
 - ``unit_extras``: every block line with a field of the generator's own (a serial number per
-  unit; a reservation, row ``unit-fields``).
+  unit; a reservation, row ``unit-fields``);
+- ``chunked_trailers``: every body chunked, with a trailer field after the last chunk
+  (RFC 9112 7.1.2).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -143,6 +145,7 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "ndjson_spaced": {"ndjson": "spaced"},
     "ndjson_blank_end": {"ndjson": "blank_end"},
     "unit_extras": {"ndjson": "unit_extras"},
+    "chunked_trailers": {"chunked": True, "trailers": True},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -549,7 +552,8 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in body:
                 if piece:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-            self.wfile.write(b"0\r\n\r\n")
+            trailer = b"X-Checksum: 0\r\n" if options.trailers else b""
+            self.wfile.write(b"0\r\n" + trailer + b"\r\n")
             return
         data = b"".join(body)
         if options.unsized:  # the end of the body: the close
@@ -764,7 +768,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         prefix: str = "",
         unsized: bool = False,
         slash_redirect: int | None = None,
+        trailers: bool = False,
     ) -> None:
+        self.trailers = trailers
         self.prefix, self.unsized, self.slash_redirect = prefix, unsized, slash_redirect
         self.html_404 = html_404
         self.int_flags = int_flags
