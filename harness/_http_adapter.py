@@ -56,6 +56,7 @@ from ._flags import FlagNumbers
 from ._ids import IdNumbers
 from ._integers import IntegerForms
 from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
+from ._redirects import MAX_HOPS, REDIRECTS, Redirects, redirected
 from ._statuses import UnnamedStatuses
 from ._timeout import DEFAULT_TIMEOUT_S
 from ._transport import (
@@ -495,7 +496,8 @@ class HttpBlockStream:
             ) from None
 
     def lines(self) -> Iterator[bytes]:
-        """Each unit line as raw JSON bytes, in block order; checked, then handed over."""
+        """Each unit line as raw JSON bytes, in block order; checked, then handed over.
+        Whitespace after the last line (a blank line) is dropped, as ``chunks()`` drops it."""
         if self._consumed:
             raise RuntimeError("a block stream is read once")
         self._consumed = True
@@ -514,6 +516,8 @@ class HttpBlockStream:
                     )
                 yield line
             extra = self._next_line()
+            while extra is not None and not extra.strip():  # whitespace after the last line:
+                extra = self._next_line()  # dropped, as ``chunks()`` drops it
             if extra is not None:
                 raise ProtocolViolation(
                     f"{self._what}: more than the {self.expected} unit lines asked for: "
@@ -782,6 +786,7 @@ class HttpAdapter:
         self.limiter = Limiter(pool_size, self.counts, start=INITIAL_LIMIT)
         self._plays = _PlayBook()
         self.statuses = UnnamedStatuses()  # 201 where the contract names no status
+        self.redirects = Redirects()  # redirects to the target's own origin, followed
         self.ids = IdNumbers()  # ids answered as JSON integers
         self.flags = FlagNumbers()  # a reveal's flags answered as 0 and 1
         self.integers = IntegerForms()  # integers answered as 100.0 or 1E+2
@@ -817,6 +822,43 @@ class HttpAdapter:
     # -- transport ------------------------------------------------------------------------
 
     def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: object = None,
+        params: Mapping[str, object] | None = None,
+        token: str | None = None,
+        safe: bool = False,
+        settled: bool = False,
+    ) -> requests.Response:
+        """``_send_once``'s answer, a redirect to the target's own origin followed
+        (``harness._redirects``: at most ``MAX_HOPS`` in a row, each counted for the run's
+        reservation)."""
+        asked = endpoint(method, path)  # the contract's endpoint, whatever the redirects say
+        for _hop in range(MAX_HOPS):
+            response = self._send_once(
+                method, path, body=body, params=params, token=token, safe=safe, settled=settled
+            )
+            status = response.status_code
+            if status not in REDIRECTS:
+                return response
+            target = redirected(
+                self.base_url, method, path, status, response.headers.get("Location")
+            )
+            if target is None:
+                return response
+            deadline = getattr(response, _DEADLINE, None)
+            if isinstance(deadline, Deadline):
+                deadline.finish()
+            response.close()
+            self.redirects.followed(asked, status)
+            path, params = target
+        return self._send_once(
+            method, path, body=body, params=params, token=token, safe=safe, settled=settled
+        )
+
+    def _send_once(
         self,
         method: str,
         path: str,
@@ -1338,9 +1380,10 @@ class HttpAdapter:
         """The run's reservations about what the wire showed: success statuses the contract
         does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``), a
         reveal's flags as 0 and 1 (``harness._flags``), integers as 100.0 or 1E+2
-        (``harness._integers``)."""
+        (``harness._integers``), redirects followed (``harness._redirects``)."""
         return (
             self.statuses.reservations()
+            + self.redirects.reservations()
             + self.ids.reservations()
             + self.flags.reservations()
             + self.integers.reservations()

@@ -425,6 +425,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_transport",
                 "_wait",
                 "_statuses",
+                "_redirects",
                 "_ids",
                 "_flags",
                 "_integers",

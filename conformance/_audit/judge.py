@@ -70,13 +70,16 @@ def judge_line(
             -1, [("unit_lines", f"a unit line is a JSON object, got {value!r}"[:300])]
         )
     keys = sorted(value)
-    if keys != sorted(line_layout.UNIT_KEYS):
+    if not set(line_layout.UNIT_KEYS) <= set(keys):
         faults.append(
             (
                 "unit_lines",
-                f"a unit has exactly the fields {list(line_layout.UNIT_KEYS)}, this one has {keys}",
+                f"a unit has the fields {list(line_layout.UNIT_KEYS)}, this one has {keys}",
             )
         )
+    elif len(keys) > len(line_layout.UNIT_KEYS):  # fields of the generator's own: a reading's
+        others = [k for k in keys if k not in line_layout.UNIT_KEYS]
+        faults.append(("unit_fields", f"fields beside {list(line_layout.UNIT_KEYS)}: {others}"))
     got_index = value.get("index")
     declared = got_index if type(got_index) is int and 0 <= got_index <= MAX_INDEX else -1
     if type(got_index) is not int:

@@ -19,6 +19,7 @@ ASPECTS: tuple[str, ...] = (
     "block_size",
     "sequence",
     "unit_lines",
+    "unit_fields",
     "tickets",
     "unit_prize",
     "cumulated_gains",

@@ -33,7 +33,7 @@ from .._audit_engine import (
     keep_ranges,
 )
 from .._file_target import FileTarget, block_file_of
-from .._registry import CheckContext, CheckFailure, NotSupported, check
+from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
 from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults
@@ -67,7 +67,7 @@ def requirement_of(aspect: str, game: str, stake_cents: int) -> str:
     """The requirement id a fault of ``aspect`` breaks in a block of (game, stake)."""
     if aspect == "header":
         return "blocks.contract3.header"
-    if aspect == "unit_lines":
+    if aspect in ("unit_lines", "unit_fields"):
         return "blocks.contract3.unit_lines"
     if aspect == "lot_table":
         article = reference.load_rules(game).lot_table(stake_cents).article
@@ -480,8 +480,38 @@ def unit_sequence(ctx: CheckContext) -> None:
     "blocks.unit_lines", covers=["blocks.contract3.unit_lines"], capability="blocks", cost="block"
 )
 def unit_lines(ctx: CheckContext) -> None:
-    """Every unit line is a JSON object with exactly index, prize_cents and ticket."""
+    """Every unit line is a JSON object with index, prize_cents and ticket; fields beside
+    them are a reservation (docs/contract-decisions.md, ``unit-fields``), never a failure."""
     _judge(ctx, ["unit_lines"], "unit lines")
+    _reserve_unit_fields(ctx)
+
+
+def _reserve_unit_fields(ctx: CheckContext) -> None:
+    """One reservation naming the blocks whose unit lines carry fields of their own."""
+    counts: dict[str, int] = {}
+    evidence: list[BlockLineEvidence | BlockEvidence] = []
+    first = ""
+    for _game, _stake, _list_faults, block in blocks_in_scope(ctx):
+        faults = block.faults("unit_fields") if block is not None else []
+        if block is None or not faults:
+            continue
+        counts[block.block_id] = block.fault_count("unit_fields")
+        first = first or faults[0].message
+        evidence.extend(_evidence(block, f) for f in faults[:EVIDENCE_PER_BLOCK])
+    if not counts:
+        return
+    listed = ", ".join(f"{block_id} ({n:,} lines)" for block_id, n in sorted(counts.items()))
+    ctx.reserve(
+        Reservation(
+            f"unit lines with {first} in {listed}: each line was judged on index, prize_cents "
+            "and ticket; contract 3 keeps a header's unknown fields and says nothing of a "
+            "unit's, whose example has the three alone",
+            basis="unit-fields",
+            lift="write each unit line as {index, prize_cents, ticket}, nothing else",
+            evidence=evidence,
+            requirements=["blocks.contract3.unit_lines"],
+        )
+    )
 
 
 @check(

@@ -381,7 +381,7 @@ def test_the_inflate_ahead_reads_a_file_alike_or_asks_to_read_it_again(
     ("line", "aspect"),
     [
         (b'{"index":3,"prize_cents":0}', "unit_lines"),
-        (b'{"index":3,"prize_cents":0,"ticket":"x","extra":1}', "unit_lines"),
+        (b'{"index":3,"prize_cents":0,"ticket":"x","extra":1}', "unit_fields"),
         (b'{"index":3,"prize_cents":0,"prize_cents":0,"ticket":"x"}', "unit_lines"),
         (b'{"index":3,"prize_cents":true,"ticket":"x"}', "unit_lines"),
         (b'{"index":3.0,"prize_cents":0,"ticket":"x"}', "unit_lines"),

@@ -15,6 +15,8 @@ import hashlib
 import hmac
 import json
 import secrets
+import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -420,6 +422,31 @@ def _wins_reversed(result: Document) -> Document:
     return {**result, "wins": result["wins"][::-1]}
 
 
+class PlayConflict409(Delegating):
+    """A play on an account that another play of it is still being made on is refused with
+    409 (an optimistic lock lost: "retry"), the play not made, as a wallet updated under a
+    version check does; plays one after another are never refused (row ``play-conflict``)."""
+
+    busy_s = 0.05  # how long a play holds its account: plays sent together meet it
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._busy: set[str] = set()
+        self._lock = threading.Lock()
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        with self._lock:
+            if account_id in self._busy:
+                raise ErrorReply(409, "account_busy", "another play of this account is under way")
+            self._busy.add(account_id)
+        try:
+            time.sleep(self.busy_s)
+            return dict(self.inner.play(account_id, token, game, stake_cents))
+        finally:
+            with self._lock:
+                self._busy.discard(account_id)
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -546,6 +573,12 @@ _add(
 _add("wallet_minimum_1_cent", _wrapped(WalletMinimum), WalletMinimum.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
+_add(
+    "play_conflict_409",
+    _wrapped(PlayConflict409),
+    PlayConflict409.__doc__,
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

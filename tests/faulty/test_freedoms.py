@@ -10,6 +10,8 @@ run over HTTP. Slow tier: every freedom in a full run in-process (the tests' pro
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -92,6 +94,7 @@ JUDGED_BY = {
     "access_token_query": ("security.ways_in_request", "reserved"),
     "basic_password_token": ("security.ways_in_request", "reserved"),
     "session_cookie_token": ("security.ways_in_request", "reserved"),
+    "play_conflict_409": ("play.concurrent_one_account", "reserved"),
 }
 
 
@@ -403,3 +406,39 @@ def test_an_overdraft_behind_a_least_balance_is_still_caught() -> None:
     outcome, _, message = one_check(adapter, "play.insufficient_funds")
     assert outcome == "fail", message
     assert "balance of 99 cents" in message or "balance of 49 cents" in message, message
+
+
+# -- a play refused with 409 while its account is busy (row play-conflict) --------------------
+
+
+class ConflictAfterTheSale(Delegating):
+    """Plays sent at once on one account: every one after the first is made (debited, its
+    unit sold) and then answered 409, as a lock checked after the write would."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._busy: set[str] = set()
+        self._lock = threading.Lock()
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        with self._lock:
+            busy = account_id in self._busy
+            self._busy.add(account_id)
+        try:
+            time.sleep(0.05)
+            answer = self.inner.play(account_id, token, game, stake_cents)
+        finally:
+            if not busy:
+                with self._lock:
+                    self._busy.discard(account_id)
+        if busy:
+            raise ErrorReply(409, "account_busy", "another play of this account is under way")
+        return answer
+
+
+def test_a_409_that_changed_the_account_still_fails() -> None:
+    """A 409 is a refusal: a play answered so but made all the same shows in the balance and
+    the history, and fails the race."""
+    adapter = ConflictAfterTheSale(reference_adapter(name="x"), "x")
+    outcome, _, message = one_check(adapter, "play.concurrent_one_account")
+    assert outcome == "fail", message

@@ -55,7 +55,20 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   standard base64 or URNs are;
 - ``ids_long``: account, play and block ids 1 000 characters long;
 - ``slow_plays``: every play bought answered 500 ms late (a wallet or payment service behind
-  each purchase).
+  each purchase);
+- ``slash_redirect_307``: every route declared with a trailing slash, the contract's path
+  answered ``307 Temporary Redirect`` to it (FastAPI's ``redirect_slashes`` for a route declared
+  ``"/"`` under a prefix; a reservation, row ``redirects``);
+- ``path_prefix``: the API served under a path prefix (``/lottery/api/v1/...``, behind a
+  gateway), the base URL naming it;
+- ``close_delimited``: HTTP/1.1, every body without ``Content-Length`` or chunking, ended by
+  closing the connection (RFC 9112 6.3);
+- ``ndjson_spaced``: block lines written with Python's own separators (``", "``, ``": "``);
+- ``ndjson_blank_end``: a blank line after the block stream's last line;
+- ``unit_extras``: every block line with a field of the generator's own (a serial number per
+  unit; a reservation, row ``unit-fields``);
+- ``chunked_trailers``: every body chunked, with a trailer field after the last chunk
+  (RFC 9112 7.1.2).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -126,6 +139,13 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "ids_url_special": {"special_ids": True},
     "ids_long": {"long_ids": True},
     "slow_plays": {"play_delay_s": 0.5},
+    "slash_redirect_307": {"slash_redirect": 307},
+    "path_prefix": {"prefix": "/lottery/api"},
+    "close_delimited": {"unsized": True},
+    "ndjson_spaced": {"ndjson": "spaced"},
+    "ndjson_blank_end": {"ndjson": "blank_end"},
+    "unit_extras": {"ndjson": "unit_extras"},
+    "chunked_trailers": {"chunked": True, "trailers": True},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
@@ -134,8 +154,13 @@ WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "flags_0_1": frozenset({"flag-numbers"}),
     "numbers_point_zero": frozenset({"integer-forms"}),
     "numbers_exponent": frozenset({"integer-forms"}),
+    "slash_redirect_307": frozenset({"redirects"}),
+    "unit_extras": frozenset({"unit-fields"}),
 }
 """The reservations (their basis) a wire variant's run gets; none for the others."""
+
+CHECK_BASES = frozenset({"unit-fields"})
+"""The bases of ``WIRE_RESERVATIONS`` a check words (from what it read), not the wire."""
 
 Document = dict[str, Any]
 Answer = tuple[int, Any]  # status, a JSON document or an iterator of NDJSON bytes
@@ -401,6 +426,8 @@ class _Handler(BaseHTTPRequestHandler):
         options = self.server
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if options.slash_redirect is not None and self._slash_redirected():
+            return
         rate = options.rate
         if rate is not None and not rate.admits(
             method, self.path, raw, self.headers.get("Authorization")
@@ -452,8 +479,32 @@ class _Handler(BaseHTTPRequestHandler):
             document = {**_problem(status, document["error"]), **document}
         self._send(status, media, iter([_json_written(document, options.json_form)]))
 
+    def _slash_redirected(self) -> bool:
+        """With ``slash_redirect``: every route is served at its path with a trailing slash,
+        and the path without it answered with that status to the path with it (a route
+        declared ``"/"`` under a prefix: FastAPI's 307 ``redirect_slashes``)."""
+        parts = urlsplit(self.path)
+        if parts.path.endswith("/"):
+            return False
+        location = parts.path + "/" + (f"?{parts.query}" if parts.query else "")
+        status = self.server.slash_redirect
+        assert status is not None
+        self.send_response(status)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return True
+
     def _dispatch(self, method: str, raw: bytes) -> Answer:
         parts = urlsplit(self.path)
+        path = parts.path
+        if self.server.slash_redirect is not None:
+            path = path[:-1]
+        if self.server.prefix:
+            if not path.startswith(self.server.prefix + "/"):
+                return 404, {"error": {"code": "not_found", "message": f"no such path {path}"}}
+            path = path[len(self.server.prefix) :]
+        parts = parts._replace(path=path)
         query = parse_qs(parts.query, keep_blank_values=True)
         scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
         bearer = token.strip() or None if scheme.lower() == "bearer" else None
@@ -501,9 +552,16 @@ class _Handler(BaseHTTPRequestHandler):
             for piece in body:
                 if piece:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-            self.wfile.write(b"0\r\n\r\n")
+            trailer = b"X-Checksum: 0\r\n" if options.trailers else b""
+            self.wfile.write(b"0\r\n" + trailer + b"\r\n")
             return
         data = b"".join(body)
+        if options.unsized:  # the end of the body: the close
+            self.send_header("Connection", "close")
+            self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data)
+            return
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -596,8 +654,14 @@ def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
         for line in lines[:-1]:
             if form == "crlf":
                 written.append(line + b"\r\n")
-            elif form == "open_end":
+            elif form in ("open_end", "blank_end"):
                 written.append(line + b"\n")
+            elif form == "spaced":  # Python's own separators, ", " and ": "
+                written.append(json.dumps(json.loads(line)).encode() + b"\n")
+            elif form == "unit_extras":  # a field of the vendor's own on every line
+                value = json.loads(line)
+                value["serial"] = f"S-{value.get('index', 0):09d}-{value.get('block_id', '')}"
+                written.append(json.dumps(value, separators=(",", ":")).encode() + b"\n")
             else:
                 written.append(_dumps(json.loads(line), form).encode() + b"\n")
         if last:
@@ -605,6 +669,8 @@ def _lines_written(chunks: Iterator[bytes], form: str) -> Iterator[bytes]:
         last = b"".join(written)
     if form == "open_end":
         last = last[:-1]
+    if form == "blank_end":  # a blank line after the last one
+        last += b"\n"
     yield last
 
 
@@ -699,7 +765,13 @@ class WireHTTPServer(ThreadingHTTPServer):
         int_flags: bool = False,
         html_404: bool = False,
         per_ticket_s: float = 0.0,
+        prefix: str = "",
+        unsized: bool = False,
+        slash_redirect: int | None = None,
+        trailers: bool = False,
     ) -> None:
+        self.trailers = trailers
+        self.prefix, self.unsized, self.slash_redirect = prefix, unsized, slash_redirect
         self.html_404 = html_404
         self.int_flags = int_flags
         self.threads, self.idle_s = threads, idle_s
@@ -741,7 +813,7 @@ class WireServer:
     def __enter__(self) -> str:
         self._thread.start()
         host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"http://{host!s}:{port}{self.server.prefix}"
 
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
