@@ -37,6 +37,7 @@ from .._file_target import block_file_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
+from ._session import session
 
 REVEAL_BOUNDS = "play.reveal.bounds"
 MONEY_EXACT = "play.money.exact"
@@ -191,9 +192,7 @@ def reveal_bounds(ctx: CheckContext) -> None:
         buttonless=list(others[0]) if others else None,
         seed=ctx.seed,
     )
-    found = scenario_reveal_bounds(
-        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
-    )
+    found = scenario_reveal_bounds(session(ctx), case)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(REVEAL_BOUNDS,))
 
@@ -272,7 +271,7 @@ def money_bounds(ctx: CheckContext) -> None:
     game = rng.choice(games)
     case = sc.case_of("money_bounds", game=game, stake_cents=ctx.stakes(game)[0], seed=ctx.seed)
     refused: list[int] = []
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     found = scenario_money_bounds(target, case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(MONEY_EXACT,))
@@ -349,7 +348,7 @@ def limit_bounds(ctx: CheckContext) -> None:
         "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
     )
     refused: list[int] = []
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     found = scenario_limit_bounds(target, case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(LIMIT,))
@@ -457,7 +456,7 @@ def slice_bounds_check(ctx: CheckContext) -> None:
             "a block file has no slice reads of its own to test: contract 3's ?start=&count= "
             "is a server's"
         )
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     pairs = [(g, s) for g in ctx.games() for s in ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")

@@ -193,14 +193,14 @@ def _not_emptied(
 ) -> Evidence | None:
     """``emptied_accounts`` could not judge: the target refused an account of ``balance``
     cents (``refusal``), or no account of exactly the stake lost (the baseline). Said to the
-    check (``Session.not_judged``: row ``not-reached``), never passed."""
+    check (``Session.reserve``: row ``not-reached``), never passed."""
     game, stake = case["game"], case["stake_cents"]
     why = (
         f"an account of {balance} cents was refused ({refusal.status} {refusal.code})"
         if refusal is not None
         else f"no play of an account of exactly {stake} cents lost in {EMPTIED_ACCOUNTS // 2}"
     )
-    session.not_judged(
+    session.reserve(
         Reservation(
             f"{game} at {stake} cents: a winning play that empties its account (or leaves less "
             f"than a stake) could not be judged: {why}",
