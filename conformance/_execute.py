@@ -137,6 +137,8 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
     except Exception as exc:  # a harness bug: reported, never a pass, never a crash
         outcome, message = "error", f"check crashed: {type(exc).__name__}: {exc}"
         trace = tb.format_exc()
+    for ending in ctx.endings:  # what the check's sessions met and could not judge
+        ending()
     reservations = [r.to_dict(_reserved(check, r)) for r in ctx.reservations]
     if outcome == "pass" and reservations:
         outcome = "reserved"

@@ -178,6 +178,8 @@ class CheckContext:
     the runner, which runs checks side by side (``harness._streams``)."""
     reservations: list[Reservation] = field(default_factory=list)
     """Findings recorded with ``reserve``: the check ends *reserved* unless it fails."""
+    endings: list[Callable[[], None]] = field(default_factory=list)
+    """Called once the check has ended, whichever way, in the order given (``at_end``)."""
 
     def __post_init__(self) -> None:
 
@@ -187,6 +189,11 @@ class CheckContext:
     def reserve(self, reservation: Reservation) -> None:
         """Record ``reservation`` and go on: the letter is still checked after it."""
         self.reservations.append(reservation)
+
+    def at_end(self, ending: Callable[[], None]) -> None:
+        """Call ``ending`` once the check has ended, passed or not (a session of the check
+        hands over what its scenarios could not judge: ``checks._session``)."""
+        self.endings.append(ending)
 
     def supports(self, capability: str) -> bool:
         return capability in self.implementation.get("capabilities", [])

@@ -54,9 +54,11 @@ def coins() -> Iterator[None]:
     assert not any(r.startswith("coins.") for r in load_catalogue())
 
 
-def certify(out: Path, target: str) -> tuple[int, dict[str, Any]]:
-    """``instantcert certify`` on Coins, quick profile; (exit code, report.json)."""
+def certify(out: Path, target: str, *requirements: str) -> tuple[int, dict[str, Any]]:
+    """``instantcert certify`` on Coins, quick profile (of ``requirements`` only, if given);
+    (exit code, report.json)."""
     flags = ["--profile", "quick", "--game", "coins", "--seed", SEED, "--out", str(out)]
+    flags += [f for rid in requirements for f in ("--requirement", rid)]
     code = main(["certify", "--target", target, *flags])
     return code, json.loads((out / "report.json").read_text(encoding="utf-8"))
 
@@ -161,10 +163,20 @@ def test_a_fault_planted_in_coins_is_caught_for_its_requirement(tmp_path: Path) 
 
 
 def test_the_planted_fault_is_caught_over_http_too(tmp_path: Path) -> None:
+    """Coins' requirements judged through evaluate, where the fault is: that it fails no
+    other requirement of the whole run is test_a_fault_planted_in_coins_is_caught_for_its_
+    requirement's (in-process), and that Coins' plays and blocks pass over HTTP is
+    test_coins_is_certified_over_http's."""
+    evaluating = [
+        rid
+        for rid, r in load_catalogue().items()
+        if rid.startswith("coins.") and r.capability == "evaluate"
+    ]
+    assert "coins.4.purse_pays" in evaluating and len(evaluating) > 5
     service = MisPayingService(tmp_path / "served.sqlite3", SERVICE_SEED, durable=False)
     try:
         with ServerThread(service) as server:
-            code, report = certify(tmp_path / "out", server.url)
+            code, report = certify(tmp_path / "out", server.url, *evaluating)
     finally:
         service.close()
     assert code == 1 and report["verdict"]["overall"] == "NOT CERTIFIED"

@@ -136,9 +136,9 @@ def slice_bounds_check(ctx: CheckContext) -> None:
             "a block file has no slice reads of its own to test: contract 3's ?start=&count= "
             "is a server's"
         )
-    from ._scenarios import Session  # against a server only: a block file has no slices
+    from ._session import session  # against a server only: a block file has no slices
 
-    target = Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     pairs = [(g, s) for g in ctx.games() for s in ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")

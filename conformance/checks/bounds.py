@@ -29,6 +29,7 @@ from contract import ErrorReply
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
+from ._session import session
 from .block_slice_bounds import scenario_slice_bounds
 
 REVEAL_BOUNDS = "play.reveal.bounds"
@@ -183,9 +184,7 @@ def reveal_bounds(ctx: CheckContext) -> None:
         buttonless=list(others[0]) if others else None,
         seed=ctx.seed,
     )
-    found = scenario_reveal_bounds(
-        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
-    )
+    found = scenario_reveal_bounds(session(ctx), case)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(REVEAL_BOUNDS,))
 
@@ -264,7 +263,7 @@ def money_bounds(ctx: CheckContext) -> None:
     game = rng.choice(games)
     case = sc.case_of("money_bounds", game=game, stake_cents=ctx.stakes(game)[0], seed=ctx.seed)
     refused: list[int] = []
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     found = scenario_money_bounds(target, case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(MONEY_EXACT,))
@@ -341,7 +340,7 @@ def limit_bounds(ctx: CheckContext) -> None:
         "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
     )
     refused: list[int] = []
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     found = scenario_limit_bounds(target, case, refused)
     if found is not None:
         raise CheckFailure(found.note, [found], requirements=(LIMIT,))

@@ -29,6 +29,7 @@ from typing import Any
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from .._timestamps import ReadTime, read_time
 from . import _scenarios as sc
+from ._session import session
 
 CREATED_AT = "play.history.created_at"
 PLAYS = 3
@@ -192,9 +193,7 @@ def history_created_at(ctx: CheckContext) -> None:
         kind = seen.note
         reasons.setdefault(kind, (why, seen))  # one reservation per format seen
 
-    found = scenario_created_at(
-        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case, reserve
-    )
+    found = scenario_created_at(session(ctx), case, reserve)
     for why, seen in reasons.values():
         ctx.reserve(
             Reservation(

@@ -48,6 +48,7 @@ from contract import ErrorReply
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
 from ..games import kit
 from . import _scenarios as sc
+from ._session import session
 
 COMPLETE = "play.history.complete"
 ORDER = "play.history.order"
@@ -272,9 +273,7 @@ def history_listing(ctx: CheckContext) -> None:
     long_plays = max(plays, ctx.settings.history_plays)
     case = sc.case_of("history_listing", pairs=pairs, plays=plays, long_plays=long_plays)
 
-    found = scenario_history_listing(
-        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
-    )
+    found = scenario_history_listing(session(ctx), case)
     ctx.details["plays"] = long_plays
     ctx.details["listings_judged_after_each_play"] = plays
     if found is not None:

@@ -21,8 +21,9 @@ from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Rese
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
 from ._races import race
-from ._scenarios import SCENARIOS, Case, Session, case_of
+from ._scenarios import SCENARIOS, Case, case_of
 from ._scenarios.client import TOP_UPS
+from ._session import session
 from .blocks import audited_prizes
 
 if TYPE_CHECKING:
@@ -31,10 +32,6 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
     st = strategies_module()
 
 R = TypeVar("R")
-
-
-def session(ctx: CheckContext) -> Session:
-    return Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
 
 
 def plays_per_stake(ctx: CheckContext, game: str) -> int:
@@ -118,40 +115,7 @@ def run_per_stake(
             done += one["plays"]
             ctx.progress(done, None, f"{scenario}: {game} at {stake} cents")
     target.settle()  # every AUTO answer tied to its play's block unit
-    ctx.details["plays"] = done
-    reserve_unjudged(ctx, target)
-
-
-NOT_JUDGED_SHOWN = 20  # the cases ``details.not_judged`` lists, at most
-
-
-def reserve_unjudged(ctx: CheckContext, target: Session) -> None:
-    """The cases ``target``'s scenarios met and could not judge (``Session.not_judged``): one
-    reservation per basis, naming the first case and how many there were, for every
-    requirement they name; ``details.not_judged`` lists them, and the notes of cases the
-    check judges otherwise (``Session.note``). A check reported green must have been able to
-    go red: what it could not judge is said, never passed."""
-    found = list(target.unjudged)
-    said = [r.message for r in found] + list(target.notes)
-    if said:
-        ctx.details["not_judged"] = said[:NOT_JUDGED_SHOWN]
-    if not found:
-        return
-    by_basis: dict[str, list[Reservation]] = {}
-    for reservation in found:
-        by_basis.setdefault(reservation.basis, []).append(reservation)
-    for same in by_basis.values():
-        first = same[0]
-        more = f" (and {len(same) - 1} more such case(s))" if len(same) > 1 else ""
-        ctx.reserve(
-            Reservation(
-                first.message + more,
-                basis=first.basis,
-                lift=first.lift,
-                kind=first.kind,
-                requirements=sorted({r for s in same for r in s.requirements or ()}) or None,
-            )
-        )
+    ctx.details["plays"] = done  # what was not judged: said when the check ends (_session)
 
 
 def first_found(
@@ -385,7 +349,6 @@ def concurrent_sales(ctx: CheckContext) -> None:
     if found is not None:
         requirement, proof = found
         raise failure("concurrent plays broke the sales", [proof], requirement)
-    reserve_unjudged(ctx, target)
 
 
 @check(

@@ -25,7 +25,8 @@ from ..games import GameKit, RevealRequirements, each_kit
 from . import _scenarios as sc
 from ._races import race
 from ._scenarios import reveal_case
-from .play import failure, pairs, plays_per_stake, session
+from ._session import session
+from .play import failure, pairs, plays_per_stake
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st

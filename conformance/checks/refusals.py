@@ -34,6 +34,7 @@ from .._replay import replayer
 from ..games import kit
 from . import _scenarios as sc
 from ._scenarios.client import misspelt, mistyped, open_least
+from ._session import session
 
 STATUS = "protocol.refusals.status"
 DOCUMENT = "protocol.refusals.error_document"
@@ -188,7 +189,7 @@ sc.SCENARIOS["refusals"] = scenario_refusals
 def refusals(ctx: CheckContext) -> None:
     """Every refusal the suite provokes on the play endpoints, at the first stake of each game
     in scope: the status the contract fixes, and the error document with a snake_case code."""
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     tried = 0
     for game in ctx.games():
         stakes = ctx.stakes(game)

@@ -24,6 +24,7 @@ from contract import ErrorReply
 from .._registry import CheckContext, Evidence, check
 from ..games import GameKit, each_kit
 from . import _scenarios as sc
+from ._session import session
 from .play import failure, plays_per_stake
 from .play_reveal import first_stake
 
@@ -91,9 +92,7 @@ def reveal_answer(ctx: CheckContext, game: str) -> None:
     and carries the symbol (name or letter), X2 and +1 exactly as the ticket holds them."""
     plays = min(MAX_PLAYS, plays_per_stake(ctx, game))
     case = sc.reveal_case("reveal_answer", game, stake_cents=first_stake(ctx, game), plays=plays)
-    found = scenario_reveal_answer(
-        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case
-    )
+    found = scenario_reveal_answer(session(ctx), case)
     ctx.details["plays"] = plays
     if found is not None:
         raise failure("a reveal answer", [found], sc.REVEAL_ANSWER)

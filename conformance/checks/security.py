@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from . import _scenarios as sc
+from ._session import session
 
 
 def _each_game(ctx: CheckContext, scenario: str) -> None:
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     games = [(g, ctx.stakes(g)) for g in ctx.games()]
     if not any(stakes for _, stakes in games):
         raise NotSupported("no game and stake in this run's scope")

@@ -23,8 +23,9 @@ from .._registry import CheckContext, Reservation, check
 from ._scenarios import case_of
 from ._scenarios.deep import Deep, deep_plays
 from ._scenarios.players import Player, reach_of, scenario_players
+from ._session import session
 from .blocks import audited_prizes
-from .play import failure, pairs, session
+from .play import failure, pairs
 
 #: what the player sessions judge on the way back (docs/play-checks.md)
 SESSIONS_COVER = [

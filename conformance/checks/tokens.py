@@ -34,6 +34,7 @@ from typing import Any
 from .._registry import CheckContext, CheckFailure, Evidence, Reservation, check
 from . import _scenarios as sc
 from ._scenarios.client import open_least
+from ._session import session
 
 UNGUESSABLE = "security.tokens.unguessable"
 MIN_BITS = 128
@@ -241,9 +242,7 @@ def tokens_unguessable(ctx: CheckContext) -> None:
             )
         )
 
-    found = scenario_tokens(
-        sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve), case, reserve
-    )
+    found = scenario_tokens(session(ctx), case, reserve)
     ctx.details["accounts"] = sample
     if found is not None:
         raise CheckFailure(

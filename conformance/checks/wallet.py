@@ -41,6 +41,7 @@ from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Rese
 from .._timestamps import read_time
 from . import _scenarios as sc
 from ._races import race
+from ._session import session
 from .history import last_unit
 from .play import first_found, held, pairs, plays_per_stake, reserve_unjudged
 
@@ -339,7 +340,7 @@ def _raise(message: str, found: Evidence, requirement: str) -> None:
 @check("play.balance_read", covers=[BALANCE_READ], capability="play", cost="long")
 def balance_read(ctx: CheckContext) -> None:
     """After each play, the balance read at once equals the play's ``balance_cents``."""
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     cases = [
         sc.case_of(
             "balance_read",
@@ -374,7 +375,7 @@ def concurrent_one_account(ctx: CheckContext) -> None:
     games = ctx.games()
     if not any(ctx.stakes(g) for g in games):
         raise NotSupported("no game and stake in this run's scope")
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     rounds = ctx.settings.one_account_rounds
     cases = [
         sc.case_of(

@@ -20,12 +20,13 @@ import random
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from . import _scenarios as sc
 from ._scenarios.ways_in import REQUIREMENT, has_raw, scenario_ways_in
+from ._session import session
 
 sc.SCENARIOS["ways_in"] = scenario_ways_in
 
 
 def _probe(ctx: CheckContext, families: tuple[str, ...]) -> None:
-    target = sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)
+    target = session(ctx)
     pairs = [(g, ctx.stakes(g)[0]) for g in ctx.games() if ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")
@@ -86,7 +87,7 @@ def ways_in_request(ctx: CheckContext) -> None:
     (``bearer-only``). Every play endpoint's path with a trailing slash, a doubled slash or a
     percent-encoded character and no valid token: refused, and the account unchanged.
     In-process: nothing to send (details say so)."""
-    if not has_raw(sc.Session.of(ctx.adapter, ctx.implementation, ctx.reserve)):
+    if not has_raw(session(ctx)):
         ctx.details["ways_in"] = (
             "none: an in-process adapter carries the token as a value, with no scheme or path"
         )

@@ -32,6 +32,8 @@ from conformance.checks._scenarios.players import (
     _reads_judged,
 )
 
+from . import _round7_faults
+from .test_freedoms import check_outcome
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
@@ -113,3 +115,18 @@ def test_tickets_are_put_down_for_seconds_and_finished_later() -> None:
     # account puts one run in four down; the way back finishes one in two of them by AUTO
     assert PUT_DOWN == 0.5 and PAUSE_S[1] >= 2.5
     assert players.PUT_DOWN_RUN == 0.25 and players.FINISHED_LATER == 0.5
+
+
+def test_a_lot_swept_between_plays_is_blamed_on_the_balance_not_the_next_play(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``play.top_lots`` judges each play against the balance read right before it: a lot
+    taken back between two plays (here every unseen eldorado lot, at the account's next
+    request) is the balance's fault, not the next play's debit (it was blamed on
+    ``eldorado.4.2.stake_debited``, beside the right ``play.money.exact`` of the money checks)."""
+    monkeypatch.setattr(_round7_faults, "UNCLAIMED_S", 0.0)
+    variant = VARIANTS["play_unseen_eldorado_lot_swept"]
+    outcome = check_outcome(variant.factory(), "play.top_lots", games=["eldorado"])
+    assert outcome.outcome == "fail", outcome.message
+    assert list(outcome.requirements) == ["play.money.balance_read"], outcome.message
+    assert variant.caught_by(outcome.requirements) == list(outcome.requirements)

@@ -123,7 +123,18 @@ def early_hints() -> Iterator[str]:
 def test_a_run_against_a_target_sending_early_hints(early_hints: str, tmp_path: Path) -> None:
     """Before: the smoke step saw a 103 for describe's answer, "the adapter is broken", exit 2."""
     config = tmp_path / "config.yaml"
-    config.write_text(json.dumps({"settings": TEST_SETTINGS}))
+    # few examples and plays, and the player sessions (they cover reveal_plus_one too) of one
+    # player for a second: the tests' 60 examples, 16 players for 5 s and their old accounts'
+    # 200 plays, one connection a request, prove nothing more about the early hints
+    settings = {
+        **TEST_SETTINGS,
+        "hypothesis_max_examples": 10,
+        "play_count": 5,
+        "player_accounts": 1,
+        "player_span_s": 1,
+        "old_account_plays": 5,
+    }
+    config.write_text(json.dumps({"settings": settings}))
     out = tmp_path / "out"
     argv = ["certify", "--target", early_hints, "--profile", "quick", "--seed", str(SEED)]
     argv += ["--config", str(config), "--out", str(out), "--timeout", "20"]

@@ -224,6 +224,12 @@ def certify_some(concurrency: int) -> tuple[list[tuple[str, str]], dict[str, str
         "play_count": 10,
         "check_concurrency": concurrency,
         "scenario_workers": 1,  # each check plays its scenarios one by one: only checks overlap
+        # the player sessions (started first, beside the others) mostly wait out players'
+        # pauses of seconds: one player for a second, and old accounts of a few plays, keep
+        # them in the run (27 of each run's 30 s at the quick profile's 8 players for 6 s)
+        "player_accounts": 1,
+        "player_span_s": 1,
+        "old_account_plays": 5,
     }
     plan = RunPlan(
         target="python:reference",

@@ -107,18 +107,30 @@ def recording() -> Any:
         yield target
 
 
-def _certify(url: str, tmp_path: Path, *extra: str) -> int:
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One run with the default User-Agent, recorded: what it sent is read by each test below
+    (one certify, not one a test: each took about 20 s)."""
+    target = Recording()
+    with Serving(target, on_close=target.adapter.close) as url:
+        assert _certify(url, tmp_path_factory.mktemp("default-user-agent")) == 0
+    return target
+
+
+def _certify(
+    url: str, tmp_path: Path, *extra: str, requirements: tuple[str, ...] = REQUIREMENTS
+) -> int:
     config = tmp_path / "config.yaml"
     config.write_text(json.dumps({"settings": TEST_SETTINGS}))
     argv = ["certify", "--target", url, "--profile", "quick", "--seed", str(SEED)]
     argv += ["--config", str(config), "--out", str(tmp_path / "out"), *extra]
-    for rid in REQUIREMENTS:
+    for rid in requirements:
         argv += ["--requirement", rid]
     return cli_main(argv)
 
 
-def test_nothing_a_run_sends_names_the_harness(recording: Any, tmp_path: Path) -> None:
-    assert _certify(recording.url, tmp_path) == 0
+def test_nothing_a_run_sends_names_the_harness(recorded: Any) -> None:
+    recording = recorded
     assert len(recording.requests) > 50
     assert recording.user_agents() == {DEFAULT_USER_AGENT.encode()}
     labelled = [r[:300] for r in recording.requests if LABELS.search(r)]
@@ -128,11 +140,11 @@ def test_nothing_a_run_sends_names_the_harness(recording: Any, tmp_path: Path) -
     assert orders <= set(OKHTTP_ORDERS), orders - set(OKHTTP_ORDERS)
 
 
-def test_no_connection_carries_two_accounts(recording: Any, tmp_path: Path) -> None:
+def test_no_connection_carries_two_accounts(recorded: Any) -> None:
     """As on a phone, one account a connection: a gateway that took connections carrying
     several accounts' tokens for a harness's (a fifth red team's open class) sees none; and an
     account's requests still share kept-alive connections (not one connection a request)."""
-    assert _certify(recording.url, tmp_path) == 0
+    recording = recorded
     per_connection = recording.tokens_by_connection
     assert not [t for t in per_connection.values() if len(t - {None}) > 1]
     tokens = {t for seen in per_connection.values() for t in seen if t is not None}
@@ -141,7 +153,16 @@ def test_no_connection_carries_two_accounts(recording: Any, tmp_path: Path) -> N
 
 
 def test_certify_user_agent_names_the_traffic(recording: Any, tmp_path: Path) -> None:
-    code = _certify(recording.url, tmp_path, "--user-agent", "ACME-lab-certification/2.0")
+    # evaluate, blocks, accounts and plays: every kind of request carries it (every request
+    # of the default run carries the default: test_nothing_a_run_sends_names_the_harness)
+    named = ("robots.4.6.x2", "blocks.contract3.header", "robots.4.1.stake_debited")
+    code = _certify(
+        recording.url,
+        tmp_path,
+        "--user-agent",
+        "ACME-lab-certification/2.0",
+        requirements=named,
+    )
     assert code == 0
     assert recording.user_agents() == {b"ACME-lab-certification/2.0"}
 

@@ -149,15 +149,13 @@ class Session:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     known: Callable[[str], list[tuple[int, Any]]] = field(default=lambda block_id: [])
     """(start, declared prizes) of the slices of a block already read (this run's audit)."""
-    unjudged: list[Reservation] = field(default_factory=list)
-    """What a scenario met and could not judge, as the reservation its check makes of it
-    (``not_judged``): a check reported green must have been able to go red."""
+    reserved: list[Reservation] = field(default_factory=list)
+    """What the scenarios handed over (``reserve``), for the check to make its reservations of
+    (``checks._session.hand_over``)."""
     notes: list[str] = field(default_factory=list)
     """What a scenario left unjudged where the check judges the requirement all the same (a
     limit of the target's own on one of several balances): said in the check's details
     (``note``), no reservation."""
-    reserve: Callable[[Reservation], None] | None = None
-    """Where a reading the target does not meet is recorded (the check's ``ctx.reserve``)."""
     no_limit_refused: list[str] = field(default_factory=list)
     """The refusals of a history asked without ``limit`` (row ``history-default-page``)."""
 
@@ -166,24 +164,28 @@ class Session:
         self.adapter = _ClosedButtons(self.adapter)  # what AUTO has left to reveal
 
     @classmethod
-    def of(
-        cls,
-        adapter: Any,
-        implementation: Mapping[str, Any] | None = None,
-        reserve: Callable[[Reservation], None] | None = None,
-    ) -> Session:
+    def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
         described = implementation if implementation is not None else adapter.describe()
-        return cls(adapter, frozenset(described.get("capabilities", [])), reserve=reserve)
+        return cls(adapter, frozenset(described.get("capabilities", [])))
 
-    def not_judged(self, reservation: Reservation) -> None:
-        """A case the scenario met and could not judge (a freedom of the target's, or a
-        capability it skipped): kept for the check to reserve (``play.reserve_unjudged``),
-        never a silent pass. A replay of the scenario has no check: it is dropped there."""
+    def reserve(self, reservation: Reservation) -> None:
+        """The one way a scenario hands over a reservation, and goes on: a case it met and
+        could not judge (a freedom of the target's, a capability it skipped: kind
+        ``unverifiable``), or a reading of the project's the target does not meet (kind
+        ``reading``). The check makes its reservations of them when it ends
+        (``checks._session.hand_over``): never a silent pass. A replay of the scenario has no
+        check: they are dropped there."""
         with self._lock:
-            self.unjudged.append(reservation)
+            self.reserved.append(reservation)
+
+    def taken(self) -> list[Reservation]:
+        """What was handed over (``reserve``) since the last call, in order."""
+        with self._lock:
+            taken, self.reserved = self.reserved, []
+        return taken
 
     def note(self, text: str) -> None:
-        """A case left unjudged that the check judges otherwise (``notes``)."""
+        """A case left unjudged that the check judges otherwise (``notes``): no reservation."""
         with self._lock:
             self.notes.append(text)
 
@@ -334,7 +336,7 @@ class Session:
         with self._lock:
             first = not self.no_limit_refused
             self.no_limit_refused.append(f"{refusal.status} {refusal.code}")
-        if first and self.reserve is not None:
+        if first:
             self.reserve(
                 Reservation(
                     f"the history without limit was refused ({refusal.status} "

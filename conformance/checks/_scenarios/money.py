@@ -193,14 +193,14 @@ def _not_emptied(
 ) -> Evidence | None:
     """``emptied_accounts`` could not judge: the target refused an account of ``balance``
     cents (``refusal``), or no account of exactly the stake lost (the baseline). Said to the
-    check (``Session.not_judged``: row ``not-reached``), never passed."""
+    check (``Session.reserve``: row ``not-reached``), never passed."""
     game, stake = case["game"], case["stake_cents"]
     why = (
         f"an account of {balance} cents was refused ({refusal.status} {refusal.code})"
         if refusal is not None
         else f"no play of an account of exactly {stake} cents lost in {EMPTIED_ACCOUNTS // 2}"
     )
-    session.not_judged(
+    session.reserve(
         Reservation(
             f"{game} at {stake} cents: a winning play that empties its account (or leaves less "
             f"than a stake) could not be judged: {why}",
@@ -307,6 +307,25 @@ def scenario_money_exact(session: Session, case: Case) -> Evidence | None:
     return odd_balances(session, case)
 
 
+def _moved_between_plays(
+    case: Case, block_id: str, played: Document, read: int, held: int
+) -> Evidence:
+    """The evidence of a balance read right before ``played`` that was not what the account's
+    own plays left (its last play's balance_cents, or the balance as opened): the balance moved
+    between two plays, by none of them (an earlier lot taken back, a fee). That is the read's
+    requirement (``play.money.balance_read``: the balance read right after a play is that
+    play's balance_cents), never the next play's debit or credit."""
+    return evidence(
+        {**case, "requirement": "play.money.balance_read", "index": played["index"]},
+        {"balance_cents": held},
+        {"balance_cents": read},
+        f"the account's balance read right before the play of unit {played['index']} of "
+        f"{block_id!r} is {read} cents, not the {held} cents its own plays left: the balance "
+        "moved between two plays, by neither",
+        {"operation": "balance", "before_unit": played["index"]},
+    )
+
+
 def scenario_top_lot(
     session: Session, case: Case, unjudged: list[str] | None = None
 ) -> Evidence | None:
@@ -319,7 +338,9 @@ def scenario_top_lot(
     where the audit did not read them, they play through the whole window blind and its units
     are read afterwards, behind the sales cursor: a read of the units ahead right before the
     purchase would tell a target which plays are watched (issue 27). Each play
-    (the first included) must move the balance by exactly its unit's lot - stake: one same
+    (the first included) must move the balance, read right before it, by exactly its unit's
+    lot - stake (a read that is not what the account's own plays left is
+    ``play.money.balance_read``'s, ``_moved_between_plays``, never the play's): one same
     error on every play is the debit's (``stake_debited``), else the first play in error names
     its kind of unit (``stake_debited`` for a losing one, ``prize_credited`` for a winning
     one); the balance read at the end must be the last play's (else
@@ -367,19 +388,24 @@ def scenario_top_lot(
     end = at + count
     top = None if prizes is None else max(p for i, p in prizes.items() if i > at)
     last = end if prizes is None else min(i for i, p in prizes.items() if p == top and i > at)
-    # every play: (the play, its unit's lot, the balance before it, the account that bought it)
-    bought: list[tuple[Document, int, Account]] = [(probe, opened, account)]
+    # every play: (the play, the balance read right before it, the account that bought it, and
+    # what the account held by its own plays then: its last play's balance_cents, or as opened)
+    bought: list[tuple[Document, int, Account, int]] = [(probe, opened, account, opened)]
     sold = threading.Event()  # the largest lot is sold: every account stops
     strays: list[Document] = []
 
-    def one(number: int) -> list[tuple[Document, int, Account]]:
-        """One account's plays, one after another, until the largest lot is sold (by any)."""
+    def one(number: int) -> list[tuple[Document, int, Account, int]]:
+        """One account's plays, one after another, until the largest lot is sold (by any). The
+        balance is read right before each play (every play: none is singled out), so a play is
+        judged against what the account held then, and a balance that moved between two plays
+        (not by a play of its own) is said as such, never blamed on the next play."""
         mine = account if number == 0 else session.open(funding)
-        balance = int(probe["balance_cents"]) if number == 0 else session.balance(mine)
-        chain: list[tuple[Document, int, Account]] = []
+        held = int(probe["balance_cents"]) if number == 0 else session.balance(mine)
+        chain: list[tuple[Document, int, Account, int]] = []
         top_ups = 0 if funding < stake * share else TOP_UPS  # a capped wallet tops up
         while not sold.is_set():
             try:
+                balance = session.balance(mine)
                 played = session.play(mine, game, stake)
             except ErrorReply as refusal:
                 if refusal.status != 402:
@@ -388,7 +414,7 @@ def scenario_top_lot(
                     return chain  # this account is spent; the others go on
                 top_ups += 1  # another account of what the target's wallet takes
                 mine = session.open(funding)
-                balance = session.balance(mine)
+                held = session.balance(mine)
                 continue
             index = played["index"]
             if played["block_id"] != block_id or index <= at:
@@ -397,8 +423,8 @@ def scenario_top_lot(
                 return chain
             if index > end and not blind:  # past the window: sold while the lot was being sold
                 return chain
-            chain.append((played, balance, mine))
-            balance = int(played["balance_cents"])
+            chain.append((played, balance, mine, held))
+            held = int(played["balance_cents"])
             if index >= last:
                 sold.set()
         return chain
@@ -423,7 +449,7 @@ def scenario_top_lot(
         )
     if strays:  # another block: the block ended (a correct target's), said, not judged
         return skip(f"a play sold a unit of another block ({strays[0]['block_id']!r})")
-    reach = max(int(p["index"]) for p, _, _ in bought)
+    reach = max(int(p["index"]) for p, _, _, _ in bought)
     if prizes is None:  # played blind: the units bought read now, all of them sold
         units = session.block_units(block_id, at, reach - at + 1)
         prizes = {i: u["prize_cents"] for i, u in units.items() if type(u["prize_cents"]) is int}
@@ -431,9 +457,9 @@ def scenario_top_lot(
             return skip(f"no lot among the units {at} to {reach} of {block_id!r}")
         top = max(p for i, p in prizes.items() if i > at)
         last = min(i for i, p in prizes.items() if p == top and i > at)
-    if not all(int(p["index"]) in prizes for p, _, _ in bought):
+    if not all(int(p["index"]) in prizes for p, _, _, _ in bought):
         return skip("a unit sold that the block does not declare")
-    plays = [(p, prizes[int(p["index"])], before, buyer) for p, before, buyer in bought]
+    plays = [(p, prizes[int(p["index"])], read, buyer, held) for p, read, buyer, held in bought]
     if not blind:  # blind, every play is judged: an account's balance is all of its plays
         plays = [p for p in plays if int(p[0]["index"]) <= last]
     missed = None  # the plays bought are judged all the same; then what was not bought said
@@ -442,14 +468,18 @@ def scenario_top_lot(
             f"the plays stopped at unit {reach} of {block_id!r}, before the window's end "
             f"({end}): its largest lot perhaps not bought"
         )
-    elif not any(p["index"] == last for p, _, _, _ in plays):
+    elif not any(p["index"] == last for p, _, _, _, _ in plays):
         missed = f"unit {last} (lot {top} cents) was not bought: the plays stopped before"
     plays.sort(key=lambda p: int(p[0]["index"]))
     # each play's error: its balance change less (lot - stake); one same error on every play
     # is the debit's (stake_debited), else the first play in error names its kind of unit
-    errors = [p["balance_cents"] - before - (lot - stake) for p, lot, before, _ in plays]
+    # (each judged against the balance read right before it: one that moved since the
+    # account's last play is said as such, in its place in the block's order)
+    errors = [p["balance_cents"] - before - (lot - stake) for p, lot, before, _, _ in plays]
     debit = len(set(errors)) == 1 and errors[0] != 0
-    for (played, lot, before, buyer), error in zip(plays, errors, strict=True):
+    for (played, lot, before, buyer, held), error in zip(plays, errors, strict=True):
+        if before != held:
+            return _moved_between_plays(case, block_id, played, before, held)
         if error:
             winning = lot > 0 and not debit
             ticket, _ = session.auto(buyer, played["play_id"])
@@ -473,8 +503,8 @@ def scenario_top_lot(
             )
     if missed is not None:
         return skip(missed)
-    buyer = next(b for p, _, _, b in plays if p["index"] == last)
-    said = [p for p, _, _, b in plays if b is buyer][-1]["balance_cents"]  # its last play's
+    buyer = next(b for p, _, _, b, _ in plays if p["index"] == last)
+    said = [p for p, _, _, b, _ in plays if b is buyer][-1]["balance_cents"]  # its last play's
     read = session.balance(buyer)
     if read != said:
         return evidence(

@@ -37,11 +37,11 @@ def block_end_unknown(session: Session, game: str, stake: int, block_id: str, wh
     """Plays that went on from ``block_id`` to another block, whose size the target does not
     serve (no blocks capability: row ``capability-skipped``): whether ``block_id`` had ended
     there, or units of it were skipped, cannot be judged. The check reserves it
-    (``Session.not_judged``) rather than pass it. A block the target serves but does not list
+    (``Session.reserve``) rather than pass it. A block the target serves but does not list
     is ``play.sales.block_unit``'s (row ``sold-block-listed``)."""
     if "blocks" in session.capabilities:
         return
-    session.not_judged(
+    session.reserve(
         Reservation(
             f"{game} at {stake} cents: {what} went on from block {block_id!r} to another; the "
             "target serves no blocks, so whether that block had ended there (or units of it "
