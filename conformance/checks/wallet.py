@@ -43,7 +43,7 @@ from . import _scenarios as sc
 from ._races import race
 from ._session import session
 from .history import last_unit
-from .play import first_found, held, pairs, plays_per_stake, reserve_unjudged
+from .play import first_found, held, pairs, plays_per_stake
 
 BALANCE_READ = "play.money.balance_read"
 ONE_ACCOUNT = "play.money.concurrent_one_account"
@@ -313,7 +313,7 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
                 request,
             )
     if conflicts and not emptied:
-        session.not_judged(
+        session.reserve(
             Reservation(
                 f"{game} at {stake} cents: {conflicts} of the plays sent at once on one "
                 f"account were refused with 409 (the account busy with another play), and "
@@ -397,7 +397,6 @@ def concurrent_one_account(ctx: CheckContext) -> None:
         case, found = first
         named = str(found.input.get("requirement", ONE_ACCOUNT))
         _raise(f"{case['game']} at {case['stake_cents']} cents", found, named)
-    reserve_unjudged(ctx, target)
     ctx.details["plays"] = rounds * AT_ONCE * len(games)
     # plays sent at once have an order only where the answers fix it and their created_at
     # differ (``misplaced_at_once``): with times to the second, often none here
