@@ -1,0 +1,210 @@
+"""One account's requests that overlap (contract 4: "the stake is debited and the prize
+credited at once, atomically"): a person with two tabs or two devices, an app that polls the
+balance while the player buys, or settles the last ticket's "reveal all" while the player taps
+"buy again".
+
+Each round, an account funded well beyond what the round costs buys one ticket, then sends at
+the same moment (a barrier) plays at pairs the seed draws among those in scope (two pairs at
+least when there are two), AUTO on that first ticket and balance reads. Every play must be
+sold (the balance pays them all, whatever their order), and judged once every ticket is known:
+
+- the plays form one serial order from the balance after the first ticket (each play's balance
+  before, its ``balance_cents`` + stake - lot, the balance after the one before it): a wallet
+  that serialises an account's plays per (game, stake) only, and loses one pair's debit and lot
+  to the other's write, fits none;
+- each balance read sent with them answers a balance the account had in that order (the one
+  before the plays or the one after one of them): a read that sees a play's debit without its
+  lot (a play written in two steps) answers none;
+- a play bought after the round answers the balance the round ended at, less its stake, plus
+  its lot: an AUTO that saves back the balance it loaded before the plays landed loses them;
+- the balance read after that play is that play's ``balance_cents``.
+
+A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
+the check that runs this names a fault that plays one after another show too by that
+requirement instead (``wallet.scenario_overlap``).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+from contract import ErrorReply
+
+from ..._registry import Evidence
+from .client import Account, Case, Document, Session, evidence, ref_prize, refused, reply_doc
+from .sales import in_threads
+
+ONE_ACCOUNT = "play.money.concurrent_one_account"
+BALANCE_READ = "play.money.balance_read"
+PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
+READS_AT_ONCE = 2  # balance reads sent with them, each polling until the plays are answered
+POLLS = 50  # reads one poller sends at most
+POLL_S = 0.001  # between two of them
+FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
+
+
+def plan(rng: random.Random, pairs: list[tuple[str, int]]) -> list[tuple[str, int] | str]:
+    """What one round sends at once: plays at pairs drawn (two pairs at least when there are
+    two in scope), ``"auto"`` and ``READS_AT_ONCE`` ``"read"``, shuffled."""
+    count = rng.randint(*PLAYS_AT_ONCE)
+    chosen = rng.sample(pairs, min(2, len(pairs)))
+    chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
+    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    rng.shuffle(sent)
+    return sent
+
+
+def serial_orders_exist(start: int, plays: list[tuple[int, int, int]]) -> bool:
+    """Whether ``plays`` ((balance_cents, stake, lot) each) fit one order, one after another
+    from ``start``: each play's balance before is the previous one's balance after."""
+    left = list(range(len(plays)))
+
+    def extend(balance: int) -> bool:
+        if not left:
+            return True
+        for i in [i for i in left if plays[i][0] + plays[i][1] - plays[i][2] == balance]:
+            left.remove(i)
+            if extend(plays[i][0]):
+                return True
+            left.append(i)
+        return False
+
+    return extend(start)
+
+
+def scenario_overlap(session: Session, case: Case) -> Evidence | None:
+    """``case["rounds"]`` rounds of one account's requests at once (the module docstring)."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    rng = random.Random(f"{case['seed']}:overlap")
+    funding = FUNDED_STAKES * max(stake for _, stake in pairs)
+    for round_ in range(int(case["rounds"])):
+        found = _round(session, case, pairs, rng, funding, round_ + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _round(
+    session: Session,
+    case: Case,
+    pairs: list[tuple[str, int]],
+    rng: random.Random,
+    funding: int,
+    number: int,
+) -> Evidence | None:
+    account = session.open(funding)
+    game, stake = rng.choice(pairs)
+    first = session.play(account, game, stake)
+    start = int(first["balance_cents"])
+    sent = plan(rng, pairs)
+    answers: list[Any] = [None] * len(sent)
+    barrier = threading.Barrier(len(sent))
+    reads: list[Any] = []
+
+    def run(t: int) -> None:
+        what = sent[t]
+        barrier.wait(timeout=30)
+        if what == "read":  # the app polls the balance while the purchases are pending
+            for _ in range(POLLS):
+                reads.append(refused(lambda: session.balance(account)))
+                if all(a is not None for w, a in zip(sent, answers, strict=True) if w != "read"):
+                    break
+                time.sleep(POLL_S)
+        elif what == "auto":
+            answers[t] = session.auto(account, str(first["play_id"]))
+        else:
+            answers[t] = refused(lambda: session.play(account, what[0], what[1]))
+
+    in_threads(len(sent), run)
+    where = f"round {number}: an account holding {start} cents sent at once " + ", ".join(
+        w if isinstance(w, str) else f"a play of {w[1]} cents at {w[0]}" for w in sent
+    )
+    request = {
+        "operation": "at once",
+        "sent": [list(w) if isinstance(w, tuple) else w for w in sent],
+    }
+
+    def found(requirement: str, expected: Any, got: Any, note: str) -> Evidence:
+        named = {**case, "requirement": requirement}
+        return evidence(named, expected, got, f"{where}: {note}", request)
+
+    played = [(w, a) for w, a in zip(sent, answers, strict=True) if isinstance(w, tuple)]
+    refusals = [a for _, a in played if isinstance(a, ErrorReply)]
+    if refusals:
+        return found(
+            ONE_ACCOUNT,
+            "every play sold (the balance pays them all)",
+            [reply_doc(r) for r in refusals[:3]],
+            f"a play was refused ({refusals[0].status} {refusals[0].code}) although the "
+            "balance paid every play sent",
+        )
+    sold: list[tuple[Document, int, int]] = []  # (answer, stake, lot)
+    for (pair_game, pair_stake), answer in played:
+        ticket, _ = session.auto(account, str(answer["play_id"]))
+        lot = ref_prize(pair_game, pair_stake, ticket)
+        if lot is None:
+            return None  # an invalid ticket: the rules and block checks judge it
+        sold.append((answer, pair_stake, lot))
+    plays = [(int(a["balance_cents"]), s, lot) for a, s, lot in sold]
+    if not serial_orders_exist(start, plays):
+        return found(
+            ONE_ACCOUNT,
+            "the plays' balances one serial order from the balance before them",
+            {
+                "start": start,
+                "plays": [{"balance_cents": b, "stake": s, "lot": lot} for b, s, lot in plays],
+            },
+            f"{len(plays)} plays sold: their balances fit no order of one play after another "
+            f"from {start} cents",
+        )
+    states = {start} | {b for b, _, _ in plays}
+    wrong = [r for r in reads if isinstance(r, ErrorReply) or r["answer"] not in states]
+    if wrong:
+        return found(
+            ONE_ACCOUNT,
+            {"balance_cents": sorted(states)},
+            {
+                "balance_cents": [
+                    reply_doc(r) if isinstance(r, ErrorReply) else r["answer"] for r in wrong[:5]
+                ],
+                "reads": len(reads),
+            },
+            "a balance read sent with the plays answered a balance the account never had "
+            "between them (before them, or after one of them)",
+        )
+    end = start + sum(lot - s for _, s, lot in plays)
+    return _after(session, account, rng.choice(pairs), end, found)
+
+
+def _after(
+    session: Session, account: Account, pair: tuple[str, int], end: int, found: Any
+) -> Evidence | None:
+    """A play after the round answers ``end`` - stake + lot; the read after it, that."""
+    game, stake = pair
+    answer = session.play(account, game, stake)
+    ticket, _ = session.auto(account, str(answer["play_id"]))
+    lot = ref_prize(game, stake, ticket)
+    if lot is None:
+        return None
+    want = end - stake + lot
+    if int(answer["balance_cents"]) != want:
+        return found(
+            ONE_ACCOUNT,
+            {"balance_cents": want},
+            {"balance_cents": answer["balance_cents"]},
+            f"the plays at once ended at {end} cents; a play of {stake} cents at {game} after "
+            f"them (its lot {lot}) answered {answer['balance_cents']}, not {want}",
+        )
+    read = session.balance(account)
+    if read != want:
+        return found(
+            BALANCE_READ,
+            {"balance_cents": want},
+            {"balance_cents": read},
+            f"the play after the round answered {want} cents; the balance read right after "
+            f"it is {read}",
+        )
+    return None
