@@ -23,7 +23,8 @@ once and judges it a moment later sees a young target. These scenarios play like
   previous one's answer arrives (a player buying again at once), then each finished by AUTO; plays
   so close share a ``created_at`` second always, and its millisecond often (a history whose ties are
   broken by another key than the order bought shows: ``play.history.order``); one run in four has
-  its last ticket put down (clicked 0 to 2 times, or never shown), for the way back;
+  its last ticket put down (clicked 0 to 2 times, one time in three revealed by hand to its end
+  with no AUTO, or never shown), for the way back;
 - **the way back**: when the span is over, each account's token as it comes back (an old account's,
   unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); after a person's pause every account reads its balance (the app
@@ -71,6 +72,7 @@ from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .client import (
+    MAX_CLICKS,
     WHOLE_HISTORY,
     Account,
     Case,
@@ -104,6 +106,7 @@ CHANGE_PAIR = 0.25  # a paced player's chance, at a purchase after its first, to
 PUT_DOWN = 0.5  # a paced player's chance to pause a person's pause before AUTO on a ticket
 FINISHED_LATER = 0.5  # a ticket left unfinished that the way back finishes by AUTO
 PUT_DOWN_RUN = 0.25  # an old account's run whose last ticket is put down unfinished
+BY_HAND = 1 / 3  # ... of which revealed by hand to its end, every button clicked, no AUTO
 BACK_ELSEWHERE = 0.75  # a paced player's way back at another pair than its own
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
@@ -129,6 +132,7 @@ class Bought:
     clicks: list[int] = field(default_factory=list)  # reveals shown, per button
     order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
     again: bool = False  # the last reveal showed a +1: its button has one more click
+    by_hand: bool = False  # revealed by hand to its end (every button clicked), never AUTO'd
     ticket: str | None = None
     prize: int | None = None
 
@@ -322,7 +326,12 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
         for one in bought:
             _finish(session, player, one)
         if left is not None and left.clicks:
-            _clicked(session, player, left, rng.randint(0, 2))
+            # clicked a little, or revealed by hand to its end (every button in turn, as most
+            # people play, never AUTO: the next plays' balances and the way back's history
+            # judge what that did, a settlement on the last click that credits the lot again,
+            # or a history that shows no prize for a ticket no AUTO settled)
+            left.by_hand = rng.random() < BY_HAND
+            _clicked(session, player, left, MAX_CLICKS if left.by_hand else rng.randint(0, 2))
         at += run
 
 
@@ -643,8 +652,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             )
     # tickets left unfinished (half revealed, or never shown), one in two finished by AUTO now,
     # seconds after the last click: their ticket and prize (a settlement of a ticket put down
-    # that credits its lot again, or one that swept an unshown ticket's lot, shows below)
-    later = [o for o in player.bought if not o.finished and o.ticket is not None]
+    # that credits its lot again, or one that swept an unshown ticket's lot, shows below); a
+    # ticket revealed by hand to its end is finished, as its player left it (its history entry
+    # judged below as it is: no AUTO settled it)
+    later = [o for o in player.bought if not o.finished and not o.by_hand and o.ticket is not None]
     for one in [o for o in later if rng.random() < FINISHED_LATER]:
         shown = str(one.ticket)
         ticket, prize = session.auto(account, str(one.played["play_id"]))
