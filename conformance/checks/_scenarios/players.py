@@ -23,8 +23,9 @@ once and judges it a moment later sees a young target. These scenarios play like
   previous one's answer arrives (a player buying again at once), then each finished by AUTO; plays
   so close share a ``created_at`` second always, and its millisecond often (a history whose ties are
   broken by another key than the order bought shows: ``play.history.order``); one run in four has
-  its last ticket put down (clicked 0 to 2 times, one time in three revealed by hand to its end
-  with no AUTO, or never shown), for the way back;
+  its last ticket put down (clicked 0 to 2 times, or never shown), for the way back; one ticket
+  with buttons in eight is not finished by AUTO but revealed by hand to its end, every button
+  in turn (``BY_HAND``: the chain and the history judge it as its player left it);
 - **the way back**: when the span is over, each account's token as it comes back (an old account's,
   unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); after a person's pause every account reads its balance (the app
@@ -106,7 +107,7 @@ CHANGE_PAIR = 0.25  # a paced player's chance, at a purchase after its first, to
 PUT_DOWN = 0.5  # a paced player's chance to pause a person's pause before AUTO on a ticket
 FINISHED_LATER = 0.5  # a ticket left unfinished that the way back finishes by AUTO
 PUT_DOWN_RUN = 0.25  # an old account's run whose last ticket is put down unfinished
-BY_HAND = 1 / 3  # ... of which revealed by hand to its end, every button clicked, no AUTO
+BY_HAND = 1 / 8  # an old account's ticket with buttons revealed by hand to its end, no AUTO
 BACK_ELSEWHERE = 0.75  # a paced player's way back at another pair than its own
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
@@ -308,7 +309,8 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     """An old account: its first ticket left half revealed, then ``plays`` plays in a row, at
     its pair but for the excursions ``rng`` draws (``_excursions``), bought in runs
     (``_runs``): each ticket of a run bought the moment the previous one's answer arrives,
-    then each finished by AUTO in turn."""
+    then each finished by AUTO in turn (one with buttons in ``BY_HAND`` revealed by hand to its
+    end instead)."""
     first = _buy(session, player)
     if first.clicks:  # buttons in turn, each to its end before the next
         _clicked(session, player, first, HALF_CLICKS)
@@ -324,14 +326,17 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
         # (the way back finishes it by AUTO or clicks it on, seconds later)
         left = bought.pop() if rng.random() < PUT_DOWN_RUN else None
         for one in bought:
-            _finish(session, player, one)
+            # now and then revealed by hand to its end, every button in turn, never AUTO (as
+            # people play: the next plays' balances and the way back's history judge what that
+            # did, a settlement on the last click that credits the lot again, or a history that
+            # shows no prize for a ticket no AUTO settled)
+            one.by_hand = bool(one.clicks) and rng.random() < BY_HAND
+            if one.by_hand:
+                _clicked(session, player, one, MAX_CLICKS)
+            else:
+                _finish(session, player, one)
         if left is not None and left.clicks:
-            # clicked a little, or revealed by hand to its end (every button in turn, as most
-            # people play, never AUTO: the next plays' balances and the way back's history
-            # judge what that did, a settlement on the last click that credits the lot again,
-            # or a history that shows no prize for a ticket no AUTO settled)
-            left.by_hand = rng.random() < BY_HAND
-            _clicked(session, player, left, MAX_CLICKS if left.by_hand else rng.randint(0, 2))
+            _clicked(session, player, left, rng.randint(0, 2))
         at += run
 
 
@@ -715,7 +720,7 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     _entries_judged(player, session.history(account, None), fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
-        if one.clicks and not one.finished and one.ticket is not None:
+        if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
             _revealed_on(session, player, one, fault)
 
 
