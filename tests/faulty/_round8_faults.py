@@ -213,11 +213,42 @@ class HalfRevealedLotHiddenFromReads(GameService):
         return {**answer, "balance_cents": answer["balance_cents"] - hidden}
 
 
+# == a page of the history read at a player's pace =============================================
+
+#: a page of the history (a ``limit`` this small) is served from the app's cache this long
+PAGE_CACHE_S = 30.0
+
+
+class HistorySmallPageCached(_Locks):
+    """Contract 4 (the history newest first, a play there as soon as it is bought): a page of
+    the history (``limit`` 20 or less, the app's "my last tickets" widget) is served from a
+    cache of the account's listing kept for 30 s after it was read; plays bought since are
+    missing from it. Listings without a limit, or with a larger one (the history screen), are
+    read fresh, and so is a page read for the first time."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pages: dict[tuple[str, int], tuple[float, Document]] = {}
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        answer = super().history(account_id, token, limit)
+        if not isinstance(limit, int) or limit > 20:
+            return answer
+        key = (str(account_id), limit)
+        with self._guard:
+            kept = self._pages.get(key)
+            if kept is not None and time.monotonic() - kept[0] < PAGE_CACHE_S:
+                return kept[1]
+            self._pages[key] = (time.monotonic(), answer)
+        return answer
+
+
 __all__ = [
     "AutoWritesBackStaleBalance",
     "BalanceReadMidPlayMissesLot",
     "ClickedToEndCreditedAgain",
     "HalfRevealedLotHiddenFromReads",
     "HandRevealedHistoryPrizeZero",
+    "HistorySmallPageCached",
     "TwoPairsAtOnceLostUpdate",
 ]

@@ -1319,6 +1319,13 @@ _service(
     ("robots",),
 )
 _service(
+    "play_history_small_page_cached",
+    "play",
+    "contract 4",
+    r8.HistorySmallPageCached,
+    ["play.history.limit", "play.history.complete", "*.last_unit"],
+)
+_service(
     "play_half_revealed_lot_hidden_from_reads",
     "play",
     "contract 4",

@@ -99,6 +99,8 @@ HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
 ORDER = "play.history.order"
 AUTO_ANSWER = "play.auto.answer"
+LIMIT = "play.history.limit"
+PAGE = 10  # the page of the history a paced player reads now and then
 TOKENS = "security.tokens.required"
 ISOLATION = "security.tokens.isolation"
 
@@ -161,6 +163,8 @@ class Player:
     listed: int = 0  # entries of the whole history read on the way back
     at: tuple[str, int] | None = None  # the pair a paced player changed to (None: its own)
     reads: list[tuple[int, int]] = field(default_factory=list)  # (plays bought, balance read)
+    #: (plays bought, limit asked, play ids listed): the history read at the player's pace
+    pages: list[tuple[int, int | None, list[str]]] = field(default_factory=list)
 
 
 class _Found(Exception):
@@ -211,7 +215,7 @@ def _paced(
         if action < 0.12:
             _read(session, player)
         elif action < 0.22:  # the app's screen (no limit) or a page of 10, as the draw falls
-            session.history(player.account, None if action < 0.17 else 10)
+            _listing(session, player, None if action < 0.17 else PAGE)
         elif action < 0.27:
             _mistake(session, case, player)
         elif not _affords(player, _changed(rng, player)[1]):  # its deposit spent: it only reads
@@ -241,6 +245,20 @@ def _paced(
             # AUTO at once, or after the phone was put down a while (a reveal session expired)
             _pause(rng, PAUSE_S if rng.random() < PUT_DOWN else CLICK_PAUSE_S, deadline)
             _finish(session, player, one)
+
+
+def _page(session: Session, player: Player, rng: random.Random) -> None:
+    """One time in two, a paced player's app reads the history's newest page (``PAGE``),
+    kept to be judged (``_pages_judged``)."""
+    if player.paced and rng.random() < 0.5:
+        _listing(session, player, PAGE)
+
+
+def _listing(session: Session, player: Player, limit: int | None) -> None:
+    """The history read at the player's pace (``limit`` None: the app's screen), kept to be
+    judged on the way back (``_pages_judged``)."""
+    listed = session.history(player.account, limit)
+    player.pages.append((len(player.bought), limit, [str(p.get("play_id")) for p in listed]))
 
 
 def _read(session: Session, player: Player) -> None:
@@ -607,9 +625,13 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # after a person's pause, the app opens on the balance (judged below with the span's reads)
     _pause(rng, PAUSE_S, math.inf)
     _read(session, player)
+    # a paced player's app shows its last tickets beside the balance now and then, before the
+    # play and after it (judged with the span's pages: a page cached from the first read shows)
+    _page(session, player, rng)
     pair = _back_pair(rng, player)
     if _affords(player, pair[1] if pair else None):
         _finish(session, player, _buy(session, player, pair))
+    _page(session, player, rng)
     # the tickets of the plays left unfinished: the history's entry (the whole listing read
     # once when there are several), else the block's unit
     unshown = [one for one in player.bought if not one.finished]
@@ -718,6 +740,7 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # of its entries shows its play, ticket and prize too, the unfinished ones' included (a
     # view of the app's own, right only when asked with a limit, a sixth red team's, shows)
     _entries_judged(player, session.history(account, None), fault)
+    _pages_judged(player, fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
@@ -751,6 +774,36 @@ def _reads_judged(player: Player, fault: Fault) -> None:
                 f"{len(player.bought)}, answered {read} cents; its plays then ended at {want}",
                 "balance",
             )
+
+
+def _pages_judged(player: Player, fault: Fault) -> None:
+    """Each history the player read at its pace (``_paced``) listed its plays bought until then,
+    newest first, the newest play first: a page of ``PAGE`` exactly the newest ``PAGE`` (else
+    ``play.history.limit``), a listing without a limit a run of them from the newest, of the
+    target's length (else ``<game>.last_unit`` when the newest play is not first, else
+    ``play.history.complete``). A page served from a cache of an earlier read (an app widget's,
+    right only when read for the first time, as a test reads it) shows."""
+    for bought, limit, listed in player.pages:
+        newest = [str(one.played["play_id"]) for one in reversed(player.bought[:bought])]
+        want = newest[: len(listed)] if limit is None else newest[:limit]
+        if listed == want and (listed or not newest):
+            continue
+        if limit is not None:
+            requirement = LIMIT
+        elif newest and listed[:1] != newest[:1]:
+            requirement = f"{kit(player.bought[bought - 1].game).history_article}.last_unit"
+        else:
+            requirement = HISTORY
+        raise fault(
+            requirement,
+            {"plays": want or newest[:1]},
+            {"plays": listed},
+            f"the history read at a player's pace after its play {bought} of "
+            f"{len(player.bought)}, with "
+            + (f"limit={limit}" if limit is not None else "no limit")
+            + ", did not list its plays until then, newest first from the newest",
+            "history",
+        )
 
 
 def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> None:
