@@ -89,6 +89,23 @@ class AutoWritesBackStaleBalance(_Locks):
         return answer
 
 
+class ClickWritesBackStaleBalance(_Locks):
+    """Contract 4 (a play's debit and lot, once made, stay): a click on a robots ticket loads
+    the account row (for its "last played" field), records the reveal, and saves the whole row,
+    balance included, as loaded: a play of the same account that lands while the click is
+    recorded (the player taps "buy again" on one ticket while a click on another is on its way)
+    is lost from the balance. Clicks and plays one after another are right."""
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        owner = self.authenticate(token)
+        loaded = _balance_of(self, owner)
+        time.sleep(WINDOW_S)  # the reveal recorded
+        answer = super().reveal(play_id, token, button)
+        if loaded is not None:
+            _set_balance(self, owner, loaded)
+        return answer
+
+
 class BalanceReadMidPlayMissesLot(_Locks):
     """Contract 4 (debited and credited at once, atomically): a winning play is written in two
     steps, the stake's debit then, after the prize service answers (a few milliseconds), the
@@ -246,6 +263,7 @@ class HistorySmallPageCached(_Locks):
 __all__ = [
     "AutoWritesBackStaleBalance",
     "BalanceReadMidPlayMissesLot",
+    "ClickWritesBackStaleBalance",
     "ClickedToEndCreditedAgain",
     "HalfRevealedLotHiddenFromReads",
     "HandRevealedHistoryPrizeZero",

@@ -1296,6 +1296,13 @@ _service(
     ["play.money.concurrent_one_account"],
 )
 _service(
+    "play_click_writes_back_stale_balance",
+    "play",
+    "contract 4",
+    r8.ClickWritesBackStaleBalance,
+    ["play.money.concurrent_one_account"],
+)
+_service(
     "play_balance_read_mid_play_misses_lot",
     "play",
     "contract 4",

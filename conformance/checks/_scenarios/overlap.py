@@ -29,11 +29,14 @@ from __future__ import annotations
 import random
 import threading
 import time
+from functools import partial
 from typing import Any
 
+import reference
 from contract import ErrorReply
 
 from ..._registry import Evidence
+from ...games import kit
 from .client import Account, Case, Document, Session, evidence, ref_prize, refused, reply_doc
 from .sales import in_threads
 
@@ -46,13 +49,17 @@ POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
 
 
-def plan(rng: random.Random, pairs: list[tuple[str, int]]) -> list[tuple[str, int] | str]:
+def plan(
+    rng: random.Random, pairs: list[tuple[str, int]], click: bool
+) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
-    two in scope), ``"auto"`` and ``READS_AT_ONCE`` ``"read"``, shuffled."""
+    two in scope), ``"auto"``, a ``"click"`` when ``click`` and ``READS_AT_ONCE`` ``"read"``,
+    shuffled."""
     count = rng.randint(*PLAYS_AT_ONCE)
     chosen = rng.sample(pairs, min(2, len(pairs)))
     chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
     sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent += ["click"] if click else []
     rng.shuffle(sent)
     return sent
 
@@ -99,7 +106,15 @@ def _round(
     game, stake = rng.choice(pairs)
     first = session.play(account, game, stake)
     start = int(first["balance_cents"])
-    sent = plan(rng, pairs)
+    # a ticket with buttons too, clicked while the rest goes on (a click on one ticket as the
+    # player buys the next)
+    clickable = [p for p in pairs if _buttons(session, p[0])]
+    clicked: tuple[str, int] | None = None
+    if clickable:
+        second = session.play(account, *rng.choice(clickable))
+        start = int(second["balance_cents"])
+        clicked = (str(second["play_id"]), rng.randrange(_buttons(session, str(second["game"]))))
+    sent = plan(rng, pairs, clicked is not None)
     answers: list[Any] = [None] * len(sent)
     barrier = threading.Barrier(len(sent))
     reads: list[Any] = []
@@ -115,6 +130,10 @@ def _round(
                 time.sleep(POLL_S)
         elif what == "auto":
             answers[t] = session.auto(account, str(first["play_id"]))
+        elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
+            answers[t] = refused(
+                partial(session.adapter.reveal, *clicked[:1], account.token, clicked[1])
+            )
         else:
             answers[t] = refused(lambda: session.play(account, what[0], what[1]))
 
@@ -177,6 +196,13 @@ def _round(
         )
     end = start + sum(lot - s for _, s, lot in plays)
     return _after(session, account, rng.choice(pairs), end, found)
+
+
+def _buttons(session: Session, game: str) -> int:
+    """The buttons of ``game``'s tickets a player clicks here (0: none, or no reveal)."""
+    if "reveal" not in session.capabilities or not kit(game).reveals:
+        return 0
+    return int(reference.game_engine(game).buttons)
 
 
 def _after(
