@@ -781,14 +781,17 @@ def _pages_judged(player: Player, fault: Fault) -> None:
     newest first, the newest play first: a page of ``PAGE`` exactly the newest ``PAGE`` (else
     ``play.history.limit``), a listing without a limit a run of them from the newest, of the
     target's length (else ``<game>.last_unit`` when the newest play is not first, else
-    ``play.history.complete``). A page served from a cache of an earlier read (an app widget's,
+    ``play.history.complete``; its plays all there but out of the order bought:
+    ``play.history.order``). A page served from a cache of an earlier read (an app widget's,
     right only when read for the first time, as a test reads it) shows."""
     for bought, limit, listed in player.pages:
         newest = [str(one.played["play_id"]) for one in reversed(player.bought[:bought])]
         want = newest[: len(listed)] if limit is None else newest[:limit]
         if listed == want and (listed or not newest):
             continue
-        if limit is not None:
+        if sorted(listed) == sorted(want) and listed:  # its plays, out of the order bought
+            requirement = ORDER
+        elif limit is not None:
             requirement = LIMIT
         elif newest and listed[:1] != newest[:1]:
             requirement = f"{kit(player.bought[bought - 1].game).history_article}.last_unit"
