@@ -1337,7 +1337,7 @@ _service(
     "play",
     "contract 4",
     r8.HalfRevealedLotHiddenFromReads,
-    ["play.money.balance_read"],
+    ["play.money.balance_read", "play.money.concurrent_one_account"],
     ("robots",),
 )
 
