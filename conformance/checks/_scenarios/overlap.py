@@ -47,6 +47,7 @@ READS_AT_ONCE = 2  # balance reads sent with them, each polling until the plays 
 POLLS = 50  # reads one poller sends at most
 POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
+LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: a round's cost
 
 
 def plan(
@@ -102,7 +103,7 @@ def _round(
     funding: int,
     number: int,
 ) -> Evidence | None:
-    account = session.open(funding)
+    account = _opened(session, funding, max(stake for _, stake in pairs))
     game, stake = rng.choice(pairs)
     first = session.play(account, game, stake)
     start = int(first["balance_cents"])
@@ -132,7 +133,7 @@ def _round(
             answers[t] = session.auto(account, str(first["play_id"]))
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
             answers[t] = refused(
-                partial(session.adapter.reveal, *clicked[:1], account.token, clicked[1])
+                partial(session.adapter.reveal, clicked[0], account.token, clicked[1])
             )
         else:
             answers[t] = refused(lambda: session.play(account, what[0], what[1]))
@@ -196,6 +197,17 @@ def _round(
         )
     end = start + sum(lot - s for _, s, lot in plays)
     return _after(session, account, rng.choice(pairs), end, found)
+
+
+def _opened(session: Session, funding: int, dearest: int) -> Account:
+    """An account holding ``funding``, or, refused (a 4xx: a wallet limit of the target's own,
+    row ``balance-own-limit``), ``LEAST_STAKES`` of the dearest stake: what a round can cost."""
+    try:
+        return session.open(funding)
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500 or funding <= LEAST_STAKES * dearest:
+            raise
+        return session.open(LEAST_STAKES * dearest)
 
 
 def _buttons(session: Session, game: str) -> int:
