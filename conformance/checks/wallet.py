@@ -394,10 +394,10 @@ def concurrent_one_account(ctx: CheckContext) -> None:
     mixed = sc.case_of("overlap", pairs=pairs(ctx), rounds=2 * rounds, seed=ctx.seed)
     least = overlap.PLAYS_AT_ONCE[0] + 1 + overlap.READS_AT_ONCE
     with race(ctx, least, [ONE_ACCOUNT], "plays at two pairs, AUTO and reads of one account"):
-        found = scenario_overlap(target, mixed)
-    if found is not None:
-        named = str(found.input.get("requirement", ONE_ACCOUNT))
-        _raise("one account's requests at once", found, named)
+        overlapping = scenario_overlap(target, mixed)
+    if overlapping is not None:
+        named = str(overlapping.input.get("requirement", ONE_ACCOUNT))
+        _raise("one account's requests at once", overlapping, named)
     ctx.details["overlap_rounds"] = 2 * rounds
     # plays sent at once have an order only where the answers fix it and their created_at
     # differ (``misplaced_at_once``): with times to the second, often none here

@@ -29,6 +29,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -135,8 +136,8 @@ def _round(
             answers[t] = refused(
                 partial(session.adapter.reveal, clicked[0], account.token, clicked[1])
             )
-        else:
-            answers[t] = refused(lambda: session.play(account, what[0], what[1]))
+        elif isinstance(what, tuple):
+            answers[t] = refused(partial(session.play, account, what[0], what[1]))
 
     in_threads(len(sent), run)
     where = f"round {number}: an account holding {start} cents sent at once " + ", ".join(
@@ -218,7 +219,11 @@ def _buttons(session: Session, game: str) -> int:
 
 
 def _after(
-    session: Session, account: Account, pair: tuple[str, int], end: int, found: Any
+    session: Session,
+    account: Account,
+    pair: tuple[str, int],
+    end: int,
+    found: Callable[[str, Any, Any, str], Evidence],
 ) -> Evidence | None:
     """A play after the round answers ``end`` - stake + lot; the read after it, that."""
     game, stake = pair
