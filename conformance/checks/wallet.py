@@ -194,8 +194,8 @@ def scenario_overlap(session: sc.Session, case: Mapping[str, Any]) -> Evidence |
     found = overlap.scenario_overlap(session, case)
     if found is None or found.input.get("requirement") != ONE_ACCOUNT:
         return found
-    for game, stake in [(str(g), int(s)) for g, s in case["pairs"]]:
-        serial = _serial_fault(session, game, stake, 2, 10 * AT_ONCE)
+    serials = (partial(_serial_fault, session, g, s, 2, 10 * AT_ONCE) for g, s in case["pairs"])
+    for serial in (s() for s in (partial(overlap.serial_replay, session, case), *serials)):
         if serial is not None:
             note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
             return replace(found, input={**found.input, "requirement": serial}, note=note)

@@ -30,6 +30,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -38,7 +39,17 @@ from contract import ErrorReply
 
 from ..._registry import Evidence
 from ...games import kit
-from .client import Account, Case, Document, Session, evidence, ref_prize, refused, reply_doc
+from .client import (
+    Account,
+    Case,
+    Document,
+    Session,
+    credit_requirement,
+    evidence,
+    ref_prize,
+    refused,
+    reply_doc,
+)
 from .sales import in_threads
 
 ONE_ACCOUNT = "play.money.concurrent_one_account"
@@ -105,18 +116,17 @@ def _round(
     number: int,
 ) -> Evidence | None:
     account = _opened(session, funding, max(stake for _, stake in pairs))
-    game, stake = rng.choice(pairs)
-    first = session.play(account, game, stake)
+    script = _script(session, rng, pairs)
+    first = session.play(account, *script.first)
     start = int(first["balance_cents"])
     # a ticket with buttons too, clicked while the rest goes on (a click on one ticket as the
     # player buys the next)
-    clickable = [p for p in pairs if _buttons(session, p[0])]
     clicked: tuple[str, int] | None = None
-    if clickable:
-        second = session.play(account, *rng.choice(clickable))
+    if script.second is not None:
+        second = session.play(account, *script.second)
         start = int(second["balance_cents"])
-        clicked = (str(second["play_id"]), rng.randrange(_buttons(session, str(second["game"]))))
-    sent = plan(rng, pairs, clicked is not None)
+        clicked = (str(second["play_id"]), script.button)
+    sent = script.sent
     answers: list[Any] = [None] * len(sent)
     barrier = threading.Barrier(len(sent))
     reads: list[Any] = []
@@ -197,7 +207,57 @@ def _round(
             "between them (before them, or after one of them)",
         )
     end = start + sum(lot - s for _, s, lot in plays)
-    return _after(session, account, rng.choice(pairs), end, found)
+    return _after(session, account, script.after, end, found)
+
+
+@dataclass(frozen=True)
+class Script:
+    """What a round buys, drawn before it: the first ticket's pair, the second's (a game with
+    buttons; None: none in scope) and the button clicked on it, what is sent at once, and the
+    pair of the play after."""
+
+    first: tuple[str, int]
+    second: tuple[str, int] | None
+    button: int
+    sent: list[tuple[str, int] | str]
+    after: tuple[str, int]
+
+
+def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) -> Script:
+    first = rng.choice(pairs)
+    clickable = [p for p in pairs if _buttons(session, p[0])]
+    second = rng.choice(clickable) if clickable else None
+    button = rng.randrange(_buttons(session, second[0])) if second is not None else 0
+    sent = plan(rng, pairs, second is not None)
+    return Script(first, second, button, sent, rng.choice(pairs))
+
+
+def serial_replay(session: Session, case: Case) -> str | None:
+    """The rounds' purchases made again one after another, each finished by AUTO before the
+    next, on accounts funded alike: the requirement a play's balance there breaks (before -
+    stake + lot: ``credit_requirement``), or None. A fault seen at once that this shows too is
+    no race (a wallet that drops the lot after a change of game, or one that treats an
+    account of this funding otherwise)."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    rng = random.Random(f"{case['seed']}:overlap")
+    dearest = max(stake for _, stake in pairs)
+    for _ in range(int(case["rounds"])):
+        script = _script(session, rng, pairs)
+        bought = [script.first, *([script.second] if script.second else [])]
+        bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
+        account = _opened(session, FUNDED_STAKES * dearest, dearest)
+        balance = session.balance(account)
+        for game, stake in bought:
+            answer = session.play(account, game, stake)
+            ticket, _ = session.auto(account, str(answer["play_id"]))
+            lot = ref_prize(game, stake, ticket)
+            if lot is None:
+                return None
+            got = int(answer["balance_cents"])
+            if got != balance - stake + lot:
+                return credit_requirement(game, balance, stake, lot, got)
+            balance = got
+    return None
 
 
 def _opened(session: Session, funding: int, dearest: int) -> Account:
