@@ -95,6 +95,34 @@ def serial_orders_exist(start: int, plays: list[tuple[int, int, int]]) -> bool:
     return extend(start)
 
 
+def lot_missing_in_order(start: int, plays: list[tuple[int, int, int]]) -> int | None:
+    """When ``plays`` fit no serial order but fit one in which some plays' lots were never
+    credited (each play's balance before its ``balance_cents`` + stake, or + stake - lot): the
+    index of such a play (a lot not credited, a fault plays one after another show too, is the
+    game's ``prize_credited``, not a race's), else None."""
+    left = list(range(len(plays)))
+    missing: list[int] = []
+
+    def extend(balance: int) -> bool:
+        if not left:
+            return True
+        for i in list(left):
+            after, stake, lot = plays[i]
+            for short in (False, True) if lot > 0 else (False,):
+                if after + stake - (0 if short else lot) != balance:
+                    continue
+                left.remove(i)
+                missing.extend([i] if short else [])
+                if extend(after):
+                    return True
+                left.append(i)
+                if short:
+                    missing.pop()
+        return False
+
+    return missing[0] if extend(start) and missing else None
+
+
 def scenario_overlap(session: Session, case: Case) -> Evidence | None:
     """``case["rounds"]`` rounds of one account's requests at once (the module docstring)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
@@ -180,6 +208,17 @@ def _round(
             return None  # an invalid ticket: the rules and block checks judge it
         sold.append((answer, pair_stake, lot))
     plays = [(int(a["balance_cents"]), s, lot) for a, s, lot in sold]
+    short = None if serial_orders_exist(start, plays) else lot_missing_in_order(start, plays)
+    if short is not None:
+        (short_game, _), _ = played[short]
+        after, stake, lot = plays[short]
+        return found(
+            credit_requirement(short_game, after + stake, stake, lot, after),
+            {"lot_cents": lot},
+            {"balance_cents": after},
+            f"{len(plays)} plays sold: their balances fit one order of one play after another "
+            f"only with the lot of the play at {short_game} ({lot} cents) never credited",
+        )
     if not serial_orders_exist(start, plays):
         return found(
             ONE_ACCOUNT,
@@ -247,9 +286,16 @@ def serial_replay(session: Session, case: Case) -> str | None:
         bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
         account = _opened(session, FUNDED_STAKES * dearest, dearest)
         balance = session.balance(account)
-        for game, stake in bought:
+        for number, (game, stake) in enumerate(bought):
             answer = session.play(account, game, stake)
-            ticket, _ = session.auto(account, str(answer["play_id"]))
+            if number == 1 and script.second is not None:  # clicked, left half revealed
+                play_id, token = str(answer["play_id"]), account.token
+                refused(partial(session.adapter.reveal, play_id, token, script.button))
+                ticket = session.truth(account, answer)[0]
+            else:
+                ticket, _ = session.auto(account, str(answer["play_id"]))
+            if ticket is None:
+                return None
             lot = ref_prize(game, stake, ticket)
             if lot is None:
                 return None
