@@ -96,6 +96,12 @@ def test_plays_at_once_of_several_stakes_fit_one_serial_order_or_none() -> None:
     assert not overlap.serial_orders_exist(1000, [(950, 50, 0), (1200, 100, 300)])
 
 
+def test_plays_at_once_that_fit_only_with_a_lot_missing_name_that_lot() -> None:
+    # from 1000: a 100-cent play whose 300 lot was never credited (900), then a 50-cent loss
+    assert overlap.lot_missing_in_order(1000, [(850, 50, 0), (900, 100, 300)]) == 1
+    assert overlap.lot_missing_in_order(1000, [(950, 50, 0), (1200, 100, 300)]) is None
+
+
 def _player(bought: int) -> Player:
     player = Player(Account("a", "t"), "robots", 100, 10_000, paced=True)
     for n in range(bought):
