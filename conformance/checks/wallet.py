@@ -41,6 +41,7 @@ from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Rese
 from .._timestamps import read_time
 from . import _scenarios as sc
 from ._races import race
+from ._scenarios import overlap
 from ._session import session
 from .history import last_unit
 from .play import first_found, held, pairs, plays_per_stake
@@ -53,7 +54,7 @@ STAKES_FUNDED = 3  # k: the account can pay this many stakes
 AT_ONCE = 8  # n: plays sent at the same moment
 MAX_READS = 8  # plays per stake for the balance read
 SERIAL_ORDERS = 1000  # the serial orders of plays at once enumerated before none is judged
-CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
+CONFLICT = overlap.CONFLICT  # a play refused, the account busy with another (play-conflict)
 
 
 def scenario_balance_read(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
@@ -190,6 +191,21 @@ def scenario_one_account(session: sc.Session, case: Mapping[str, Any]) -> Eviden
         return found
     note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
     return replace(found, input={**found.input, "requirement": serial}, note=note)
+
+
+def scenario_overlap(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
+    """``overlap.scenario_overlap``: one account's plays at two pairs, AUTO and balance reads
+    sent at once. A fault that plays one after another at those pairs show too is named by the
+    requirement they break (as ``scenario_one_account`` names it)."""
+    found = overlap.scenario_overlap(session, case)
+    if found is None or found.input.get("requirement") != ONE_ACCOUNT:
+        return found
+    serials = (partial(_serial_fault, session, g, s, 2, 10 * AT_ONCE) for g, s in case["pairs"])
+    for serial in (s() for s in (partial(overlap.serial_replay, session, case), *serials)):
+        if serial is not None:
+            note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
+            return replace(found, input={**found.input, "requirement": serial}, note=note)
+    return found
 
 
 def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidence | None:
@@ -331,6 +347,7 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
 
 sc.SCENARIOS["balance_read"] = scenario_balance_read
 sc.SCENARIOS["one_account"] = scenario_one_account
+sc.SCENARIOS["overlap"] = scenario_overlap
 
 
 def _raise(message: str, found: Evidence, requirement: str) -> None:
@@ -398,6 +415,15 @@ def concurrent_one_account(ctx: CheckContext) -> None:
         named = str(found.input.get("requirement", ONE_ACCOUNT))
         _raise(f"{case['game']} at {case['stake_cents']} cents", found, named)
     ctx.details["plays"] = rounds * AT_ONCE * len(games)
+    # then one account's requests of every kind at once: plays at two pairs, AUTO, reads
+    mixed = sc.case_of("overlap", pairs=pairs(ctx), rounds=2 * rounds, seed=ctx.seed)
+    least = overlap.PLAYS_AT_ONCE[0] + 1 + overlap.READS_AT_ONCE
+    with race(ctx, least, [ONE_ACCOUNT], "plays at two pairs, AUTO and reads of one account"):
+        overlapping = scenario_overlap(target, mixed)
+    if overlapping is not None:
+        named = str(overlapping.input.get("requirement", ONE_ACCOUNT))
+        _raise("one account's requests at once", overlapping, named)
+    ctx.details["overlap_rounds"] = 2 * rounds
     # plays sent at once have an order only where the answers fix it and their created_at
     # differ (``misplaced_at_once``): with times to the second, often none here
     ctx.details["history_order"] = (

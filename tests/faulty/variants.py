@@ -30,6 +30,7 @@ from . import _round4_faults as r4
 from . import _round5_faults as r5
 from . import _round6_faults as r6
 from . import _round7_faults as r7
+from . import _round8_faults as r8
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1277,6 +1278,67 @@ _service(
     ["robots.4.10.prize_credited", "play.money.exact"],
     ("robots",),
     settings={"player_span_s": 15},  # tickets put down at a person's pace (the full's 30 s)
+)
+
+# -- the eighth red team's faults (tests/faulty/_round8_faults.py) ----------------------------
+_service(
+    "play_two_pairs_at_once_lost_update",
+    "play",
+    "contract 4",
+    r8.TwoPairsAtOnceLostUpdate,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_auto_writes_back_stale_balance",
+    "play",
+    "contract 4",
+    r8.AutoWritesBackStaleBalance,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_click_writes_back_stale_balance",
+    "play",
+    "contract 4",
+    r8.ClickWritesBackStaleBalance,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_balance_read_mid_play_misses_lot",
+    "play",
+    "contract 4",
+    r8.BalanceReadMidPlayMissesLot,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_clicked_to_end_credited_again",
+    "play",
+    "robots 4.10",
+    r8.ClickedToEndCreditedAgain,
+    ["robots.4.10.prize_credited", "play.money.exact"],
+    ("robots",),
+)
+_service(
+    "play_hand_revealed_history_prize_zero",
+    "play",
+    "robots 4.1",
+    r8.HandRevealedHistoryPrizeZero,
+    ["robots.4.1.history_unrevealed"],
+    ("robots",),
+)
+_service(
+    "play_history_small_page_cached",
+    "play",
+    "contract 4",
+    r8.HistorySmallPageCached,
+    ["play.history.limit", "play.history.complete", "*.last_unit"],
+)
+_service(
+    "play_half_revealed_lot_hidden_from_reads",
+    "play",
+    "contract 4",
+    r8.HalfRevealedLotHiddenFromReads,
+    ["play.money.balance_read", "play.money.concurrent_one_account"],
+    ("robots",),
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

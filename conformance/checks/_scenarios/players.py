@@ -23,7 +23,9 @@ once and judges it a moment later sees a young target. These scenarios play like
   previous one's answer arrives (a player buying again at once), then each finished by AUTO; plays
   so close share a ``created_at`` second always, and its millisecond often (a history whose ties are
   broken by another key than the order bought shows: ``play.history.order``); one run in four has
-  its last ticket put down (clicked 0 to 2 times, or never shown), for the way back;
+  its last ticket put down (clicked 0 to 2 times, or never shown), for the way back; one ticket
+  with buttons in eight is not finished by AUTO but revealed by hand to its end, every button
+  in turn (``BY_HAND``: the chain and the history judge it as its player left it);
 - **the way back**: when the span is over, each account's token as it comes back (an old account's,
   unused since its plays) asks for the next account's balance: refused 403/404
   (``security.tokens.isolation``); after a person's pause every account reads its balance (the app
@@ -71,6 +73,7 @@ from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .client import (
+    MAX_CLICKS,
     WHOLE_HISTORY,
     Account,
     Case,
@@ -96,6 +99,8 @@ HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
 ORDER = "play.history.order"
 AUTO_ANSWER = "play.auto.answer"
+LIMIT = "play.history.limit"
+PAGE = 10  # the page of the history a paced player reads now and then
 TOKENS = "security.tokens.required"
 ISOLATION = "security.tokens.isolation"
 
@@ -104,6 +109,7 @@ CHANGE_PAIR = 0.25  # a paced player's chance, at a purchase after its first, to
 PUT_DOWN = 0.5  # a paced player's chance to pause a person's pause before AUTO on a ticket
 FINISHED_LATER = 0.5  # a ticket left unfinished that the way back finishes by AUTO
 PUT_DOWN_RUN = 0.25  # an old account's run whose last ticket is put down unfinished
+BY_HAND = 1 / 8  # an old account's ticket with buttons revealed by hand to its end, no AUTO
 BACK_ELSEWHERE = 0.75  # a paced player's way back at another pair than its own
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
@@ -129,6 +135,7 @@ class Bought:
     clicks: list[int] = field(default_factory=list)  # reveals shown, per button
     order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
     again: bool = False  # the last reveal showed a +1: its button has one more click
+    by_hand: bool = False  # revealed by hand to its end (every button clicked), never AUTO'd
     ticket: str | None = None
     prize: int | None = None
 
@@ -156,6 +163,8 @@ class Player:
     listed: int = 0  # entries of the whole history read on the way back
     at: tuple[str, int] | None = None  # the pair a paced player changed to (None: its own)
     reads: list[tuple[int, int]] = field(default_factory=list)  # (plays bought, balance read)
+    #: (plays bought, limit asked, play ids listed): the history read at the player's pace
+    pages: list[tuple[int, int | None, list[str]]] = field(default_factory=list)
 
 
 class _Found(Exception):
@@ -206,7 +215,7 @@ def _paced(
         if action < 0.12:
             _read(session, player)
         elif action < 0.22:  # the app's screen (no limit) or a page of 10, as the draw falls
-            session.history(player.account, None if action < 0.17 else 10)
+            _listing(session, player, None if action < 0.17 else PAGE)
         elif action < 0.27:
             _mistake(session, case, player)
         elif not _affords(player, _changed(rng, player)[1]):  # its deposit spent: it only reads
@@ -236,6 +245,20 @@ def _paced(
             # AUTO at once, or after the phone was put down a while (a reveal session expired)
             _pause(rng, PAUSE_S if rng.random() < PUT_DOWN else CLICK_PAUSE_S, deadline)
             _finish(session, player, one)
+
+
+def _page(session: Session, player: Player, rng: random.Random) -> None:
+    """One time in two, a paced player's app reads the history's newest page (``PAGE``),
+    kept to be judged (``_pages_judged``)."""
+    if player.paced and rng.random() < 0.5:
+        _listing(session, player, PAGE)
+
+
+def _listing(session: Session, player: Player, limit: int | None) -> None:
+    """The history read at the player's pace (``limit`` None: the app's screen), kept to be
+    judged on the way back (``_pages_judged``)."""
+    listed = session.history(player.account, limit)
+    player.pages.append((len(player.bought), limit, [str(p.get("play_id")) for p in listed]))
 
 
 def _read(session: Session, player: Player) -> None:
@@ -304,7 +327,8 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     """An old account: its first ticket left half revealed, then ``plays`` plays in a row, at
     its pair but for the excursions ``rng`` draws (``_excursions``), bought in runs
     (``_runs``): each ticket of a run bought the moment the previous one's answer arrives,
-    then each finished by AUTO in turn."""
+    then each finished by AUTO in turn (one with buttons in ``BY_HAND`` revealed by hand to its
+    end instead)."""
     first = _buy(session, player)
     if first.clicks:  # buttons in turn, each to its end before the next
         _clicked(session, player, first, HALF_CLICKS)
@@ -320,7 +344,15 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
         # (the way back finishes it by AUTO or clicks it on, seconds later)
         left = bought.pop() if rng.random() < PUT_DOWN_RUN else None
         for one in bought:
-            _finish(session, player, one)
+            # now and then revealed by hand to its end, every button in turn, never AUTO (as
+            # people play: the next plays' balances and the way back's history judge what that
+            # did, a settlement on the last click that credits the lot again, or a history that
+            # shows no prize for a ticket no AUTO settled)
+            one.by_hand = bool(one.clicks) and rng.random() < BY_HAND
+            if one.by_hand:
+                _clicked(session, player, one, MAX_CLICKS)
+            else:
+                _finish(session, player, one)
         if left is not None and left.clicks:
             _clicked(session, player, left, rng.randint(0, 2))
         at += run
@@ -593,9 +625,13 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # after a person's pause, the app opens on the balance (judged below with the span's reads)
     _pause(rng, PAUSE_S, math.inf)
     _read(session, player)
+    # a paced player's app shows its last tickets beside the balance now and then, before the
+    # play and after it (judged with the span's pages: a page cached from the first read shows)
+    _page(session, player, rng)
     pair = _back_pair(rng, player)
     if _affords(player, pair[1] if pair else None):
         _finish(session, player, _buy(session, player, pair))
+    _page(session, player, rng)
     # the tickets of the plays left unfinished: the history's entry (the whole listing read
     # once when there are several), else the block's unit
     unshown = [one for one in player.bought if not one.finished]
@@ -643,8 +679,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
             )
     # tickets left unfinished (half revealed, or never shown), one in two finished by AUTO now,
     # seconds after the last click: their ticket and prize (a settlement of a ticket put down
-    # that credits its lot again, or one that swept an unshown ticket's lot, shows below)
-    later = [o for o in player.bought if not o.finished and o.ticket is not None]
+    # that credits its lot again, or one that swept an unshown ticket's lot, shows below); a
+    # ticket revealed by hand to its end is finished, as its player left it (its history entry
+    # judged below as it is: no AUTO settled it)
+    later = [o for o in player.bought if not o.finished and not o.by_hand and o.ticket is not None]
     for one in [o for o in later if rng.random() < FINISHED_LATER]:
         shown = str(one.ticket)
         ticket, prize = session.auto(account, str(one.played["play_id"]))
@@ -702,9 +740,10 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # of its entries shows its play, ticket and prize too, the unfinished ones' included (a
     # view of the app's own, right only when asked with a limit, a sixth red team's, shows)
     _entries_judged(player, session.history(account, None), fault)
+    _pages_judged(player, fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
-        if one.clicks and not one.finished and one.ticket is not None:
+        if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
             _revealed_on(session, player, one, fault)
 
 
@@ -735,6 +774,39 @@ def _reads_judged(player: Player, fault: Fault) -> None:
                 f"{len(player.bought)}, answered {read} cents; its plays then ended at {want}",
                 "balance",
             )
+
+
+def _pages_judged(player: Player, fault: Fault) -> None:
+    """Each history the player read at its pace (``_paced``) listed its plays bought until then,
+    newest first, the newest play first: a page of ``PAGE`` exactly the newest ``PAGE`` (else
+    ``play.history.limit``), a listing without a limit a run of them from the newest, of the
+    target's length (else ``<game>.last_unit`` when the newest play is not first, else
+    ``play.history.complete``; its plays all there but out of the order bought:
+    ``play.history.order``). A page served from a cache of an earlier read (an app widget's,
+    right only when read for the first time, as a test reads it) shows."""
+    for bought, limit, listed in player.pages:
+        newest = [str(one.played["play_id"]) for one in reversed(player.bought[:bought])]
+        want = newest[: len(listed)] if limit is None else newest[:limit]
+        if listed == want and (listed or not newest):
+            continue
+        if sorted(listed) == sorted(want) and listed:  # its plays, out of the order bought
+            requirement = ORDER
+        elif limit is not None:
+            requirement = LIMIT
+        elif newest and listed[:1] != newest[:1]:
+            requirement = f"{kit(player.bought[bought - 1].game).history_article}.last_unit"
+        else:
+            requirement = HISTORY
+        raise fault(
+            requirement,
+            {"plays": want or newest[:1]},
+            {"plays": listed},
+            f"the history read at a player's pace after its play {bought} of "
+            f"{len(player.bought)}, with "
+            + (f"limit={limit}" if limit is not None else "no limit")
+            + ", did not list its plays until then, newest first from the newest",
+            "history",
+        )
 
 
 def _entries_judged(player: Player, entries: list[Document], fault: Fault) -> None:

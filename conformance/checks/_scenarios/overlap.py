@@ -1,0 +1,389 @@
+"""One account's requests that overlap (contract 4: "the stake is debited and the prize
+credited at once, atomically"): a person with two tabs or two devices, an app that polls the
+balance while the player buys, or settles the last ticket's "reveal all" while the player taps
+"buy again".
+
+Each round, an account funded well beyond what the round costs buys one ticket, then sends at
+the same moment (a barrier) plays at pairs the seed draws among those in scope (two pairs at
+least when there are two), AUTO on that first ticket and balance reads. Every play must be
+sold (the balance pays them all, whatever their order), or refused with 409 while the account
+is busy with another (row ``play-conflict``: a refusal that changed nothing; when no round sold
+two plays at once, a reservation), and judged once every ticket is known:
+
+- the plays form one serial order from the balance after the first ticket (each play's balance
+  before, its ``balance_cents`` + stake - lot, the balance after the one before it): a wallet
+  that serialises an account's plays per (game, stake) only, and loses one pair's debit and lot
+  to the other's write, fits none;
+- each balance read sent with them answers a balance the account had in that order (the one
+  before the plays or the one after one of them): a read that sees a play's debit without its
+  lot (a play written in two steps) answers none;
+- a play bought after the round answers the balance the round ended at, less its stake, plus
+  its lot: an AUTO that saves back the balance it loaded before the plays landed loses them;
+- the balance read after that play is that play's ``balance_cents``.
+
+A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
+the check that runs this names a fault that plays one after another show too by that
+requirement instead (``wallet.scenario_overlap``).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import reference
+from contract import ErrorReply
+
+from ..._registry import Evidence, Reservation
+from ...games import kit
+from .client import (
+    Account,
+    Case,
+    Document,
+    Session,
+    credit_requirement,
+    evidence,
+    ref_prize,
+    refused,
+    reply_doc,
+)
+from .sales import in_threads
+
+ONE_ACCOUNT = "play.money.concurrent_one_account"
+CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
+BALANCE_READ = "play.money.balance_read"
+PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
+READS_AT_ONCE = 2  # balance reads sent with them, each polling until the plays are answered
+POLLS = 50  # reads one poller sends at most
+POLL_S = 0.001  # between two of them
+FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
+LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: a round's cost
+
+
+def plan(
+    rng: random.Random, pairs: list[tuple[str, int]], click: bool
+) -> list[tuple[str, int] | str]:
+    """What one round sends at once: plays at pairs drawn (two pairs at least when there are
+    two in scope), ``"auto"``, a ``"click"`` when ``click`` and ``READS_AT_ONCE`` ``"read"``,
+    shuffled."""
+    count = rng.randint(*PLAYS_AT_ONCE)
+    chosen = rng.sample(pairs, min(2, len(pairs)))
+    chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
+    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent += ["click"] if click else []
+    rng.shuffle(sent)
+    return sent
+
+
+def serial_orders_exist(start: int, plays: list[tuple[int, int, int]]) -> bool:
+    """Whether ``plays`` ((balance_cents, stake, lot) each) fit one order, one after another
+    from ``start``: each play's balance before is the previous one's balance after."""
+    left = list(range(len(plays)))
+
+    def extend(balance: int) -> bool:
+        if not left:
+            return True
+        for i in [i for i in left if plays[i][0] + plays[i][1] - plays[i][2] == balance]:
+            left.remove(i)
+            if extend(plays[i][0]):
+                return True
+            left.append(i)
+        return False
+
+    return extend(start)
+
+
+def lot_missing_in_order(start: int, plays: list[tuple[int, int, int]]) -> int | None:
+    """When ``plays`` fit no serial order but fit one in which some plays' lots were never
+    credited (each play's balance before its ``balance_cents`` + stake, or + stake - lot): the
+    index of such a play (a lot not credited, a fault plays one after another show too, is the
+    game's ``prize_credited``, not a race's), else None."""
+    left = list(range(len(plays)))
+    missing: list[int] = []
+
+    def extend(balance: int) -> bool:
+        if not left:
+            return True
+        for i in list(left):
+            after, stake, lot = plays[i]
+            for short in (False, True) if lot > 0 else (False,):
+                if after + stake - (0 if short else lot) != balance:
+                    continue
+                left.remove(i)
+                missing.extend([i] if short else [])
+                if extend(after):
+                    return True
+                left.append(i)
+                if short:
+                    missing.pop()
+        return False
+
+    return missing[0] if extend(start) and missing else None
+
+
+def scenario_overlap(session: Session, case: Case) -> Evidence | None:
+    """``case["rounds"]`` rounds of one account's requests at once (the module docstring)."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    rng = random.Random(f"{case['seed']}:overlap")
+    funding = FUNDED_STAKES * max(stake for _, stake in pairs)
+    sold_at_once: list[tuple[int, int]] = []  # (plays sold, plays refused with 409) a round
+    for round_ in range(int(case["rounds"])):
+        found = _round(session, case, pairs, rng, funding, round_ + 1, sold_at_once)
+        if found is not None:
+            return found
+    if sold_at_once and all(sold < 2 for sold, _ in sold_at_once):
+        busy = sum(b for _, b in sold_at_once)
+        session.reserve(_busy_reservation(busy, busy + sum(s for s, _ in sold_at_once)))
+    return None
+
+
+def _round(
+    session: Session,
+    case: Case,
+    pairs: list[tuple[str, int]],
+    rng: random.Random,
+    funding: int,
+    number: int,
+    sold_at_once: list[tuple[int, int]],
+) -> Evidence | None:
+    account = _opened(session, funding, max(stake for _, stake in pairs))
+    script = _script(session, rng, pairs)
+    first = session.play(account, *script.first)
+    start = int(first["balance_cents"])
+    # a ticket with buttons too, clicked while the rest goes on (a click on one ticket as the
+    # player buys the next)
+    clicked: tuple[str, int] | None = None
+    if script.second is not None:
+        second = session.play(account, *script.second)
+        start = int(second["balance_cents"])
+        clicked = (str(second["play_id"]), script.button)
+    sent = script.sent
+    answers: list[Any] = [None] * len(sent)
+    barrier = threading.Barrier(len(sent))
+    reads: list[Any] = []
+
+    def run(t: int) -> None:
+        what = sent[t]
+        barrier.wait(timeout=30)
+        if what == "read":  # the app polls the balance while the purchases are pending
+            for _ in range(POLLS):
+                reads.append(refused(lambda: session.balance(account)))
+                if all(a is not None for w, a in zip(sent, answers, strict=True) if w != "read"):
+                    break
+                time.sleep(POLL_S)
+        elif what == "auto":
+            answers[t] = session.auto(account, str(first["play_id"]))
+        elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
+            answers[t] = refused(
+                partial(session.adapter.reveal, clicked[0], account.token, clicked[1])
+            )
+        elif isinstance(what, tuple):
+            answers[t] = refused(partial(session.play, account, what[0], what[1]))
+
+    in_threads(len(sent), run)
+    where = f"round {number}: an account holding {start} cents sent at once " + ", ".join(
+        w if isinstance(w, str) else f"a play of {w[1]} cents at {w[0]}" for w in sent
+    )
+    request = {
+        "operation": "at once",
+        "sent": [list(w) if isinstance(w, tuple) else w for w in sent],
+    }
+
+    def found(requirement: str, expected: Any, got: Any, note: str) -> Evidence:
+        named = {**case, "requirement": requirement}
+        return evidence(named, expected, got, f"{where}: {note}", request)
+
+    played = [(w, a) for w, a in zip(sent, answers, strict=True) if isinstance(w, tuple)]
+    refusals = [a for _, a in played if isinstance(a, ErrorReply)]
+    wrong_refusals = [r for r in refusals if r.status != CONFLICT]
+    if wrong_refusals:
+        return found(
+            ONE_ACCOUNT,
+            "every play sold (the balance pays them all), or refused with 409 while the "
+            "account was busy with another",
+            [reply_doc(r) for r in wrong_refusals[:3]],
+            f"a play was refused ({wrong_refusals[0].status} {wrong_refusals[0].code}) "
+            "although the balance paid every play sent",
+        )
+    # a play refused with 409, the account busy with another (row play-conflict), is a
+    # refusal that changed nothing: the order, the reads and the play after judge it so
+    played = [(w, a) for w, a in played if not isinstance(a, ErrorReply)]
+    sold_at_once.append((len(played), len(refusals)))
+    sold: list[tuple[Document, int, int]] = []  # (answer, stake, lot)
+    for (pair_game, pair_stake), answer in played:
+        ticket, _ = session.auto(account, str(answer["play_id"]))
+        lot = ref_prize(pair_game, pair_stake, ticket)
+        if lot is None:
+            return None  # an invalid ticket: the rules and block checks judge it
+        sold.append((answer, pair_stake, lot))
+    plays = [(int(a["balance_cents"]), s, lot) for a, s, lot in sold]
+    short = None if serial_orders_exist(start, plays) else lot_missing_in_order(start, plays)
+    if short is not None:
+        (short_game, _), _ = played[short]
+        after, stake, lot = plays[short]
+        return found(
+            credit_requirement(short_game, after + stake, stake, lot, after),
+            {"lot_cents": lot},
+            {"balance_cents": after},
+            f"{len(plays)} plays sold: their balances fit one order of one play after another "
+            f"only with the lot of the play at {short_game} ({lot} cents) never credited",
+        )
+    if not serial_orders_exist(start, plays):
+        return found(
+            ONE_ACCOUNT,
+            "the plays' balances one serial order from the balance before them",
+            {
+                "start": start,
+                "plays": [{"balance_cents": b, "stake": s, "lot": lot} for b, s, lot in plays],
+            },
+            f"{len(plays)} plays sold: their balances fit no order of one play after another "
+            f"from {start} cents",
+        )
+    states = {start} | {b for b, _, _ in plays}
+    wrong = [r for r in reads if isinstance(r, ErrorReply) or r["answer"] not in states]
+    if wrong:
+        return found(
+            ONE_ACCOUNT,
+            {"balance_cents": sorted(states)},
+            {
+                "balance_cents": [
+                    reply_doc(r) if isinstance(r, ErrorReply) else r["answer"] for r in wrong[:5]
+                ],
+                "reads": len(reads),
+            },
+            "a balance read sent with the plays answered a balance the account never had "
+            "between them (before them, or after one of them)",
+        )
+    end = start + sum(lot - s for _, s, lot in plays)
+    return _after(session, account, script.after, end, found)
+
+
+@dataclass(frozen=True)
+class Script:
+    """What a round buys, drawn before it: the first ticket's pair, the second's (a game with
+    buttons; None: none in scope) and the button clicked on it, what is sent at once, and the
+    pair of the play after."""
+
+    first: tuple[str, int]
+    second: tuple[str, int] | None
+    button: int
+    sent: list[tuple[str, int] | str]
+    after: tuple[str, int]
+
+
+def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) -> Script:
+    first = rng.choice(pairs)
+    clickable = [p for p in pairs if _buttons(session, p[0])]
+    second = rng.choice(clickable) if clickable else None
+    button = rng.randrange(_buttons(session, second[0])) if second is not None else 0
+    sent = plan(rng, pairs, second is not None)
+    return Script(first, second, button, sent, rng.choice(pairs))
+
+
+def serial_replay(session: Session, case: Case) -> str | None:
+    """The rounds' purchases made again one after another, each finished by AUTO before the
+    next, on accounts funded alike: the requirement a play's balance there breaks (before -
+    stake + lot: ``credit_requirement``), or None. A fault seen at once that this shows too is
+    no race (a wallet that drops the lot after a change of game, or one that treats an
+    account of this funding otherwise)."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    rng = random.Random(f"{case['seed']}:overlap")
+    dearest = max(stake for _, stake in pairs)
+    for _ in range(int(case["rounds"])):
+        script = _script(session, rng, pairs)
+        bought = [script.first, *([script.second] if script.second else [])]
+        bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
+        account = _opened(session, FUNDED_STAKES * dearest, dearest)
+        balance = session.balance(account)
+        for number, (game, stake) in enumerate(bought):
+            answer = session.play(account, game, stake)
+            if number == 1 and script.second is not None:  # clicked, left half revealed
+                play_id, token = str(answer["play_id"]), account.token
+                refused(partial(session.adapter.reveal, play_id, token, script.button))
+                ticket = session.truth(account, answer)[0]
+            else:
+                ticket, _ = session.auto(account, str(answer["play_id"]))
+            if ticket is None:
+                return None
+            lot = ref_prize(game, stake, ticket)
+            if lot is None:
+                return None
+            got = int(answer["balance_cents"])
+            if got != balance - stake + lot:
+                return credit_requirement(game, balance, stake, lot, got)
+            balance = got
+    return None
+
+
+def _busy_reservation(busy: int, sent: int) -> Reservation:
+    """Every round's 409s (the account busy) left one play sold at most: no two plays of one
+    account were made at once in any."""
+    return Reservation(
+        f"one account's requests at once: {busy} of {sent} plays sent together were refused "
+        "with 409 (the account busy with another play), leaving one play sold at most in "
+        "every round: whether plays made at once at two pairs keep the account's balance was "
+        "not seen",
+        basis="play-conflict",
+        lift="make the plays of one account sent together (each waiting for the account "
+        "rather than refused), or certify again",
+        kind="unverifiable",
+        requirements=[ONE_ACCOUNT],
+    )
+
+
+def _opened(session: Session, funding: int, dearest: int) -> Account:
+    """An account holding ``funding``, or, refused (a 4xx: a wallet limit of the target's own,
+    row ``balance-own-limit``), ``LEAST_STAKES`` of the dearest stake: what a round can cost."""
+    try:
+        return session.open(funding)
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500 or funding <= LEAST_STAKES * dearest:
+            raise
+        return session.open(LEAST_STAKES * dearest)
+
+
+def _buttons(session: Session, game: str) -> int:
+    """The buttons of ``game``'s tickets a player clicks here (0: none, or no reveal)."""
+    if "reveal" not in session.capabilities or not kit(game).reveals:
+        return 0
+    return int(reference.game_engine(game).buttons)
+
+
+def _after(
+    session: Session,
+    account: Account,
+    pair: tuple[str, int],
+    end: int,
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """A play after the round answers ``end`` - stake + lot; the read after it, that."""
+    game, stake = pair
+    answer = session.play(account, game, stake)
+    ticket, _ = session.auto(account, str(answer["play_id"]))
+    lot = ref_prize(game, stake, ticket)
+    if lot is None:
+        return None
+    want = end - stake + lot
+    if int(answer["balance_cents"]) != want:
+        return found(
+            ONE_ACCOUNT,
+            {"balance_cents": want},
+            {"balance_cents": answer["balance_cents"]},
+            f"the plays at once ended at {end} cents; a play of {stake} cents at {game} after "
+            f"them (its lot {lot}) answered {answer['balance_cents']}, not {want}",
+        )
+    read = session.balance(account)
+    if read != want:
+        return found(
+            BALANCE_READ,
+            {"balance_cents": want},
+            {"balance_cents": read},
+            f"the play after the round answered {want} cents; the balance read right after "
+            f"it is {read}",
+        )
+    return None
