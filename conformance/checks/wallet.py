@@ -418,7 +418,12 @@ def concurrent_one_account(ctx: CheckContext) -> None:
     # then one account's requests of every kind at once: plays at two pairs, AUTO, reads
     mixed = sc.case_of("overlap", pairs=pairs(ctx), rounds=2 * rounds, seed=ctx.seed)
     least = overlap.PLAYS_AT_ONCE[0] + 1 + overlap.READS_AT_ONCE
-    with race(ctx, least, [ONE_ACCOUNT], "plays at two pairs, AUTO and reads of one account"):
+    # held, as the rounds above: the check holds the streams it buys from (its plays' units
+    # are the streams' own, and no other check's purchase lands between its requests)
+    with (
+        race(ctx, least, [ONE_ACCOUNT], "plays at two pairs, AUTO and reads of one account"),
+        ctx.hold(pairs(ctx)),
+    ):
         overlapping = scenario_overlap(target, mixed)
     if overlapping is not None:
         named = str(overlapping.input.get("requirement", ONE_ACCOUNT))
