@@ -681,8 +681,15 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # seconds after the last click: their ticket and prize (a settlement of a ticket put down
     # that credits its lot again, or one that swept an unshown ticket's lot, shows below); a
     # ticket revealed by hand to its end is finished, as its player left it (its history entry
-    # judged below as it is: no AUTO settled it)
-    later = [o for o in player.bought if not o.finished and not o.by_hand and o.ticket is not None]
+    # judged below as it is: no AUTO settled it); an old account's first ticket, half revealed
+    # since the span began, is always revealed on below instead (the oldest reveal state a run
+    # keeps: a state that expires shows there whatever the draws)
+    kept = None if player.paced or not player.bought else player.bought[0]
+    later = [
+        o
+        for o in player.bought
+        if not o.finished and not o.by_hand and o.ticket is not None and o is not kept
+    ]
     for one in [o for o in later if rng.random() < FINISHED_LATER]:
         shown = str(one.ticket)
         ticket, prize = session.auto(account, str(one.played["play_id"]))
