@@ -393,6 +393,21 @@ class WalletMinimum(Delegating):
         return dict(self.inner.open_account(balance_cents))
 
 
+class WalletMinimum10Eur(WalletMinimum):
+    """No account opened with less than 10 EUR (1 000 cents): 422 below, a body naming the
+    minimum (a minimum deposit, row ``balance-own-minimum``); the contract bounds no
+    balance."""
+
+    least = 1_000
+
+    def open_account(self, balance_cents: int) -> Document:
+        if type(balance_cents) is int and 0 <= balance_cents < self.least:
+            raise ErrorReply(
+                422, "below_minimum_deposit", f"the minimum deposit is {self.least} cents"
+            )
+        return dict(self.inner.open_account(balance_cents))
+
+
 class CreatedAtNanoseconds(CreatedAt):
     """RFC 3339 with nine digits of a second (Go's ``time.RFC3339Nano``)."""
 
@@ -571,6 +586,7 @@ _add(
     ),
 )
 _add("wallet_minimum_1_cent", _wrapped(WalletMinimum), WalletMinimum.__doc__)
+_add("wallet_minimum_10_eur", _wrapped(WalletMinimum10Eur), WalletMinimum10Eur.__doc__)
 _add("status_403_for_404", _wrapped(Forbidden403), Forbidden403.__doc__)
 _add("status_422_for_400", _wrapped(Unprocessable422), Unprocessable422.__doc__)
 _add(

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -23,7 +25,7 @@ from reference import _strict_json as strict_json
 
 from ..._evaluation import expected_result, is_error, wins_multiset
 from ..._evidence import PlayEvidence
-from ..._registry import CheckFailure, Evidence, Reservation
+from ..._registry import EVERY_STREAM, CheckFailure, Evidence, Reservation
 from ...games import kit
 
 Document = dict[str, Any]
@@ -158,6 +160,15 @@ class Session:
     (``note``), no reservation."""
     no_limit_refused: list[str] = field(default_factory=list)
     """The refusals of a history asked without ``limit`` (row ``history-default-page``)."""
+    declared: tuple[tuple[int, str], ...] = ()
+    """The (stake, game) pairs the target declares, smallest stake first: what an account
+    opened above a minimum deposit is played down with (``open``)."""
+    down_plays: set[str] = field(default_factory=set)
+    """The plays that brought accounts down to the balance asked (``played_down``): left out
+    of the histories read (``history``)."""
+    watched: Counter[object] = field(default_factory=Counter)
+    """The (game, stake) streams the check holds now (``watching``; ``EVERY_STREAM``: all):
+    no play brings an account down there (``played_down``)."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -166,7 +177,9 @@ class Session:
     @classmethod
     def of(cls, adapter: Any, implementation: Mapping[str, Any] | None = None) -> Session:
         described = implementation if implementation is not None else adapter.describe()
-        return cls(adapter, frozenset(described.get("capabilities", [])))
+        return cls(
+            adapter, frozenset(described.get("capabilities", [])), declared=declared(described)
+        )
 
     def reserve(self, reservation: Reservation) -> None:
         """The one way a scenario hands over a reservation, and goes on: a case it met and
@@ -190,7 +203,20 @@ class Session:
             self.notes.append(text)
 
     def open(self, balance_cents: int) -> Account:
-        doc = self.adapter.open_account(balance_cents)
+        """An account holding exactly ``balance_cents``. Refused with a 4xx while a larger
+        balance is taken (a minimum deposit of the target's own: row
+        ``balance-own-minimum``), one opened at the least balance taken and played down to
+        it (``played_down``); the refusal itself when no larger balance is taken (a limit
+        the callers read: ``funded_with``, ``open_least``)."""
+        try:
+            doc = self.adapter.open_account(balance_cents)
+        except ErrorReply as refusal:
+            if not 400 <= refusal.status < 500 or type(balance_cents) is not int:
+                raise
+            return played_down(self, balance_cents, refusal)
+        return self._account(balance_cents, doc)
+
+    def _account(self, balance_cents: int, doc: Mapping[str, Any]) -> Account:
         account = Account(doc["account_id"], doc["token"])
         if not SENDABLE_TOKEN.fullmatch(account.token):
             found = token_fault(balance_cents, doc)
@@ -330,7 +356,28 @@ class Session:
                 raise
             self._no_limit_refused(refusal)
             return self.history_up_to(account, WHOLE_HISTORY)[0]
-        return [dict(p) for p in doc["plays"]]
+        return [dict(p) for p in doc["plays"] if p["play_id"] not in self.down_plays]
+
+    @contextmanager
+    def watching(self, streams: Collection[tuple[str, int]] | str) -> Iterator[None]:
+        """The check holds ``streams`` meanwhile (``CheckContext.hold``: its judgement reads
+        their units on sale): ``played_down`` plays elsewhere."""
+        held = [streams] if isinstance(streams, str) else [tuple(s) for s in streams]
+        with self._lock:
+            self.watched.update(held)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.watched.subtract(held)
+
+    def unwatched(self) -> list[tuple[int, str]]:
+        """The declared (stake, game) pairs no hold of the check's covers now."""
+        with self._lock:
+            every = +self.watched
+        if EVERY_STREAM in every:
+            return []
+        return [(stake, game) for stake, game in self.declared if (game, stake) not in every]
 
     def _no_limit_refused(self, refusal: ErrorReply) -> None:
         with self._lock:
@@ -619,6 +666,118 @@ def evidence(
 ) -> PlayEvidence:
     """The evidence of a scenario's ``case`` (``PlayEvidence``: the case is its input)."""
     return PlayEvidence.of(case, expected, got, note, request)
+
+
+def declared(described: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
+    """The (stake, game) pairs a target's description declares, smallest stake first."""
+    games = described.get("games")
+    pairs = set()
+    for game, spec in games.items() if isinstance(games, Mapping) else ():
+        stakes = spec.get("stakes_cents") if isinstance(spec, Mapping) else None
+        for stake in stakes if isinstance(stakes, list) else ():
+            if type(stake) is int and stake > 0:
+                pairs.add((stake, str(game)))
+    return tuple(sorted(pairs))
+
+
+DOWN_PLAYS = 64
+"""At most this many plays bring an account opened at a minimum deposit down to the balance a
+scenario asked (``played_down``), on each of at most ``DOWN_ACCOUNTS`` accounts."""
+DOWN_ACCOUNTS = 3
+MINIMUM = "balance-own-minimum"
+
+
+def played_down(session: Session, balance: int, refusal: ErrorReply) -> Account:
+    """An account holding exactly ``balance`` cents on a target that refused it (``refusal``,
+    a 4xx) as below a minimum deposit of its own (row ``balance-own-minimum`` of
+    docs/contract-decisions.md): opened at the least ``balance`` plus whole stakes the target
+    takes, then played down at the declared (game, stake) pairs the check does not hold now
+    (``Session.watching``: the units a check watches stay its own), each play's answered
+    ``balance_cents`` the next step's (a win credits its lot: the rest is recomputed), never
+    below ``balance``; after a win that leaves a rest no stake pays, or ``DOWN_PLAYS`` plays,
+    on another account. ``refusal`` again when no larger balance is taken (a limit of another
+    kind, which the callers read); a Reservation (kind *unverifiable*, ending the check) when
+    no account could be played down: never a larger account. The plays made so are left out
+    of the histories the session reads (``Session.history``): they are older than the
+    scenario's."""
+    if balance < 0 or not session.declared:
+        raise refusal
+    free = session.unwatched()
+    grid = (free or session.declared)[0][0]
+    left = None
+    for _ in range(DOWN_ACCOUNTS if free else 1):
+        opened = _least_taken(session, balance, grid)
+        if opened is None:
+            raise refusal
+        if not free:
+            break
+        account, left = opened
+        left = _play_down(session, account, left, balance, free)
+        if left == balance:
+            return account
+    what = f"{refusal.status} {refusal.code}"
+    why = (
+        f"could not be played down to exactly {balance} cents within {DOWN_PLAYS} plays "
+        f"(on {DOWN_ACCOUNTS} accounts; the last held {left} cents)"
+        if free
+        else "could not be played down without a play at the streams the check watches"
+    )
+    raise Reservation(
+        f"an account of {balance} cents was refused ({what}: a minimum deposit) and one "
+        f"opened above it {why}: the cases on it were not judged",
+        basis=MINIMUM,
+        lift=f"open accounts of {balance} cents (a minimum deposit at or below it)",
+        kind="unverifiable",
+    )
+
+
+def _play_down(
+    session: Session, account: Account, left: int, balance: int, pairs: list[tuple[int, str]]
+) -> int:
+    """Plays ``account`` holding ``left`` cents down towards ``balance`` at ``pairs``, the
+    dearest stake that keeps the rest a multiple of the smallest first (the fewest plays):
+    the balance it holds once it holds ``balance``, or when no stake pays the rest or
+    ``DOWN_PLAYS`` plays were made."""
+    grid = pairs[0][0]
+    for _ in range(DOWN_PLAYS):
+        rest = left - balance
+        fits = [(s, g) for s, g in pairs if s <= rest and (rest - s) % grid == 0]
+        if rest <= 0 or not fits:
+            break
+        stake, game = fits[-1]
+        doc = session.adapter.play(account.account_id, account.token, game, stake)
+        session.down_plays.add(str(doc["play_id"]))
+        left = int(doc["balance_cents"])
+    return left
+
+
+def _least_taken(session: Session, balance: int, stake: int) -> tuple[Account, int] | None:
+    """The account of the least ``balance + k * stake`` (1 <= k <= ``DOWN_PLAYS``) the target
+    takes and that balance, or None: k doubles until one is taken, then the gap is halved
+    (the larger accounts opened on the way are left unused)."""
+    refused, k = 0, 1
+    while (taken := _taken(session, balance + k * stake)) is None:
+        if k == DOWN_PLAYS:
+            return None
+        refused, k = k, min(DOWN_PLAYS, k * 2)
+    while k - refused > 1:
+        middle = (refused + k) // 2
+        smaller = _taken(session, balance + middle * stake)
+        if smaller is None:
+            refused = middle
+        else:
+            taken, k = smaller, middle
+    return taken, balance + k * stake
+
+
+def _taken(session: Session, balance: int) -> Account | None:
+    """An account of ``balance`` cents, or None when the target refuses it with a 4xx."""
+    try:
+        return session._account(balance, session.adapter.open_account(balance))
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500:
+            raise
+        return None
 
 
 def open_least(session: Session, fallback: int) -> tuple[Account, int]:
