@@ -10,6 +10,7 @@ run over HTTP. Slow tier: every freedom in a full run in-process (the tests' pro
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 import time
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from conformance import CheckContext, CheckOutcome, execute, registered_checks
+from conformance.checks._scenarios import client
 from harness import open_target
 from harness._errors import ErrorReply
 from reference import _strict_json as strict_json
@@ -31,6 +33,7 @@ from .freedom_variants import (
     HistoryOwnLimit,
     WalletLimit,
     WalletMinimum,
+    WalletMinimum10Eur,
     many_freedoms,
     reservations_of,
 )
@@ -84,6 +87,7 @@ JUDGED_BY = {
     "vendor_extras": ("play.auto_answer", "pass"),
     "wins_reordered": ("play.auto_answer", "pass"),
     "wallet_minimum_1_cent": ("play.insufficient_funds", "pass"),
+    "wallet_minimum_10_eur": ("play.insufficient_funds", "pass"),
     "history_limit_required": ("play.history_listing", "reserved"),
     "wallet_limit_1000_eur": ("play.invalid_requests", "pass"),
     "blocks_newest_first": ("play.block_unit", "pass"),
@@ -399,13 +403,81 @@ def test_an_empty_account_refused_is_no_failure(check_id: str) -> None:
     assert outcome == "pass", (check_id, message)
 
 
-def test_an_overdraft_behind_a_least_balance_is_still_caught() -> None:
-    """A target refusing empty accounts that lets an account of the stake less a cent play is
-    still a failure of the insufficient funds."""
-    adapter = WalletMinimum(reference_adapter(OverdraftAllowed, "x"), "x")
+@pytest.mark.parametrize("least", [WalletMinimum, WalletMinimum10Eur])
+def test_an_overdraft_behind_a_least_balance_is_still_caught(least: type[WalletMinimum]) -> None:
+    """A target refusing empty accounts (or any below 10 EUR) that lets an account of 0
+    cents, or of the stake less a cent, play is still a failure of the insufficient funds:
+    the accounts are played down to those balances (row ``balance-own-minimum``)."""
+    adapter = least(reference_adapter(OverdraftAllowed, "x"), "x")
     outcome, _, message = one_check(adapter, "play.insufficient_funds")
     assert outcome == "fail", message
-    assert "balance of 99 cents" in message or "balance of 49 cents" in message, message
+    assert re.search(r"balance of (0|49|99) cents", message), message
+
+
+# -- a minimum deposit: accounts below 10 EUR refused (row balance-own-minimum) ---------------
+
+MINIMUM_DEPOSIT = (
+    "play.auto_answer",
+    "play.balance_read",
+    "play.block_order",
+    "play.block_unit",
+    "play.concurrent_one_account",
+    "play.eldorado_history_unrevealed",
+    "play.eldorado_prize_credited",
+    "play.eldorado_stake_debited",
+    "play.insufficient_funds",
+    "play.invalid_requests",
+    "play.limit_bounds",
+    "play.player_sessions",
+    "play.reveal_bounds",
+    "play.robots_auto_any_moment",
+    "play.robots_history_unrevealed",
+    "play.robots_plus_one",
+    "play.robots_prize_credited",
+    "play.robots_reveal_order",
+    "protocol.refusals",
+    "security.cross_account",
+    "security.no_token",
+    "security.tokens_unguessable",
+    "security.ways_in_token",
+)
+"""The checks in *error* (or reserved: the prize credited) on a target refusing accounts
+below 1 000 cents before their accounts were played down to the balance asked."""
+
+
+@pytest.mark.parametrize("check_id", MINIMUM_DEPOSIT)
+def test_a_minimum_deposit_is_no_failure(check_id: str) -> None:
+    """Accounts below 10 EUR refused (422): each account a check asks below it is opened at
+    the least balance taken and played down to it (``client.played_down``)."""
+    outcome, _, message = one_check(FREEDOMS["wallet_minimum_10_eur"].factory(), check_id)
+    assert outcome == "pass", (check_id, message)
+
+
+def test_an_account_not_played_down_is_reserved_not_failed(monkeypatch: Any) -> None:
+    """An account the plays cannot bring down to the balance asked (here: at most 2 plays)
+    is not judged: a reservation of row ``balance-own-minimum``, never a larger account."""
+    monkeypatch.setattr(client, "DOWN_PLAYS", 2)
+    factory = FREEDOMS["wallet_minimum_10_eur"].factory
+    outcome, reservations, message = one_check(factory(), "security.tokens_unguessable")
+    assert outcome == "reserved", message
+    assert reservations_of(reservations) == {("security.tokens.unguessable", "balance-own-minimum")}
+    assert "could not be played down to exactly" in message, message
+
+
+@pytest.mark.parametrize(
+    "check_id",
+    ["play.insufficient_funds", "play.block_order", "protocol.refusals", "security.no_token"],
+)
+def test_the_reference_opens_its_accounts_as_before(check_id: str, monkeypatch: Any) -> None:
+    """A target taking any balance >= 0 has every account opened as asked: no account is
+    ever played down (the requests it is sent are those of before the minimum deposit)."""
+
+    def never(*args: Any) -> Any:
+        raise AssertionError(f"an account played down on the reference: {args[1:]}")
+
+    monkeypatch.setattr(client, "played_down", never)
+    outcome, _, message = one_check(reference_adapter(name="x"), check_id)
+    assert outcome == "pass", message
 
 
 # -- a play refused with 409 while its account is busy (row play-conflict) --------------------

@@ -166,6 +166,11 @@ class Session:
     down_plays: set[str] = field(default_factory=set)
     """The plays that brought accounts down to the balance asked (``played_down``): left out
     of the histories read (``history``)."""
+    down_sold: dict[tuple[str, int], list[Document]] = field(default_factory=dict)
+    """(game, stake) -> the units (``block_id``, ``index``) those plays were sold
+    (``sold_down``)."""
+    _down_flying: int = 0
+    _down_landed: threading.Condition = field(default_factory=threading.Condition)
     watched: Counter[object] = field(default_factory=Counter)
     """The (game, stake) streams the check holds now (``watching``; ``EVERY_STREAM``: all):
     no play brings an account down there (``played_down``)."""
@@ -370,6 +375,31 @@ class Session:
         finally:
             with self._lock:
                 self.watched.subtract(held)
+
+    def play_down(self, account: Account, game: str, stake: int) -> Document:
+        """A play that brings ``account`` down towards a balance asked (``played_down``): kept
+        out of the histories read and its unit noted (``sold_down``)."""
+        with self._down_landed:
+            self._down_flying += 1
+        try:
+            doc = self.adapter.play(account.account_id, account.token, game, stake)
+            with self._down_landed:
+                self.down_plays.add(str(doc["play_id"]))
+                unit = {"block_id": doc["block_id"], "index": doc["index"]}
+                self.down_sold.setdefault((game, stake), []).append(unit)
+            return dict(doc)
+        finally:
+            with self._down_landed:
+                self._down_flying -= 1
+                self._down_landed.notify_all()
+
+    def sold_down(self, game: str, stake: int) -> list[Document]:
+        """The units sold at (game, stake) to the plays that brought accounts down to a
+        balance asked (``played_down``), once none is in flight: a check that judges units
+        in a row skips them (``sales._follows``)."""
+        with self._down_landed:
+            self._down_landed.wait_for(lambda: self._down_flying == 0, timeout=60)
+            return list(self.down_sold.get((game, stake), []))
 
     def unwatched(self) -> list[tuple[int, str]]:
         """The declared (stake, game) pairs no hold of the check's covers now."""
@@ -684,7 +714,11 @@ DOWN_PLAYS = 64
 """At most this many plays bring an account opened at a minimum deposit down to the balance a
 scenario asked (``played_down``), on each of at most ``DOWN_ACCOUNTS`` accounts."""
 DOWN_ACCOUNTS = 3
+SEARCHED_STAKES = 4096
+"""The least balance taken above one refused is looked for up to this many stakes above it
+(``_least_taken``): further up, the refusal is no minimum deposit the suite plays down from."""
 MINIMUM = "balance-own-minimum"
+EXACT_IN_JSON = 2**53
 
 
 def played_down(session: Session, balance: int, refusal: ErrorReply) -> Account:
@@ -692,7 +726,8 @@ def played_down(session: Session, balance: int, refusal: ErrorReply) -> Account:
     a 4xx) as below a minimum deposit of its own (row ``balance-own-minimum`` of
     docs/contract-decisions.md): opened at the least ``balance`` plus whole stakes the target
     takes, then played down at the declared (game, stake) pairs the check does not hold now
-    (``Session.watching``: the units a check watches stay its own), each play's answered
+    (``Session.watching``), or at any when it holds them all (a check judging units in a row
+    skips the units those plays were sold: ``Session.sold_down``), each play's answered
     ``balance_cents`` the next step's (a win credits its lot: the rest is recomputed), never
     below ``balance``; after a win that leaves a rest no stake pays, or ``DOWN_PLAYS`` plays,
     on another account. ``refusal`` again when no larger balance is taken (a limit of another
@@ -700,31 +735,24 @@ def played_down(session: Session, balance: int, refusal: ErrorReply) -> Account:
     no account could be played down: never a larger account. The plays made so are left out
     of the histories the session reads (``Session.history``): they are older than the
     scenario's."""
-    if balance < 0 or not session.declared:
-        raise refusal
-    free = session.unwatched()
-    grid = (free or session.declared)[0][0]
+    if not 0 <= balance < EXACT_IN_JSON or not session.declared:
+        raise refusal  # past 2**53: a limit of the target's own (row balances-past-2-53)
+    pairs = session.unwatched() or list(session.declared)
     left = None
-    for _ in range(DOWN_ACCOUNTS if free else 1):
-        opened = _least_taken(session, balance, grid)
+    for _ in range(DOWN_ACCOUNTS):
+        opened = _least_taken(session, balance, pairs[0][0])
         if opened is None:
             raise refusal
-        if not free:
-            break
         account, left = opened
-        left = _play_down(session, account, left, balance, free)
+        left = _play_down(session, account, left, balance, pairs)
         if left == balance:
             return account
     what = f"{refusal.status} {refusal.code}"
-    why = (
-        f"could not be played down to exactly {balance} cents within {DOWN_PLAYS} plays "
-        f"(on {DOWN_ACCOUNTS} accounts; the last held {left} cents)"
-        if free
-        else "could not be played down without a play at the streams the check watches"
-    )
     raise Reservation(
-        f"an account of {balance} cents was refused ({what}: a minimum deposit) and one "
-        f"opened above it {why}: the cases on it were not judged",
+        f"an account of {balance} cents was refused ({what}: a minimum deposit) and the "
+        f"ones opened above it could not be played down to exactly {balance} cents (a win "
+        f"left a rest no stake pays, or more than {DOWN_PLAYS} plays; {DOWN_ACCOUNTS} "
+        f"accounts, the last holding {left} cents): the cases on it were not judged",
         basis=MINIMUM,
         lift=f"open accounts of {balance} cents (a minimum deposit at or below it)",
         kind="unverifiable",
@@ -745,21 +773,19 @@ def _play_down(
         if rest <= 0 or not fits:
             break
         stake, game = fits[-1]
-        doc = session.adapter.play(account.account_id, account.token, game, stake)
-        session.down_plays.add(str(doc["play_id"]))
-        left = int(doc["balance_cents"])
+        left = int(session.play_down(account, game, stake)["balance_cents"])
     return left
 
 
 def _least_taken(session: Session, balance: int, stake: int) -> tuple[Account, int] | None:
-    """The account of the least ``balance + k * stake`` (1 <= k <= ``DOWN_PLAYS``) the target
-    takes and that balance, or None: k doubles until one is taken, then the gap is halved
-    (the larger accounts opened on the way are left unused)."""
+    """The account of the least ``balance + k * stake`` (1 <= k <= ``SEARCHED_STAKES``) the
+    target takes and that balance, or None: k doubles until one is taken, then the gap is
+    halved (the larger accounts opened on the way are left unused)."""
     refused, k = 0, 1
     while (taken := _taken(session, balance + k * stake)) is None:
-        if k == DOWN_PLAYS:
+        if k == SEARCHED_STAKES:
             return None
-        refused, k = k, min(DOWN_PLAYS, k * 2)
+        refused, k = k, min(SEARCHED_STAKES, k * 2)
     while k - refused > 1:
         middle = (refused + k) // 2
         smaller = _taken(session, balance + middle * stake)

@@ -22,7 +22,23 @@ from .client import (
 
 def _follows(session: Session, game: str, stake: int, prev: Document, nxt: Document) -> bool:
     """Whether ``nxt`` is the unit sold right after ``prev`` (same block +1, or the next block's
-    unit 0 once ``prev`` was the last unit of its block)."""
+    unit 0 once ``prev`` was the last unit of its block), past the units sold meanwhile to the
+    session's own plays that brought an account down to a balance asked below a minimum
+    deposit (``Session.sold_down``: none on a target without one)."""
+    if _next(session, game, stake, prev, nxt):
+        return True
+    down = session.sold_down(game, stake)
+    for _ in down:  # each step one unit further on
+        prev = next((d for d in down if _next(session, game, stake, prev, d)), nxt)
+        if prev is nxt:
+            return False
+        if _next(session, game, stake, prev, nxt):
+            return True
+    return False
+
+
+def _next(session: Session, game: str, stake: int, prev: Document, nxt: Document) -> bool:
+    """Whether ``nxt`` is the unit right after ``prev``."""
     if nxt["block_id"] == prev["block_id"]:
         return bool(nxt["index"] == prev["index"] + 1)
     size = session.block_size(game, stake, prev["block_id"])
