@@ -807,10 +807,11 @@ def _taken(session: Session, balance: int) -> Account | None:
 
 
 def open_least(session: Session, fallback: int) -> tuple[Account, int]:
-    """An account holding nothing (0 cents) and the balance it was opened with; when the
-    target refuses an empty account with a 4xx (a least balance of its own, as a
-    ``PositiveInt`` field has: row ``balance-own-limit`` of docs/contract-decisions.md), one of
-    ``fallback`` cents."""
+    """An account holding nothing (0 cents) and the balance it was opened with: played down
+    to 0 where the target refuses an empty account and takes a larger one (``Session.open``,
+    row ``balance-own-minimum``); when it still refuses with a 4xx (a least balance of its
+    own, as a ``PositiveInt`` field has, and no stake to play it down with: row
+    ``balance-own-limit`` of docs/contract-decisions.md), one of ``fallback`` cents."""
     try:
         return session.open(0), 0
     except ErrorReply as refusal:
