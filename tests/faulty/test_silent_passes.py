@@ -8,8 +8,9 @@ target gets there. Each test steers a check into such a case; each passed before
   target that serves no blocks (row ``capability-skipped``): the block's end is unknown, so a
   target skipping the end of every block was CERTIFIED; now reserved. A block listed only
   while it is on sale (row ``blocks-listed``) has its size read then, and its end judged.
-- ``play.<game>_prize_credited``'s emptied accounts: an account of the stake refused (row
-  ``not-reached``), reserved; a play the balance pays refused with 402, a failure
+- ``play.<game>_prize_credited``'s emptied accounts: an account of the stake refused (a
+  minimum deposit), played down to it and judged, or reserved where it cannot be (row
+  ``balance-own-minimum``); a play the balance pays refused with 402, a failure
   (``play.refusal.insufficient_funds``).
 - ``play.insufficient_funds`` (and ``play.invalid_requests``): two plays in a row out of order
   before the refusal made it judge nothing of the unit taken off sale; now a failure of
@@ -27,6 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from conformance.checks._scenarios import client
 from harness._errors import ErrorReply
 
 from ._base import Delegating, Document, reference_adapter
@@ -135,14 +139,27 @@ class SmallAccountsRefused(Delegating):
         return dict(self.inner.open_account(balance_cents))
 
 
-def test_an_emptied_account_refused_is_reserved_not_passed() -> None:
+def test_an_emptied_account_refused_is_played_down_and_judged() -> None:
+    """A minimum deposit (row balance-own-minimum): the accounts of one stake it refuses are
+    opened at the least balance taken and played down, so the emptied accounts are judged."""
+    adapter = SmallAccountsRefused(reference_adapter(name="min-deposit"), "min-deposit")
+    outcome, reservations, message = one_check(adapter, "play.robots_prize_credited")
+    assert outcome == "pass", message
+    assert reservations == [], reservations
+
+
+def test_an_emptied_account_not_played_down_is_reserved_not_passed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """... and where no account can be played down to it, the case is reserved, never passed."""
+    monkeypatch.setattr(client, "DOWN_PLAYS", 0)
     adapter = SmallAccountsRefused(reference_adapter(name="min-deposit"), "min-deposit")
     outcome, reservations, message = one_check(adapter, "play.robots_prize_credited")
     assert outcome == "reserved", message
     assert [(r["basis"], r["requirements"]) for r in reservations] == [
-        ("not-reached", ["robots.4.10.prize_credited"])
+        ("balance-own-minimum", ["robots.4.10.prize_credited"])
     ], reservations
-    assert "could not be judged" in reservations[0]["message"]
+    assert "were not judged" in reservations[0]["message"]
 
 
 class KeepsAStakeBack(Delegating):
