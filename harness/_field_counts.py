@@ -1,6 +1,7 @@
-"""What an HTTP target's wire showed against one of the project's readings, counted by field
-over the run, and the one reservation each reading words from it (``harness._flags``,
-``harness._integers``)."""
+"""What an HTTP target's wire showed against one of the project's readings, counted over the
+run (by field: ``harness._flags``, ``harness._integers``; by endpoint and status:
+``harness._statuses``, ``harness._redirects``), and the one reservation each reading words
+from it."""
 
 from __future__ import annotations
 
@@ -26,6 +27,28 @@ class FieldCounts:
         with self._lock:
             seen = sorted(self._seen.items())
         return ", ".join(f"{name} ({count:,} times)" for name, count in seen)
+
+
+class AnswerCounts:
+    """How many times each endpoint (or operation) was answered with each status the reading
+    takes (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, int], int] = {}
+        self._lock = threading.Lock()
+
+    def add(self, endpoint: str, status: int) -> None:
+        with self._lock:
+            self._seen[(endpoint, status)] = self._seen.get((endpoint, status), 0) + 1
+
+    def listed(self) -> str:
+        """Each endpoint and status seen, with its count, sorted (``POST /v1/evaluate answered
+        201 (3 times); ...``); "" if none."""
+        with self._lock:
+            seen = sorted(self._seen.items())
+        return "; ".join(
+            f"{endpoint} answered {status} ({count:,} times)" for (endpoint, status), count in seen
+        )
 
 
 def reading_reservation(basis: str, message: str, lift: str) -> dict[str, Any]:

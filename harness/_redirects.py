@@ -18,11 +18,10 @@ token there, and quote what it answers in its reports), and stays the answer it 
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
-from ._field_counts import reading_reservation
+from ._field_counts import AnswerCounts, reading_reservation
 
 BASIS = "redirects"
 KEPT_METHOD = frozenset((307, 308))
@@ -70,22 +69,16 @@ class Redirects:
     about them (thread-safe)."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, int], int] = {}
-        self._lock = threading.Lock()
+        self._answers = AnswerCounts()
 
     def followed(self, endpoint: str, status: int) -> None:
-        with self._lock:
-            self._seen[(endpoint, status)] = self._seen.get((endpoint, status), 0) + 1
+        self._answers.add(endpoint, status)
 
     def reservations(self) -> list[dict[str, Any]]:
         """One reservation naming every endpoint answered with a redirect, or none."""
-        with self._lock:
-            seen = sorted(self._seen.items())
-        if not seen:
+        answered = self._answers.listed()
+        if not answered:
             return []
-        answered = "; ".join(
-            f"{endpoint} answered {status} ({count:,} times)" for (endpoint, status), count in seen
-        )
         return [
             reading_reservation(
                 BASIS,

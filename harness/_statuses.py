@@ -10,8 +10,9 @@ reservation, never a failure (``UnnamedStatuses``). A 2xx the contract does name
 
 from __future__ import annotations
 
-import threading
 from typing import Any
+
+from ._field_counts import AnswerCounts, reading_reservation
 
 CREATED = 201
 
@@ -31,39 +32,27 @@ class UnnamedStatuses:
     operation, and words the run's reservation about them (thread-safe)."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[str, int], int] = {}
-        self._lock = threading.Lock()
+        self._answers = AnswerCounts()
 
     def takes(self, operation: str | None, want: int, got: int) -> bool:
         """Whether ``got`` (not ``want``) is a success the contract leaves open for
         ``operation``; counted when it is."""
         if operation is None or want != 200 or OTHER_SUCCESS.get(operation) != got:
             return False
-        with self._lock:
-            self._seen[(operation, got)] = self._seen.get((operation, got), 0) + 1
+        self._answers.add(operation, got)
         return True
 
     def reservations(self) -> list[dict[str, Any]]:
         """One reservation naming every operation answered so, or none."""
-        with self._lock:
-            seen = sorted(self._seen.items())
-        if not seen:
+        answered = self._answers.listed()
+        if not answered:
             return []
-        answered = "; ".join(
-            f"{operation} answered {status} ({count:,} times)"
-            for (operation, status), count in seen
-        )
         return [
-            {
-                "kind": "reading",
-                "basis": BASIS,
-                "message": (
-                    f"{answered}: the contract names no status for these answers, which "
-                    "create nothing; the project reads HTTP's 200 OK (201 Created says a new "
-                    "resource was made, as an account or a play is)"
-                ),
-                "lift": "answer 200 to POST /v1/evaluate, a reveal and AUTO",
-                "requirements": [],
-                "evidence": [],
-            }
+            reading_reservation(
+                BASIS,
+                f"{answered}: the contract names no status for these answers, which create "
+                "nothing; the project reads HTTP's 200 OK (201 Created says a new resource was "
+                "made, as an account or a play is)",
+                "answer 200 to POST /v1/evaluate, a reveal and AUTO",
+            )
         ]
