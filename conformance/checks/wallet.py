@@ -153,7 +153,8 @@ def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: in
     once that shows without concurrency is that requirement's, not a race. Accounts funded
     for ``funded`` stakes play one after another until a win was seen, then one funded for a
     single stake until its refusal (at most ``n`` plays in all): each play answers before −
-    stake + lot (play.money.exact); the refusal comes once the balance cannot pay, is a 402
+    stake + lot (play.money.exact; a lot missing, its game's prize_credited:
+    ``credit_requirement``); the refusal comes once the balance cannot pay, is a 402
     and changes nothing, and no balance goes below zero (play.refusal.insufficient_funds)."""
     account, balance, won = session.open(funded * stake), funded * stake, False
     for _ in range(n):
@@ -171,8 +172,10 @@ def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: in
             return REFUSAL
         ticket, _ = session.auto(account, reply["play_id"])
         lot = sc.ref_prize(game, stake, ticket)
-        if lot is None or reply["balance_cents"] != balance - stake + lot:
+        if lot is None:
             return "play.money.exact"
+        if reply["balance_cents"] != balance - stake + lot:
+            return sc.credit_requirement(game, balance, stake, lot, reply["balance_cents"])
         balance = reply["balance_cents"]
         if lot > 0 and not won:  # now the refusal: an account that pays one stake
             won, account, balance = True, session.open(stake), stake

@@ -21,17 +21,19 @@ vendor would write it (``variants.py`` registers them with what must catch them)
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from reference import GAMES, load_rules
+from reference._blocks import Block, Unit
 from reference._service import Document, GameService
 
 from ._round4_faults import (
     HistoryArchivePrizeZero,
     WearOutAfter300Plays,
     _CreditOnAuto,
-    _lot_dropped,
     _lot_of,
+    _LotDroppedInSale,
     _move,
 )
 
@@ -105,7 +107,7 @@ def _block_number(block_id: str) -> int:
     return int(str(block_id).rsplit("-", 1)[-1])
 
 
-class NextBlockFirstUnitsLotLost(_NearBlockEnd):
+class NextBlockFirstUnitsLotLost(_NearBlockEnd, _LotDroppedInSale):
     """Robots 4.10 / eldorado 4.6: when a block is sold out, the sales move to the next one at
     once, but the wallet's lot table of the new block is loaded by a job that runs every few
     minutes; until then (its first 1 000 units, at a player's rate) a winning unit of the new
@@ -114,13 +116,10 @@ class NextBlockFirstUnitsLotLost(_NearBlockEnd):
 
     UNLOADED = 1_000
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        result = super().play(account_id, token, game, stake_cents)
-        if _block_number(result["block_id"]) < 2 or result["index"] >= self.UNLOADED:
-            return result
-        return _lot_dropped(self, account_id, result)
+    def drops_lot(
+        self, db: sqlite3.Connection, owner: str, block: Block, unit: Unit, balance: int
+    ) -> bool:
+        return _block_number(block.block_id) >= 2 and unit.index < self.UNLOADED
 
 
 class BlockTailWinsQueued(_NearBlockEnd, _CreditOnAuto):

@@ -20,17 +20,17 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from reference._blocks import Block, Unit
 from reference._games import game_engine
 from reference._service import Document, GameService, ServiceError, not_found
 
 from ._base import reference_adapter
 from ._protocol_faults import BridgedHttp
 from ._round4_faults import (
-    _balance_of,
     _CreditOnAuto,
     _HeldFromOpening,
-    _lot_dropped,
     _lot_of,
+    _LotDroppedInSale,
     _move,
 )
 from .http_bridge import Serving, create_app
@@ -131,21 +131,17 @@ class EveryHundredthPlayFree(GameService):
         return {**result, "balance_cents": result["balance_cents"] + result["stake_cents"]}
 
 
-class EmptiedAccountLotLost(GameService):
+class EmptiedAccountLotLost(_LotDroppedInSale):
     """Robots 4.10 / eldorado 4.6: the wallet debits the stake, then credits the lot in a
     second call; a debit that takes the balance to exactly 0 closes the wallet's session for
     the account ("empty: back to the cashier"), and the credit sent to a closed session is
     dropped: a play bought with the last of the balance never gets its lot. The play's answer
     shows the balance without it."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        before = _balance_of(self, account_id)
-        result = super().play(account_id, token, game, stake_cents)
-        if before != result["stake_cents"]:
-            return result
-        return _lot_dropped(self, account_id, result)
+    def drops_lot(
+        self, db: sqlite3.Connection, owner: str, block: Block, unit: Unit, balance: int
+    ) -> bool:
+        return balance - unit.prize_cents == 0  # the debit took the balance to exactly 0
 
 
 def _half_revealed(engine_ticket: str, game: str, revealed: str) -> bool:

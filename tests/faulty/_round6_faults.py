@@ -10,18 +10,19 @@ as a vendor would write it (``variants.py`` registers them with what must catch 
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from reference import game_engine, prize_cents
+from reference._blocks import Block, Unit
 from reference._evaluate import evaluate
 from reference._service import Document, GameService
 
 from ._round4_faults import (
-    _balance_of,
     _CreditOnAuto,
     _HeldFromOpening,
-    _lot_dropped,
     _lot_of,
+    _LotDroppedInSale,
     _move,
 )
 
@@ -88,42 +89,37 @@ class LotAtFavouriteStake(GameService):
         return {**result, "balance_cents": result["balance_cents"] + credited - lot}
 
 
-class SettledGameSwitchLotLost(GameService):
+class SettledGameSwitchLotLost(_LotDroppedInSale):
     """Robots 4.10 / eldorado 4.6: the wallet keeps a game session open for an account once it
     has played a game 3 times in a row; a play of another game then opens a new session, and
     the credit of that first play is posted to the session it replaced, already closed: the
     lot of the first play after a player changes game is lost. A player who sticks to one
     game, or one who alternates games at every play (no session kept), never sees it."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        result = super().play(account_id, token, game, stake_cents)
-        earlier = _earlier_plays(self, account_id, result["play_id"])
+    def drops_lot(
+        self, db: sqlite3.Connection, owner: str, block: Block, unit: Unit, balance: int
+    ) -> bool:
+        earlier = db.execute(  # this play is not recorded yet
+            "SELECT game, stake_cents FROM plays WHERE account_id = ? ORDER BY seq", (owner,)
+        ).fetchall()
         settled = _settled(earlier[-SETTLED:], "game")
-        if settled is None or settled == result["game"]:
-            return result
-        return _lot_dropped(self, account_id, result)
+        return settled is not None and settled != block.game
 
 
 # == a residue under one stake ==================================================================
 
 
-class ResidueUnderStakeLotLost(GameService):
+class ResidueUnderStakeLotLost(_LotDroppedInSale):
     """Robots 4.10 / eldorado 4.6: a debit that leaves the account less than one stake, but not
     nothing (a player's last ticket: the app shows the "top up" banner and the wallet hands
     the account's session to the cashier), sends the lot's credit to the closed session,
     which drops it. An account emptied to exactly 0 and one of whole stakes are right."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        before = _balance_of(self, account_id)
-        result = super().play(account_id, token, game, stake_cents)
-        left = None if before is None else before - result["stake_cents"]
-        if left is None or not 0 < left < result["stake_cents"]:
-            return result
-        return _lot_dropped(self, account_id, result)
+    def drops_lot(
+        self, db: sqlite3.Connection, owner: str, block: Block, unit: Unit, balance: int
+    ) -> bool:
+        left = balance - unit.prize_cents  # what the debit left
+        return 0 < left < block.stake_cents
 
 
 # == a deposit typed by hand ====================================================================

@@ -10,13 +10,15 @@ a vendor would write it (``variants.py`` registers them with what must catch the
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from typing import Any
 
+from reference._blocks import Block, Unit
 from reference._service import Document, GameService
 
-from ._round4_faults import _balance_of, _lot_dropped, _lot_of, _move
+from ._round4_faults import _balance_of, _lot_of, _LotDroppedInSale, _move
 
 #: a pause of a person (seconds): the app's screen changed, a session expired
 PAUSE_S = 2.0
@@ -44,7 +46,7 @@ class _Clock(GameService):
 # == a pair a person changes to after a pause ===================================================
 
 
-class NewPairAfterPauseLotLost(_Clock):
+class NewPairAfterPauseLotLost(_Clock, _LotDroppedInSale):
     """Robots 4.10 / eldorado 4.6: a player who, after a pause (2 s or more since the account's
     last play), buys at a (game, stake) the account never played goes through the app's "new
     game" screen, whose first ticket the wallet books on the discovery-offer session; that
@@ -56,20 +58,17 @@ class NewPairAfterPauseLotLost(_Clock):
         super().__init__(*args, **kwargs)
         self._pairs: dict[str, set[tuple[str, int]]] = {}
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        result = super().play(account_id, token, game, stake_cents)
-        key, pair = str(account_id), (str(result["game"]), int(result["stake_cents"]))
-        since = self._since(key)
-        self._stamp(key)
+    def drops_lot(
+        self, db: sqlite3.Connection, owner: str, block: Block, unit: Unit, balance: int
+    ) -> bool:
+        pair = (block.game, block.stake_cents)
+        since = self._since(owner)
+        self._stamp(owner)
         with self._clock_lock:
-            played = self._pairs.setdefault(key, set())
+            played = self._pairs.setdefault(owner, set())
             new = bool(played) and pair not in played
             played.add(pair)
-        if not new or since is None or since < PAUSE_S:
-            return result
-        return _lot_dropped(self, account_id, result)
+        return new and since is not None and since >= PAUSE_S
 
 
 # == a balance read at a person's pace ==========================================================
