@@ -20,8 +20,8 @@ Any other exception is a harness bug and is also reported as *error*, with its t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -172,10 +172,11 @@ class CheckContext:
     details: dict[str, Any] = field(default_factory=dict)  # filled by the check for the reports
     block_sink: Callable[[Mapping[str, Any]], None] = field(default=lambda block: None)
     """Receives one mapping per audited block, with the fields of ``harness.BlockAudited``."""
-    hold: StreamHold = field(default=_no_other_check)
-    """``with ctx.hold([(game, stake), ...]):`` no other check buys a unit of these (game,
-    stake) streams meanwhile (``EVERY_STREAM``: of any); the check's own plays go on. Given by
-    the runner, which runs checks side by side (``harness._streams``)."""
+    stream_gate: StreamHold = field(default=_no_other_check)
+    """The run's hold of streams (``hold`` enters it): given by the runner, which runs checks
+    side by side (``harness._streams``)."""
+    hold_watchers: list[StreamHold] = field(default_factory=list)
+    """Entered with every ``hold``, inside the gate's, in the order given (``watch_holds``)."""
     reservations: list[Reservation] = field(default_factory=list)
     """Findings recorded with ``reserve``: the check ends *reserved* unless it fails."""
     endings: list[Callable[[], None]] = field(default_factory=list)
@@ -194,6 +195,21 @@ class CheckContext:
         """Call ``ending`` once the check has ended, passed or not (a session of the check
         hands over what its scenarios could not judge: ``checks._session``)."""
         self.endings.append(ending)
+
+    @contextmanager
+    def hold(self, streams: Collection[tuple[str, int]] | str) -> Iterator[None]:
+        """``with ctx.hold([(game, stake), ...]):`` no other check buys a unit of these (game,
+        stake) streams meanwhile (``EVERY_STREAM``: of any); the check's own plays go on, and
+        every watcher of the check's holds knows it holds them (``watch_holds``)."""
+        with self.stream_gate(streams), ExitStack() as watched:
+            for watcher in self.hold_watchers:
+                watched.enter_context(watcher(streams))
+            yield
+
+    def watch_holds(self, watcher: StreamHold) -> None:
+        """Enter ``watcher(streams)`` inside every later ``hold`` of the check (a session of
+        the check keeps its own plays off the streams the check holds: ``checks._session``)."""
+        self.hold_watchers.append(watcher)
 
     def supports(self, capability: str) -> bool:
         return capability in self.implementation.get("capabilities", [])

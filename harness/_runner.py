@@ -473,7 +473,7 @@ class Runner:
             seed=plan.seed,
             progress=progress,
             block_sink=block_sink,
-            hold=guard.hold,
+            stream_gate=guard.hold,
         )
         outcome = self._execute_within(check, ctx, guard, token)
         outcome = replace(outcome, message=bounded(outcome.message, MESSAGE_CHARS))

@@ -5,10 +5,6 @@ whichever way. A replay of a scenario has no check: what it hands over is droppe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
-
 from .._registry import CheckContext, Reservation
 from ._scenarios import Session
 
@@ -19,14 +15,7 @@ def session(ctx: CheckContext) -> Session:
     """A session on the check's target, handed over when the check ends (``hand_over``)."""
     target = Session.of(ctx.adapter, ctx.implementation)
     ctx.at_end(lambda: hand_over(ctx, target))
-    hold = ctx.hold
-
-    @contextmanager
-    def noted(streams: Any) -> Iterator[None]:  # what the check holds, the session knows
-        with hold(streams), target.watching(streams):
-            yield
-
-    ctx.hold = noted
+    ctx.watch_holds(target.watching)  # what the check holds, the session knows
     return target
 
 

@@ -81,7 +81,7 @@ def test_a_check_holding_its_streams_buys_every_unit_inside_a_hold_of_it(
             inner.describe(),
             settings,
             7,  # the checks' seed
-            hold=recorder.hold,
+            stream_gate=recorder.hold,
         )
         outcome = execute(registered_checks()[check_id], ctx)
     finally:
