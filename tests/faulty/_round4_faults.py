@@ -340,17 +340,25 @@ class CreditLandsLate(GameService):
 
     DELAY_S = 3.0
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
+    def _record_play(
+        self,
+        db: sqlite3.Connection,
+        play_id: str,
+        owner: str,
+        block: Block,
+        unit: Unit,
+        balance: int,
     ) -> Document:
-        result = super().play(account_id, token, game, stake_cents)
-        lot = _lot_of(self, result["play_id"])
-        if lot > 0:
-            _move(self, account_id, -lot)
-            timer = threading.Timer(self.DELAY_S, self._credit, (account_id, lot))
+        answer = super()._record_play(db, play_id, owner, block, unit, balance)
+        if unit.prize_cents > 0:  # the stored balance without the lot, in the sale itself
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?",
+                (balance - unit.prize_cents, owner),
+            )
+            timer = threading.Timer(self.DELAY_S, self._credit, (owner, unit.prize_cents))
             timer.daemon = True
             timer.start()
-        return result
+        return answer
 
     def _credit(self, account_id: object, lot: int) -> None:
         """The queue worker's write (nothing once the service is closed: the run is over)."""
