@@ -32,9 +32,7 @@ from ._round4_faults import (
     HistoryArchivePrizeZero,
     WearOutAfter300Plays,
     _CreditOnAuto,
-    _lot_of,
     _LotDroppedInSale,
-    _move,
 )
 
 # == an account's age in plays, a history's depth ===============================================
@@ -130,22 +128,8 @@ class BlockTailWinsQueued(_NearBlockEnd, _CreditOnAuto):
 
     TAIL = 1_000
 
-    def held(self, account_id: str) -> bool:
-        return False  # decided by the unit sold (``play``), not by the account
-
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        result = super().play(account_id, token, game, stake_cents)
-        if result["index"] < load_rules(result["game"]).block_units - self.TAIL:
-            return result
-        lot = _lot_of(self, result["play_id"])
-        if lot <= 0:
-            return result
-        _move(self, account_id, -lot)
-        with self._owed_lock:
-            self._owed[result["play_id"]] = (str(account_id), lot)
-        return {**result, "balance_cents": result["balance_cents"] - lot}
+    def holds_back(self, owner: str, block: Block, unit: Unit) -> bool:
+        return unit.index >= block.units - self.TAIL  # the unit sold decides, not the account
 
 
 __all__ = [

@@ -87,7 +87,9 @@ class _LotDroppedInSale(GameService):
 
 class _CreditOnAuto(GameService):
     """A play's lot held back (the play's answer and the stored balance lack it) when
-    ``held(account_id)`` says so, and credited when the ticket is finished by AUTO."""
+    ``holds_back`` says so (by default: when ``held(account_id)`` does), and credited when the
+    ticket is finished by AUTO. Held back inside the sale's own transaction: no other request
+    of the account sees the balance with the lot and then without it."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,18 +99,28 @@ class _CreditOnAuto(GameService):
     def held(self, account_id: str) -> bool:
         raise NotImplementedError
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
+    def holds_back(self, owner: str, block: Block, unit: Unit) -> bool:
+        """Whether the lot of ``unit``, just sold to ``owner``, waits for AUTO (inside the
+        sale's transaction: the play is not recorded yet)."""
+        return self.held(owner)
+
+    def _record_play(
+        self,
+        db: sqlite3.Connection,
+        play_id: str,
+        owner: str,
+        block: Block,
+        unit: Unit,
+        balance: int,
     ) -> Document:
-        held = self.held(str(account_id))
-        result = super().play(account_id, token, game, stake_cents)
-        lot = _lot_of(self, result["play_id"])
-        if not held or lot <= 0:
-            return result
-        _move(self, account_id, -lot)
-        with self._owed_lock:
-            self._owed[result["play_id"]] = (str(account_id), lot)
-        return {**result, "balance_cents": result["balance_cents"] - lot}
+        if self.holds_back(owner, block, unit) and unit.prize_cents > 0:
+            balance -= unit.prize_cents
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
+            )
+            with self._owed_lock:
+                self._owed[play_id] = (owner, unit.prize_cents)
+        return super()._record_play(db, play_id, owner, block, unit, balance)
 
     def auto(self, play_id: object, token: object) -> Document:
         answer = super().auto(play_id, token)

@@ -35,32 +35,10 @@ from ._round4_faults import (
 )
 from .http_bridge import Serving, create_app
 
-
-class _CreditQueued(_CreditOnAuto):
-    """``_CreditOnAuto`` whose hold never fails a play: a lot that cannot be taken back (the
-    balance spent meanwhile by a play at the same moment) is left credited."""
-
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        held = self.held(str(account_id))
-        result = GameService.play(self, account_id, token, game, stake_cents)
-        lot = _lot_of(self, result["play_id"])
-        if not held or lot <= 0:
-            return result
-        try:
-            _move(self, account_id, -lot)
-        except sqlite3.IntegrityError:  # the balance spent meanwhile: credited at once
-            return result
-        with self._owed_lock:
-            self._owed[result["play_id"]] = (str(account_id), lot)
-        return {**result, "balance_cents": result["balance_cents"] - lot}
-
-
 # == honest while it sees a harness =============================================================
 
 
-class AuditQuietWinsQueued(_CreditQueued):
+class AuditQuietWinsQueued(_CreditOnAuto):
     """Robots 4.10 / eldorado 4.6: while an audit is running (a block slice read or an
     evaluation asked in the last 10 seconds: only the regulator's and the labs' tools call
     those), the wallet runs in "audit mode", synchronous; otherwise wins go to the wallet
@@ -90,7 +68,7 @@ class AuditQuietWinsQueued(_CreditQueued):
             return time.monotonic() - self._audited > self.QUIET_S
 
 
-class WinsQueuedPastThousandAccounts(_HeldFromOpening, _CreditQueued):
+class WinsQueuedPastThousandAccounts(_HeldFromOpening, _CreditOnAuto):
     """Robots 4.10 / eldorado 4.6: accounts are spread over wallet shards by their number; the
     first 1 000 accounts opened since start-up live on shard 0 (synchronous), every later one
     on shard 1, whose credits are queued and written only when the ticket is finished (AUTO):
@@ -444,7 +422,7 @@ Scope = MutableMapping[str, Any]
 App = Callable[[Scope, Any, Any], Awaitable[None]]
 
 
-class AcceptlessTrafficWinsQueued(_CreditQueued):
+class AcceptlessTrafficWinsQueued(_CreditOnAuto):
     """Robots 4.10 / eldorado 4.6: the mobile app's HTTP client (OkHttp with Retrofit) sends
     no ``Accept`` header; the gateway tags requests without one as app traffic, whose wins go
     to the asynchronous wallet queue and are credited only when the ticket is finished (AUTO).
