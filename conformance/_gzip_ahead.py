@@ -68,6 +68,8 @@ class GzipAhead:
         self._digest = hashlib.sha256()  # of every byte inflated, on the hashing thread
         self._to_hash: deque[tuple[bytearray, int] | None] = deque()
         self._holders: dict[int, int] = {}  # a buffer handed on: how many have yet to let it go
+        self._inflating = True  # the inflate's thread is inflating (not waiting, not done)
+        self._taken = False  # the reader has taken a piece: the audit has begun
         self._last = 10  # the last byte inflated
         self._thread = threading.Thread(target=self._run, name="audit-inflate", daemon=True)
         self._hasher = threading.Thread(target=self._hash, name="audit-sha256", daemon=True)
@@ -99,8 +101,12 @@ class GzipAhead:
         """A free buffer, once fewer than ``AHEAD_BYTES`` wait; None once stopped."""
         with self._lock:
             full = self._buffers * PIECE_BYTES >= AHEAD_BYTES
-            while not self._stopped and not self._free and full:
-                self._lock.wait()
+            if not self._stopped and not self._free and full:
+                self._inflating = False  # the hashing thread may take this core meanwhile
+                self._lock.notify_all()
+                while not self._stopped and not self._free:
+                    self._lock.wait()
+                self._inflating = True
             if self._stopped:
                 return None
             if self._free:
@@ -114,6 +120,8 @@ class GzipAhead:
         with self._lock:
             if isinstance(item, tuple):
                 self._holders[id(item[0])] = 2
+            else:
+                self._inflating = False  # the end, or what stopped the inflate
             self._ready.append(item)
             self._to_hash.append(item if isinstance(item, tuple) else None)
             self._lock.notify_all()
@@ -129,10 +137,17 @@ class GzipAhead:
 
     def _hash(self) -> None:
         """Hash the pieces in order, beside the inflate (hashlib lets the GIL go): the
-        inflate's thread, the audit's longest path on a large block, no longer hashes too."""
+        inflate's thread, the audit's longest path on a large block, no longer hashes too.
+
+        Until the reader takes its first piece, it hashes only while the inflate waits (the
+        read-ahead full, or the file inflated): the command's modules are loading on the main
+        thread then, and a third busy thread on two cores would slow them, the longest path
+        of a small block."""
         while True:
             with self._lock:
-                while not self._to_hash and not self._stopped:
+                while not self._stopped and (
+                    not self._to_hash or (self._inflating and not self._taken)
+                ):
                     self._lock.wait()
                 if self._stopped:
                     return
@@ -162,6 +177,9 @@ class GzipAhead:
         the end of the compressed data. Raises what the inflate raised, in its place. A buffer
         taken is the caller's until it gives it back (``give_back``)."""
         with self._lock:
+            if not self._taken:
+                self._taken = True
+                self._lock.notify_all()  # the hashing thread hashes freely from now on
             while not self._ready:
                 self._lock.wait()
             item = self._ready.popleft()
