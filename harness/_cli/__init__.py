@@ -1,7 +1,8 @@
 """The ``instantcert`` console command: one module per subcommand in this package.
 
 Each subcommand module has ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
-adding a module adds the subcommand.
+adding a module adds the subcommand. One that imports its run's modules inside ``run`` sets
+``LOADS_IN_RUN = True`` and calls ``modules_loaded()`` once it has (start-up: ``main``).
 Exit codes follow contract section 6: 0 success, 1 a requirement failed or errored, 2 the
 command could not do its work (bad arguments, bad input, unreachable target, reports that
 could not be written); 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM).
