@@ -7,9 +7,10 @@ harness still loading, the randomness tests), and a busy Python thread beside it
 inflate itself several-fold (its GIL waits). isal's ``_GzipReader`` (what
 ``python -m isal.igzip -d`` uses, the audit's floor) lets the GIL go while it inflates, so
 here a thread inflates the file ``PIECE_BYTES`` at a time into reused buffers, at most
-``AHEAD_BYTES`` ahead of the reader, and ``take`` hands the buffers on in order. It hashes
-them as it goes (``document_sha256``; hashlib lets the GIL go too): the audit's SHA-256 needs
-no thread of its own, and while the harness loads, the core it leaves idle hashes too.
+``AHEAD_BYTES`` ahead of the reader, and ``take`` hands the buffers on in order. A second
+thread hashes them in the same order (``document_sha256``; hashlib lets the GIL go too): the
+inflate, a robots block's longest path, no longer waits for the SHA-256 as well, and while
+the harness loads, the core it leaves idle inflates and hashes.
 
 Only the standard library and isal are imported: ``instantcert audit-block FILE`` starts the
 inflate before numpy, the reference and the harness load (``start_early``, from
@@ -64,10 +65,16 @@ class GzipAhead:
         self._free: list[bytearray] = []
         self._buffers = 0
         self._stopped = False
-        self._digest = hashlib.sha256()  # of every byte inflated, on this thread
+        self._digest = hashlib.sha256()  # of every byte inflated, on the hashing thread
+        self._to_hash: deque[tuple[bytearray, int] | None] = deque()
+        self._holders: dict[int, int] = {}  # a buffer handed on: how many have yet to let it go
+        self._inflating = True  # the inflate's thread is inflating (not waiting, not done)
+        self._taken = False  # the reader has taken a piece: the audit has begun
         self._last = 10  # the last byte inflated
         self._thread = threading.Thread(target=self._run, name="audit-inflate", daemon=True)
+        self._hasher = threading.Thread(target=self._hash, name="audit-sha256", daemon=True)
         self._thread.start()
+        self._hasher.start()
 
     @classmethod
     def open(cls, path: str | PurePath) -> GzipAhead | None:
@@ -94,8 +101,12 @@ class GzipAhead:
         """A free buffer, once fewer than ``AHEAD_BYTES`` wait; None once stopped."""
         with self._lock:
             full = self._buffers * PIECE_BYTES >= AHEAD_BYTES
-            while not self._stopped and not self._free and full:
-                self._lock.wait()
+            if not self._stopped and not self._free and full:
+                self._inflating = False  # the hashing thread may take this core meanwhile
+                self._lock.notify_all()
+                while not self._stopped and not self._free:
+                    self._lock.wait()
+                self._inflating = True
             if self._stopped:
                 return None
             if self._free:
@@ -104,9 +115,49 @@ class GzipAhead:
         return bytearray(PIECE_BYTES)
 
     def _put(self, item: tuple[bytearray, int] | BaseException | None) -> None:
+        """``item`` to the reader (``take``) and, a piece or the end, to the hashing thread:
+        a piece's buffer is free again once both have let it go."""
         with self._lock:
+            if isinstance(item, tuple):
+                self._holders[id(item[0])] = 2
+            else:
+                self._inflating = False  # the end, or what stopped the inflate
             self._ready.append(item)
+            self._to_hash.append(item if isinstance(item, tuple) else None)
             self._lock.notify_all()
+
+    def _let_go(self, buffer: bytearray) -> None:
+        """One holder of ``buffer`` is done with it (the lock held)."""
+        left = self._holders.pop(id(buffer)) - 1
+        if left:
+            self._holders[id(buffer)] = left
+        else:
+            self._free.append(buffer)
+            self._lock.notify_all()
+
+    def _hash(self) -> None:
+        """Hash the pieces in order, beside the inflate (hashlib lets the GIL go): the
+        inflate's thread, the audit's longest path on a large block, no longer hashes too.
+
+        Until the reader takes its first piece, it hashes only while the inflate waits (the
+        read-ahead full, or the file inflated): the command's modules are loading on the main
+        thread then, and a third busy thread on two cores would slow them, the longest path
+        of a small block."""
+        while True:
+            with self._lock:
+                while not self._stopped and (
+                    not self._to_hash or (self._inflating and not self._taken)
+                ):
+                    self._lock.wait()
+                if self._stopped:
+                    return
+                item = self._to_hash.popleft()
+            if item is None:
+                return
+            buffer, size = item
+            self._digest.update(memoryview(buffer)[:size])
+            with self._lock:
+                self._let_go(buffer)
 
     def _run(self) -> None:
         try:
@@ -116,7 +167,6 @@ class GzipAhead:
                 if not size:
                     self._put(None)
                     return
-                self._digest.update(memoryview(buffer)[:size])  # the GIL let go here too
                 self._last = buffer[size - 1]
                 self._put((buffer, size))
         except BaseException as exc:  # damage, a read error: the caller reads exactly
@@ -127,6 +177,9 @@ class GzipAhead:
         the end of the compressed data. Raises what the inflate raised, in its place. A buffer
         taken is the caller's until it gives it back (``give_back``)."""
         with self._lock:
+            if not self._taken:
+                self._taken = True
+                self._lock.notify_all()  # the hashing thread hashes freely from now on
             while not self._ready:
                 self._lock.wait()
             item = self._ready.popleft()
@@ -137,12 +190,12 @@ class GzipAhead:
     def give_back(self, buffer: bytearray) -> None:
         """A buffer taken and read: the thread inflates into it again."""
         with self._lock:
-            self._free.append(buffer)
-            self._lock.notify_all()
+            self._let_go(buffer)
 
     def document_sha256(self) -> str:
         """The SHA-256 of the document as the audit reads it (``conformance._audit``: its
         bytes, a newline after a last line without one), once ``take`` has given its end."""
+        self._hasher.join()  # it hashes the last pieces, then meets the end
         digest = self._digest.copy()
         if self._last != 10:
             digest.update(b"\n")
@@ -177,6 +230,7 @@ class GzipAhead:
             self._stopped = True
             self._lock.notify_all()
         self._thread.join()
+        self._hasher.join()
         self._raw.close()
 
 

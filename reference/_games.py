@@ -33,14 +33,16 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, ClassVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from ._errors import GameError, RulesDataError, UnknownGameError
 from ._gains import Decomposition
 from ._rules import GameRules, RulesNode, common_rules, read_rules_file, stake_error
 from ._scenarios import PlainPools, ScenarioPools
+
+if TYPE_CHECKING:  # importlib.resources loads tempfile and zipfile: not at start-up
+    from importlib.resources.abc import Traversable
 
 #: a game name: it starts block ids (``<game>-<stake>-0001``) and URLs, so it is kept plain
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,31}")
@@ -281,7 +283,7 @@ def register_game(
                 f"game {name!r}: engine {engine.__name__} has no class attribute {attribute}"
             )
     path: Traversable | Path = (
-        rules_path if isinstance(rules_path, Traversable) else Path(os.fspath(rules_path))
+        Path(os.fspath(rules_path)) if isinstance(rules_path, str | os.PathLike) else rules_path
     )
     definition = GameDefinition(name, engine, path, rules_file or str(path), builtin)
     global _REGISTRY

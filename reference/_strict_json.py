@@ -249,14 +249,17 @@ def _name(value: float) -> str:
 def dumps(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> str:
     """``value`` as valid JSON text: non-finite floats named (``sanitise``), unknown objects as
     their ``str``, lone surrogates as ``\\uXXXX`` escapes so the text encodes as UTF-8."""
-    text = json.dumps(
-        sanitise(value),
-        indent=indent,
-        sort_keys=sort_keys,
-        ensure_ascii=False,
-        allow_nan=False,
-        default=str,
-    )
+    options: dict[str, Any] = {
+        "indent": indent,
+        "sort_keys": sort_keys,
+        "ensure_ascii": False,
+        "allow_nan": False,
+        "default": str,
+    }
+    try:  # the common case, no non-finite float: no copy of the whole value first
+        text = json.dumps(value, **options)
+    except ValueError:  # a non-finite float (or what ``sanitise`` then meets as before)
+        text = json.dumps(sanitise(value), **options)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate, necessarily inside a string

@@ -15,20 +15,37 @@ every known game, never a fall-through to another game's kit.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.abc import Traversable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConformanceError
 
 if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
     from hypothesis import strategies as st
 
     from .._kernels import ChunkJudge, Kernel
     from ..checks._differential import Disagreement
     from ..checks._relations import Relation
+
+
+def shipped_data() -> Traversable | Path:
+    """The folder of the files the ``conformance`` package ships (``requirements/``,
+    ``clauses/``): beside its modules, read as files; the package's resources only where it
+    is not on disk as files (a zip). ``importlib.resources`` is then not on the start-up of a
+    block audit before its first chunk is judged (the kits load there)."""
+    here = Path(__file__).parent.parent
+    if os.path.isdir(here / "requirements"):
+        return here
+    from importlib import resources
+
+    return resources.files("conformance")
+
 
 Diagnosis = Callable[[Any, "Disagreement"], tuple[str, ...]]
 """Classifies one disagreement (adapter, disagreement) to the requirement ids it breaks."""

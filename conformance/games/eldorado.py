@@ -8,7 +8,6 @@ Its own checks (``checks/eldorado_rules.py``, the eldorado relations of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import TYPE_CHECKING
 
 import reference
@@ -17,7 +16,7 @@ import reference.eldorado
 from .._compiled import fastaudit
 from .._lazy import LazyModule, strategies_module, suite_strategies
 from ..checks._eldorado_relations import RELATIONS
-from . import Escape, GameKit, register_kit, sweep
+from . import Escape, GameKit, register_kit, shipped_data, sweep
 from ._eldorado_invalid import ELDORADO_INVALID_EXAMPLES, ELDORADO_INVALID_KINDS
 from ._eldorado_kernel import eldorado_chunk, eldorado_prizes, eldorado_tables
 
@@ -29,7 +28,7 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
     st = strategies_module()
     S = suite_strategies("conformance.games._eldorado_strategies")
 
-_DATA = resources.files("conformance")
+_DATA = shipped_data()
 CLASSIFY = LazyModule("conformance.checks._eldorado_classify")
 """The probe classifier (``checks/_eldorado_classify.py``), imported when a check first diagnoses
 a disagreement: a block audit loads the kits, never it (start-up, issue 32)."""

@@ -10,7 +10,6 @@ reveal requirements named here (``reveals``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import TYPE_CHECKING
 
 import reference
@@ -19,7 +18,7 @@ import reference.robots
 from .._compiled import fastaudit
 from .._lazy import LazyModule, strategies_module, suite_strategies
 from ..checks._robots_relations import RELATIONS
-from . import Escape, GameKit, RevealRequirements, register_kit, sweep
+from . import Escape, GameKit, RevealRequirements, register_kit, shipped_data, sweep
 from ._boards import euros, shape_svg
 from ._robots_invalid import ROBOTS_INVALID_EXAMPLES, ROBOTS_INVALID_KINDS
 from ._robots_kernel import robots_chunk, robots_prizes, robots_tables
@@ -32,7 +31,7 @@ else:  # imported on first use (conformance._lazy): a run of block checks never 
     st = strategies_module()
     S = suite_strategies("conformance.games._robots_strategies")
 
-_DATA = resources.files("conformance")
+_DATA = shipped_data()
 CLASSIFY = LazyModule("conformance.checks._robots_classify")
 """The probe classifier (``checks/_robots_classify.py``), imported when a check first diagnoses
 a disagreement: a block audit loads the kits, never it (start-up, issue 32)."""

@@ -1,7 +1,8 @@
 """The ``instantcert`` console command: one module per subcommand in this package.
 
 Each subcommand module has ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
-adding a module adds the subcommand.
+adding a module adds the subcommand. One that imports its run's modules inside ``run`` sets
+``LOADS_IN_RUN = True`` and calls ``modules_loaded()`` once it has (start-up: ``main``).
 Exit codes follow contract section 6: 0 success, 1 a requirement failed or errored, 2 the
 command could not do its work (bad arguments, bad input, unreachable target, reports that
 could not be written); 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM).
@@ -213,12 +214,37 @@ class _Parser(argparse.ArgumentParser):
         return f"; the options of {self.prog}: {', '.join(o for o in options if o != '-h')}"
 
 
+_WHEN_LOADED: list[Callable[[], None]] = []
+"""``main``'s ``loaded``, held for a command that imports its run's modules in its ``run``
+(its module's ``LOADS_IN_RUN``) until it says it has (``modules_loaded``)."""
+
+
+def modules_loaded() -> None:
+    """Said by a command whose module has ``LOADS_IN_RUN`` once ``run`` has imported what its
+    run needs: ``main``'s ``loaded`` runs then (``entry_point``: the garbage collector, off
+    while modules load, freezes what they made and collects from then on), not as soon as the
+    command's module is imported. ``main`` says it itself when ``run`` returns, if the command
+    did not."""
+    while _WHEN_LOADED:
+        _WHEN_LOADED.pop()()
+
+
 def main(argv: Sequence[str] | None = None, *, loaded: Callable[[], None] | None = None) -> int:
     """Run the command ``argv`` names; ``loaded`` is called once its modules are imported."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     if loaded is not None:
-        loaded()
+        _WHEN_LOADED.append(loaded)
+        name = _invoked(argv)
+        if not getattr(sys.modules.get(f"{__name__}.{name}"), "LOADS_IN_RUN", False):
+            modules_loaded()
+    try:
+        return _main(parser, argv)
+    finally:
+        modules_loaded()
+
+
+def _main(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     if not argv:  # a first try: the commands, not argparse's "arguments are required"
         parser.print_help(sys.stderr)
         return EXIT_USAGE

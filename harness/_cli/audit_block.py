@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from reference._files import NotRegularFile, check_regular, kind
 
-from . import UsageError
+from . import UsageError, modules_loaded
 
 if TYPE_CHECKING:  # the command loads conformance and the run when it runs (start-up)
     from conformance._file_target import FileTarget, FileTargets
@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # the command loads conformance and the run when it runs (sta
 SEED_LIMIT = 2**32  # harness._config's, which loads the profiles: checked in a test
 
 NAME = "audit-block"
+LOADS_IN_RUN = True
+"""``run`` imports the run's modules once the file's audit has begun (``_start``), then says
+so (``modules_loaded``): no garbage collection while they load either."""
 HELP = "audit a block file: every unit re-evaluated, lot table, payout, randomness"
 
 
@@ -162,6 +165,7 @@ def _run(
     from .._runner import RunPlan
     from .certify import execute_run, load_sign_key, open_out_dir
 
+    modules_loaded()
     sign_key = load_sign_key(args.sign_key)
     overrides: dict[str, object] = {
         "block_mode": "whole",

@@ -377,6 +377,43 @@ def test_the_inflate_ahead_reads_a_file_alike_or_asks_to_read_it_again(
         assert ahead[2] == hashlib.sha256(exact[0]).hexdigest()
 
 
+def test_the_inflate_ahead_hashes_what_waits_and_stops_untaken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read-ahead full before the reader takes a piece, the SHA-256 thread hashes what
+    waits; the reader then reads it all, and the digest is the document's. Closed before any
+    piece is taken, both threads end."""
+    import time
+
+    from conformance import _gzip_ahead
+
+    if _gzip_ahead._GzipReader is None:  # pragma: no cover - isal is a dependency
+        pytest.skip("python-isal is not installed")
+    document = b"".join(b'{"index": %d}\n' % i for i in range(20_000))
+    path = tmp_path / "b.jsonl.gz"
+    path.write_bytes(gzip.compress(document))
+    monkeypatch.setattr(_gzip_ahead, "PIECE_BYTES", 1 << 12)
+    monkeypatch.setattr(_gzip_ahead, "AHEAD_BYTES", 1 << 14)
+    ahead = _gzip_ahead.GzipAhead.open(path)
+    assert ahead is not None
+    deadline = time.monotonic() + 10
+    while ahead._to_hash and time.monotonic() < deadline:  # hashed while the inflate waits
+        time.sleep(0.01)
+    assert not ahead._to_hash and not ahead._taken
+    read = bytearray()
+    while (taken := ahead.take()) is not None:
+        buffer, size = taken
+        read += buffer[:size]
+        ahead.give_back(buffer)
+    assert bytes(read) == document
+    assert ahead.document_sha256() == hashlib.sha256(document).hexdigest()
+    ahead.close()
+    untaken = _gzip_ahead.GzipAhead.open(path)
+    assert untaken is not None
+    untaken.close()
+    assert not untaken._thread.is_alive() and not untaken._hasher.is_alive()
+
+
 @pytest.mark.parametrize(
     ("line", "aspect"),
     [

@@ -233,3 +233,33 @@ def test_the_commands_listed_without_loading_them_are_the_modules_own() -> None:
     import harness._cli as cli
 
     assert cli._summaries() == [(m.NAME, m.HELP) for m in cli._modules()]
+
+
+LOADED_PROBE = """
+import contextlib, io, json, sys
+from harness._cli import main
+calls = []
+def loaded():
+    calls.append("harness._cli.certify" in sys.modules)
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[1:], loaded=loaded)
+print(json.dumps({"code": code, "calls": calls}))
+"""
+
+
+def test_audit_block_says_loaded_once_its_run_is_loaded(tmp_path: Path) -> None:
+    """``main``'s ``loaded`` (the entry point's garbage collector turned back on) runs once:
+    for ``audit-block`` (``LOADS_IN_RUN``) after ``run`` has imported its run's modules, not
+    when the command's module is imported; once as well when the run stops before (a usage
+    error); for any other command as soon as its module is imported."""
+    path = tmp_path / "b.jsonl.gz"
+    args = ["generate-block", "--game", "eldorado", "--stake-cents", "100", "--seed", "ab" * 32]
+    args += ["--start", "0", "--count", "3000", "-o", str(path)]
+    assert main(args) == 0
+    out = str(tmp_path / "r")
+    seen = loaded_by("audit-block", str(path), "--out", out, probe=LOADED_PROBE)
+    assert seen == {"code": 0, "calls": [True]}
+    missing = loaded_by("audit-block", str(tmp_path / "no.jsonl"), probe=LOADED_PROBE)
+    assert missing == {"code": 2, "calls": [False]}
+    other = loaded_by("evaluate", "--game", "robots", "DQTCSPHO|D", probe=LOADED_PROBE)
+    assert other["calls"] == [False]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import xml.etree.ElementTree as ET
 
+import pytest
 from markdown_it import MarkdownIt
 
 from harness._escape import (
@@ -32,6 +34,13 @@ def test_visible_shows_every_control() -> None:
 def test_html_escapes_text_and_attributes() -> None:
     out = html_text("<a href=\"x\" onclick='y'>&</a>\x00")
     assert out == "&lt;a href=&quot;x&quot; onclick=&#x27;y&#x27;&gt;&amp;&lt;/a&gt;\\x00"
+
+
+@pytest.mark.parametrize(
+    "text", [HOSTILE, "&amp;&lt;'\"<>&", "", "a&&b<<c>>d\"\"e''f", "\u00e9\u20ac&\U0001f600<"]
+)
+def test_html_text_is_html_escape_of_the_visible_text(text: str) -> None:
+    assert html_text(text) == html.escape(visible(text), quote=True)
 
 
 def test_markdown_text_renders_as_the_text_itself() -> None:

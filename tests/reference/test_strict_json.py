@@ -18,6 +18,7 @@ from reference._strict_json import (
     JsonError,
     dumps,
     loads,
+    sanitise,
     structure,
 )
 
@@ -80,6 +81,16 @@ JSONISH = st.recursive(
 @given(JSONISH)
 def test_dumps_then_loads_never_fails(value: object) -> None:
     loads(dumps(value))
+
+
+@given(JSONISH, st.sampled_from([None, 2]))
+def test_dumps_is_the_text_of_the_sanitised_value(value: object, indent: int | None) -> None:
+    """Without a non-finite float ``dumps`` writes the value itself (no copy), else the copy
+    ``sanitise`` makes: the text is the same as always writing the copy."""
+    copied = json.dumps(
+        sanitise(value), indent=indent, ensure_ascii=False, allow_nan=False, default=str
+    )
+    assert dumps(value, indent=indent) == copied.encode("utf-8", "backslashreplace").decode()
 
 
 def _depth(value: object) -> int:
