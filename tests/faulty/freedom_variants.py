@@ -462,6 +462,51 @@ class PlayConflict409(Delegating):
                 self._busy.discard(account_id)
 
 
+class OneTicketOpenService(GameService):
+    """One unfinished ticket per account, as FDJ's own sites keep it: a new play, of any game,
+    is refused (409 ``ticket_pending``, its message naming the open play) while a play of the
+    account is not fully shown; AUTO, or every button of a robots play clicked to its end,
+    frees the account (row ``one-open-ticket``). The contract says nothing of several
+    unfinished tickets, and lists "409 wrong state" among its refusals."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: dict[str, str] = {}  # account -> its unfinished play
+        self._open_lock = threading.Lock()
+
+    def _record_play(self, db: Any, play_id: str, owner: str, *args: Any) -> Document:
+        # inside the sale's write transaction: a refusal here rolls the sale back
+        with self._open_lock:
+            pending = self._open.get(owner)
+        if pending is not None:
+            raise ServiceError(
+                409, "ticket_pending", f"finish play {pending} before a new one (AUTO shows it)"
+            )
+        bought = super()._record_play(db, play_id, owner, *args)
+        with self._open_lock:
+            self._open[owner] = play_id
+        return bought
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        answer = super().reveal(play_id, token, button)
+        with self._connection() as db:
+            row = db.execute("SELECT * FROM plays WHERE play_id = ?", (play_id,)).fetchone()
+        whole = [len(r) for r in self._engine_of(row).button_reveals(row["ticket"])]
+        if json.loads(row["revealed"]) == whole:
+            self._finished(row["account_id"], row["play_id"])
+        return answer
+
+    def auto(self, play_id: object, token: object) -> Document:
+        answer = super().auto(play_id, token)
+        self._finished(self.authenticate(token), answer["play_id"])
+        return answer
+
+    def _finished(self, owner: str, play_id: str) -> None:
+        with self._open_lock:
+            if self._open.get(owner) == play_id:
+                del self._open[owner]
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -595,6 +640,7 @@ _add(
     PlayConflict409.__doc__,
     ("play.money.concurrent_one_account", "play-conflict"),
 )
+_add("one_ticket_open", _service(OneTicketOpenService), OneTicketOpenService.__doc__)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)
