@@ -640,7 +640,13 @@ _add(
     PlayConflict409.__doc__,
     ("play.money.concurrent_one_account", "play-conflict"),
 )
-_add("one_ticket_open", _service(OneTicketOpenService), OneTicketOpenService.__doc__)
+_add(
+    "one_ticket_open",
+    _service(OneTicketOpenService),
+    OneTicketOpenService.__doc__,
+    # plays sent at once on one account: one sold, the rest refused while it is unfinished
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)
