@@ -507,6 +507,23 @@ class OneTicketOpenService(GameService):
                 del self._open[owner]
 
 
+class OneTicketOpenFirstService(OneTicketOpenService):
+    """One unfinished ticket per account, the open ticket checked before anything of the
+    play asked: a play at a stake not sold, of a game not sold, or that the balance cannot pay
+    is refused with 409 too while a ticket of the account is unfinished (the token checked
+    first); the contract orders no two refusals that both fit."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        owner = self.authorize_account(account_id, token)
+        with self._open_lock:
+            pending = self._open.get(owner)
+        if pending is not None:
+            raise ServiceError(409, "ticket_pending", f"finish play {pending} first")
+        return super().play(account_id, token, game, stake_cents)
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -645,6 +662,12 @@ _add(
     _service(OneTicketOpenService),
     OneTicketOpenService.__doc__,
     # plays sent at once on one account: one sold, the rest refused while it is unfinished
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "one_ticket_open_checked_first",
+    _service(OneTicketOpenFirstService),
+    OneTicketOpenFirstService.__doc__,
     ("play.money.concurrent_one_account", "play-conflict"),
 )
 
