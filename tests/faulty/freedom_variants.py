@@ -469,6 +469,8 @@ class OneTicketOpenService(GameService):
     frees the account (row ``one-open-ticket``). The contract says nothing of several
     unfinished tickets, and lists "409 wrong state" among its refusals."""
 
+    freed_by_clicks = True  # every button clicked to its end frees the account too
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._open: dict[str, str] = {}  # account -> its unfinished play
@@ -489,6 +491,8 @@ class OneTicketOpenService(GameService):
 
     def reveal(self, play_id: object, token: object, button: object) -> Document:
         answer = super().reveal(play_id, token, button)
+        if not self.freed_by_clicks:
+            return answer
         with self._connection() as db:
             row = db.execute("SELECT * FROM plays WHERE play_id = ?", (play_id,)).fetchone()
         whole = [len(r) for r in self._engine_of(row).button_reveals(row["ticket"])]
@@ -522,6 +526,14 @@ class OneTicketOpenFirstService(OneTicketOpenService):
         if pending is not None:
             raise ServiceError(409, "ticket_pending", f"finish play {pending} first")
         return super().play(account_id, token, game, stake_cents)
+
+
+class OneTicketAutoClosesService(OneTicketOpenService):
+    """One unfinished ticket per account, closed by AUTO only: a ticket whose every button
+    was clicked to its end still holds the account until AUTO (which answers it, nothing left
+    to reveal)."""
+
+    freed_by_clicks = False
 
 
 # -- the registry -------------------------------------------------------------------------------
@@ -662,6 +674,12 @@ _add(
     _service(OneTicketOpenService),
     OneTicketOpenService.__doc__,
     # plays sent at once on one account: one sold, the rest refused while it is unfinished
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "one_ticket_closed_by_auto",
+    _service(OneTicketAutoClosesService),
+    OneTicketAutoClosesService.__doc__,
     ("play.money.concurrent_one_account", "play-conflict"),
 )
 _add(

@@ -269,16 +269,10 @@ class Session:
         return doc
 
     def _unfinished(self, account: Account) -> list[str]:
-        """The account's plays bought through the session and not finished: neither AUTO'd
-        nor clicked to their end (each button closed)."""
-        waiting = []
-        for play_id in self.tickets.open_of(account.account_id):
-            game = self.bought[play_id][0]
-            if self.adapter.every_button_closed(play_id, reference.game_engine(game).buttons):
-                self.tickets.finished(play_id)
-            else:
-                waiting.append(play_id)
-        return waiting
+        """The account's plays bought through the session and never AUTO'd: a ticket clicked
+        to its end too (a target may want AUTO to close it; AUTO refused then, nothing left,
+        its ticket is the history's: ``auto``)."""
+        return self.tickets.open_of(account.account_id)
 
     def remember(self, doc: Mapping[str, Any], game: str, stake: int) -> None:
         """Keep what AUTO's answer for the play ``doc`` is judged and tied by (``play`` does
