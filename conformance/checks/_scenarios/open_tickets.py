@@ -6,7 +6,7 @@ not fully shown, until AUTO (or every button clicked to its end) finishes it. Th
 nothing of several unfinished tickets on one account, so that is no fault.
 
 The session (``client.Session.play``) keeps here the plays each account bought through it and
-has not finished. A play refused with 409, sent while no other play of the account was in
+has not AUTO'd (one clicked to its end too: a target may want AUTO to close it). A play refused with 409, sent while no other play of the account was in
 flight (a race between plays at once is row ``play-conflict``'s), on an account with unfinished
 tickets: each of them is finished by AUTO (its answer judged as every AUTO's), kept in
 ``finished_early``, and the play is sent once more; a second refusal is the target's, as any.
