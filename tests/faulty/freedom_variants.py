@@ -677,6 +677,16 @@ _add(
     ("play.money.concurrent_one_account", "play-conflict"),
 )
 _add(
+    "one_ticket_open_min_deposit",
+    lambda: WalletMinimum10Eur(
+        reference_adapter(OneTicketOpenService, "freedom:one_ticket_open_min_deposit"),
+        "freedom:one_ticket_open_min_deposit",
+    ),
+    "As FDJ's own sites: one unfinished ticket per account (`one_ticket_open`) and a minimum "
+    "deposit of 10 EUR (`wallet_minimum_10_eur`).",
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
     "one_ticket_closed_by_auto",
     _service(OneTicketAutoClosesService),
     OneTicketAutoClosesService.__doc__,

@@ -532,6 +532,13 @@ ONE_TICKET_CHECKS = [
 ]
 
 
+#: the checks whose accounts are opened above a minimum deposit and played down
+MIN_DEPOSIT_CHECKS = (
+    "play.insufficient_funds",
+    "play.invalid_requests",
+    "play.robots_reveal_order",
+)
+
 #: the refusals probed on an account whose ticket is unfinished, where 409 fits too
 ONE_TICKET_FIRST_CHECKS = [
     ("protocol.refusals", "pass", {}),
@@ -544,6 +551,7 @@ ONE_TICKET_FIRST_CHECKS = [
     ("name", "check_id", "want", "overrides"),
     [("one_ticket_open", *c) for c in ONE_TICKET_CHECKS]
     + [("one_ticket_open_checked_first", *c) for c in ONE_TICKET_FIRST_CHECKS]
+    + [("one_ticket_open_min_deposit", c, "pass", {}) for c in MIN_DEPOSIT_CHECKS]
     + [("one_ticket_closed_by_auto", "play.player_sessions", "pass", {})]
     + [("one_ticket_closed_by_auto", "play.robots_reveal_order", "pass", {})],
 )

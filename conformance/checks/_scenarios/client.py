@@ -416,11 +416,14 @@ class Session:
 
     def play_down(self, account: Account, game: str, stake: int) -> Document:
         """A play that brings ``account`` down towards a balance asked (``played_down``): kept
-        out of the histories read and its unit noted (``sold_down``)."""
+        out of the histories read and its unit noted (``sold_down``); left unfinished, and
+        finished by AUTO when the target refuses the account's next play for it (row
+        ``one-open-ticket``: ``play``)."""
         with self._down_landed:
             self._down_flying += 1
         try:
-            doc = self.adapter.play(account.account_id, account.token, game, stake)
+            doc = self._bought(account, game, stake, True)
+            self.tickets.bought(account.account_id, str(doc["play_id"]))
             with self._down_landed:
                 self.down_plays.add(str(doc["play_id"]))
                 unit = {"block_id": doc["block_id"], "index": doc["index"]}

@@ -5,13 +5,15 @@ do the same: a play refused with 409 ("wrong state", contract 4) while the accou
 not fully shown, until AUTO (or every button clicked to its end) finishes it. The contract says
 nothing of several unfinished tickets on one account, so that is no fault.
 
-The session (``client.Session.play``) keeps here the plays each account bought through it and
-has not AUTO'd (one clicked to its end too: a target may want AUTO to close it). A play refused with 409, sent while no other play of the account was in
-flight (a race between plays at once is row ``play-conflict``'s), on an account with unfinished
-tickets: each of them is finished by AUTO (its answer judged as every AUTO's), kept in
-``finished_early``, and the play is sent once more; a second refusal is the target's, as any.
-A scenario that meant to come back to such a ticket reads ``finished_early`` and judges what
-AUTO showed instead of the clicks it would have made.
+The session (``client.Session.play``) keeps here the plays each account bought through it and has
+not AUTO'd (one clicked to its end too: a target may want AUTO to close it). A play refused with
+409, sent while no other play of the account was in flight (a race between plays at once is row
+``play-conflict``'s), on an account with unfinished tickets: each of them is finished by AUTO (its
+answer judged as every AUTO's), kept in ``finished_early``, and the play is sent once more; a
+second refusal is the target's, as any. The plays that bring an account down to a balance
+asked (``Session.play_down``) are kept here too. A scenario that meant to come back to such a
+ticket reads ``finished_early`` and judges what AUTO showed instead of the clicks it would have
+made.
 """
 
 from __future__ import annotations
