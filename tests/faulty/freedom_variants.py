@@ -536,6 +536,25 @@ class OneTicketAutoClosesService(OneTicketOpenService):
     freed_by_clicks = False
 
 
+class GameNamesAnyCase(Delegating):
+    """A game name read whatever its case, spaces around it trimmed (.NET's
+    ``JsonStringEnumConverter`` / ``Enum.TryParse(ignoreCase: true)``): a play or a batch of
+    ``Robots`` is one of ``robots`` (row ``game-name-forms``)."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        return dict(self.inner.play(account_id, token, _any_case(game), stake_cents))
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        return list(self.inner.evaluate(_any_case(game), stake_cents, tickets))
+
+
+def _any_case(game: object) -> object:
+    if not isinstance(game, str):
+        return game
+    wanted = game.strip().casefold()
+    return next((g for g in ("robots", "eldorado") if g == wanted), game)
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -675,6 +694,12 @@ _add(
     OneTicketOpenService.__doc__,
     # plays sent at once on one account: one sold, the rest refused while it is unfinished
     ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "game_names_any_case",
+    _wrapped(GameNamesAnyCase),
+    GameNamesAnyCase.__doc__,
+    ("play.refusal.invalid", "game-name-forms"),
 )
 _add(
     "one_ticket_open_min_deposit",

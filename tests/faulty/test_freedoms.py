@@ -102,6 +102,7 @@ JUDGED_BY = {
     "session_cookie_token": ("security.ways_in_request", "reserved"),
     "play_conflict_409": ("play.concurrent_one_account", "reserved"),
     "one_ticket_open": ("play.robots_reveal_order", "pass"),
+    "game_names_any_case": ("play.invalid_requests", "reserved"),
 }
 
 
@@ -607,3 +608,35 @@ def test_one_unfinished_ticket_hides_no_fault(
     accounts' plays, and a 409 that AUTO does not lift stays the target's."""
     outcome = check_outcome(service_variant(cls.__name__, cls)(), check_id)
     assert outcome.outcome in wants, outcome.message
+
+
+# -- a game named in another case (row game-name-forms) -----------------------------------------
+
+
+class NearMissSoldAsAnother(Delegating):
+    """``Robots`` sold as the last game (a lookup that falls back on a default game)."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        if game != game.strip().lower():
+            game = "eldorado"
+        return self.inner.play(account_id, token, game, stake_cents)
+
+
+class NearMissRefused400(Delegating):
+    """A game name in another case refused with 400, not 422."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        if isinstance(game, str) and game != game.strip().lower():
+            raise ErrorReply(400, "bad_game", "game names are lower case")
+        return self.inner.play(account_id, token, game, stake_cents)
+
+
+@pytest.mark.parametrize("cls", [NearMissSoldAsAnother, NearMissRefused400])
+def test_a_game_name_read_otherwise_still_fails(cls: type[Delegating]) -> None:
+    outcome, _, message = one_check(cls(reference_adapter(name="x"), "x"), "play.invalid_requests")
+    assert outcome == "fail", message
+
+
+def test_the_reference_refuses_game_names_in_another_case_unreserved() -> None:
+    outcome, reservations, message = one_check(reference_adapter(name="x"), "play.invalid_requests")
+    assert (outcome, reservations) == ("pass", []), message
