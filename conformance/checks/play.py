@@ -377,12 +377,26 @@ def invalid_requests(ctx: CheckContext) -> None:
     offered = {g: list(ctx.implementation["games"][g]["stakes_cents"]) for g in ctx.games()}
     witness = pairs(ctx)[0]
     requests = [list(r) for r in sc.invalid_requests(offered)]
-    case = case_of("invalid", witness=list(witness), requests=requests)
+    near = [list(r) for r in sc.near_misses(offered)]
+    case = case_of("invalid", witness=list(witness), requests=requests, near_misses=near)
     unjudged: list[int] = []
-    found = sc.scenario_invalid(session(ctx), case, unjudged)
-    ctx.details["refusals_tried"] = len(requests)
+    read_as: list[str] = []
+    found = sc.scenario_invalid(session(ctx), case, unjudged, read_as)
+    ctx.details["refusals_tried"] = len(requests) + len(near)
     if found is not None:
         raise failure("an invalid play", [found])
+    if read_as:
+        ctx.reserve(
+            Reservation(
+                f"game names other than the contract's were sold as the game they name "
+                f"(read whatever their case, spaces trimmed): {', '.join(map(repr, read_as))}; "
+                "the project reads a name as the contract writes it, and refuses the others "
+                "(422)",
+                basis="game-name-forms",
+                lift="refuse a game name other than the contract's exactly, with 422",
+                requirements=["play.refusal.invalid"],
+            )
+        )
     if unjudged:
         stakes = ", ".join(f"{s:,}" for s in sorted(set(unjudged)))
         ctx.reserve(

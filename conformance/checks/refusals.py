@@ -71,6 +71,9 @@ def _provocations(session: sc.Session, case: Mapping[str, Any]) -> list[Provoked
     owner = session.open(stake * 4)
     other = session.open(stake * 4)
     played = session.play(owner, game, stake)
+    # finished: the plays refused below come from an account with no ticket unfinished, whose
+    # 409 would fit too (row one-open-ticket)
+    session.auto(owner, played["play_id"])
     poor, poorest = open_least(session, stake - 1)
     acc, play_id = owner.account_id, played["play_id"]
     calls: list[Provoked] = [

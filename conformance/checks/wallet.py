@@ -335,7 +335,8 @@ def _one_account_rounds(session: sc.Session, case: Mapping[str, Any]) -> Evidenc
         session.reserve(
             Reservation(
                 f"{game} at {stake} cents: {conflicts} of the plays sent at once on one "
-                f"account were refused with 409 (the account busy with another play), and "
+                "account were refused with 409 (the account busy with another play, or with "
+                "a ticket unfinished), and "
                 f"no round of {n} plays at once emptied the account: whether plays at once "
                 "can overdraw it was not seen",
                 basis="play-conflict",

@@ -462,6 +462,99 @@ class PlayConflict409(Delegating):
                 self._busy.discard(account_id)
 
 
+class OneTicketOpenService(GameService):
+    """One unfinished ticket per account, as FDJ's own sites keep it: a new play, of any game,
+    is refused (409 ``ticket_pending``, its message naming the open play) while a play of the
+    account is not fully shown; AUTO, or every button of a robots play clicked to its end,
+    frees the account (row ``one-open-ticket``). The contract says nothing of several
+    unfinished tickets, and lists "409 wrong state" among its refusals."""
+
+    freed_by_clicks = True  # every button clicked to its end frees the account too
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: dict[str, str] = {}  # account -> its unfinished play
+        self._open_lock = threading.Lock()
+
+    def _record_play(self, db: Any, play_id: str, owner: str, *args: Any) -> Document:
+        # inside the sale's write transaction: a refusal here rolls the sale back
+        with self._open_lock:
+            pending = self._open.get(owner)
+        if pending is not None:
+            raise ServiceError(
+                409, "ticket_pending", f"finish play {pending} before a new one (AUTO shows it)"
+            )
+        bought = super()._record_play(db, play_id, owner, *args)
+        with self._open_lock:
+            self._open[owner] = play_id
+        return bought
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        answer = super().reveal(play_id, token, button)
+        if not self.freed_by_clicks:
+            return answer
+        with self._connection() as db:
+            row = db.execute("SELECT * FROM plays WHERE play_id = ?", (play_id,)).fetchone()
+        whole = [len(r) for r in self._engine_of(row).button_reveals(row["ticket"])]
+        if json.loads(row["revealed"]) == whole:
+            self._finished(row["account_id"], row["play_id"])
+        return answer
+
+    def auto(self, play_id: object, token: object) -> Document:
+        answer = super().auto(play_id, token)
+        self._finished(self.authenticate(token), answer["play_id"])
+        return answer
+
+    def _finished(self, owner: str, play_id: str) -> None:
+        with self._open_lock:
+            if self._open.get(owner) == play_id:
+                del self._open[owner]
+
+
+class OneTicketOpenFirstService(OneTicketOpenService):
+    """One unfinished ticket per account, the open ticket checked before anything of the
+    play asked: a play at a stake not sold, of a game not sold, or that the balance cannot pay
+    is refused with 409 too while a ticket of the account is unfinished (the token checked
+    first); the contract orders no two refusals that both fit."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        owner = self.authorize_account(account_id, token)
+        with self._open_lock:
+            pending = self._open.get(owner)
+        if pending is not None:
+            raise ServiceError(409, "ticket_pending", f"finish play {pending} first")
+        return super().play(account_id, token, game, stake_cents)
+
+
+class OneTicketAutoClosesService(OneTicketOpenService):
+    """One unfinished ticket per account, closed by AUTO only: a ticket whose every button
+    was clicked to its end still holds the account until AUTO (which answers it, nothing left
+    to reveal)."""
+
+    freed_by_clicks = False
+
+
+class GameNamesAnyCase(Delegating):
+    """A game name read whatever its case, spaces around it trimmed (.NET's
+    ``JsonStringEnumConverter`` / ``Enum.TryParse(ignoreCase: true)``): a play or a batch of
+    ``Robots`` is one of ``robots`` (row ``game-name-forms``)."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        return dict(self.inner.play(account_id, token, _any_case(game), stake_cents))
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        return list(self.inner.evaluate(_any_case(game), stake_cents, tickets))
+
+
+def _any_case(game: object) -> object:
+    if not isinstance(game, str):
+        return game
+    wanted = game.strip().casefold()
+    return next((g for g in ("robots", "eldorado") if g == wanted), game)
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -593,6 +686,41 @@ _add(
     "play_conflict_409",
     _wrapped(PlayConflict409),
     PlayConflict409.__doc__,
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "one_ticket_open",
+    _service(OneTicketOpenService),
+    OneTicketOpenService.__doc__,
+    # plays sent at once on one account: one sold, the rest refused while it is unfinished
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "game_names_any_case",
+    _wrapped(GameNamesAnyCase),
+    GameNamesAnyCase.__doc__,
+    ("play.refusal.invalid", "game-name-forms"),
+)
+_add(
+    "one_ticket_open_min_deposit",
+    lambda: WalletMinimum10Eur(
+        reference_adapter(OneTicketOpenService, "freedom:one_ticket_open_min_deposit"),
+        "freedom:one_ticket_open_min_deposit",
+    ),
+    "As FDJ's own sites: one unfinished ticket per account (`one_ticket_open`) and a minimum "
+    "deposit of 10 EUR (`wallet_minimum_10_eur`).",
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "one_ticket_closed_by_auto",
+    _service(OneTicketAutoClosesService),
+    OneTicketAutoClosesService.__doc__,
+    ("play.money.concurrent_one_account", "play-conflict"),
+)
+_add(
+    "one_ticket_open_checked_first",
+    _service(OneTicketOpenFirstService),
+    OneTicketOpenFirstService.__doc__,
     ("play.money.concurrent_one_account", "play-conflict"),
 )
 

@@ -23,14 +23,16 @@ from harness import open_target
 from harness._errors import ErrorReply
 from reference import _strict_json as strict_json
 
-from ._base import Delegating, reference_adapter
+from ._base import Delegating, reference_adapter, service_variant
 from ._faults import OverdraftAllowed
+from ._round3_faults import RevealSessionEvicted
 from .certify import TEST_SETTINGS, Outcome, certify, settings_for
 from .freedom_variants import (
     FREEDOMS,
     MANY_EXPECTED,
     CreatedAt,
     HistoryOwnLimit,
+    OneTicketOpenService,
     WalletLimit,
     WalletMinimum,
     WalletMinimum10Eur,
@@ -99,6 +101,8 @@ JUDGED_BY = {
     "basic_password_token": ("security.ways_in_request", "reserved"),
     "session_cookie_token": ("security.ways_in_request", "reserved"),
     "play_conflict_409": ("play.concurrent_one_account", "reserved"),
+    "one_ticket_open": ("play.robots_reveal_order", "pass"),
+    "game_names_any_case": ("play.invalid_requests", "reserved"),
 }
 
 
@@ -514,3 +518,125 @@ def test_a_409_that_changed_the_account_still_fails() -> None:
     adapter = ConflictAfterTheSale(reference_adapter(name="x"), "x")
     outcome, _, message = one_check(adapter, "play.concurrent_one_account")
     assert outcome == "fail", message
+
+
+# -- one unfinished ticket per account (row one-open-ticket) ------------------------------------
+
+#: the checks whose scenarios buy again on an account that left a ticket unfinished
+ONE_TICKET_CHECKS = [
+    ("play.player_sessions", "pass", {}),
+    ("play.auto_answer", "pass", {}),
+    ("play.history_created_at", "pass", {}),
+    ("play.deep_stream", "pass", {"deep_units": 300, "deep_budget_s": 20}),
+    ("protocol.refusals", "pass", {}),
+    ("play.concurrent_one_account", "reserved", {}),
+]
+
+
+#: the checks whose accounts are opened above a minimum deposit and played down
+MIN_DEPOSIT_CHECKS = (
+    "play.insufficient_funds",
+    "play.invalid_requests",
+    "play.robots_reveal_order",
+)
+
+#: the refusals probed on an account whose ticket is unfinished, where 409 fits too
+ONE_TICKET_FIRST_CHECKS = [
+    ("protocol.refusals", "pass", {}),
+    ("play.invalid_requests", "pass", {}),
+    ("play.insufficient_funds", "pass", {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "check_id", "want", "overrides"),
+    [("one_ticket_open", *c) for c in ONE_TICKET_CHECKS]
+    + [("one_ticket_open_checked_first", *c) for c in ONE_TICKET_FIRST_CHECKS]
+    + [("one_ticket_open_min_deposit", c, "pass", {}) for c in MIN_DEPOSIT_CHECKS]
+    + [("one_ticket_closed_by_auto", "play.player_sessions", "pass", {})]
+    + [("one_ticket_closed_by_auto", "play.robots_reveal_order", "pass", {})],
+)
+def test_one_unfinished_ticket_per_account_is_no_failure(
+    name: str, check_id: str, want: str, overrides: dict[str, Any]
+) -> None:
+    outcome = check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
+    assert outcome.outcome == want, (check_id, outcome.message)
+    if want == "reserved":
+        assert {r["basis"] for r in outcome.reservations} == {"play-conflict"}
+
+
+class OneTicketDebited(OneTicketOpenService):
+    """Refuses a play while a ticket is unfinished (409), but debits the stake all the same."""
+
+    def _record_play(self, db: Any, play_id: str, owner: str, *args: Any) -> Any:
+        try:
+            return super()._record_play(db, play_id, owner, *args)
+        except Exception:
+            stake = args[0].stake_cents
+            db.execute(
+                "UPDATE accounts SET balance_cents = balance_cents - ? WHERE account_id = ?",
+                (stake, owner),
+            )
+            db.commit()
+            raise
+
+
+class OneTicketEvicted(OneTicketOpenService, RevealSessionEvicted):
+    """One unfinished ticket per account, and reveal sessions forgotten after 100 plays."""
+
+
+class OneTicketNeverFreed(OneTicketOpenService):
+    """Refuses every play after the first one while anything was ever bought (409), AUTO or
+    not: a refusal that no finished ticket explains."""
+
+    def _finished(self, owner: str, play_id: str) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("cls", "check_id", "wants"),
+    [
+        (OneTicketDebited, "play.robots_reveal_order", ("fail",)),
+        (OneTicketEvicted, "play.robots_reveal_order", ("fail",)),
+        (OneTicketNeverFreed, "play.auto_answer", ("fail", "error")),
+    ],
+)
+def test_one_unfinished_ticket_hides_no_fault(
+    cls: type[OneTicketOpenService], check_id: str, wants: tuple[str, ...]
+) -> None:
+    """The refusal changes nothing, the first ticket is still revealed on after other
+    accounts' plays, and a 409 that AUTO does not lift stays the target's."""
+    outcome = check_outcome(service_variant(cls.__name__, cls)(), check_id)
+    assert outcome.outcome in wants, outcome.message
+
+
+# -- a game named in another case (row game-name-forms) -----------------------------------------
+
+
+class NearMissSoldAsAnother(Delegating):
+    """``Robots`` sold as the last game (a lookup that falls back on a default game)."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        if game != game.strip().lower():
+            game = "eldorado"
+        return self.inner.play(account_id, token, game, stake_cents)
+
+
+class NearMissRefused400(Delegating):
+    """A game name in another case refused with 400, not 422."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        if isinstance(game, str) and game != game.strip().lower():
+            raise ErrorReply(400, "bad_game", "game names are lower case")
+        return self.inner.play(account_id, token, game, stake_cents)
+
+
+@pytest.mark.parametrize("cls", [NearMissSoldAsAnother, NearMissRefused400])
+def test_a_game_name_read_otherwise_still_fails(cls: type[Delegating]) -> None:
+    outcome, _, message = one_check(cls(reference_adapter(name="x"), "x"), "play.invalid_requests")
+    assert outcome == "fail", message
+
+
+def test_the_reference_refuses_game_names_in_another_case_unreserved() -> None:
+    outcome, reservations, message = one_check(reference_adapter(name="x"), "play.invalid_requests")
+    assert (outcome, reservations) == ("pass", []), message

@@ -86,6 +86,7 @@ from .refusals import (
     HUGE_STAKE_FUNDS,
     SMALLER_FUNDS,
     invalid_requests,
+    near_misses,
     scenario_insufficient_funds,
     scenario_invalid,
 )
@@ -178,6 +179,7 @@ __all__ = [
     "in_threads",
     "invalid_requests",
     "misreported",
+    "near_misses",
     "observe_accounts",
     "observe_plays",
     "read_lag_of",

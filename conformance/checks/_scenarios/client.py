@@ -27,6 +27,7 @@ from ..._evaluation import expected_result, is_error, wins_multiset
 from ..._evidence import PlayEvidence
 from ..._registry import EVERY_STREAM, CheckFailure, Evidence, Reservation
 from ...games import kit
+from .open_tickets import CONFLICT, NOTE, OpenTickets
 
 Document = dict[str, Any]
 Case = Mapping[str, Any]
@@ -174,6 +175,9 @@ class Session:
     watched: Counter[object] = field(default_factory=Counter)
     """The (game, stake) streams the check holds now (``watching``; ``EVERY_STREAM``: all):
     no play brings an account down there (``played_down``)."""
+    tickets: OpenTickets = field(default_factory=OpenTickets)
+    """Each account's plays not finished yet, and those finished to free their account for a
+    play the target refused meanwhile (row ``one-open-ticket``: ``play``)."""
 
     def __post_init__(self) -> None:
         self.adapter = Validated(self.adapter)  # every answer in the contract's shape
@@ -235,10 +239,40 @@ class Session:
         value: int = doc["balance_cents"]
         return value
 
-    def play(self, account: Account, game: str, stake: int) -> Document:
-        doc = self.adapter.play(account.account_id, account.token, game, stake)
+    def play(self, account: Account, game: str, stake: int, *, free: bool = True) -> Document:
+        """A play bought. Refused with 409 while a ticket of the account is unfinished (a
+        target that keeps one per account, row ``one-open-ticket``), and ``free``: the
+        account's unfinished tickets finished by AUTO (``tickets.finished_early``) and the play
+        sent once more."""
+        doc = self._bought(account, game, stake, free)
         self.remember(doc, game, stake)
+        self.tickets.bought(account.account_id, str(doc["play_id"]))
         return dict(doc)
+
+    def _bought(self, account: Account, game: str, stake: int, free: bool) -> Mapping[str, Any]:
+        send = functools.partial(self.adapter.play, account.account_id, account.token, game, stake)
+        with self.tickets.sending(account.account_id) as alone:
+            try:
+                doc: Mapping[str, Any] = send()
+                return doc
+            except ErrorReply as refusal:
+                waiting = self._unfinished(account) if refusal.status == CONFLICT else []
+                if not (free and waiting and alone()):
+                    raise
+                first = refusal
+        for play_id in waiting:
+            ticket, prize = self.auto(account, play_id)
+            self.tickets.freed(play_id, ticket, prize)
+        if self.tickets.refused(first.status, first.code):
+            self.note(NOTE.format(refusal=f"{first.status} {first.code}: {first.message[:120]}"))
+        doc = send()
+        return doc
+
+    def _unfinished(self, account: Account) -> list[str]:
+        """The account's plays bought through the session and never AUTO'd: a ticket clicked
+        to its end too (a target may want AUTO to close it; AUTO refused then, nothing left,
+        its ticket is the history's: ``auto``)."""
+        return self.tickets.open_of(account.account_id)
 
     def remember(self, doc: Mapping[str, Any], game: str, stake: int) -> None:
         """Keep what AUTO's answer for the play ``doc`` is judged and tied by (``play`` does
@@ -256,8 +290,11 @@ class Session:
             doc = self.adapter.auto(play_id, account.token)
         except ErrorReply as refusal:
             shown = self._clicked_through(account, play_id, refusal)
+            if shown is None and 400 <= refusal.status < 500:
+                shown = self.tickets.early(play_id)  # AUTO'd already: refused again (auto-again)
             if shown is None:
                 raise
+            self.tickets.finished(play_id)
             return shown
         bought = self.bought.get(play_id)
         fault = None if bought is None else auto_fault(*bought, doc)
@@ -275,6 +312,7 @@ class Session:
             )
             raise CheckFailure(found.note, [found], requirements=(AUTO_ANSWER,))
         self._tie_later(play_id, doc["ticket"], doc["prize_cents"])
+        self.tickets.finished(play_id)
         return doc["ticket"], doc["prize_cents"]
 
     def _clicked_through(
@@ -378,11 +416,14 @@ class Session:
 
     def play_down(self, account: Account, game: str, stake: int) -> Document:
         """A play that brings ``account`` down towards a balance asked (``played_down``): kept
-        out of the histories read and its unit noted (``sold_down``)."""
+        out of the histories read and its unit noted (``sold_down``); left unfinished, and
+        finished by AUTO when the target refuses the account's next play for it (row
+        ``one-open-ticket``: ``play``)."""
         with self._down_landed:
             self._down_flying += 1
         try:
-            doc = self.adapter.play(account.account_id, account.token, game, stake)
+            doc = self._bought(account, game, stake, True)
+            self.tickets.bought(account.account_id, str(doc["play_id"]))
             with self._down_landed:
                 self.down_plays.add(str(doc["play_id"]))
                 unit = {"block_id": doc["block_id"], "index": doc["index"]}

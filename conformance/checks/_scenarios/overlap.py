@@ -325,9 +325,9 @@ def _busy_reservation(busy: int, sent: int) -> Reservation:
     account were made at once in any."""
     return Reservation(
         f"one account's requests at once: {busy} of {sent} plays sent together were refused "
-        "with 409 (the account busy with another play), leaving one play sold at most in "
-        "every round: whether plays made at once at two pairs keep the account's balance was "
-        "not seen",
+        "with 409 (the account busy with another play, or with a ticket unfinished), "
+        "leaving one play sold at most in every round: whether plays made at once at two "
+        "pairs keep the account's balance was not seen",
         basis="play-conflict",
         lift="make the plays of one account sent together (each waiting for the account "
         "rather than refused), or certify again",

@@ -185,11 +185,24 @@ def _buy(session: Session, player: Player, pair: tuple[str, int] | None = None) 
     """A play at the player's (game, stake), or at ``pair``."""
     game, stake = pair or (player.game, player.stake)
     one = Bought(session.play(player.account, game, stake), game, stake)
+    _finished_early(session, player)
     if kit(game).reveals and "reveal" in session.capabilities:
         one.clicks = [0] * reference.game_engine(game).buttons
     player.bought.append(one)
     player.last_play_at = time.monotonic()
     return one
+
+
+def _finished_early(session: Session, player: Player) -> None:
+    """The player's tickets the session finished by AUTO to free the account for a play the
+    target refused meanwhile (one unfinished ticket per account, row ``one-open-ticket``):
+    finished, with AUTO's ticket and prize, as their player left them (never clicked on)."""
+    if not session.tickets.finished_early:
+        return
+    for one in player.bought:
+        early = None if one.finished else session.tickets.early(str(one.played["play_id"]))
+        if early is not None:
+            one.ticket, one.prize = early
 
 
 def _finish(session: Session, player: Player, one: Bought) -> None:
@@ -348,10 +361,10 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
             # people play: the next plays' balances and the way back's history judge what that
             # did, a settlement on the last click that credits the lot again, or a history that
             # shows no prize for a ticket no AUTO settled)
-            one.by_hand = bool(one.clicks) and rng.random() < BY_HAND
+            one.by_hand = bool(one.clicks) and rng.random() < BY_HAND and not one.finished
             if one.by_hand:
                 _clicked(session, player, one, MAX_CLICKS)
-            else:
+            elif not one.finished:  # finished already to free the account (one-open-ticket)
                 _finish(session, player, one)
         if left is not None and left.clicks:
             _clicked(session, player, left, rng.randint(0, 2))

@@ -3,19 +3,21 @@ each changing nothing and taking no unit off sale."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import partial
 
 from contract import ErrorReply
 
 from ..._registry import Evidence
 from .client import (
+    MONEY,
     Account,
     Case,
     Session,
     _funded,
     evidence,
     misspelt,
+    ref_prize,
     refused,
     reply_doc,
 )
@@ -132,11 +134,24 @@ def invalid_requests(games: Mapping[str, list[int]]) -> list[tuple[str, int]]:
     for game, stakes in games.items():
         wrong = {0, -100, 1, min(stakes) - 1, max(stakes) + 1, 10**6} | (every - set(stakes))
         bad.extend((game, s) for s in sorted(wrong - set(stakes)))
-    names = list(games)  # near misses: misspelt, capitalised, a trailing space (no label)
-    bad.extend(
-        [(misspelt(names[0]), 100), (names[0].capitalize(), 100), ("", 100), (names[-1] + " ", 100)]
-    )
+    names = list(games)  # a misspelt name and none (no label); the near misses: ``near_misses``
+    bad.extend([(misspelt(names[0]), 100), ("", 100)])
     return bad
+
+
+def near_misses(games: Mapping[str, list[int]]) -> list[tuple[str, int]]:
+    """A game's name in another case and one with a trailing space, each at a stake it sells
+    (row ``game-name-forms``): refused with 422, or sold as that game (a name read whatever
+    its case, spaces trimmed: .NET's enum reading), never another."""
+    names = list(games)
+    first, last = names[0], names[-1]
+    return [(first.capitalize(), min(games[first])), (last + " ", min(games[last]))]
+
+
+def named(name: str, games: Collection[str]) -> str | None:
+    """The game ``name`` names when read whatever its case, spaces trimmed, or None."""
+    wanted = name.strip().casefold()
+    return next((g for g in games if g.casefold() == wanted), None)
 
 
 HUGE_STAKE_FUNDS = 10**6 * 2 * 3
@@ -161,7 +176,10 @@ def _invalid_plays_account(session: Session) -> tuple[Account, int]:
 
 
 def scenario_invalid(
-    session: Session, case: Case, unjudged: list[int] | None = None
+    session: Session,
+    case: Case,
+    unjudged: list[int] | None = None,
+    read_as: list[str] | None = None,
 ) -> Evidence | None:
     """Each invalid (game, stake) of ``case["requests"]`` gets 422 and changes nothing. When
     the target refuses to open an account able to pay the largest of them (a limit of its
@@ -199,4 +217,64 @@ def scenario_invalid(
                 )
         return None
 
-    return _cursor_kept(session, case, game, stake, refuse)
+    found = _cursor_kept(session, case, game, stake, refuse)
+    if found is not None:
+        return found
+    return _near_misses(session, case, read_as)
+
+
+def _near_misses(session: Session, case: Case, read_as: list[str] | None) -> Evidence | None:
+    """Each name of ``case["near_misses"]``: refused with 422 changing nothing, or sold as the
+    game it names (``named``: the play's game, stake, balance and AUTO's ticket judged), noted
+    in ``read_as`` (a reservation, row ``game-name-forms``)."""
+    games = {g for _, g in session.declared}
+    account, _ = _invalid_plays_account(session)
+    for name, stake in case.get("near_misses", []):
+        state = _state(session, account)
+        send = partial(session.adapter.play, account.account_id, account.token, name, stake)
+        reply = refused(send)
+        request = {"operation": "play", "game": name, "stake_cents": stake}
+        if isinstance(reply, ErrorReply):
+            if reply.status != 422:
+                return evidence(
+                    case,
+                    {"status": 422},
+                    reply_doc(reply),
+                    f"a play of game {name!r} at {stake} cents was refused, not with 422",
+                    request,
+                )
+            if _state(session, account) != state:
+                return evidence(
+                    case,
+                    {"balance_and_history": state},
+                    {"balance_and_history": _state(session, account)},
+                    "a play refused as invalid changed the account",
+                    request,
+                )
+            continue
+        meant = named(name, games)
+        if meant is None or (reply.get("game"), reply.get("stake_cents")) != (meant, stake):
+            return evidence(
+                case,
+                {"status": 422, "or_sold_as": [meant, stake]},
+                reply_doc(reply),
+                f"a play of game {name!r} at {stake} cents was neither refused with 422 nor "
+                f"sold as a play of {meant!r} at that stake",
+                request,
+            )
+        session.remember(reply, meant, stake)
+        ticket, _ = session.auto(account, str(reply["play_id"]))
+        lot = ref_prize(meant, stake, ticket)
+        want = None if lot is None else state[0] - stake + lot
+        if want is not None and reply.get("balance_cents") != want:
+            return evidence(
+                {**case, "requirement": MONEY},
+                {"balance_cents": want},
+                reply_doc(reply),
+                f"a play of game {name!r}, sold as {meant!r}, answered another balance than "
+                f"{state[0]} - {stake} + its lot {lot}",
+                request,
+            )
+        if read_as is not None:
+            read_as.append(name)
+    return None

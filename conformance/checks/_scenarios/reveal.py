@@ -29,6 +29,7 @@ from .clicks import (
     walk,
 )
 from .client import (
+    MONEY,
     REVEAL_ANSWER,
     Account,
     Case,
@@ -41,6 +42,7 @@ from .client import (
     reveal_tuple,
     ticket_buttons,
 )
+from .open_tickets import CONFLICT
 
 
 def revealed_on(
@@ -169,7 +171,13 @@ def _sibling_clicked(session: Session, case: Case, account: Account) -> Evidence
     each button shows this ticket's symbols (a target that keeps "the open ticket" per account,
     not per play, answers its clicks from the first one's; a fifth red team's was CERTIFIED)."""
     game, stake = game_of(case), case["stake_cents"]
-    played = session.play(account, game, stake)
+    before = session.balance(account)
+    try:  # the first ticket kept half revealed: never finished to free the account
+        played = session.play(account, game, stake, free=False)
+    except ErrorReply as refusal:
+        if refusal.status != CONFLICT:
+            raise
+        return _second_refused(session, case, account, before, refusal)
     truth, source = session.truth(account, played)
     done = walk(session, account, played["play_id"], lambda k: 0)
     if truth is None:
@@ -191,6 +199,31 @@ def _sibling_clicked(session: Session, case: Case, account: Account) -> Evidence
                 f"the {source}) holds under it",
                 {"operation": "reveal", "play_id": played["play_id"], "clicks": done.clicks},
             )
+    return None
+
+
+def _second_refused(
+    session: Session, case: Case, account: Account, before: int, refusal: ErrorReply
+) -> Evidence | None:
+    """The second ticket refused with 409 while the first is half revealed: one unfinished
+    ticket per account (row ``one-open-ticket``), a state no player of the target reaches, said
+    in the check's details; the refusal must change nothing (``play.money.exact``)."""
+    after = session.balance(account)
+    if after != before:
+        return evidence(
+            {**case, "requirement": MONEY},
+            {"balance_cents": before},
+            {"balance_cents": after, "refusal": reply_doc(refusal)},
+            f"a second ticket of the account, refused ({refusal.status} {refusal.code}) while "
+            f"the first was half revealed, moved the balance from {before} to {after} cents",
+            {"operation": "play", "game": game_of(case), "stake_cents": case["stake_cents"]},
+        )
+    session.note(
+        f"a second ticket of an account whose first was half revealed was refused "
+        f"({refusal.status} {refusal.code}): one unfinished ticket per account (row "
+        "one-open-ticket), its clicks not judged; the first revealed on after other accounts' "
+        "plays all the same"
+    )
     return None
 
 
