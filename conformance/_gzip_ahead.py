@@ -7,7 +7,8 @@ harness still loading, the randomness tests), and a busy Python thread beside it
 inflate itself several-fold (its GIL waits). isal's ``_GzipReader`` (what
 ``python -m isal.igzip -d`` uses, the audit's floor) lets the GIL go while it inflates, so
 here a thread inflates the file ``PIECE_BYTES`` at a time into reused buffers, at most
-``AHEAD_BYTES`` ahead of the reader, and ``take`` hands the buffers on in order. A second
+``AHEAD_BYTES`` ahead of the reader, and ``take`` hands the buffers on in order (a ring:
+the same three buffers from the first take on). A second
 thread hashes them in the same order (``document_sha256``; hashlib lets the GIL go too): the
 inflate, a robots block's longest path, no longer waits for the SHA-256 as well, and while
 the harness loads, the core it leaves idle inflates and hashes.
@@ -49,9 +50,12 @@ RAW_BUFFER_BYTES = 4 << 20
 """Compressed bytes read at a time: the GIL is taken once a read (a thread waiting for it while
 the harness loads waits up to the switch interval, 5 ms)."""
 PIECE_BYTES = 8 << 20  # document bytes inflated per call, into one buffer
-AHEAD_BYTES = 64 << 20
-"""At most this many document bytes inflated and not yet handed on (eight buffers): memory
-bounded while the harness loads (a robots block is 188 MB inflated)."""
+AHEAD_BYTES = 24 << 20
+"""At most this many document bytes inflated and not yet handed on (three buffers: one read,
+one hashed, one inflated into), reused from then on; memory bounded while the harness loads
+(a robots block is 188 MB inflated). Each buffer's pages are faulted at its first use: 64 MiB
+(eight buffers) took a robots block's command 35-50 ms more CPU, 10 500 more page faults, and
+no less wall time (docs/block-audit.md, 5 December 2026)."""
 
 
 class GzipAhead:

@@ -15,6 +15,7 @@ file of the report.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -36,10 +37,19 @@ STATUS = {
     "not_run": "pending",
 }
 
+_RUN_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
 
 def _epoch_ms(timestamp: str) -> int:
-    moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    """Milliseconds since the epoch of a run's ``YYYY-MM-DDTHH:MM:SSZ``: read by
+    ``datetime.fromisoformat`` when it is written so (the run's own timestamps), which
+    ``strptime`` reads alike, without loading ``_strptime`` and compiling its patterns (2-3 ms
+    of a block audit's last stretch); anything else as ``strptime`` reads it, or refuses it."""
+    if _RUN_TIMESTAMP.fullmatch(timestamp):
+        moment = datetime.fromisoformat(timestamp[:19])
+    else:
+        moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ")
+    return int(moment.replace(tzinfo=UTC).timestamp() * 1000)
 
 
 def _test(
