@@ -63,6 +63,13 @@ POLLS = 50  # reads one poller sends at most
 POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
 LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: a round's cost
+#: an old account's rounds (``old_account_rounds``): how many (the first at one instant), and
+#: the span the others' requests leave in, each at a moment drawn in it (a second device, a tap
+#: on "buy again" while an answer is on its way: a person's fraction of a second, not a
+#: barrier's instant)
+OLD_ROUNDS = 6
+STAGGER_S = 0.3
+STAGGER_POLL_S = 0.01  # between two reads of a poller in such a round
 
 
 def plan(
@@ -142,6 +149,29 @@ def scenario_overlap(session: Session, case: Case) -> Evidence | None:
     return None
 
 
+def old_account_rounds(
+    session: Session, case: Case, account: Account, rng: random.Random
+) -> Evidence | None:
+    """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
+    sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
+    way back), the first round's requests sent at one instant, the others' each leaving at a
+    moment drawn over ``STAGGER_S``: a wallet that loses updates only between an old account's requests, or only
+    between requests a fraction of a second apart (a lease that expires while a win is
+    confirmed), meets them here. A round the balance cannot pay is not sent (its plays would be
+    refused for the money)."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    dearest = max(stake for _, stake in pairs)
+    sold: list[tuple[int, int]] = []
+    for number in range(OLD_ROUNDS):
+        if session.balance(account) < LEAST_STAKES * dearest:
+            return None
+        stagger_s = STAGGER_S if number else 0.0
+        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s)
+        if found is not None:
+            return found
+    return None
+
+
 def _round(
     session: Session,
     case: Case,
@@ -150,8 +180,14 @@ def _round(
     funding: int,
     number: int,
     sold_at_once: list[tuple[int, int]],
+    account: Account | None = None,
+    stagger_s: float = 0.0,
 ) -> Evidence | None:
-    account = _opened(session, funding, max(stake for _, stake in pairs))
+    """One round (the module docstring), on an account opened with ``funding`` (or
+    ``account``), its requests sent at one instant (or each at a moment drawn over
+    ``stagger_s``)."""
+    if account is None:
+        account = _opened(session, funding, max(stake for _, stake in pairs))
     script = _script(session, rng, pairs)
     first = session.play(account, *script.first)
     start = int(first["balance_cents"])
@@ -163,6 +199,8 @@ def _round(
         start = int(second["balance_cents"])
         clicked = (str(second["play_id"]), script.button)
     sent = script.sent
+    offsets = [rng.uniform(0.0, stagger_s) if stagger_s else 0.0 for _ in sent]
+    poll_s = STAGGER_POLL_S if stagger_s else POLL_S
     answers: list[Any] = [None] * len(sent)
     barrier = threading.Barrier(len(sent))
     reads: list[Any] = []
@@ -170,12 +208,13 @@ def _round(
     def run(t: int) -> None:
         what = sent[t]
         barrier.wait(timeout=30)
+        time.sleep(offsets[t])
         if what == "read":  # the app polls the balance while the purchases are pending
             for _ in range(POLLS):
                 reads.append(refused(lambda: session.balance(account)))
                 if all(a is not None for w, a in zip(sent, answers, strict=True) if w != "read"):
                     break
-                time.sleep(POLL_S)
+                time.sleep(poll_s)
         elif what == "auto":
             answers[t] = session.auto(account, str(first["play_id"]))
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
@@ -186,12 +225,14 @@ def _round(
             answers[t] = refused(partial(session.play, account, what[0], what[1]))
 
     in_threads(len(sent), run)
-    where = f"round {number}: an account holding {start} cents sent at once " + ", ".join(
+    when = f"within {stagger_s:g} s" if stagger_s else "at once"
+    where = f"round {number}: an account holding {start} cents sent {when} " + ", ".join(
         w if isinstance(w, str) else f"a play of {w[1]} cents at {w[0]}" for w in sent
     )
     request = {
         "operation": "at once",
         "sent": [list(w) if isinstance(w, tuple) else w for w in sent],
+        **({"offsets_s": [round(o, 3) for o in offsets]} if stagger_s else {}),
     }
 
     def found(requirement: str, expected: Any, got: Any, note: str) -> Evidence:
