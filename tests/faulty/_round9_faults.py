@@ -163,6 +163,66 @@ class LeaseExpiresMidWinLostUpdate(_Locks):
                 self._leases.pop(key, None)
 
 
+# == a cache filled by a read that overlaps a play ===============================================
+
+
+class _ReadThroughCache(_Locks):
+    """The reference with a read-through cache of the answers of one read endpoint, per
+    account, dropped by a play of the account (after the play is written)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._cached: dict[tuple[str, object], Document] = {}
+
+    def _through(self, key: tuple[str, object], read: Any) -> Document:
+        with self._guard:
+            kept = self._cached.get(key)
+        if kept is not None:
+            return kept
+        answer: Document = read()
+        time.sleep(WINDOW_S)  # the answer serialised, then kept
+        with self._guard:
+            self._cached[key] = answer
+        return answer
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        with self._guard:  # the account's entries dropped: the next read is fresh
+            for key in [k for k in self._cached if k[0] == str(account_id)]:
+                del self._cached[key]
+        return result
+
+
+class BalanceCacheFilledMidPlay(_ReadThroughCache):
+    """Contract 4 (``GET /v1/accounts/{id}`` answers the balance): balance reads are served
+    from a read-through cache, dropped by each play of the account once the play is written. A
+    read that loaded the balance before a play was written and stores it after the play
+    dropped the entry (the app polling while the player buys) leaves the old balance cached:
+    every read after it answers it, until the account's next play. Reads and plays one after
+    another are right."""
+
+    def balance(self, account_id: object, token: object) -> Document:
+        self.authorize_account(account_id, token)  # someone else's token: refused, never served
+        read = super().balance
+        return self._through((str(account_id), "balance"), lambda: read(account_id, token))
+
+
+class HistoryCacheFilledMidPlay(_ReadThroughCache):
+    """Contract 4 (a play shows in the history as soon as it is bought): the history's pages
+    are served from a read-through cache, dropped by each play of the account once the play is
+    written. A page loaded before a play was written and stored after the play dropped the
+    entries (the app refreshing "my tickets" while the player buys in another tab) stays cached
+    without that play until the account's next play. Reads and plays one after another are
+    right."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        self.authorize_account(account_id, token)  # someone else's token: refused, never served
+        read = super().history
+        return self._through((str(account_id), limit), lambda: read(account_id, token, limit))
+
+
 # == a control: correct =========================================================================
 
 
@@ -182,6 +242,8 @@ class SlowPrizeServiceLocked(_Locks):
 
 
 __all__ = [
+    "BalanceCacheFilledMidPlay",
+    "HistoryCacheFilledMidPlay",
     "LeaseExpiresMidWinLostUpdate",
     "RegularAutoWritesBackStaleBalance",
     "RegularReadMidPlayMissesLot",

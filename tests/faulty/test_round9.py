@@ -5,10 +5,13 @@ All four passed the play area before this round (docs/certify.md has the table):
 loses updates only between an old account's requests (a "regular" past its 150th play: two
 plays at once, a balance read mid-play, AUTO that saves back the row it loaded), and one whose
 account lease expires while a win is confirmed, so that only a play 50 to 150 ms after a win
-is lost (plays at the same instant are refused with 409: a reservation). What changed: the
-player sessions' old accounts, hundreds of plays deep, end their way back with
-``overlap.OLD_ROUNDS`` rounds of requests that overlap, the first at one instant, the others
-each request at a moment drawn over ``overlap.STAGGER_S`` (``overlap.old_account_rounds``).
+is lost (plays at the same instant are refused with 409: a reservation); and a read-through
+cache of the balance, or of the history's pages, that a read overlapping a play fills with what
+it loaded before the play was written. What changed: the player sessions' old accounts,
+hundreds of plays deep, end their way back with ``overlap.OLD_ROUNDS`` rounds of requests that
+overlap, the first at one instant, the others each request at a moment drawn over
+``overlap.STAGGER_S`` (``overlap.old_account_rounds``); every round polls the history's page
+beside the balance, and once its requests are answered reads both again (``overlap._settled``).
 """
 
 from __future__ import annotations
@@ -34,8 +37,14 @@ ROUND_9 = (
     "play_regular_read_mid_play_misses_lot",
     "play_regular_auto_writes_back_stale_balance",
     "play_lease_expires_mid_win_lost_update",
+    "play_balance_cache_filled_mid_play",
+    "play_history_cache_filled_mid_play",
 )
-FAST = ("play_regular_two_tabs_lost_update", "play_regular_auto_writes_back_stale_balance")
+FAST = (
+    "play_regular_two_tabs_lost_update",
+    "play_regular_auto_writes_back_stale_balance",
+    "play_history_cache_filled_mid_play",
+)
 
 
 def test_every_round_9_variant_is_registered() -> None:
@@ -66,6 +75,13 @@ def test_a_play_lock_that_waits_through_a_slow_win_stays_certified() -> None:
     factory = service_variant("faulty:slow_prize_locked", r9.SlowPrizeServiceLocked)
     outcome = certify(factory(), requirements=[ONE_ACCOUNT, "play.money.exact", "play.money.balance_read"])
     assert outcome.failed == [] and outcome.errored == [], (outcome.failed, outcome.errored)
+
+
+def test_a_round_polls_the_history_beside_the_balance() -> None:
+    pairs = [("robots", 100), ("eldorado", 50)]
+    for seed in range(10):
+        sent = overlap.plan(random.Random(seed), pairs, click=True)
+        assert sent.count("history") == 1 and sent.count("read") == overlap.READS_AT_ONCE
 
 
 def test_the_player_sessions_name_a_race_of_one_account() -> None:

@@ -1371,6 +1371,20 @@ _service(
     r9.LeaseExpiresMidWinLostUpdate,
     ["play.money.concurrent_one_account"],
 )
+_service(
+    "play_balance_cache_filled_mid_play",
+    "play",
+    "contract 4",
+    r9.BalanceCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_history_cache_filled_mid_play",
+    "play",
+    "contract 4",
+    r9.HistoryCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
+)
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----
 _service(

@@ -5,7 +5,8 @@ balance while the player buys, or settles the last ticket's "reveal all" while t
 
 Each round, an account funded well beyond what the round costs buys one ticket, then sends at
 the same moment (a barrier) plays at pairs the seed draws among those in scope (two pairs at
-least when there are two), AUTO on that first ticket and balance reads. Every play must be
+least when there are two), AUTO on that first ticket, balance reads and a history reader (each
+polling until the plays are answered). Every play must be
 sold (the balance pays them all, whatever their order), or refused with 409 while the account
 is busy with another (row ``play-conflict``: a refusal that changed nothing; when no round sold
 two plays at once, a reservation), and judged once every ticket is known:
@@ -17,9 +18,16 @@ two plays at once, a reservation), and judged once every ticket is known:
 - each balance read sent with them answers a balance the account had in that order (the one
   before the plays or the one after one of them): a read that sees a play's debit without its
   lot (a play written in two steps) answers none;
+- once every request is answered, the balance read answers the order's end, and the history's
+  page the round's plays newest (``_settled``): a cache that a read overlapping a play filled
+  with what it loaded before the play was written answers the old ones;
 - a play bought after the round answers the balance the round ended at, less its stake, plus
   its lot: an AUTO that saves back the balance it loaded before the plays landed loses them;
 - the balance read after that play is that play's ``balance_cents``.
+
+``old_account_rounds`` sends such rounds on an account that has played for a while (the player
+sessions' old accounts), the first at one instant, the others each request at a moment drawn
+over ``STAGGER_S``.
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
 the check that runs this names a fault that plays one after another show too by that
@@ -59,6 +67,7 @@ CONFLICT = 409  # a play refused while the account is busy with another (row pla
 BALANCE_READ = "play.money.balance_read"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
 READS_AT_ONCE = 2  # balance reads sent with them, each polling until the plays are answered
+HISTORY_PAGE = 10  # the page of the history a reader polls with them (the app's "my tickets")
 POLLS = 50  # reads one poller sends at most
 POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
@@ -76,12 +85,12 @@ def plan(
     rng: random.Random, pairs: list[tuple[str, int]], click: bool
 ) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
-    two in scope), ``"auto"``, a ``"click"`` when ``click`` and ``READS_AT_ONCE`` ``"read"``,
-    shuffled."""
+    two in scope), ``"auto"``, a ``"click"`` when ``click``, ``READS_AT_ONCE`` ``"read"`` and
+    a ``"history"`` reader, shuffled."""
     count = rng.randint(*PLAYS_AT_ONCE)
     chosen = rng.sample(pairs, min(2, len(pairs)))
     chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
-    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE, "history"]
     sent += ["click"] if click else []
     rng.shuffle(sent)
     return sent
@@ -209,10 +218,17 @@ def _round(
         what = sent[t]
         barrier.wait(timeout=30)
         time.sleep(offsets[t])
-        if what == "read":  # the app polls the balance while the purchases are pending
+        if what in ("read", "history"):  # the app polls while the purchases are pending
             for _ in range(POLLS):
-                reads.append(refused(lambda: session.balance(account)))
-                if all(a is not None for w, a in zip(sent, answers, strict=True) if w != "read"):
+                if what == "read":
+                    reads.append(refused(lambda: session.balance(account)))
+                else:  # its listings are judged once the round is over (``_settled``)
+                    refused(lambda: session.history(account, HISTORY_PAGE))
+                if all(
+                    a is not None
+                    for w, a in zip(sent, answers, strict=True)
+                    if w not in ("read", "history")
+                ):
                     break
                 time.sleep(poll_s)
         elif what == "auto":
@@ -301,7 +317,10 @@ def _round(
             "between them (before them, or after one of them)",
         )
     end = start + sum(lot - s for _, s, lot in plays)
-    return _after(session, account, script.after, end, found)
+    ids = [str(first["play_id"]), *([clicked[0]] if clicked else [])]
+    ids += [str(a["play_id"]) for a, _, _ in sold]
+    settled = _settled(session, account, end, ids, found)
+    return settled or _after(session, account, script.after, end, found)
 
 
 @dataclass(frozen=True)
@@ -393,6 +412,42 @@ def _buttons(session: Session, game: str) -> int:
     if "reveal" not in session.capabilities or not kit(game).reveals:
         return 0
     return int(reference.game_engine(game).buttons)
+
+
+def _settled(
+    session: Session,
+    account: Account,
+    end: int,
+    ids: list[str],
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """Once every request of the round is answered, the reads the app polled with them, sent
+    again: the balance the plays ended at, and the history's page listing the round's plays
+    newest (the ids of its first tickets and of the plays sold). A cache that a read
+    overlapping a play filled with what it loaded before the play was written (the play's
+    drop of the entry came first) answers the old balance, or a page without the play, until
+    the account's next play."""
+    read = session.balance(account)
+    if read != end:
+        return found(
+            ONE_ACCOUNT,
+            {"balance_cents": end},
+            {"balance_cents": read},
+            f"once every request sent together was answered, the balance read answered {read} "
+            f"cents; the plays ended at {end}",
+        )
+    page, _ = session.history_up_to(account, HISTORY_PAGE)
+    newest = [str(p.get("play_id")) for p in page[: len(ids)]]
+    if sorted(newest) != sorted(ids):
+        return found(
+            ONE_ACCOUNT,
+            {"newest": sorted(ids)},
+            {"newest": newest},
+            f"once every request sent together was answered, the history's page of "
+            f"{HISTORY_PAGE} does not list the round's {len(ids)} plays newest "
+            f"({len(set(ids) - set(newest))} missing)",
+        )
+    return None
 
 
 def _after(
