@@ -73,7 +73,9 @@ def test_an_old_accounts_requests_that_overlap_are_judged(name: str) -> None:
 def test_a_play_lock_that_waits_through_a_slow_win_stays_certified() -> None:
     # the control: every play of an account waits for the one before (150 ms on a win)
     factory = service_variant("faulty:slow_prize_locked", r9.SlowPrizeServiceLocked)
-    outcome = certify(factory(), requirements=[ONE_ACCOUNT, "play.money.exact", "play.money.balance_read"])
+    outcome = certify(
+        factory(), requirements=[ONE_ACCOUNT, "play.money.exact", "play.money.balance_read"]
+    )
     assert outcome.failed == [] and outcome.errored == [], (outcome.failed, outcome.errored)
 
 

@@ -164,10 +164,10 @@ def old_account_rounds(
     """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
     sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
     way back), the first round's requests sent at one instant, the others' each leaving at a
-    moment drawn over ``STAGGER_S``: a wallet that loses updates only between an old account's requests, or only
-    between requests a fraction of a second apart (a lease that expires while a win is
-    confirmed), meets them here. A round the balance cannot pay is not sent (its plays would be
-    refused for the money)."""
+    moment drawn over ``STAGGER_S``: a wallet that loses updates only between an old account's
+    requests, or only between requests a fraction of a second apart (a lease that expires
+    while a win is confirmed), meets them here. A round the balance cannot pay is not sent
+    (its plays would be refused for the money)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     dearest = max(stake for _, stake in pairs)
     sold: list[tuple[int, int]] = []
