@@ -223,6 +223,22 @@ class HistoryCacheFilledMidPlay(_ReadThroughCache):
         return self._through((str(account_id), limit), lambda: read(account_id, token, limit))
 
 
+class HistoryScreenCacheFilledMidPlay(_ReadThroughCache):
+    """Contract 4 (a play shows in the history as soon as it is bought): the history screen
+    (the history read without ``limit``: the app's, whose page is the server's) is served from
+    a read-through cache, dropped by each play of the account once the play is written; a
+    screen loaded before a play was written and stored after the play dropped it stays cached
+    without that play until the account's next play. Pages asked with a ``limit`` go to the
+    database; reads and plays one after another are right."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        if limit is not None:
+            return super().history(account_id, token, limit)
+        self.authorize_account(account_id, token)  # someone else's token: refused, never served
+        read = super().history
+        return self._through((str(account_id), None), lambda: read(account_id, token, None))
+
+
 # == a control: correct =========================================================================
 
 
@@ -244,6 +260,7 @@ class SlowPrizeServiceLocked(_Locks):
 __all__ = [
     "BalanceCacheFilledMidPlay",
     "HistoryCacheFilledMidPlay",
+    "HistoryScreenCacheFilledMidPlay",
     "LeaseExpiresMidWinLostUpdate",
     "RegularAutoWritesBackStaleBalance",
     "RegularReadMidPlayMissesLot",

@@ -1385,6 +1385,13 @@ _service(
     r9.HistoryCacheFilledMidPlay,
     ["play.money.concurrent_one_account"],
 )
+_service(
+    "play_history_screen_cache_filled_mid_play",
+    "play",
+    "contract 4",
+    r9.HistoryScreenCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
+)
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----
 _service(

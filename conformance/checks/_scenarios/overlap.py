@@ -66,8 +66,10 @@ ONE_ACCOUNT = "play.money.concurrent_one_account"
 CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
 BALANCE_READ = "play.money.balance_read"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
-READS_AT_ONCE = 2  # balance reads sent with them, each polling until the plays are answered
-HISTORY_PAGE = 10  # the page of the history a reader polls with them (the app's "my tickets")
+READS_AT_ONCE = 3  # balance reads sent with them, each polling until the plays are answered
+#: the history reads polled with them, a reader each: the app's "my tickets" page, and its
+#: history screen (no ``limit``: the target's page)
+HISTORY_READS: tuple[int | None, ...] = (10, None)
 POLLS = 50  # reads one poller sends at most
 POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
@@ -86,11 +88,12 @@ def plan(
 ) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
     two in scope), ``"auto"``, a ``"click"`` when ``click``, ``READS_AT_ONCE`` ``"read"`` and
-    a ``"history"`` reader, shuffled."""
+    a ``"history"`` reader for each of ``HISTORY_READS``, shuffled."""
     count = rng.randint(*PLAYS_AT_ONCE)
     chosen = rng.sample(pairs, min(2, len(pairs)))
     chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
-    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE, "history"]
+    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent += ["history"] * len(HISTORY_READS)
     sent += ["click"] if click else []
     rng.shuffle(sent)
     return sent
@@ -219,11 +222,13 @@ def _round(
         barrier.wait(timeout=30)
         time.sleep(offsets[t])
         if what in ("read", "history"):  # the app polls while the purchases are pending
+            # each history reader its form (in the order they were drawn)
+            form = HISTORY_READS[sum(1 for w in sent[:t] if w == "history") % len(HISTORY_READS)]
             for _ in range(POLLS):
                 if what == "read":
                     reads.append(refused(lambda: session.balance(account)))
                 else:  # its listings are judged once the round is over (``_settled``)
-                    refused(lambda: session.history(account, HISTORY_PAGE))
+                    refused(partial(session.history, account, form))
                 if all(
                     a is not None
                     for w, a in zip(sent, answers, strict=True)
@@ -317,9 +322,9 @@ def _round(
             "between them (before them, or after one of them)",
         )
     end = start + sum(lot - s for _, s, lot in plays)
-    ids = [str(first["play_id"]), *([clicked[0]] if clicked else [])]
-    ids += [str(a["play_id"]) for a, _, _ in sold]
-    settled = _settled(session, account, end, ids, found)
+    before = [str(first["play_id"]), *([clicked[0]] if clicked else [])]
+    at_once = [str(a["play_id"]) for a, _, _ in sold]
+    settled = _settled(session, account, end, (before, at_once), found)
     return settled or _after(session, account, script.after, end, found)
 
 
@@ -418,15 +423,17 @@ def _settled(
     session: Session,
     account: Account,
     end: int,
-    ids: list[str],
+    ids: tuple[list[str], list[str]],
     found: Callable[[str, Any, Any, str], Evidence],
 ) -> Evidence | None:
     """Once every request of the round is answered, the reads the app polled with them, sent
-    again: the balance the plays ended at, and the history's page listing the round's plays
-    newest (the ids of its first tickets and of the plays sold). A cache that a read
-    overlapping a play filled with what it loaded before the play was written (the play's
-    drop of the entry came first) answers the old balance, or a page without the play, until
-    the account's next play."""
+    again: the balance the plays ended at, and the history in each form of ``HISTORY_READS``
+    listing the round's plays newest (``ids``: the first tickets, bought one after the other,
+    and the plays sold at once): the plays sold at once first, in an order of the target's,
+    then the first tickets (without ``limit``, a page of the target's length: its newest as
+    many of those). A cache that a read overlapping a play filled with what it loaded before
+    the play was written (the play's drop of the entry came first) answers the old balance, or
+    a page without the play, until the account's next play."""
     read = session.balance(account)
     if read != end:
         return found(
@@ -436,17 +443,24 @@ def _settled(
             f"once every request sent together was answered, the balance read answered {read} "
             f"cents; the plays ended at {end}",
         )
-    page, _ = session.history_up_to(account, HISTORY_PAGE)
-    newest = [str(p.get("play_id")) for p in page[: len(ids)]]
-    if sorted(newest) != sorted(ids):
-        return found(
-            ONE_ACCOUNT,
-            {"newest": sorted(ids)},
-            {"newest": newest},
-            f"once every request sent together was answered, the history's page of "
-            f"{HISTORY_PAGE} does not list the round's {len(ids)} plays newest "
-            f"({len(set(ids) - set(newest))} missing)",
-        )
+    before, at_once = ids
+    every = before + at_once
+    for limit in HISTORY_READS:
+        page = session.history(account, limit)
+        newest = {str(p.get("play_id")) for p in page[: len(every)]}
+        # without a limit the page's length is the target's: as many of the newest as it holds
+        held = len(newest) if limit is None else len(every)
+        want_at_once = set(at_once) <= newest if held >= len(at_once) else newest <= set(at_once)
+        if len(newest) < held or not newest <= set(every) or not want_at_once:
+            asked = "without limit" if limit is None else f"with limit {limit}"
+            return found(
+                ONE_ACCOUNT,
+                {"newest": sorted(at_once), "then": before},
+                {"newest": [str(p.get("play_id")) for p in page[: len(every)]]},
+                f"once every request sent together was answered, the history read {asked} "
+                f"does not list the {len(at_once)} plays sold at once newest, then the round's "
+                f"first tickets ({len(set(every) - newest)} of them missing)",
+            )
     return None
 
 
