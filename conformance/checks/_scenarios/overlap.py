@@ -74,11 +74,11 @@ POLLS = 50  # reads one poller sends at most
 POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
 LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: a round's cost
-#: an old account's rounds (``old_account_rounds``): how many (the first at one instant), and
-#: the span the others' requests leave in, each at a moment drawn in it (a second device, a tap
-#: on "buy again" while an answer is on its way: a person's fraction of a second, not a
-#: barrier's instant)
-OLD_ROUNDS = 6
+#: an old account's rounds (``old_account_rounds``): how many (every other one at one instant,
+#: the first too), and the span the others' requests leave in, each at a moment drawn in it (a
+#: second device, a tap on "buy again" while an answer is on its way: a person's fraction of a
+#: second, not a barrier's instant)
+OLD_ROUNDS = 10
 STAGGER_S = 0.3
 STAGGER_POLL_S = 0.01  # between two reads of a poller in such a round
 
@@ -166,18 +166,18 @@ def old_account_rounds(
 ) -> Evidence | None:
     """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
     sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
-    way back), the first round's requests sent at one instant, the others' each leaving at a
-    moment drawn over ``STAGGER_S``: a wallet that loses updates only between an old account's
-    requests, or only between requests a fraction of a second apart (a lease that expires
-    while a win is confirmed), meets them here. A round the balance cannot pay is not sent
-    (its plays would be refused for the money)."""
+    way back), every other round's requests sent at one instant (the first's too), the
+    others' each leaving at a moment drawn over ``STAGGER_S``: a wallet that loses updates
+    only between an old account's requests, or only between requests a fraction of a second
+    apart (a lease that expires while a win is confirmed), meets them here. A round the
+    balance cannot pay is not sent (its plays would be refused for the money)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     dearest = max(stake for _, stake in pairs)
     sold: list[tuple[int, int]] = []
     for number in range(OLD_ROUNDS):
         if session.balance(account) < LEAST_STAKES * dearest:
             return None
-        stagger_s = STAGGER_S if number else 0.0
+        stagger_s = STAGGER_S if number % 2 else 0.0
         found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s)
         if found is not None:
             return found
