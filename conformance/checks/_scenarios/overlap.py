@@ -80,7 +80,7 @@ LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: 
 #: second, not a barrier's instant)
 OLD_ROUNDS = 10
 STAGGER_S = 0.3
-STAGGER_POLL_S = 0.01  # between two reads of a poller in such a round
+STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 
 
 def plan(
