@@ -78,7 +78,7 @@ LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: 
 #: the first too), and the span the others' requests leave in, each at a moment drawn in it (a
 #: second device, a tap on "buy again" while an answer is on its way: a person's fraction of a
 #: second, not a barrier's instant)
-OLD_ROUNDS = 10
+OLD_ROUNDS = 14
 STAGGER_S = 0.3
 STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 
