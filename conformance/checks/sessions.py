@@ -31,6 +31,7 @@ from .play import failure, pairs
 SESSIONS_COVER = [
     "play.money.exact",
     "play.money.balance_read",
+    "play.money.concurrent_one_account",  # the old accounts' requests that overlap, last
     "play.history.complete",
     "play.history.order",
     "play.history.created_at",

@@ -31,6 +31,7 @@ from . import _round5_faults as r5
 from . import _round6_faults as r6
 from . import _round7_faults as r7
 from . import _round8_faults as r8
+from . import _round9_faults as r9
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1345,6 +1346,57 @@ _service(
     r8.HalfRevealedLotHiddenFromReads,
     ["play.money.balance_read", "play.money.concurrent_one_account"],
     ("robots",),
+)
+
+# -- the ninth red team's faults (tests/faulty/_round9_faults.py) -----------------------------
+_service(
+    "play_regular_two_tabs_lost_update",
+    "play",
+    "contract 4",
+    r9.RegularTwoTabsLostUpdate,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_regular_read_mid_play_misses_lot",
+    "play",
+    "contract 4",
+    r9.RegularReadMidPlayMissesLot,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_regular_auto_writes_back_stale_balance",
+    "play",
+    "contract 4",
+    r9.RegularAutoWritesBackStaleBalance,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_lease_expires_mid_win_lost_update",
+    "play",
+    "contract 4",
+    r9.LeaseExpiresMidWinLostUpdate,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_balance_cache_filled_mid_play",
+    "play",
+    "contract 4",
+    r9.BalanceCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_history_cache_filled_mid_play",
+    "play",
+    "contract 4",
+    r9.HistoryCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_history_screen_cache_filled_mid_play",
+    "play",
+    "contract 4",
+    r9.HistoryScreenCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

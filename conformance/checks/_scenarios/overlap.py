@@ -5,7 +5,8 @@ balance while the player buys, or settles the last ticket's "reveal all" while t
 
 Each round, an account funded well beyond what the round costs buys one ticket, then sends at
 the same moment (a barrier) plays at pairs the seed draws among those in scope (two pairs at
-least when there are two), AUTO on that first ticket and balance reads. Every play must be
+least when there are two), AUTO on that first ticket, balance reads and a history reader (each
+polling until the plays are answered). Every play must be
 sold (the balance pays them all, whatever their order), or refused with 409 while the account
 is busy with another (row ``play-conflict``: a refusal that changed nothing; when no round sold
 two plays at once, a reservation), and judged once every ticket is known:
@@ -17,9 +18,16 @@ two plays at once, a reservation), and judged once every ticket is known:
 - each balance read sent with them answers a balance the account had in that order (the one
   before the plays or the one after one of them): a read that sees a play's debit without its
   lot (a play written in two steps) answers none;
+- once every request is answered, the balance read answers the order's end, and the history's
+  page the round's plays newest (``_settled``): a cache that a read overlapping a play filled
+  with what it loaded before the play was written answers the old ones;
 - a play bought after the round answers the balance the round ended at, less its stake, plus
   its lot: an AUTO that saves back the balance it loaded before the plays landed loses them;
 - the balance read after that play is that play's ``balance_cents``.
+
+``old_account_rounds`` sends such rounds on an account that has played for a while (the player
+sessions' old accounts), the first at one instant, the others each request at a moment drawn
+over ``STAGGER_S``.
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
 the check that runs this names a fault that plays one after another show too by that
@@ -58,23 +66,34 @@ ONE_ACCOUNT = "play.money.concurrent_one_account"
 CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
 BALANCE_READ = "play.money.balance_read"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
-READS_AT_ONCE = 2  # balance reads sent with them, each polling until the plays are answered
+READS_AT_ONCE = 3  # balance reads sent with them, each polling until the plays are answered
+#: the history reads polled with them, a reader each: the app's "my tickets" page, and its
+#: history screen (no ``limit``: the target's page)
+HISTORY_READS: tuple[int | None, ...] = (10, None)
 POLLS = 50  # reads one poller sends at most
 POLL_S = 0.001  # between two of them
 FUNDED_STAKES = 40  # the account's funding, in the dearest stake in scope
 LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: a round's cost
+#: an old account's rounds (``old_account_rounds``): how many (every other one at one instant,
+#: the first too), and the span the others' requests leave in, each at a moment drawn in it (a
+#: second device, a tap on "buy again" while an answer is on its way: a person's fraction of a
+#: second, not a barrier's instant)
+OLD_ROUNDS = 14
+STAGGER_S = 0.3
+STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 
 
 def plan(
     rng: random.Random, pairs: list[tuple[str, int]], click: bool
 ) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
-    two in scope), ``"auto"``, a ``"click"`` when ``click`` and ``READS_AT_ONCE`` ``"read"``,
-    shuffled."""
+    two in scope), ``"auto"``, a ``"click"`` when ``click``, ``READS_AT_ONCE`` ``"read"`` and
+    a ``"history"`` reader for each of ``HISTORY_READS``, shuffled."""
     count = rng.randint(*PLAYS_AT_ONCE)
     chosen = rng.sample(pairs, min(2, len(pairs)))
     chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
     sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent += ["history"] * len(HISTORY_READS)
     sent += ["click"] if click else []
     rng.shuffle(sent)
     return sent
@@ -142,6 +161,29 @@ def scenario_overlap(session: Session, case: Case) -> Evidence | None:
     return None
 
 
+def old_account_rounds(
+    session: Session, case: Case, account: Account, rng: random.Random
+) -> Evidence | None:
+    """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
+    sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
+    way back), every other round's requests sent at one instant (the first's too), the
+    others' each leaving at a moment drawn over ``STAGGER_S``: a wallet that loses updates
+    only between an old account's requests, or only between requests a fraction of a second
+    apart (a lease that expires while a win is confirmed), meets them here. A round the
+    balance cannot pay is not sent (its plays would be refused for the money)."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    dearest = max(stake for _, stake in pairs)
+    sold: list[tuple[int, int]] = []
+    for number in range(OLD_ROUNDS):
+        if session.balance(account) < LEAST_STAKES * dearest:
+            return None
+        stagger_s = STAGGER_S if number % 2 else 0.0
+        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s)
+        if found is not None:
+            return found
+    return None
+
+
 def _round(
     session: Session,
     case: Case,
@@ -150,8 +192,14 @@ def _round(
     funding: int,
     number: int,
     sold_at_once: list[tuple[int, int]],
+    account: Account | None = None,
+    stagger_s: float = 0.0,
 ) -> Evidence | None:
-    account = _opened(session, funding, max(stake for _, stake in pairs))
+    """One round (the module docstring), on an account opened with ``funding`` (or
+    ``account``), its requests sent at one instant (or each at a moment drawn over
+    ``stagger_s``)."""
+    if account is None:
+        account = _opened(session, funding, max(stake for _, stake in pairs))
     script = _script(session, rng, pairs)
     first = session.play(account, *script.first)
     start = int(first["balance_cents"])
@@ -163,6 +211,8 @@ def _round(
         start = int(second["balance_cents"])
         clicked = (str(second["play_id"]), script.button)
     sent = script.sent
+    offsets = [rng.uniform(0.0, stagger_s) if stagger_s else 0.0 for _ in sent]
+    poll_s = STAGGER_POLL_S if stagger_s else POLL_S
     answers: list[Any] = [None] * len(sent)
     barrier = threading.Barrier(len(sent))
     reads: list[Any] = []
@@ -170,12 +220,22 @@ def _round(
     def run(t: int) -> None:
         what = sent[t]
         barrier.wait(timeout=30)
-        if what == "read":  # the app polls the balance while the purchases are pending
+        time.sleep(offsets[t])
+        if what in ("read", "history"):  # the app polls while the purchases are pending
+            # each history reader its form (in the order they were drawn)
+            form = HISTORY_READS[sum(1 for w in sent[:t] if w == "history") % len(HISTORY_READS)]
             for _ in range(POLLS):
-                reads.append(refused(lambda: session.balance(account)))
-                if all(a is not None for w, a in zip(sent, answers, strict=True) if w != "read"):
+                if what == "read":
+                    reads.append(refused(lambda: session.balance(account)))
+                else:  # its listings are judged once the round is over (``_settled``)
+                    refused(partial(session.history, account, form))
+                if all(
+                    a is not None
+                    for w, a in zip(sent, answers, strict=True)
+                    if w not in ("read", "history")
+                ):
                     break
-                time.sleep(POLL_S)
+                time.sleep(poll_s)
         elif what == "auto":
             answers[t] = session.auto(account, str(first["play_id"]))
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
@@ -186,12 +246,14 @@ def _round(
             answers[t] = refused(partial(session.play, account, what[0], what[1]))
 
     in_threads(len(sent), run)
-    where = f"round {number}: an account holding {start} cents sent at once " + ", ".join(
+    when = f"within {stagger_s:g} s" if stagger_s else "at once"
+    where = f"round {number}: an account holding {start} cents sent {when} " + ", ".join(
         w if isinstance(w, str) else f"a play of {w[1]} cents at {w[0]}" for w in sent
     )
     request = {
         "operation": "at once",
         "sent": [list(w) if isinstance(w, tuple) else w for w in sent],
+        **({"offsets_s": [round(o, 3) for o in offsets]} if stagger_s else {}),
     }
 
     def found(requirement: str, expected: Any, got: Any, note: str) -> Evidence:
@@ -260,7 +322,10 @@ def _round(
             "between them (before them, or after one of them)",
         )
     end = start + sum(lot - s for _, s, lot in plays)
-    return _after(session, account, script.after, end, found)
+    before = [str(first["play_id"]), *([clicked[0]] if clicked else [])]
+    at_once = [str(a["play_id"]) for a, _, _ in sold]
+    settled = _settled(session, account, end, (before, at_once), found)
+    return settled or _after(session, account, script.after, end, found)
 
 
 @dataclass(frozen=True)
@@ -352,6 +417,51 @@ def _buttons(session: Session, game: str) -> int:
     if "reveal" not in session.capabilities or not kit(game).reveals:
         return 0
     return int(reference.game_engine(game).buttons)
+
+
+def _settled(
+    session: Session,
+    account: Account,
+    end: int,
+    ids: tuple[list[str], list[str]],
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """Once every request of the round is answered, the reads the app polled with them, sent
+    again: the balance the plays ended at, and the history in each form of ``HISTORY_READS``
+    listing the round's plays newest (``ids``: the first tickets, bought one after the other,
+    and the plays sold at once): the plays sold at once first, in an order of the target's,
+    then the first tickets (without ``limit``, a page of the target's length: its newest as
+    many of those). A cache that a read overlapping a play filled with what it loaded before
+    the play was written (the play's drop of the entry came first) answers the old balance, or
+    a page without the play, until the account's next play."""
+    read = session.balance(account)
+    if read != end:
+        return found(
+            ONE_ACCOUNT,
+            {"balance_cents": end},
+            {"balance_cents": read},
+            f"once every request sent together was answered, the balance read answered {read} "
+            f"cents; the plays ended at {end}",
+        )
+    before, at_once = ids
+    every = before + at_once
+    for limit in HISTORY_READS:
+        page = session.history(account, limit)
+        newest = {str(p.get("play_id")) for p in page[: len(every)]}
+        # without a limit the page's length is the target's: as many of the newest as it holds
+        held = len(newest) if limit is None else len(every)
+        want_at_once = set(at_once) <= newest if held >= len(at_once) else newest <= set(at_once)
+        if len(newest) < held or not newest <= set(every) or not want_at_once:
+            asked = "without limit" if limit is None else f"with limit {limit}"
+            return found(
+                ONE_ACCOUNT,
+                {"newest": sorted(at_once), "then": before},
+                {"newest": [str(p.get("play_id")) for p in page[: len(every)]]},
+                f"once every request sent together was answered, the history read {asked} "
+                f"does not list the {len(at_once)} plays sold at once newest, then the round's "
+                f"first tickets ({len(set(every) - newest)} of them missing)",
+            )
+    return None
 
 
 def _after(

@@ -42,7 +42,10 @@ once and judges it a moment later sees a young target. These scenarios play like
   (``play.history.order``), each of its entries, the oldest too, showing its play, ticket and prize
   (``<game>.history_unrevealed``), and so each entry of the history read as an app reads it, without
   a limit, their ``created_at`` newest first (``play.history.created_at``), every half revealed
-  ticket revealed on from where it stopped (``robots.4.3.reveal_symbols``);
+  ticket revealed on from where it stopped (``robots.4.3.reveal_symbols``); last, an old account
+  sends ``overlap.OLD_ROUNDS`` rounds of requests that overlap (plays at two pairs, AUTO, a click,
+  balance reads), each request at a moment drawn over a person's fraction of a second
+  (``overlap.old_account_rounds``: ``play.money.concurrent_one_account``);
 - **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in two
   with a residue under a stake beside it) play once each until one loses and one of each kind wins
   (``money.emptied_accounts``): a wallet that treats accounts opened after some number of others
@@ -90,10 +93,12 @@ from .client import (
     reveal_tuple,
 )
 from .money import emptied_accounts
+from .overlap import old_account_rounds
 from .reveal import revealed_on
 from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
 MONEY = "play.money.exact"
+ONE_ACCOUNT = "play.money.concurrent_one_account"
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
@@ -765,6 +770,17 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     for one in player.bought:
         if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
             _revealed_on(session, player, one, fault)
+    # last, an old account sends requests that overlap, as the eighth red team's round does on
+    # a fresh account, each at a moment of a person's fraction of a second: plays at two pairs,
+    # AUTO, a click and balance reads (``overlap.old_account_rounds``: a wallet that loses
+    # updates only between an old account's requests, or only between requests some tens of
+    # milliseconds apart, shows; its plays come after everything above is judged)
+    if not player.paced and balance is not None:
+        rounds_rng = random.Random(f"{case['seed']}:overlap:old:{game}:{stake}")
+        overlapping = old_account_rounds(session, case, account, rounds_rng)
+        if overlapping is not None:
+            named = str(overlapping.input.get("requirement", ONE_ACCOUNT))
+            raise _Found(overlapping, named)
 
 
 ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
