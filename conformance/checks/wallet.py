@@ -204,7 +204,9 @@ def scenario_overlap(session: sc.Session, case: Mapping[str, Any]) -> Evidence |
     if found is None or found.input.get("requirement") != ONE_ACCOUNT:
         return found
     serials = (partial(_serial_fault, session, g, s, 2, 10 * AT_ONCE) for g, s in case["pairs"])
-    for serial in (s() for s in (partial(overlap.serial_replay, session, case), *serials)):
+    replays = (partial(overlap.serial_replay, session, case), *serials)
+    replays += (partial(overlap.serial_reads, session, case),)
+    for serial in (s() for s in replays):
         if serial is not None:
             note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
             return replace(found, input={**found.input, "requirement": serial}, note=note)

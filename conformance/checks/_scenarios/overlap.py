@@ -350,16 +350,19 @@ def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) 
     return Script(first, second, button, sent, rng.choice(pairs))
 
 
-def serial_replay(session: Session, case: Case) -> str | None:
-    """The rounds' purchases made again one after another, each finished by AUTO before the
-    next, on accounts funded alike: the requirement a play's balance there breaks (before -
-    stake + lot: ``credit_requirement``), or None. A fault seen at once that this shows too is
-    no race (a wallet that drops the lot after a change of game, or one that treats an
-    account of this funding otherwise)."""
+def serial_replay(
+    session: Session, case: Case, rounds: int | None = None, salt: str = "overlap"
+) -> str | None:
+    """The rounds' purchases (``rounds`` of them, default the case's; drawn from the case's
+    seed and ``salt``) made again one after another, each finished by AUTO before the next, on
+    accounts funded alike: the requirement a play's balance there breaks (before - stake +
+    lot: ``credit_requirement``), or None. A fault seen at once that this shows too is no race
+    (a wallet that drops the lot after a change of game, one that treats an account of this
+    funding otherwise, or one that credits wins late whoever plays)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
-    rng = random.Random(f"{case['seed']}:overlap")
+    rng = random.Random(f"{case['seed']}:{salt}")
     dearest = max(stake for _, stake in pairs)
-    for _ in range(int(case["rounds"])):
+    for _ in range(int(case["rounds"]) if rounds is None else rounds):
         script = _script(session, rng, pairs)
         bought = [script.first, *([script.second] if script.second else [])]
         bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
@@ -382,6 +385,33 @@ def serial_replay(session: Session, case: Case) -> str | None:
             if got != balance - stake + lot:
                 return credit_requirement(game, balance, stake, lot, got)
             balance = got
+    return None
+
+
+def serial_reads(session: Session, case: Case, plays: int = 2) -> str | None:
+    """The round's reads made one after another: on an account funded alike, ``plays`` times,
+    the balance and the history in each form of ``HISTORY_READS`` read, a play bought and
+    finished by AUTO, then the same reads again, each after the last answer: the balance must
+    be the play's answered one (``play.money.balance_read``), every history form must list the
+    play newest (with a limit: ``play.history.limit``, "the newest ones"; without:
+    ``play.history.complete``), or the requirement it breaks. A read that a cache answers
+    stale whoever overlaps it (a page kept for seconds) shows here too: it is no race."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    game, stake = pairs[0]
+    account = _opened(session, FUNDED_STAKES * stake, stake)
+    for _ in range(plays):
+        session.balance(account)
+        for limit in HISTORY_READS:
+            session.history(account, limit)
+        answer = session.play(account, game, stake)
+        play_id = str(answer["play_id"])
+        session.auto(account, play_id)
+        if session.balance(account) != int(answer["balance_cents"]):
+            return BALANCE_READ
+        for limit in HISTORY_READS:
+            page = session.history(account, limit)
+            if not page or str(page[0].get("play_id")) != play_id:
+                return "play.history.complete" if limit is None else "play.history.limit"
     return None
 
 

@@ -64,7 +64,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -93,12 +93,13 @@ from .client import (
     reveal_tuple,
 )
 from .money import emptied_accounts
-from .overlap import old_account_rounds
+from .overlap import old_account_rounds, serial_reads, serial_replay
 from .reveal import revealed_on
 from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
 MONEY = "play.money.exact"
 ONE_ACCOUNT = "play.money.concurrent_one_account"
+OLD_REPLAYS = 4  # rounds an old account's overlapping round that found a fault replays
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
@@ -779,8 +780,25 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         rounds_rng = random.Random(f"{case['seed']}:overlap:old:{game}:{stake}")
         overlapping = old_account_rounds(session, case, account, rounds_rng)
         if overlapping is not None:
-            named = str(overlapping.input.get("requirement", ONE_ACCOUNT))
-            raise _Found(overlapping, named)
+            raise _Found(*_replay_named(session, case, overlapping, f"overlap:old:{game}:{stake}"))
+
+
+def _replay_named(session: Session, case: Case, found: Evidence, salt: str) -> tuple[Evidence, str]:
+    """An old account's overlapping round's ``found`` and the requirement it breaks: the
+    round's own, or, where it found the plays' order broken, the one plays made one after
+    another show too (``overlap.serial_replay``, ``OLD_REPLAYS`` rounds on fresh accounts, then
+    ``overlap.serial_reads``): a wallet that credits every win late, whoever plays, breaks
+    its game's prize_credited, a history page cached for seconds whoever reads it the history
+    limit's, not the one account's atomicity."""
+    named = str(found.input.get("requirement", ONE_ACCOUNT))
+    if named != ONE_ACCOUNT:
+        return found, named
+    serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay")
+    serial = serial_reads(session, case) if serial is None else serial
+    if serial is None:
+        return found, named
+    note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
+    return replace(found, input={**found.input, "requirement": serial}, note=note), serial
 
 
 ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
