@@ -53,6 +53,14 @@ def _balance_of(service: GameService, account_id: object) -> int | None:
     return None if row is None else int(row["balance_cents"])
 
 
+def _stored_without_lot(db: sqlite3.Connection, owner: str, balance: int, unit: Unit) -> int:
+    """Inside a sale's transaction: ``owner``'s stored balance set to ``balance`` (the sale's,
+    stake debited and lot credited) less ``unit``'s lot; that balance."""
+    balance -= unit.prize_cents
+    db.execute("UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner))
+    return balance
+
+
 class _LotDroppedInSale(GameService):
     """A play whose lot the wallet never credits when ``drops_lot`` says so, decided and
     written inside the sale's own transaction: no other request of the account sees the
@@ -78,10 +86,7 @@ class _LotDroppedInSale(GameService):
         balance: int,
     ) -> Document:
         if self.drops_lot(db, owner, block, unit, balance) and unit.prize_cents > 0:
-            balance -= unit.prize_cents
-            db.execute(
-                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
-            )
+            balance = _stored_without_lot(db, owner, balance, unit)
         return super()._record_play(db, play_id, owner, block, unit, balance)
 
 
@@ -114,10 +119,7 @@ class _CreditOnAuto(GameService):
         balance: int,
     ) -> Document:
         if self.holds_back(owner, block, unit) and unit.prize_cents > 0:
-            balance -= unit.prize_cents
-            db.execute(
-                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
-            )
+            balance = _stored_without_lot(db, owner, balance, unit)
             with self._owed_lock:
                 self._owed[play_id] = (owner, unit.prize_cents)
         return super()._record_play(db, play_id, owner, block, unit, balance)
@@ -363,10 +365,7 @@ class CreditLandsLate(GameService):
     ) -> Document:
         answer = super()._record_play(db, play_id, owner, block, unit, balance)
         if unit.prize_cents > 0:  # the stored balance without the lot, in the sale itself
-            db.execute(
-                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?",
-                (balance - unit.prize_cents, owner),
-            )
+            _stored_without_lot(db, owner, balance, unit)
             timer = threading.Timer(self.DELAY_S, self._credit, (owner, unit.prize_cents))
             timer.daemon = True
             timer.start()

@@ -16,7 +16,7 @@ from typing import Any
 from reference._service import Document, GameService, ServiceError
 
 from ._round4_faults import _balance_of, _lot_of
-from ._round8_faults import WINDOW_S, _Locks, _set_balance
+from ._round8_faults import WINDOW_S, BalanceReadMidPlayMissesLot, _Locks, _set_balance
 
 #: an account past this many plays is a "regular": its wallet is the fast one
 REGULAR_PLAYS = 150
@@ -67,7 +67,7 @@ class RegularTwoTabsLostUpdate(GameService):
         return {**result, "balance_cents": written}
 
 
-class RegularReadMidPlayMissesLot(_Locks):
+class RegularReadMidPlayMissesLot(BalanceReadMidPlayMissesLot):
     """Contract 4 (debited and credited at once, atomically): a regular's winning play (an
     account past its 150th play: the fast wallet) is written in two steps, the stake's debit,
     then the lot once the prize service answers (a few milliseconds); a balance read of the
@@ -75,30 +75,8 @@ class RegularReadMidPlayMissesLot(_Locks):
     the lot. A new account's wins are written in one step; the play's answer, and every read
     after it, are right."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._pending: dict[str, int] = {}  # account: lots not yet credited
-
-    def _pend(self, account_id: str, cents: int) -> None:
-        with self._guard:
-            self._pending[account_id] = self._pending.get(account_id, 0) + cents
-
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        result = super().play(account_id, token, game, stake_cents)
-        lot = _lot_of(self, result["play_id"])
-        if lot > 0 and _regular(self, account_id):
-            self._pend(str(account_id), lot)
-            time.sleep(WINDOW_S * 3)  # the prize service
-            self._pend(str(account_id), -lot)
-        return result
-
-    def balance(self, account_id: object, token: object) -> Document:
-        answer = super().balance(account_id, token)
-        with self._guard:
-            pending = self._pending.get(str(answer["account_id"]), 0)
-        return {**answer, "balance_cents": answer["balance_cents"] - pending}
+    def splits(self, account_id: object) -> bool:
+        return _regular(self, account_id)
 
 
 class RegularAutoWritesBackStaleBalance(GameService):
