@@ -153,10 +153,12 @@ def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: in
     once that shows without concurrency is that requirement's, not a race. Accounts funded
     for ``funded`` stakes play one after another until a win was seen, then one funded for a
     single stake until its refusal (at most ``n`` plays in all): each play answers before −
-    stake + lot (play.money.exact; a lot missing, its game's prize_credited:
-    ``credit_requirement``); the refusal comes once the balance cannot pay, is a 402
-    and changes nothing, and no balance goes below zero (play.refusal.insufficient_funds)."""
+    stake + lot (play.money.exact; a lot missing after a play judged exact, its game's
+    prize_credited: ``credit_requirement``); the refusal comes once the balance cannot pay,
+    is a 402 and changes nothing, and no balance goes below zero
+    (play.refusal.insufficient_funds)."""
     account, balance, won = session.open(funded * stake), funded * stake, False
+    exact = False  # a play judged exact before: a debit taken twice would have shown there
     for _ in range(n):
         reply = sc.refused(partial(session.play, account, game, stake))
         if isinstance(reply, ErrorReply):
@@ -175,8 +177,10 @@ def _serial_fault(session: sc.Session, game: str, stake: int, funded: int, n: in
         if lot is None:
             return "play.money.exact"
         if reply["balance_cents"] != balance - stake + lot:
+            if not exact:  # the first play off: a lot equal to the stake missing, or the debit
+                return "play.money.exact"
             return sc.credit_requirement(game, balance, stake, lot, reply["balance_cents"])
-        balance = reply["balance_cents"]
+        balance, exact = reply["balance_cents"], True
         if lot > 0 and not won:  # now the refusal: an account that pays one stake
             won, account, balance = True, session.open(stake), stake
     return None
