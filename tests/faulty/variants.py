@@ -433,6 +433,20 @@ _service(
     ["play.refusal.insufficient_funds"],
 )
 _service(
+    "play_refusal_charges_a_fee",
+    "play",
+    "contract 4",
+    f.RefusalChargesAFee,
+    ["play.refusal.insufficient_funds"],
+)
+_service(
+    "play_invalid_play_charges_a_fee",
+    "play",
+    "contract 4",
+    f.InvalidPlayChargesAFee,
+    ["play.refusal.invalid"],
+)
+_service(
     "play_invalid_stake_rounded",
     "play",
     "contract 4",

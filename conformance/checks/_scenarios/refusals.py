@@ -31,6 +31,28 @@ def _state(session: Session, account: Account) -> tuple[int, list[str]]:
     return session.balance(account), [p["play_id"] for p in listing]
 
 
+def _left_as_it_was(
+    session: Session,
+    case: Case,
+    account: Account,
+    before: tuple[int, list[str]],
+    refused_as: str,
+    request: Mapping[str, object],
+) -> Evidence | None:
+    """A refusal changes nothing: the account's balance and history read again (once) are
+    ``before``; else the evidence shows both, the refused request and ``refused_as``."""
+    after = _state(session, account)
+    if after == before:
+        return None
+    return evidence(
+        case,
+        {"balance_and_history": before},
+        {"balance_and_history": after},
+        f"a play refused {refused_as} changed the account",
+        request,
+    )
+
+
 def _cursor_kept(
     session: Session, case: Case, game: str, stake: int, refuse: Callable[[], Evidence | None]
 ) -> Evidence | None:
@@ -100,14 +122,9 @@ def scenario_insufficient_funds(session: Session, case: Case) -> Evidence | None
                     f"a {stake}-cent play on a balance of {balance} cents was not refused with 402",
                     request,
                 )
-            if _state(session, account) != state:
-                return evidence(
-                    case,
-                    {"balance_and_history": state},
-                    {"balance_and_history": _state(session, account)},
-                    "a play refused for lack of funds changed the account",
-                    request,
-                )
+            changed = _left_as_it_was(session, case, account, state, "for lack of funds", request)
+            if changed is not None:
+                return changed
         return None
 
     found = _cursor_kept(session, case, game, stake, refuse)
@@ -206,15 +223,9 @@ def scenario_invalid(
                     f"a play of game {bad_game!r} at {bad_stake!r} cents was not refused with 422",
                     request,
                 )
-            now = _state(session, account)
-            if now != state:
-                return evidence(
-                    case,
-                    {"balance_and_history": state},
-                    {"balance_and_history": now},
-                    "a play refused as invalid changed the account",
-                    request,
-                )
+            changed = _left_as_it_was(session, case, account, state, "as invalid", request)
+            if changed is not None:
+                return changed
         return None
 
     found = _cursor_kept(session, case, game, stake, refuse)
@@ -243,14 +254,9 @@ def _near_misses(session: Session, case: Case, read_as: list[str] | None) -> Evi
                     f"a play of game {name!r} at {stake} cents was refused, not with 422",
                     request,
                 )
-            if _state(session, account) != state:
-                return evidence(
-                    case,
-                    {"balance_and_history": state},
-                    {"balance_and_history": _state(session, account)},
-                    "a play refused as invalid changed the account",
-                    request,
-                )
+            changed = _left_as_it_was(session, case, account, state, "as invalid", request)
+            if changed is not None:
+                return changed
             continue
         meant = named(name, games)
         if meant is None or (reply.get("game"), reply.get("stake_cents")) != (meant, stake):
