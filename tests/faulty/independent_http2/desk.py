@@ -23,6 +23,7 @@ Document = dict[str, Any]
 # rules.md: a robots block is 2 000 000 units, an eldorado block 900 000.
 BLOCK_UNITS = {"robots": 2_000_000, "eldorado": 900_000}
 LARGEST_BALANCE = 2**53 - 1
+MADE_AHEAD = 2  # blocks of each stake made (and listed) before the one on sale is sold out
 
 
 class Refusal(Exception):
@@ -79,10 +80,14 @@ class Play:
 
 @dataclass
 class Shelf:
-    """One (game, stake): its blocks in order and the next unit to sell in the last one."""
+    """One (game, stake): its blocks made so far, the one on sale and its next unit."""
 
     blocks: list[Block] = field(default_factory=list)
+    selling: int = 0
     next_index: int = 0
+
+    def on_sale(self) -> Block:
+        return self.blocks[self.selling]
 
 
 class Desk:
@@ -108,7 +113,7 @@ class Desk:
         if not self.master:
             self._write({"kind": "genesis", "master": secrets.token_hex(32)})
         for (game, stake), shelf in self.shelves.items():
-            if not shelf.blocks:
+            while len(shelf.blocks) < shelf.selling + 1 + MADE_AHEAD:
                 self._open_block(game, stake)
 
     # -- the journal ------------------------------------------------------------------------
@@ -133,7 +138,6 @@ class Desk:
             self.blocks[block.block_id] = block
             shelf = self.shelves[(block.game, block.stake_cents)]
             shelf.blocks.append(block)
-            shelf.next_index = 0
         elif kind == "account":
             self.accounts[record["account_id"]] = Account(
                 record["account_id"], record["token_sha256"], record["balance_cents"]
@@ -161,7 +165,9 @@ class Desk:
                 play.shown = [0] * len(play.buttons)
             self.plays[play.play_id] = play
             account.plays.append(play.play_id)
-            self.shelves[(play.game, play.stake_cents)].next_index = play.index + 1
+            shelf = self.shelves[(play.game, play.stake_cents)]
+            shelf.selling = shelf.blocks.index(self.blocks[play.block_id])
+            shelf.next_index = play.index + 1
         elif kind == "reveal":
             self.plays[record["play_id"]].shown[record["button"]] += 1
         elif kind == "auto":
@@ -171,7 +177,7 @@ class Desk:
     def _open_block(self, game: str, stake_cents: int) -> None:
         shelf = self.shelves[(game, stake_cents)]
         serial = len(shelf.blocks) + 1
-        block_id = f"{game[:3].upper()}{stake_cents:04d}-{serial:05d}-{secrets.token_hex(3)}"
+        block_id = f"{game}:{stake_cents}:{serial:05d}:{secrets.token_hex(3)}"
         units = BLOCK_UNITS[game]
         self._write(
             {
@@ -242,7 +248,7 @@ class Desk:
                 "game": block.game,
                 "block_id": block.block_id,
                 "serial": block.serial,
-                "on_sale": block is self.shelves[(block.game, block.stake_cents)].blocks[-1],
+                "on_sale": block is self.shelves[(block.game, block.stake_cents)].on_sale(),
             }
             for block in self.blocks.values()
             if (game is None or block.game == game)
@@ -304,9 +310,11 @@ class Desk:
                     f"a stake of {stake_cents} cents, the balance is {account.balance_cents}",
                 )
             shelf = self.shelves[(evaluator.game, stake_cents)]
-            if shelf.next_index >= shelf.blocks[-1].units:
-                self._open_block(evaluator.game, stake_cents)
-            block, index = shelf.blocks[-1], shelf.next_index
+            if shelf.next_index >= shelf.on_sale().units:
+                shelf.selling, shelf.next_index = shelf.selling + 1, 0
+                while len(shelf.blocks) < shelf.selling + 1 + MADE_AHEAD:
+                    self._open_block(evaluator.game, stake_cents)
+            block, index = shelf.on_sale(), shelf.next_index
             page = self.pages.loaded(block, self.pages.page_of(index))
             if page is None:
                 await self.pages.page(block, self.pages.page_of(index))

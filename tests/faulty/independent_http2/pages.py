@@ -110,7 +110,7 @@ class PageStore:
             process = await asyncio.create_subprocess_exec(
                 self._command,
                 *("generate-block", "--game", block.game, "--stake-cents", str(block.stake_cents)),
-                *("--seed", block.seed_hex, "--block-id", block.block_id),
+                *("--seed", block.seed_hex, "--block-id", block.block_id.replace(":", ".")),
                 *("--start", str(start), "--count", str(count), "-o", str(partial)),
                 *("--workers", "1"),
                 stdout=asyncio.subprocess.DEVNULL,
@@ -124,7 +124,9 @@ class PageStore:
             os.replace(partial, path)
         raw = await asyncio.get_running_loop().run_in_executor(None, path.read_bytes)
         lines = raw.splitlines(keepends=True)
-        return Page(json.loads(lines[0]), lines[1:])
+        header = json.loads(lines[0])
+        header["block_id"] = block.block_id  # the generator spells ids without ':'
+        return Page(header, lines[1:])
 
 
 def seed_of(master_hex: str, block_id: str) -> str:

@@ -210,7 +210,7 @@ async def serve(host: str, port: int, db: Path, warm_up: bool) -> None:
     desk = Desk(journal, PageStore(db.with_name(db.name + ".pages")))
     if warm_up:
         for shelf in desk.shelves.values():
-            block = shelf.blocks[-1]
+            block = shelf.on_sale()
             await desk.pages.page(block, shelf.next_index // PAGE_UNITS)
     api = Api(desk)
     server = await asyncio.start_server(

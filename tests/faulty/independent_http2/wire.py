@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from email.utils import formatdate
@@ -124,6 +125,9 @@ def make_connection_handler(
                 answer = error_answer(400, "unreadable_http", str(exc))
             except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
                 return
+            except Exception as exc:  # a bug of the vendor: said so, the server stays up
+                traceback.print_exc()
+                answer = Answer(500, {"error": {"message": repr(exc), "code": "vendor_fault"}})
             headers = {
                 "date": formatdate(usegmt=True),
                 "server": "indie2/2",
