@@ -197,7 +197,7 @@ class Desk:
             "vendor": "indie2",
             "capabilities": ["reveal", "play", "blocks", "evaluate"],
             "games": {
-                game: {"stakes_cents": list(evaluator.stakes)}
+                game: {"stakes_cents": sorted(evaluator.stakes, reverse=True)}
                 for game, evaluator in sorted(self.evaluators.items(), reverse=True)
             },
             "version": "2.0.0b1",

@@ -148,7 +148,7 @@ class Api:
     async def _stream(
         self, block: Block, header: dict[str, Any], start: int, count: int
     ) -> AsyncIterator[bytes]:
-        yield json.dumps(header, separators=(",", ":")).encode() + b"\n"
+        yield json.dumps(header, separators=(",", ":")).encode() + b"\r\n"
         index, end = start, start + count
         while index < end:
             number = index // PAGE_UNITS
@@ -157,7 +157,8 @@ class Api:
             last = min(end, (number + 1) * PAGE_UNITS)
             lines = page.lines[index - number * PAGE_UNITS : last - number * PAGE_UNITS]
             for at in range(0, len(lines), 5000):
-                yield b"".join(lines[at : at + 5000])
+                # JSON Lines with CRLF ends: the '\r' is whitespace after each JSON value
+                yield b"".join(line.rstrip(b"\r\n") + b"\r\n" for line in lines[at : at + 5000])
             index = last
 
     async def open_account(self, request: Request, query: dict[str, str]) -> Answer:
