@@ -7,6 +7,7 @@ can interleave. Only a play whose unit's page is not loaded yet waits, before it
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import secrets
 import uuid
@@ -250,7 +251,7 @@ class Desk:
                 "serial": block.serial,
                 "on_sale": block is self.shelves[(block.game, block.stake_cents)].on_sale(),
             }
-            for block in self.blocks.values()
+            for block in reversed(self.blocks.values())
             if (game is None or block.game == game)
             and (stake_cents is None or block.stake_cents == stake_cents)
         ]
@@ -265,7 +266,7 @@ class Desk:
     # -- accounts ---------------------------------------------------------------------------
 
     def open_account(self, balance_cents: int) -> Document:
-        token = secrets.token_urlsafe(32)
+        token = base64.b64encode(secrets.token_bytes(32)).decode()  # '+', '/' and '=' too
         account_id = str(uuid.uuid4())
         self._write(
             {

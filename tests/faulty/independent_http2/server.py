@@ -167,7 +167,9 @@ class Api:
             raise Refusal(
                 400, "balance_invalid", "balance_cents: a whole number of cents, 0 or more"
             )
-        return Answer(201, self.desk.open_account(balance))
+        opened = self.desk.open_account(balance)
+        where = {"location": f"/v1/accounts/{opened['account_id']}"}
+        return Answer(201, opened, extra_headers=where)
 
     async def balance(self, request: Request, query: dict[str, str], account_id: str) -> Answer:
         account = self.desk.account(account_id, self._token(request))

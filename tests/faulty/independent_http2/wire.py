@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import json
 import traceback
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from email.utils import formatdate
-from http import HTTPStatus
 from typing import Any
 
 HEAD_LIMIT = 32 * 1024
@@ -99,13 +99,20 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
-    try:
-        reason = HTTPStatus(status).phrase
-    except ValueError:
-        reason = "Status"
-    lines = [f"HTTP/1.1 {status} {reason}"]
+    lines = [f"HTTP/1.1 {status} "]  # an empty reason phrase (RFC 9112 4)
     lines += [f"{name.upper()}: {value}" for name, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _takes_gzip(headers: dict[str, str]) -> bool:
+    """gzip named acceptable (without a q=0), or no Accept-Encoding at all (RFC 9110 12.5.3)."""
+    if "accept-encoding" not in headers:
+        return True
+    for item in headers["accept-encoding"].split(","):
+        name, _, params = item.strip().partition(";")
+        if name.strip().lower() in ("gzip", "x-gzip", "*"):
+            return params.replace(" ", "").lower() not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
 
 
 Handler = Callable[[Request], Awaitable[Answer]]
@@ -115,11 +122,11 @@ def make_connection_handler(
     handle: Handler,
 ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
     async def serve_one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head_only = False
+        head_only, asked = False, dict[str, str]()
         try:
             try:
                 request = await asyncio.wait_for(_read_request(reader, writer), READ_TIMEOUT_S)
-                head_only = request.method == "HEAD"
+                head_only, asked = request.method == "HEAD", request.headers
                 answer = await handle(request)
             except BadRequest as exc:
                 answer = error_answer(400, "unreadable_http", str(exc))
@@ -141,11 +148,17 @@ def make_connection_handler(
                 writer.write(_head(answer.status, headers) + (b"" if head_only else body))
                 await writer.drain()
             else:
+                squeeze = None
+                if _takes_gzip(asked):
+                    headers["content-encoding"] = "gzip"
+                    squeeze = zlib.compressobj(1, zlib.DEFLATED, 31)
                 writer.write(_head(answer.status, headers))
                 if not head_only:
                     async for piece in answer.stream:
-                        writer.write(piece)
+                        writer.write(piece if squeeze is None else squeeze.compress(piece))
                         await writer.drain()
+                    if squeeze is not None:
+                        writer.write(squeeze.flush())
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
