@@ -38,5 +38,6 @@ contract leaves a freedom it takes it the other way from the first vendor:
 - ``created_at`` in UTC with a ``Z`` and microseconds.
 
 Run it: ``python -m tests.faulty.independent_http2.server --port 8766 --db /tmp/indie2.journal``
-(``--no-warm-up``: make no page of units at start).
+(``--no-warm-up``: make no page of units at start; ``--one-open-ticket``: a play refused
+with 409 while the account holds a robots ticket not fully shown, as FDJ's sites do).
 """

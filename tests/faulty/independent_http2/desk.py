@@ -61,6 +61,7 @@ class Account:
     token_digest: str
     balance_cents: int
     plays: list[str] = field(default_factory=list)
+    unfinished: set[str] = field(default_factory=set)  # robots plays not fully shown
 
 
 @dataclass
@@ -92,8 +93,9 @@ class Shelf:
 
 
 class Desk:
-    def __init__(self, journal: Journal, pages: PageStore) -> None:
+    def __init__(self, journal: Journal, pages: PageStore, one_open_ticket: bool = False) -> None:
         self.journal = journal
+        self.one_open_ticket = one_open_ticket
         self.pages = pages
         self.evaluators: dict[str, RobotsEvaluator | EldoradoEvaluator] = {
             "robots": RobotsEvaluator(),
@@ -164,16 +166,21 @@ class Desk:
                     for button in play.ticket.split("|")[1].split(" ")
                 ]
                 play.shown = [0] * len(play.buttons)
+                account.unfinished.add(play.play_id)
             self.plays[play.play_id] = play
             account.plays.append(play.play_id)
             shelf = self.shelves[(play.game, play.stake_cents)]
             shelf.selling = shelf.blocks.index(self.blocks[play.block_id])
             shelf.next_index = play.index + 1
         elif kind == "reveal":
-            self.plays[record["play_id"]].shown[record["button"]] += 1
+            play = self.plays[record["play_id"]]
+            play.shown[record["button"]] += 1
+            if play.shown == [len(button) for button in play.buttons]:
+                self.accounts[play.account_id].unfinished.discard(play.play_id)
         elif kind == "auto":
             play = self.plays[record["play_id"]]
             play.shown = [len(button) for button in play.buttons]
+            self.accounts[play.account_id].unfinished.discard(play.play_id)
 
     def _open_block(self, game: str, stake_cents: int) -> None:
         shelf = self.shelves[(game, stake_cents)]
@@ -304,6 +311,12 @@ class Desk:
             account = self.account(account_id, token)
             evaluator = self._evaluator(game)
             stake_cents = self._stake(evaluator, stake)
+            if self.one_open_ticket and account.unfinished:
+                raise Refusal(
+                    409,
+                    "ticket_unfinished",
+                    f"finish play {min(account.unfinished)} first (reveal it or ask AUTO)",
+                )
             if account.balance_cents < stake_cents:
                 raise Refusal(
                     402,

@@ -208,9 +208,9 @@ class Api:
         return Answer(200, self.desk.auto(play_id, self._token(request)))
 
 
-async def serve(host: str, port: int, db: Path, warm_up: bool) -> None:
+async def serve(host: str, port: int, db: Path, warm_up: bool, one_open_ticket: bool) -> None:
     journal = Journal(db)
-    desk = Desk(journal, PageStore(db.with_name(db.name + ".pages")))
+    desk = Desk(journal, PageStore(db.with_name(db.name + ".pages")), one_open_ticket)
     if warm_up:
         for shelf in desk.shelves.values():
             block = shelf.on_sale()
@@ -239,8 +239,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="make no page of units at start (each is made when first needed)",
     )
+    parser.add_argument(
+        "--one-open-ticket",
+        action="store_true",
+        help="refuse a play (409) while the account has a robots ticket not fully shown",
+    )
     options = parser.parse_args(argv)
-    asyncio.run(serve(options.host, options.port, options.db, not options.no_warm_up))
+    asyncio.run(
+        serve(
+            options.host,
+            options.port,
+            options.db,
+            not options.no_warm_up,
+            options.one_open_ticket,
+        )
+    )
     return 0
 
 
