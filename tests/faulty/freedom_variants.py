@@ -677,6 +677,55 @@ class GameDescriptions(Delegating):
         return {**described, "games": games}
 
 
+class OnlyGames(Delegating):
+    """Only the games in ``games`` sold and declared: the others' plays, batches and blocks
+    refused (422, an unknown game), as a vendor certifying one game of its catalogue does."""
+
+    games: ClassVar[tuple[str, ...]] = ("eldorado",)
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        games = {g: v for g, v in described["games"].items() if g in self.games}
+        return {**described, "games": games}
+
+    def _sold(self, game: object) -> None:
+        if isinstance(game, str) and game in ("robots", "eldorado") and game not in self.games:
+            raise ErrorReply(422, "invalid_game", f"{game} is not sold here")
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        self._sold(game)
+        return list(self.inner.evaluate(game, stake_cents, tickets))
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        self._sold(game)
+        return list(self.inner.list_blocks(game, stake_cents))
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        self._sold(game)
+        return dict(self.inner.play(account_id, token, game, stake_cents))
+
+
+class EvaluateOnly(Delegating):
+    """The evaluation service alone: ``capabilities`` is ``["evaluate"]``, every other
+    endpoint 404 (a vendor certifying its rules engine before its wallet)."""
+
+    def describe(self) -> Document:
+        return {**self.inner.describe(), "capabilities": ["evaluate"]}
+
+    def _none(self, *args: Any, **kwargs: Any) -> Any:
+        raise ErrorReply(404, "not_found", "this implementation evaluates tickets only")
+
+    list_blocks = read_block = open_account = balance = play = reveal = auto = history = _none
+
+
+class VersionNumber(Delegating):
+    """``version`` in ``GET /v1/implementation`` written as a JSON number (the API's version,
+    ``"version": 1.4``), not a string: the contract names the field and gives it no type."""
+
+    def describe(self) -> Document:
+        return {**self.inner.describe(), "version": 1.4}
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -860,6 +909,11 @@ _add(
 _add("resource_checked_first", _service(ResourceFirstService), ResourceFirstService.__doc__)
 _add("funds_checked_first", _wrapped(FundsCheckedFirst), FundsCheckedFirst.__doc__)
 _add("game_descriptions", _wrapped(GameDescriptions), GameDescriptions.__doc__)
+_add("one_game_only", _wrapped(OnlyGames), OnlyGames.__doc__, (SCOPE, "capability-skipped"))
+_add("evaluate_only", _wrapped(EvaluateOnly), EvaluateOnly.__doc__, (SCOPE, "capability-skipped"))
+_add(
+    "version_number", _wrapped(VersionNumber), VersionNumber.__doc__, (SCOPE, "describe-version")
+)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

@@ -20,6 +20,7 @@ import pytest
 from conformance import CheckContext, CheckOutcome, execute, registered_checks
 from conformance.checks._scenarios import client
 from harness import open_target
+from harness._runner import describe_problem
 from harness._errors import ErrorReply
 from reference import _strict_json as strict_json
 
@@ -103,6 +104,12 @@ JUDGED_BY = {
     "play_conflict_409": ("play.concurrent_one_account", "reserved"),
     "one_ticket_open": ("play.robots_reveal_order", "pass"),
     "game_names_any_case": ("play.invalid_requests", "reserved"),
+    "created_at_zone_suffix": ("play.history_created_at", "pass"),
+    "created_at_spaced": ("play.history_created_at", "reserved"),
+    "request_checked_first": ("security.no_token", "pass"),
+    "resource_checked_first": ("security.no_token", "pass"),
+    "funds_checked_first": ("play.invalid_requests", "pass"),
+    "game_descriptions": ("stakes.eldorado", "pass"),
 }
 
 
@@ -114,6 +121,26 @@ def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
     assert found == {e for e in FREEDOMS[name].expected if e[0] in covered}, found
+
+
+#: a refusal order of the target's own (two refusals that both fit, the contract ordering none),
+#: against every check that sends such a request
+REFUSAL_ORDERS = [
+    (name, check_id)
+    for name in ("request_checked_first", "resource_checked_first")
+    for check_id in (
+        "protocol.refusals",
+        "security.cross_account",
+        "play.reveal_bounds",
+        "play.limit_bounds",
+    )
+] + [("funds_checked_first", "protocol.refusals"), ("funds_checked_first", "play.money_bounds")]
+
+
+@pytest.mark.parametrize(("name", "check_id"), REFUSAL_ORDERS)
+def test_a_refusal_order_of_the_targets_own_is_no_failure(name: str, check_id: str) -> None:
+    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id)
+    assert (outcome, reservations) == ("pass", []), (name, check_id, message)
 
 
 def test_auto_refused_with_nothing_left_passes_the_reveal_order_and_the_sessions() -> None:
@@ -640,3 +667,25 @@ def test_a_game_name_read_otherwise_still_fails(cls: type[Delegating]) -> None:
 def test_the_reference_refuses_game_names_in_another_case_unreserved() -> None:
     outcome, reservations, message = one_check(reference_adapter(name="x"), "play.invalid_requests")
     assert (outcome, reservations) == ("pass", []), message
+
+
+# -- describe's version as a JSON number (row describe-version) --------------------------------
+
+
+def test_a_version_written_as_a_number_is_taken_as_its_text_with_a_reservation() -> None:
+    outcome = certify(
+        FREEDOMS["version_number"].factory(),
+        target="freedom:version_number",
+        requirements=["robots.2.stakes"],
+    )
+    assert outcome.exit_code == 0 and outcome.outcomes["robots.2.stakes"] == "pass", outcome.note
+    assert outcome.verdict == "CERTIFIED WITH RESERVATIONS"
+    assert reservations_of(outcome.reservations) == {("", "describe-version")}
+    assert "1.4" in outcome.reservations[0]["message"]
+
+
+@pytest.mark.parametrize("version", [{"api": "1"}, None, True, ["1", "4"]])
+def test_a_version_of_another_type_still_fails_the_smoke_step(version: object) -> None:
+    described = {**reference_adapter(name="x").describe(), "version": version}
+    problem = describe_problem(described)
+    assert problem is not None and "$.version" in problem
