@@ -564,8 +564,10 @@ class CreatedAtZoneSuffix(CreatedAt):
     ``ZonedDateTime.toString()``, JavaScript's Temporal)."""
 
     form = staticmethod(
-        lambda t: t.astimezone(dt.timezone(dt.timedelta(hours=1))).isoformat(timespec="seconds")
-        + "[Europe/Paris]"
+        lambda t: (
+            t.astimezone(dt.timezone(dt.timedelta(hours=1))).isoformat(timespec="seconds")
+            + "[Europe/Paris]"
+        )
     )
 
 
@@ -911,9 +913,7 @@ _add("funds_checked_first", _wrapped(FundsCheckedFirst), FundsCheckedFirst.__doc
 _add("game_descriptions", _wrapped(GameDescriptions), GameDescriptions.__doc__)
 _add("one_game_only", _wrapped(OnlyGames), OnlyGames.__doc__, (SCOPE, "capability-skipped"))
 _add("evaluate_only", _wrapped(EvaluateOnly), EvaluateOnly.__doc__, (SCOPE, "capability-skipped"))
-_add(
-    "version_number", _wrapped(VersionNumber), VersionNumber.__doc__, (SCOPE, "describe-version")
-)
+_add("version_number", _wrapped(VersionNumber), VersionNumber.__doc__, (SCOPE, "describe-version"))
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

@@ -20,8 +20,8 @@ import pytest
 from conformance import CheckContext, CheckOutcome, execute, registered_checks
 from conformance.checks._scenarios import client
 from harness import open_target
-from harness._runner import describe_problem
 from harness._errors import ErrorReply
+from harness._runner import describe_problem
 from reference import _strict_json as strict_json
 
 from ._base import Delegating, reference_adapter, service_variant
@@ -678,8 +678,8 @@ def test_a_version_written_as_a_number_is_taken_as_its_text_with_a_reservation()
         target="freedom:version_number",
         requirements=["robots.2.stakes"],
     )
+    # a filtered run: INCOMPLETE by its filter, exit 0 (the full run: the slow tier's)
     assert outcome.exit_code == 0 and outcome.outcomes["robots.2.stakes"] == "pass", outcome.note
-    assert outcome.verdict == "CERTIFIED WITH RESERVATIONS"
     assert reservations_of(outcome.reservations) == {("", "describe-version")}
     assert "1.4" in outcome.reservations[0]["message"]
 
