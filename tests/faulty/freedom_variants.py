@@ -707,6 +707,10 @@ class OnlyGames(Delegating):
         return dict(self.inner.play(account_id, token, game, stake_cents))
 
 
+class RobotsOnly(OnlyGames):
+    games: ClassVar[tuple[str, ...]] = ("robots",)
+
+
 class EvaluateOnly(Delegating):
     """The evaluation service alone: ``capabilities`` is ``["evaluate"]``, every other
     endpoint 404 (a vendor certifying its rules engine before its wallet)."""
@@ -912,6 +916,12 @@ _add("resource_checked_first", _service(ResourceFirstService), ResourceFirstServ
 _add("funds_checked_first", _wrapped(FundsCheckedFirst), FundsCheckedFirst.__doc__)
 _add("game_descriptions", _wrapped(GameDescriptions), GameDescriptions.__doc__)
 _add("one_game_only", _wrapped(OnlyGames), OnlyGames.__doc__, (SCOPE, "capability-skipped"))
+_add(
+    "robots_only",
+    _wrapped(RobotsOnly),
+    "Only robots sold and declared: eldorado's plays, batches and blocks refused (422).",
+    (SCOPE, "capability-skipped"),
+)
 _add("evaluate_only", _wrapped(EvaluateOnly), EvaluateOnly.__doc__, (SCOPE, "capability-skipped"))
 _add("version_number", _wrapped(VersionNumber), VersionNumber.__doc__, (SCOPE, "describe-version"))
 
