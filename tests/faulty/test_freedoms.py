@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from conformance import CheckContext, CheckOutcome, execute, registered_checks
+from conformance._profiles import load_profile
 from conformance.checks._scenarios import client
 from harness import open_target
 from harness._errors import ErrorReply
-from harness._runner import describe_problem
+from harness._runner import NO_BUTTON_GAME, Runner, RunPlan, describe_problem
 from reference import _strict_json as strict_json
 
 from ._base import Delegating, reference_adapter, service_variant
@@ -689,3 +690,24 @@ def test_a_version_of_another_type_still_fails_the_smoke_step(version: object) -
     described = {**reference_adapter(name="x").describe(), "version": version}
     problem = describe_problem(described)
     assert problem is not None and "$.version" in problem
+
+
+# -- a target whose games have no buttons (row capability-skipped) ------------------------------
+
+
+def test_the_reveal_of_a_target_without_a_game_played_by_buttons_is_outside_its_certificate() -> (
+    None
+):
+    """Contract 4's reveal is "(robots only)": declared beside eldorado alone, it has nothing
+    to certify (``freedom_variants.one_game_only``'s full run: the slow tier)."""
+    plan = RunPlan(target="x", profile="full", settings=load_profile("full"), seed=7, config={})
+    runner = Runner(plan, [])
+    every = ["evaluate", "blocks", "play", "reveal"]
+    eldorado = {"games": {"eldorado": {"stakes_cents": [50, 100, 200]}}, "capabilities": every}
+    both = {**eldorado, "games": {**eldorado["games"], "robots": {"stakes_cents": [100]}}}
+    for rid in ("play.reveal.answer", "play.reveal.bounds"):
+        assert runner.left_out(runner.catalogue[rid], eldorado) == NO_BUTTON_GAME
+        assert runner.left_out(runner.catalogue[rid], both) is None
+    assert runner.left_out(runner.catalogue["play.auto.answer"], eldorado) is None
+    scope = runner.certificate_scope(list(runner.catalogue.values()), eldorado)
+    assert scope is not None and scope["capabilities"] == ["evaluate", "blocks", "play"]
