@@ -306,7 +306,8 @@ class Runner:
         document = self._named(document)
         capabilities = list(document["capabilities"])
         offered = ", ".join(
-            f"{g} {document['games'][g]['stakes_cents']}" for g in document["games"]
+            f"{g} {entry.get('stakes_cents') if isinstance(entry, dict) else entry}"
+            for g, entry in document["games"].items()
         )
         message = f"{document['name']} {document['version']}: {offered}; {', '.join(capabilities)}"
         return dict(document), SmokeFinished(True, message, capabilities), True

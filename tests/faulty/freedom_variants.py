@@ -732,6 +732,21 @@ class VersionNumber(Delegating):
         return {**self.inner.describe(), "version": 1.4}
 
 
+class OwnGamesOwnShape(Delegating):
+    """Games of the vendor's own in ``GET /v1/implementation`` described in its own way: a
+    free demo game (``"stakes_cents": [0]``) and a draw game with no ``stakes_cents`` at all
+    (its prices in a field of its own); the contract's games as the contract writes them."""
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        games = {
+            **described["games"],
+            "demo": {"stakes_cents": [0], "free": True},
+            "keno": {"prices": ["2 EUR", "5 EUR"], "draws_per_day": 12},
+        }
+        return {**described, "games": games}
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -915,6 +930,7 @@ _add(
 _add("resource_checked_first", _service(ResourceFirstService), ResourceFirstService.__doc__)
 _add("funds_checked_first", _wrapped(FundsCheckedFirst), FundsCheckedFirst.__doc__)
 _add("game_descriptions", _wrapped(GameDescriptions), GameDescriptions.__doc__)
+_add("own_games_own_shape", _wrapped(OwnGamesOwnShape), OwnGamesOwnShape.__doc__)
 _add("one_game_only", _wrapped(OnlyGames), OnlyGames.__doc__, (SCOPE, "capability-skipped"))
 _add(
     "robots_only",

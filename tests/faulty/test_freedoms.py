@@ -711,3 +711,21 @@ def test_the_reveal_of_a_target_without_a_game_played_by_buttons_is_outside_its_
     assert runner.left_out(runner.catalogue["play.auto.answer"], eldorado) is None
     scope = runner.certificate_scope(list(runner.catalogue.values()), eldorado)
     assert scope is not None and scope["capabilities"] == ["evaluate", "blocks", "play"]
+
+
+# -- games of the vendor's own, described its own way (row capabilities-unknown) ----------------
+
+
+def test_a_game_of_the_vendors_own_is_ignored_whatever_its_entry() -> None:
+    described = FREEDOMS["own_games_own_shape"].factory().describe()
+    assert {"demo", "keno"} <= set(described["games"])
+    assert describe_problem(described) is None
+
+
+@pytest.mark.parametrize(
+    "entry", [{"stakes_cents": [0]}, {"prices": ["1 EUR"]}, {"stakes_cents": ["100"]}, []]
+)
+def test_a_contract_games_entry_out_of_shape_still_fails_the_smoke_step(entry: object) -> None:
+    described = reference_adapter(name="x").describe()
+    problem = describe_problem({**described, "games": {**described["games"], "robots": entry}})
+    assert problem is not None and "$.games.robots" in problem
