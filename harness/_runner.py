@@ -187,8 +187,8 @@ def describe_problem(document: object) -> str | None:
 REVEAL = "reveal"
 NO_BUTTON_GAME = "a game played button by button (capability reveal)"
 """Why the reveal capability's requirements are outside a certificate whose declared games
-have no buttons: the contract's reveal is "(robots only)", so a target selling only games
-shown at once has nothing to reveal, whether it lists the capability or not
+have no buttons: the contract's reveal is for the game played button by button only, so a
+target selling only games shown at once has nothing to reveal, whether it lists the capability or not
 (docs/contract-decisions.md, ``capability-skipped``)."""
 
 
