@@ -188,8 +188,8 @@ REVEAL = "reveal"
 NO_BUTTON_GAME = "a game played button by button (capability reveal)"
 """Why the reveal capability's requirements are outside a certificate whose declared games
 have no buttons: the contract's reveal is for the game played button by button only, so a
-target selling only games shown at once has nothing to reveal, whether it lists the capability or not
-(docs/contract-decisions.md, ``capability-skipped``)."""
+target selling only games shown at once has nothing to reveal, whether it lists the
+capability or not (docs/contract-decisions.md, ``capability-skipped``)."""
 
 
 def _button_games(offered: Iterable[str]) -> list[str]:
