@@ -9,7 +9,10 @@ no reader here understands is left unjudged (a reservation too).
 
 Read, in this order:
 
-- RFC 3339 (``2026-12-03T15:04:05.123Z``, ``…+01:00``): the reading met;
+- RFC 3339 (``2026-12-03T15:04:05.123Z``, ``…+01:00``): the reading met; also with RFC 9557's
+  suffix (``…+01:00[Europe/Paris]``, Java's ``ZonedDateTime``, JavaScript's Temporal): RFC 9557
+  updates RFC 3339 and keeps its offset authoritative, so the suffix (a time zone's name, tags,
+  each in brackets) changes no instant and the reading is met;
 - any other ISO 8601 that Python reads (``2026-12-03 15:04:05+01:00``, ``20261203T150405Z``,
   no offset at all);
 - an HTTP / e-mail date (RFC 9110 / RFC 5322: ``Thu, 03 Dec 2026 15:04:05 GMT``);
@@ -34,6 +37,8 @@ UTC = dt.UTC
 #: the widest offsets of civil time: a time without an offset is somewhere in this range
 NAIVE_SPREAD = dt.timedelta(hours=14)
 
+#: RFC 9557's suffix after an RFC 3339 date-time: a time zone's name or tags, each in brackets
+_SUFFIX = re.compile(r"(?:\[!?[A-Za-z0-9_+\-/.=]{1,255}\])+\Z", re.ASCII)
 _DIGITS = re.compile(r"-?\d{9,19}(\.\d+)?")
 _EPOCH_UNITS = (
     (1e17, 1e9, "nanoseconds"),
@@ -99,16 +104,18 @@ def read_time(value: object) -> ReadTime | None:
         return None if moment is None else ReadTime(moment, False, "a Unix time (a number)")
     if not isinstance(value, str) or not value.strip() or len(value) > 100:
         return None
-    if is_date_time(value):
-        moment = _iso(value.upper())
+    stamp = _SUFFIX.sub("", value)
+    if is_date_time(stamp):
+        moment = _iso(stamp.upper())
         if moment is not None:
-            return ReadTime(moment, True, "RFC 3339")
+            form = "RFC 3339" if stamp == value else "RFC 9557 (RFC 3339 and a time zone suffix)"
+            return ReadTime(moment, True, form)
     if _DIGITS.fullmatch(value.strip()):
         moment = _epoch(float(value))
         return None if moment is None else ReadTime(moment, False, "a Unix time (a string)")
-    moment = _iso(value)
+    moment = _iso(stamp)
     if moment is not None:
-        if not re.search(r"[T ]\d|:", value.strip()):  # a date alone
+        if not re.search(r"[T ]\d|:", stamp.strip()):  # a date alone
             return ReadTime(moment, False, "an ISO 8601 date alone", dt.timedelta(days=1))
         form = "ISO 8601 with an offset" if moment.tzinfo else "ISO 8601 without an offset"
         return ReadTime(moment, False, form)

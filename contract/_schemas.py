@@ -17,7 +17,7 @@ checks to judge, each as a *fail* of the requirement it breaks, with evidence; o
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -152,9 +152,34 @@ def json_path(path: Iterator[str | int] | Any) -> str:
     return out
 
 
+_GAME_NAMES: Callable[[], Collection[str]] | None = None
+
+
+def name_games(names: Callable[[], Collection[str]]) -> None:
+    """Who names the contract's games (the reference's game registry, ``reference.games``):
+    an ``implementation`` document's entries of those games are held to its schema; the entry
+    of a game the contract does not name (a vendor's own: a free demo at 0 cents, a draw game
+    with no ``stakes_cents``) is ignored, as the game is (docs/contract-decisions.md,
+    ``capabilities-unknown``). Until named, every entry is held."""
+    global _GAME_NAMES
+    _GAME_NAMES = names
+
+
+def _contract_part(name: str, value: object) -> object:
+    """``value`` with what the contract does not name left out, where its schema says so."""
+    if name != "implementation" or _GAME_NAMES is None or type(value) is not dict:
+        return value
+    games = value.get("games")
+    if type(games) is not dict:
+        return value
+    named = set(_GAME_NAMES())
+    return {**value, "games": {g: entry for g, entry in games.items() if g in named}}
+
+
 def first_fault(name: str, value: object, *, shape: bool = True) -> tuple[str, object, str] | None:
     """``(json path, offending value, what is wrong)`` of ``value`` against schema ``name``,
     the deepest fault first; None when it conforms."""
+    value = _contract_part(name, value)
     if shape and fast_shape(name)(value):
         return None
     errors = sorted(

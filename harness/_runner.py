@@ -17,6 +17,7 @@ implementation is wrong* (it answers, and a check proves a rule broken).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import random
 import sys
 import time
@@ -33,7 +34,7 @@ from conformance._clauses import letters
 from conformance._drawing import for_a_run as draw_workers_for_a_run
 from conformance._execute import CheckOutcome, execute, seamless
 from conformance._settings import Settings, coerce
-from conformance.games import kit_names
+from conformance.games import kit, kit_names
 from contract import CAPABILITIES, Adapter, ProtocolViolation, Validated
 from contract._validated import check
 
@@ -183,6 +184,20 @@ def describe_problem(document: object) -> str | None:
     return None
 
 
+REVEAL = "reveal"
+NO_BUTTON_GAME = "a game played button by button (capability reveal)"
+"""Why the reveal capability's requirements are outside a certificate whose declared games
+have no buttons: the contract's reveal is for the game played button by button only, so a
+target selling only games shown at once has nothing to reveal, whether it lists the
+capability or not (docs/contract-decisions.md, ``capability-skipped``)."""
+
+
+def _button_games(offered: Iterable[str]) -> list[str]:
+    """The games of ``offered`` played button by button (their kit has reveal rules)."""
+    known = set(kit_names())
+    return [g for g in offered if g in known and kit(g).reveals is not None]
+
+
 def _requirement_games(rid: str) -> tuple[str, ...]:
     """The game a requirement id belongs to (its first word, a game with a kit), or every
     game for a requirement of the contract or the law."""
@@ -291,14 +306,16 @@ class Runner:
         document = self._named(document)
         capabilities = list(document["capabilities"])
         offered = ", ".join(
-            f"{g} {document['games'][g]['stakes_cents']}" for g in document["games"]
+            f"{g} {entry.get('stakes_cents') if isinstance(entry, dict) else entry}"
+            for g, entry in document["games"].items()
         )
         message = f"{document['name']} {document['version']}: {offered}; {', '.join(capabilities)}"
         return dict(document), SmokeFinished(True, message, capabilities), True
 
     def _named(self, document: dict[str, Any]) -> dict[str, Any]:
-        """``document`` with a ``name`` or ``version`` over ``NAME_CHARS`` cut, and a
-        reservation saying so."""
+        """``document`` with a ``version`` written as a JSON number taken as its text, a
+        ``name`` or ``version`` over ``NAME_CHARS`` cut, and a reservation saying each."""
+        document = self._version_text(document)
         long = [k for k in ("name", "version") if len(document[k]) > NAME_CHARS]
         if not long:
             return document
@@ -317,6 +334,27 @@ class Runner:
             }
         )
         return {**document, **{k: bounded(document[k], NAME_CHARS) for k in long}}
+
+    def _version_text(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with a ``version`` answered as a JSON number (``1.4``) written as its
+        JSON text, and a reservation saying so (docs/contract-decisions.md,
+        ``describe-version``): the contract names the field and gives it no type."""
+        version = document["version"]
+        if isinstance(version, str):
+            return document
+        text = json.dumps(version)
+        self._smoke_reservations.append(
+            {
+                "kind": "reading",
+                "basis": "describe-version",
+                "message": f"the implementation's version is the JSON number {text}, not a "
+                "string: taken as its text",
+                "lift": 'a version written as a JSON string ("version": "1.4")',
+                "requirements": [],
+                "evidence": [],
+            }
+        )
+        return {**document, "version": text}
 
     def _smoke_cases(
         self,
@@ -680,6 +718,8 @@ class Runner:
         offered = set(implementation.get("games", {}))
         if not offered.intersection(_requirement_games(requirement.id)):
             return f"game {_requirement_games(requirement.id)[0]}"
+        if requirement.capability == REVEAL and not _button_games(offered):
+            return NO_BUTTON_GAME
         return None
 
     def certificate_scope(
@@ -695,6 +735,8 @@ class Runner:
             if reason is not None and self.in_scope(requirement):
                 left[reason] = left.get(reason, 0) + 1
         declared = list(implementation.get("capabilities", []))
+        if not _button_games(implementation.get("games", {})):
+            declared = [c for c in declared if c != REVEAL]  # nothing of it to certify
         capabilities = [c for c in CAPABILITIES if c in declared]
         games = [g for g in self.games() if g in implementation.get("games", {})]
         return {

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, overload
 
+from contract._schemas import name_games
+
 from ._errors import GameError, RulesDataError, UnknownGameError
 from ._gains import Decomposition
 from ._rules import GameRules, RulesNode, common_rules, read_rules_file, stake_error
@@ -185,6 +187,9 @@ _LOCK = threading.Lock()
 def games() -> tuple[str, ...]:
     """The registered game names, in registration order."""
     return tuple(_REGISTRY)
+
+
+name_games(games)  # describe's entries of these games are held to the contract's schema
 
 
 class _GameNames(Sequence[str]):

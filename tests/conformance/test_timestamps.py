@@ -17,6 +17,10 @@ INSTANT = dt.datetime(2026, 12, 3, 15, 4, 5, tzinfo=dt.UTC)
         ("2026-12-03T15:04:05Z", True),
         ("2026-12-03T16:04:05+01:00", True),
         ("2026-12-03T15:04:05.000000000Z", True),
+        # RFC 9557 (updates RFC 3339): a time zone's name and tags after the offset
+        ("2026-12-03T16:04:05+01:00[Europe/Paris]", True),
+        ("2026-12-03T15:04:05Z[!Etc/UTC][u-ca=iso8601]", True),
+        ("2026-12-03 16:04:05+01:00[Europe/Paris]", False),
         ("2026-12-03 15:04:05+00:00", False),
         ("20261203T150405Z", False),
         ("2026-12-03T16:04:05.000+0100", False),
@@ -49,7 +53,18 @@ def test_a_date_alone_spans_its_day() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["02/12/2026 02:24:10", "yesterday", "", "2026-13-03T15:04:05Z", None, True, [], "9" * 200],
+    [
+        "02/12/2026 02:24:10",
+        "yesterday",
+        "",
+        "2026-13-03T15:04:05Z",
+        "2026-12-03T15:04:05Z[]",
+        "[Europe/Paris]",
+        None,
+        True,
+        [],
+        "9" * 200,
+    ],
 )
 def test_what_names_no_time_is_none(value: object) -> None:
     assert read_time(value) is None

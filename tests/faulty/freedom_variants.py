@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from harness._errors import ErrorReply
-from reference._service import GameService, ServiceError
+from reference._service import GameService, ServiceError, game_and_stake, require_int
 
 from . import _ways_in_faults as wf
 from ._base import Delegating, reference_adapter
@@ -555,6 +555,198 @@ def _any_case(game: object) -> object:
     return next((g for g in ("robots", "eldorado") if g == wanted), game)
 
 
+# -- the fifth round of freedoms (free10) -------------------------------------------------------
+
+
+class CreatedAtZoneSuffix(CreatedAt):
+    """RFC 9557 (which updates RFC 3339): RFC 3339 with its offset, then the time zone's name
+    in brackets, ``2026-12-05T10:00:00+01:00[Europe/Paris]`` (Java's
+    ``ZonedDateTime.toString()``, JavaScript's Temporal)."""
+
+    form = staticmethod(
+        lambda t: (
+            t.astimezone(dt.timezone(dt.timedelta(hours=1))).isoformat(timespec="seconds")
+            + "[Europe/Paris]"
+        )
+    )
+
+
+class CreatedAtSpaced(CreatedAt):
+    """``2026-12-03 15:04:05.123456+00:00``: a space for the ``T``, the offset kept (Python's
+    ``str(datetime)``, PostgreSQL's text output); RFC 3339 5.6 lets an application write a
+    space for readability, the ``date-time`` production does not."""
+
+    form = staticmethod(lambda t: str(t.astimezone(dt.UTC)))
+
+
+class RequestCheckedFirstService(GameService):
+    """The request checked before the token, as a validation layer in front of the auth layer
+    does: a play of a game or at a stake not sold, a button outside 0..17, a ``limit`` that is
+    no positive integer are refused (400 / 422) whatever the token, none included; a
+    well-formed request without a valid token is 401. The contract orders no two refusals
+    that both fit."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        game_and_stake(game, stake_cents)
+        return super().play(account_id, token, game, stake_cents)
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        require_int(button, "button", low=0, high=17)
+        return super().reveal(play_id, token, button)
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        if limit is not None:
+            require_int(limit, "limit", low=1, high=2**62)
+        return super().history(account_id, token, limit)
+
+
+class ResourceFirstService(GameService):
+    """The account or play looked up before the token, as a router resolving the resource
+    first does: an account or a play that does not exist is 404 whatever the token, none
+    included; one that exists is 401 without its own token (404 with another account's). The
+    contract gives both 401 ("no or bad token") and 404 ("unknown") without ordering them."""
+
+    def _exists(self, table: str, key: str, value: object) -> bool:
+        if type(value) is not str:
+            return False
+        with self._connection() as db:
+            found = db.execute(f"SELECT 1 FROM {table} WHERE {key} = ?", (value,)).fetchone()
+        return found is not None
+
+    def _account(self, account_id: object) -> None:
+        if not self._exists("accounts", "account_id", account_id):
+            raise ServiceError(404, "not_found", f"no account {account_id!r}")
+
+    def _play(self, play_id: object) -> None:
+        if not self._exists("plays", "play_id", play_id):
+            raise ServiceError(404, "not_found", f"no play {play_id!r}")
+
+    def balance(self, account_id: object, token: object) -> Document:
+        self._account(account_id)
+        return super().balance(account_id, token)
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        self._account(account_id)
+        return super().play(account_id, token, game, stake_cents)
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        self._account(account_id)
+        return super().history(account_id, token, limit)
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        self._play(play_id)
+        return super().reveal(play_id, token, button)
+
+    def auto(self, play_id: object, token: object) -> Document:
+        self._play(play_id)
+        return super().auto(play_id, token)
+
+
+class FundsCheckedFirst(Delegating):
+    """The balance checked before the stake: a stake the balance cannot pay is refused with
+    402 whatever it is (a stake not sold too), as a wallet service asked first does; a stake
+    it can pay is checked as the reference does. The contract orders no two refusals that both
+    fit."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        if type(stake_cents) is int and stake_cents > 0:
+            balance = self.inner.balance(account_id, token)["balance_cents"]
+            if stake_cents > balance:
+                raise ErrorReply(402, "insufficient_funds", f"the balance is {balance} cents")
+        return dict(self.inner.play(account_id, token, game, stake_cents))
+
+
+class GameDescriptions(Delegating):
+    """Each game of ``GET /v1/implementation`` described beyond its stakes: a display name,
+    its currency, its block size and a rules link beside ``stakes_cents``."""
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        games = {
+            g: {
+                "display_name": g.title(),
+                **v,
+                "currency": "EUR",
+                "rules_url": f"https://example.invalid/rules/{g}",
+                "limits": {"max_plays_per_day": None},
+            }
+            for g, v in described["games"].items()
+        }
+        return {**described, "games": games}
+
+
+class OnlyGames(Delegating):
+    """Only the games in ``games`` sold and declared: the others' plays, batches and blocks
+    refused (422, an unknown game), as a vendor certifying one game of its catalogue does."""
+
+    games: ClassVar[tuple[str, ...]] = ("eldorado",)
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        games = {g: v for g, v in described["games"].items() if g in self.games}
+        return {**described, "games": games}
+
+    def _sold(self, game: object) -> None:
+        if isinstance(game, str) and game in ("robots", "eldorado") and game not in self.games:
+            raise ErrorReply(422, "invalid_game", f"{game} is not sold here")
+
+    def evaluate(self, game: str, stake_cents: int, tickets: Sequence[str]) -> list[Document]:
+        self._sold(game)
+        return list(self.inner.evaluate(game, stake_cents, tickets))
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        self._sold(game)
+        return list(self.inner.list_blocks(game, stake_cents))
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        self._sold(game)
+        return dict(self.inner.play(account_id, token, game, stake_cents))
+
+
+class RobotsOnly(OnlyGames):
+    games: ClassVar[tuple[str, ...]] = ("robots",)
+
+
+class EvaluateOnly(Delegating):
+    """The evaluation service alone: ``capabilities`` is ``["evaluate"]``, every other
+    endpoint 404 (a vendor certifying its rules engine before its wallet)."""
+
+    def describe(self) -> Document:
+        return {**self.inner.describe(), "capabilities": ["evaluate"]}
+
+    def _none(self, *args: Any, **kwargs: Any) -> Any:
+        raise ErrorReply(404, "not_found", "this implementation evaluates tickets only")
+
+    list_blocks = read_block = open_account = balance = play = reveal = auto = history = _none
+
+
+class VersionNumber(Delegating):
+    """``version`` in ``GET /v1/implementation`` written as a JSON number (the API's version,
+    ``"version": 1.4``), not a string: the contract names the field and gives it no type."""
+
+    def describe(self) -> Document:
+        return {**self.inner.describe(), "version": 1.4}
+
+
+class OwnGamesOwnShape(Delegating):
+    """Games of the vendor's own in ``GET /v1/implementation`` described in its own way: a
+    free demo game (``"stakes_cents": [0]``) and a draw game with no ``stakes_cents`` at all
+    (its prices in a field of its own); the contract's games as the contract writes them."""
+
+    def describe(self) -> Document:
+        described = dict(self.inner.describe())
+        games = {
+            **described["games"],
+            "demo": {"stakes_cents": [0], "free": True},
+            "keno": {"prices": ["2 EUR", "5 EUR"], "draws_per_day": 12},
+        }
+        return {**described, "games": games}
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -723,6 +915,31 @@ _add(
     OneTicketOpenFirstService.__doc__,
     ("play.money.concurrent_one_account", "play-conflict"),
 )
+_add("created_at_zone_suffix", _wrapped(CreatedAtZoneSuffix), CreatedAtZoneSuffix.__doc__)
+_add(
+    "created_at_spaced",
+    _wrapped(CreatedAtSpaced),
+    CreatedAtSpaced.__doc__,
+    ("play.history.created_at", "created-at"),
+)
+_add(
+    "request_checked_first",
+    _service(RequestCheckedFirstService),
+    RequestCheckedFirstService.__doc__,
+)
+_add("resource_checked_first", _service(ResourceFirstService), ResourceFirstService.__doc__)
+_add("funds_checked_first", _wrapped(FundsCheckedFirst), FundsCheckedFirst.__doc__)
+_add("game_descriptions", _wrapped(GameDescriptions), GameDescriptions.__doc__)
+_add("own_games_own_shape", _wrapped(OwnGamesOwnShape), OwnGamesOwnShape.__doc__)
+_add("one_game_only", _wrapped(OnlyGames), OnlyGames.__doc__, (SCOPE, "capability-skipped"))
+_add(
+    "robots_only",
+    _wrapped(RobotsOnly),
+    "Only robots sold and declared: eldorado's plays, batches and blocks refused (422).",
+    (SCOPE, "capability-skipped"),
+)
+_add("evaluate_only", _wrapped(EvaluateOnly), EvaluateOnly.__doc__, (SCOPE, "capability-skipped"))
+_add("version_number", _wrapped(VersionNumber), VersionNumber.__doc__, (SCOPE, "describe-version"))
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

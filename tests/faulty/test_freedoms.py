@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from conformance import CheckContext, CheckOutcome, execute, registered_checks
+from conformance._profiles import load_profile
 from conformance.checks._scenarios import client
 from harness import open_target
 from harness._errors import ErrorReply
+from harness._runner import NO_BUTTON_GAME, Runner, RunPlan, describe_problem
 from reference import _strict_json as strict_json
 
 from ._base import Delegating, reference_adapter, service_variant
@@ -103,6 +105,12 @@ JUDGED_BY = {
     "play_conflict_409": ("play.concurrent_one_account", "reserved"),
     "one_ticket_open": ("play.robots_reveal_order", "pass"),
     "game_names_any_case": ("play.invalid_requests", "reserved"),
+    "created_at_zone_suffix": ("play.history_created_at", "pass"),
+    "created_at_spaced": ("play.history_created_at", "reserved"),
+    "request_checked_first": ("security.no_token", "pass"),
+    "resource_checked_first": ("security.no_token", "pass"),
+    "funds_checked_first": ("play.invalid_requests", "pass"),
+    "game_descriptions": ("stakes.eldorado", "pass"),
 }
 
 
@@ -114,6 +122,26 @@ def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
     assert found == {e for e in FREEDOMS[name].expected if e[0] in covered}, found
+
+
+#: a refusal order of the target's own (two refusals that both fit, the contract ordering none),
+#: against every check that sends such a request
+REFUSAL_ORDERS = [
+    (name, check_id)
+    for name in ("request_checked_first", "resource_checked_first")
+    for check_id in (
+        "protocol.refusals",
+        "security.cross_account",
+        "play.reveal_bounds",
+        "play.limit_bounds",
+    )
+] + [("funds_checked_first", "protocol.refusals"), ("funds_checked_first", "play.money_bounds")]
+
+
+@pytest.mark.parametrize(("name", "check_id"), REFUSAL_ORDERS)
+def test_a_refusal_order_of_the_targets_own_is_no_failure(name: str, check_id: str) -> None:
+    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id)
+    assert (outcome, reservations) == ("pass", []), (name, check_id, message)
 
 
 def test_auto_refused_with_nothing_left_passes_the_reveal_order_and_the_sessions() -> None:
@@ -640,3 +668,64 @@ def test_a_game_name_read_otherwise_still_fails(cls: type[Delegating]) -> None:
 def test_the_reference_refuses_game_names_in_another_case_unreserved() -> None:
     outcome, reservations, message = one_check(reference_adapter(name="x"), "play.invalid_requests")
     assert (outcome, reservations) == ("pass", []), message
+
+
+# -- describe's version as a JSON number (row describe-version) --------------------------------
+
+
+def test_a_version_written_as_a_number_is_taken_as_its_text_with_a_reservation() -> None:
+    outcome = certify(
+        FREEDOMS["version_number"].factory(),
+        target="freedom:version_number",
+        requirements=["robots.2.stakes"],
+    )
+    # a filtered run: INCOMPLETE by its filter, exit 0 (the full run: the slow tier's)
+    assert outcome.exit_code == 0 and outcome.outcomes["robots.2.stakes"] == "pass", outcome.note
+    assert reservations_of(outcome.reservations) == {("", "describe-version")}
+    assert "1.4" in outcome.reservations[0]["message"]
+
+
+@pytest.mark.parametrize("version", [{"api": "1"}, None, True, ["1", "4"]])
+def test_a_version_of_another_type_still_fails_the_smoke_step(version: object) -> None:
+    described = {**reference_adapter(name="x").describe(), "version": version}
+    problem = describe_problem(described)
+    assert problem is not None and "$.version" in problem
+
+
+# -- a target whose games have no buttons (row capability-skipped) ------------------------------
+
+
+def test_the_reveal_of_a_target_without_a_game_played_by_buttons_is_outside_its_certificate() -> (
+    None
+):
+    """Contract 4's reveal is "(robots only)": declared beside eldorado alone, it has nothing
+    to certify (``freedom_variants.one_game_only``'s full run: the slow tier)."""
+    plan = RunPlan(target="x", profile="full", settings=load_profile("full"), seed=7, config={})
+    runner = Runner(plan, [])
+    every = ["evaluate", "blocks", "play", "reveal"]
+    eldorado = {"games": {"eldorado": {"stakes_cents": [50, 100, 200]}}, "capabilities": every}
+    both = {**eldorado, "games": {**eldorado["games"], "robots": {"stakes_cents": [100]}}}
+    for rid in ("play.reveal.answer", "play.reveal.bounds"):
+        assert runner.left_out(runner.catalogue[rid], eldorado) == NO_BUTTON_GAME
+        assert runner.left_out(runner.catalogue[rid], both) is None
+    assert runner.left_out(runner.catalogue["play.auto.answer"], eldorado) is None
+    scope = runner.certificate_scope(list(runner.catalogue.values()), eldorado)
+    assert scope is not None and scope["capabilities"] == ["evaluate", "blocks", "play"]
+
+
+# -- games of the vendor's own, described its own way (row capabilities-unknown) ----------------
+
+
+def test_a_game_of_the_vendors_own_is_ignored_whatever_its_entry() -> None:
+    described = FREEDOMS["own_games_own_shape"].factory().describe()
+    assert {"demo", "keno"} <= set(described["games"])
+    assert describe_problem(described) is None
+
+
+@pytest.mark.parametrize(
+    "entry", [{"stakes_cents": [0]}, {"prices": ["1 EUR"]}, {"stakes_cents": ["100"]}, []]
+)
+def test_a_contract_games_entry_out_of_shape_still_fails_the_smoke_step(entry: object) -> None:
+    described = reference_adapter(name="x").describe()
+    problem = describe_problem({**described, "games": {**described["games"], "robots": entry}})
+    assert problem is not None and "$.games.robots" in problem

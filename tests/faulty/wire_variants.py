@@ -68,7 +68,10 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
 - ``unit_extras``: every block line with a field of the generator's own (a serial number per
   unit; a reservation, row ``unit-fields``);
 - ``chunked_trailers``: every body chunked, with a trailer field after the last chunk
-  (RFC 9112 7.1.2).
+  (RFC 9112 7.1.2);
+- ``batch_207``: ``207 Multi-Status`` for every ``POST /v1/evaluate`` answered, a batch whose
+  results each say how their ticket went (Zalando's RESTful API guidelines, rule 152: "use
+  code 207 for batch or bulk requests"; a reservation, row ``success-status``).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -146,10 +149,12 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "ndjson_blank_end": {"ndjson": "blank_end"},
     "unit_extras": {"ndjson": "unit_extras"},
     "chunked_trailers": {"chunked": True, "trailers": True},
+    "batch_207": {"batch_207": True},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "post_201": frozenset({"success-status"}),
+    "batch_207": frozenset({"success-status"}),
     "int_ids": frozenset({"id-numbers"}),
     "flags_0_1": frozenset({"flag-numbers"}),
     "numbers_point_zero": frozenset({"integer-forms"}),
@@ -463,6 +468,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if status == 200 and method == "POST" and options.post_201:
             status = 201  # NestJS's default for every POST
+        if status == 200 and options.batch_207 and self.path.endswith("/v1/evaluate"):
+            status = 207  # a batch's results, one per item (Zalando's rule 152)
         if options.ids is not None:
             document = options.ids.out(document)
         if options.int_flags and isinstance(document, dict):
@@ -769,8 +776,9 @@ class WireHTTPServer(ThreadingHTTPServer):
         unsized: bool = False,
         slash_redirect: int | None = None,
         trailers: bool = False,
+        batch_207: bool = False,
     ) -> None:
-        self.trailers = trailers
+        self.trailers, self.batch_207 = trailers, batch_207
         self.prefix, self.unsized, self.slash_redirect = prefix, unsized, slash_redirect
         self.html_404 = html_404
         self.int_flags = int_flags

@@ -70,6 +70,21 @@ def test_200_gives_no_reservation_and_a_named_status_stays_exact(
     assert "expected status 201, got 200" in str(fault)
 
 
+def test_207_for_a_batch_is_taken_with_a_reservation_and_only_for_the_batch(
+    serve: Callable[[Behaviour], FakeTarget],
+) -> None:
+    """Zalando's rule 152 answers a batch 207: taken for ``POST /v1/evaluate`` alone."""
+    adapter = adapter_for(serve(by_path(207)))
+    assert adapter.evaluate("robots", 100, ["t"]) == [RESULT]
+    (made,) = wire_reservations(adapter)
+    assert made["basis"] == "success-status"
+    assert "POST /v1/evaluate answered 207 (1 times)" in made["message"]
+    fault = fault_of(lambda: adapter.reveal("p", "t", 3), ContractBreach)
+    assert "expected status 200, got 207" in str(fault)
+    fault = fault_of(lambda: adapter.play("a", "t", "robots", 100), ContractBreach)
+    assert "expected status 201, got 207" in str(fault)
+
+
 def test_another_2xx_is_still_a_wrong_status(serve: Callable[[Behaviour], FakeTarget]) -> None:
     adapter = adapter_for(serve(by_path(202)))
     fault = fault_of(lambda: adapter.reveal("p", "t", 3), ContractBreach)
