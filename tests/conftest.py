@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from hypothesis import settings
 
@@ -28,3 +30,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The collected tests, modules and plugins stay for the whole session: moved out of the
+    garbage collector's reach (``gc.freeze``), so its full collections during the tests no
+    longer walk them again and again: about 7 % of the tests' CPU time (README, "Tests"). Speed
+    only: what a test allocates is collected as before."""
+    gc.freeze()
