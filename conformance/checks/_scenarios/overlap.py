@@ -27,7 +27,9 @@ two plays at once, a reservation), and judged once every ticket is known:
 
 ``old_account_rounds`` sends such rounds on an account that has played for a while (the player
 sessions' old accounts), the first at one instant, the others each request at a moment drawn
-over ``STAGGER_S``.
+over ``STAGGER_S``; ``paced_rounds`` two on a paced player's account (a person's: young), the
+first after a person's pause between its first tickets and its requests sent together (the
+account idle: ``IDLE_PAUSE_S``, as two of the old accounts' rounds too).
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
 the check that runs this names a fault that plays one after another show too by that
@@ -81,6 +83,11 @@ LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: 
 OLD_ROUNDS = 14
 STAGGER_S = 0.3
 STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
+#: a person's pause between a round's first tickets and its requests sent together (the
+#: account idle meanwhile: the phone put down, picked up again, "buy" tapped on two devices):
+#: the old accounts' rounds numbered in ``IDLE_ROUNDS`` and every paced player's first round
+IDLE_PAUSE_S = (0.5, 3.0)
+IDLE_ROUNDS = (4, 9)
 
 
 def plan(
@@ -167,18 +174,52 @@ def old_account_rounds(
     """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
     sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
     way back), every other round's requests sent at one instant (the first's too), the
-    others' each leaving at a moment drawn over ``STAGGER_S``: a wallet that loses updates
+    others' each leaving at a moment drawn over ``STAGGER_S``, the rounds numbered in
+    ``IDLE_ROUNDS`` (one of each kind) after a person's pause: a wallet that loses updates
     only between an old account's requests, or only between requests a fraction of a second
-    apart (a lease that expires while a win is confirmed), meets them here. A round the
-    balance cannot pay is not sent (its plays would be refused for the money)."""
+    apart (a lease that expires while a win is confirmed), or only after the account lay
+    idle, meets them here. A round the balance cannot pay is not sent (its plays would be
+    refused for the money)."""
+    kinds = [
+        (STAGGER_S if number % 2 else 0.0, number in IDLE_ROUNDS) for number in range(OLD_ROUNDS)
+    ]
+    return _rounds_on(session, case, account, rng, kinds)
+
+
+def paced_rounds(
+    session: Session, case: Case, account: Account, rng: random.Random
+) -> Evidence | None:
+    """Two rounds on ``account``, a paced player's (a person's account, young: tens of plays at
+    most), at the end of its way back: the first after a person's pause (``IDLE_PAUSE_S``)
+    between its first tickets and its requests sent together, at one instant or spread over
+    ``STAGGER_S`` as the seed draws; the second at once, of the other kind. A wallet that
+    loses updates only between the requests of an account that lay idle (a session reloaded
+    after a second of silence), or only between a young account's requests a fraction of a
+    second apart (a new player's lease), meets them here: every other round comes the moment
+    the account's last request was answered, and spread only on old accounts."""
+    spreads = [STAGGER_S, 0.0] if rng.random() < 0.5 else [0.0, STAGGER_S]
+    kinds = [(spreads[0], True), (spreads[1], False)]
+    return _rounds_on(session, case, account, rng, kinds)
+
+
+def _rounds_on(
+    session: Session,
+    case: Case,
+    account: Account,
+    rng: random.Random,
+    kinds: list[tuple[float, bool]],
+) -> Evidence | None:
+    """Rounds on ``account``, each of ``kinds`` (its spread, and whether a person's pause comes
+    before its requests sent together); a round the balance cannot pay is not sent (its plays
+    would be refused for the money)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     dearest = max(stake for _, stake in pairs)
     sold: list[tuple[int, int]] = []
-    for number in range(OLD_ROUNDS):
+    for number, (stagger_s, idle) in enumerate(kinds):
         if session.balance(account) < LEAST_STAKES * dearest:
             return None
-        stagger_s = STAGGER_S if number % 2 else 0.0
-        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s)
+        idle_s = rng.uniform(*IDLE_PAUSE_S) if idle else 0.0
+        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s, idle_s)
         if found is not None:
             return found
     return None
@@ -194,10 +235,11 @@ def _round(
     sold_at_once: list[tuple[int, int]],
     account: Account | None = None,
     stagger_s: float = 0.0,
+    idle_s: float = 0.0,
 ) -> Evidence | None:
     """One round (the module docstring), on an account opened with ``funding`` (or
     ``account``), its requests sent at one instant (or each at a moment drawn over
-    ``stagger_s``)."""
+    ``stagger_s``), ``idle_s`` after its first tickets were answered."""
     if account is None:
         account = _opened(session, funding, max(stake for _, stake in pairs))
     script = _script(session, rng, pairs)
@@ -212,6 +254,7 @@ def _round(
         clicked = (str(second["play_id"]), script.button)
     sent = script.sent
     offsets = [rng.uniform(0.0, stagger_s) if stagger_s else 0.0 for _ in sent]
+    time.sleep(idle_s)  # the account idle: a person's pause, then the requests together
     poll_s = STAGGER_POLL_S if stagger_s else POLL_S
     answers: list[Any] = [None] * len(sent)
     barrier = threading.Barrier(len(sent))
@@ -247,6 +290,7 @@ def _round(
 
     in_threads(len(sent), run)
     when = f"within {stagger_s:g} s" if stagger_s else "at once"
+    when += f", {idle_s:.1f} s after its last request:" if idle_s else ""
     where = f"round {number}: an account holding {start} cents sent {when} " + ", ".join(
         w if isinstance(w, str) else f"a play of {w[1]} cents at {w[0]}" for w in sent
     )
@@ -254,6 +298,7 @@ def _round(
         "operation": "at once",
         "sent": [list(w) if isinstance(w, tuple) else w for w in sent],
         **({"offsets_s": [round(o, 3) for o in offsets]} if stagger_s else {}),
+        **({"idle_s": round(idle_s, 3)} if idle_s else {}),
     }
 
     def found(requirement: str, expected: Any, got: Any, note: str) -> Evidence:

@@ -1,0 +1,146 @@
+"""Faults a tenth red team wrote (5 December 2026) after reading the suite's overlapping
+requests as a vendor would: every round of one account's requests that overlap came the moment
+the account's last request was answered (its first tickets bought a few milliseconds before),
+never after the account lay idle; the rounds spread over a person's fraction of a second were
+sent by old accounts only (hundreds of plays deep), a young account's (a paced player's, one
+opened for the check) were each a burst at one instant; the paced players, people, never sent
+two requests at once. Each class is the reference with one behaviour changed, its docstring
+the bug as a vendor would write it (``variants.py`` registers them with what must catch them);
+the last is correct, a control.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from reference._service import Document, GameService
+
+from ._round4_faults import _balance_of, _lot_of
+from ._round8_faults import WINDOW_S, _Locks, _set_balance
+from ._round9_faults import LeaseExpiresMidWinLostUpdate, _regular
+
+#: an account with no request for this long is cold: its session left the server's cache
+IDLE_S = 1.0
+#: how long loading a cold account's session takes (its wallet row, limits, counters)
+WARM_UP_S = 0.05
+
+
+class _Activity(GameService):
+    """The reference that notes each account's last request (any endpoint), and whether a
+    request falls while the account's session loads: the first request after ``IDLE_S`` of
+    silence starts a load of ``WARM_UP_S``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._activity = threading.Lock()
+        self._last: dict[str, float] = {}  # account: its last request
+        self._loaded_at: dict[str, float] = {}  # account: when its session's load ends
+
+    def touch(self, account_id: object) -> bool:
+        """Note a request of ``account_id`` now; whether it falls in a load of its session."""
+        key, now = str(account_id), time.monotonic()
+        with self._activity:
+            last = self._last.get(key)
+            self._last[key] = now
+            if last is not None and now - last >= IDLE_S:
+                self._loaded_at[key] = now + WARM_UP_S
+            return self._loaded_at.get(key, 0.0) > now
+
+    def open_account(self, balance_cents: object) -> Document:
+        opened = super().open_account(balance_cents)
+        self.touch(opened["account_id"])
+        return opened
+
+    def balance(self, account_id: object, token: object) -> Document:
+        answer = super().balance(account_id, token)
+        self.touch(account_id)
+        return answer
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        answer = super().history(account_id, token, limit)
+        self.touch(account_id)
+        return answer
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        self.touch(self.authenticate(token))
+        return super().reveal(play_id, token, button)
+
+    def auto(self, play_id: object, token: object) -> Document:
+        self.touch(self.authenticate(token))
+        return super().auto(play_id, token)
+
+
+# == requests that overlap after the account lay idle ============================================
+
+
+class ColdAccountBurstLostUpdate(_Activity):
+    """Contract 4 (the stake debited and the prize credited at once, atomically): an account's
+    session stays in the app servers' cache while the account is active; the first request
+    after a second of silence loads it again (50 ms: the wallet row, the limits, the loyalty
+    counters), and a play that comes while it loads is served from the wallet row read at its
+    start and written back with no lock (balance - stake + lot: "nothing else can be running,
+    the session was cold"). Plays of an account at once after it lay idle (the app opened on
+    two devices after a pause, "buy" tapped on both) lose all but one's debit and lot. An
+    active account's plays, at once or a fraction of a second apart, are right; so is any play
+    alone."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        self.authorize_account(account_id, token)  # someone else's token: refused, untouched
+        if not self.touch(account_id):
+            return super().play(account_id, token, game, stake_cents)
+        before = _balance_of(self, account_id)
+        time.sleep(WINDOW_S)  # the session's wallet row, read as it loads
+        result = super().play(account_id, token, game, stake_cents)
+        if before is None:
+            return result
+        written = before - int(result["stake_cents"]) + _lot_of(self, result["play_id"])
+        if written == result["balance_cents"]:
+            return result
+        _set_balance(self, account_id, written)
+        return {**result, "balance_cents": written}
+
+
+# == a young account's requests a person's fraction of a second apart ============================
+
+
+class YoungAccountLeaseLostUpdate(LeaseExpiresMidWinLostUpdate):
+    """Contract 4 (the stake debited and the prize credited at once, atomically): an account
+    under its 150th play is on the new-player wallet, where a play takes a lease on the account
+    (Redis ``SET NX PX 50``) and a play that finds it taken is refused with 409; a win waits
+    150 ms for the welcome-offer service, then writes the balance computed at its start, its
+    lease expired by then: a play of the same account 50 to 150 ms after a win (a second
+    device, "buy again" tapped while the win is confirmed) is let in and erased. A regular
+    (150 plays and more) is on the ledger, locked, and right; plays of a young account at one
+    instant are refused with 409 (a reservation), one after another right."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        if _regular(self, account_id):
+            return GameService.play(self, account_id, token, game, stake_cents)
+        return super().play(account_id, token, game, stake_cents)
+
+
+# == a control: correct =========================================================================
+
+
+class ColdAccountLocked(_Activity, _Locks):
+    """Correct (a control): a cold account's session loads for 50 ms as above, and every play
+    holds the account's lock while it does; plays of an account after it lay idle, at once or
+    not, see one serial order."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        self.authorize_account(account_id, token)
+        with self._named_lock(str(account_id)):
+            if self.touch(account_id):
+                time.sleep(WINDOW_S)  # the session loads
+            return super().play(account_id, token, game, stake_cents)
+
+
+__all__ = ["ColdAccountBurstLostUpdate", "ColdAccountLocked", "YoungAccountLeaseLostUpdate"]
