@@ -11,6 +11,7 @@ the last is correct, a control.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any
@@ -125,6 +126,35 @@ class YoungAccountLeaseLostUpdate(LeaseExpiresMidWinLostUpdate):
         return super().play(account_id, token, game, stake_cents)
 
 
+# == a click and AUTO on one ticket at once =====================================================
+
+
+class ClickBesideAutoReopensButtons(_Locks):
+    """Robots 4.4 (AUTO at any moment has the rest revealed) and contract 4 (409 when that
+    button has nothing left): a click loads the ticket's reveal state, renders its frame (a
+    few ms) and saves the state it loaded with its button moved on by one; clicks of one
+    ticket wait for each other (a double click is right), but AUTO is the reveal-all worker's
+    and takes no such lock. A click on a ticket at the moment AUTO reveals it (a tap on a
+    button while "reveal all" runs) saves the state from before AUTO: every other button opens
+    again, and a later click on one answers its symbols as if AUTO had never run. AUTO alone,
+    clicks alone and clicks after AUTO are right; the ticket, its lot and AUTO again too."""
+
+    def reveal(self, play_id: object, token: object, button: object) -> Document:
+        owner = self.authenticate(token)
+        with self._named_lock(("click", str(play_id))):
+            with self._connection() as db:
+                loaded = str(self._own_play(db, play_id, owner)["revealed"])
+            answer = super().reveal(play_id, token, button)
+            time.sleep(WINDOW_S)  # the frame rendered
+            shown = json.loads(loaded)
+            shown[int(answer["button"])] += 1
+            with self._transaction() as db:  # the frame saved with the state it loaded
+                db.execute(
+                    "UPDATE plays SET revealed = ? WHERE play_id = ?", (json.dumps(shown), play_id)
+                )
+            return answer
+
+
 # == a control: correct =========================================================================
 
 
@@ -143,4 +173,9 @@ class ColdAccountLocked(_Activity, _Locks):
             return super().play(account_id, token, game, stake_cents)
 
 
-__all__ = ["ColdAccountBurstLostUpdate", "ColdAccountLocked", "YoungAccountLeaseLostUpdate"]
+__all__ = [
+    "ClickBesideAutoReopensButtons",
+    "ColdAccountBurstLostUpdate",
+    "ColdAccountLocked",
+    "YoungAccountLeaseLostUpdate",
+]

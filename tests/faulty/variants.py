@@ -1409,6 +1409,14 @@ _service(
     ["play.money.concurrent_one_account"],
 )
 _service(
+    "play_click_beside_auto_reopens_buttons",
+    "play",
+    "robots 4.4",
+    r10.ClickBesideAutoReopensButtons,
+    ["robots.4.4.auto_any_moment"],
+    ("robots",),
+)
+_service(
     "play_young_account_lease_lost_update",
     "play",
     "contract 4",
