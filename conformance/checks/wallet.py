@@ -388,6 +388,8 @@ def balance_read(ctx: CheckContext) -> None:
 @check(
     "play.concurrent_one_account",
     covers=[ONE_ACCOUNT, ORDER],
+    # a button tapped as AUTO reveals its ticket, in the rounds of requests of every kind
+    per_game=lambda k: [k.reveals.auto_any_moment] if k.reveals else [],
     capability="play",
     cost="long",
     exclusive=True,  # the units sold at once are compared with the units on sale

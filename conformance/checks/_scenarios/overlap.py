@@ -21,6 +21,11 @@ two plays at once, a reservation), and judged once every ticket is known:
 - once every request is answered, the balance read answers the order's end, and the history's
   page the round's plays newest (``_settled``): a cache that a read overlapping a play filled
   with what it loaded before the play was written answers the old ones;
+- where the first ticket has buttons, one of them is tapped with the requests sent together
+  (a tap while "reveal all" runs on the same ticket); once both are answered, a click on
+  another button of it is refused with 409, AUTO having revealed the rest
+  (``robots.4.4.auto_any_moment``: a click that saves back the reveal state it loaded
+  before AUTO's opens the buttons again);
 - a play bought after the round answers the balance the round ended at, less its stake, plus
   its lot: an AUTO that saves back the balance it loaded before the plays landed loses them;
 - the balance read after that play is that play's ``balance_cents``.
@@ -91,7 +96,7 @@ IDLE_ROUNDS = (4, 9)
 
 
 def plan(
-    rng: random.Random, pairs: list[tuple[str, int]], click: bool
+    rng: random.Random, pairs: list[tuple[str, int]], click: bool, tap: bool = False
 ) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
     two in scope), ``"auto"``, a ``"click"`` when ``click``, ``READS_AT_ONCE`` ``"read"`` and
@@ -102,6 +107,7 @@ def plan(
     sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
     sent += ["history"] * len(HISTORY_READS)
     sent += ["click"] if click else []
+    sent += ["tap"] if tap else []
     rng.shuffle(sent)
     return sent
 
@@ -281,6 +287,11 @@ def _round(
                 time.sleep(poll_s)
         elif what == "auto":
             answers[t] = session.auto(account, str(first["play_id"]))
+        elif what == "tap" and script.tap is not None:  # a button of the ticket AUTO reveals
+            play_id = str(first["play_id"])
+            answers[t] = refused(
+                partial(session.adapter.reveal, play_id, account.token, script.tap)
+            )
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
             answers[t] = refused(
                 partial(session.adapter.reveal, clicked[0], account.token, clicked[1])
@@ -370,7 +381,8 @@ def _round(
     before = [str(first["play_id"]), *([clicked[0]] if clicked else [])]
     at_once = [str(a["play_id"]) for a, _, _ in sold]
     settled = _settled(session, account, end, (before, at_once), found)
-    return settled or _after(session, account, script.after, end, found)
+    closed = settled or _closed_after_auto(session, account, first, script, found)
+    return closed or _after(session, account, script.after, end, found)
 
 
 @dataclass(frozen=True)
@@ -384,6 +396,7 @@ class Script:
     button: int
     sent: list[tuple[str, int] | str]
     after: tuple[str, int]
+    tap: int | None = None  # a button of the first ticket tapped as AUTO reveals it (None: none)
 
 
 def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) -> Script:
@@ -391,8 +404,10 @@ def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) 
     clickable = [p for p in pairs if _buttons(session, p[0])]
     second = rng.choice(clickable) if clickable else None
     button = rng.randrange(_buttons(session, second[0])) if second is not None else 0
-    sent = plan(rng, pairs, second is not None)
-    return Script(first, second, button, sent, rng.choice(pairs))
+    taps = _buttons(session, first[0])
+    tap = rng.randrange(taps) if taps else None
+    sent = plan(rng, pairs, second is not None, tap is not None)
+    return Script(first, second, button, sent, rng.choice(pairs), tap)
 
 
 def serial_replay(
@@ -537,6 +552,37 @@ def _settled(
                 f"first tickets ({len(set(every) - newest)} of them missing)",
             )
     return None
+
+
+def _closed_after_auto(
+    session: Session,
+    account: Account,
+    first: Document,
+    script: Script,
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """The first ticket, tapped (``script.tap``) as AUTO revealed it, clicked once more on
+    the next button: refused with 409, AUTO having revealed the rest whichever came first (a
+    click that saves back the reveal state it loaded before AUTO's opens the buttons again)."""
+    if script.tap is None:
+        return None
+    game = script.first[0]
+    button = (script.tap + 1) % _buttons(session, game)
+    play_id = str(first["play_id"])
+    reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
+    if isinstance(reply, ErrorReply) and reply.status == CONFLICT:
+        return None
+    reveals = kit(game).reveals
+    if reveals is None:  # a game with buttons has its reveal rules
+        return None
+    return found(
+        reveals.auto_any_moment,
+        "409: nothing left to reveal once AUTO has revealed the rest",
+        reply_doc(reply),
+        f"a button of the {game} ticket bought first was tapped as AUTO revealed it; once both "
+        f"were answered, a click on its button {button} was "
+        + ("accepted" if not isinstance(reply, ErrorReply) else f"refused {reply.status}"),
+    )
 
 
 def _after(
