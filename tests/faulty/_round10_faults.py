@@ -173,7 +173,18 @@ class ColdAccountLocked(_Activity, _Locks):
             return super().play(account_id, token, game, stake_cents)
 
 
+class ClickBesideAutoLocked(ClickBesideAutoReopensButtons):
+    """Correct (a control): clicks save back the reveal state they loaded, as above, and AUTO
+    waits for the ticket's clicks (it takes their lock): a tap as AUTO reveals the ticket is
+    answered before AUTO (its symbol) or after it (409), and the ticket stays revealed."""
+
+    def auto(self, play_id: object, token: object) -> Document:
+        with self._named_lock(("click", str(play_id))):
+            return super().auto(play_id, token)
+
+
 __all__ = [
+    "ClickBesideAutoLocked",
     "ClickBesideAutoReopensButtons",
     "ColdAccountBurstLostUpdate",
     "ColdAccountLocked",
