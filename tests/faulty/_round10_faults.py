@@ -26,6 +26,8 @@ from ._round9_faults import LeaseExpiresMidWinLostUpdate, _regular
 IDLE_S = 1.0
 #: how long loading a cold account's session takes (its wallet row, limits, counters)
 WARM_UP_S = 0.05
+#: how long AUTO renders a ticket's reveals before its settlement record is filled
+SETTLE_S = 0.01
 
 
 class _Activity(GameService):
@@ -155,6 +157,37 @@ class ClickBesideAutoReopensButtons(_Locks):
             return answer
 
 
+class DoubleAutoAnswersEmptySettlement(_Locks):
+    """Contract 4 (AUTO answers the ticket, its prize and wins; asked again, the same): AUTO
+    settles a ticket by opening its settlement record (empty), rendering the reveals (10 ms),
+    then filling it; an AUTO of the same ticket that comes while the first renders (a double
+    tap on "reveal all", two devices) finds the record open and answers it as it stands: the
+    ticket, ``prize_cents`` 0 and no wins. AUTO alone, and AUTO asked again once the first is
+    answered, are right."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._settling: set[str] = set()
+
+    def auto(self, play_id: object, token: object) -> Document:
+        key = str(play_id)
+        with self._guard:
+            open_already = key in self._settling
+            self._settling.add(key)
+        if open_already:
+            owner = self.authenticate(token)
+            with self._connection() as db:
+                ticket = str(self._own_play(db, play_id, owner)["ticket"])
+            return {"play_id": key, "ticket": ticket, "prize_cents": 0, "wins": []}
+        try:
+            answer = super().auto(play_id, token)
+            time.sleep(SETTLE_S)  # the reveals rendered, the record filled
+            return answer
+        finally:
+            with self._guard:
+                self._settling.discard(key)
+
+
 # == a control: correct =========================================================================
 
 
@@ -188,5 +221,6 @@ __all__ = [
     "ClickBesideAutoReopensButtons",
     "ColdAccountBurstLostUpdate",
     "ColdAccountLocked",
+    "DoubleAutoAnswersEmptySettlement",
     "YoungAccountLeaseLostUpdate",
 ]

@@ -1,19 +1,21 @@
 """The tenth red team's faults (tests/faulty/_round10_faults.py): each rejected for the
 requirement it breaks and for no other, and correct controls that stay certified.
 
-All three passed the play area before this round (docs/certify.md has the table): a wallet that
+All four passed the play area before this round (docs/certify.md has the table): a wallet that
 loses updates only between the requests of an account that lay idle (its session reloaded
-after a second of silence), one that does only between a young account's requests a fraction
-of a second apart (a new player's lease that expires while a win is confirmed), and a click
-that saves back the reveal state it loaded, so that a tap on a ticket as AUTO reveals it opens
-its buttons again. What changed: two of the old accounts' overlapping rounds, and the first of
-two rounds every paced player now ends its way back with (``overlap.paced_rounds``: a person's
-account, young, that never sent two requests at once before), come after a person's pause
-between their first tickets and their requests sent together (``overlap.IDLE_PAUSE_S``); a
-paced player's rounds are one at one instant, one spread over ``overlap.STAGGER_S``, in the
-order the seed draws; every round whose first ticket has buttons taps one of them with the
-requests sent together and, once both are answered, clicks another: refused with 409
-(``overlap._closed_after_auto``).
+after a second of silence); one that does only between a young account's requests a fraction
+of a second apart (a new player's lease that expires while a win is confirmed); a click that
+saves back the reveal state it loaded, so that a tap on a ticket as AUTO reveals it opens its
+buttons again; an AUTO that answers a settlement still being made (no wins, no prize) to an
+AUTO of the same ticket in flight. What changed: two of the old accounts' overlapping rounds,
+and the first of two rounds every paced player now ends its way back with
+(``overlap.paced_rounds``: a person's account, young, that never sent two requests at once),
+come after a person's pause between their first tickets and their requests sent together
+(``overlap.IDLE_PAUSE_S``); a paced player's rounds are one at one instant, one spread over
+``overlap.STAGGER_S``, in the order the seed draws; every round whose first ticket has buttons
+taps one of them with the requests sent together and, once both are answered, clicks another:
+refused with 409 (``overlap._closed_after_auto``); every round sends the first ticket's AUTO
+twice (``overlap._auto_twice``: a double tap on "reveal all").
 """
 
 from __future__ import annotations
@@ -40,12 +42,14 @@ ROUND_10 = (
     "play_cold_account_burst_lost_update",
     "play_young_account_lease_lost_update",
     "play_click_beside_auto_reopens_buttons",
+    "play_double_auto_answers_empty_settlement",
 )
 #: each variant and the requirement a run narrowed to it names
 NARROWED = {
     "play_cold_account_burst_lost_update": ONE_ACCOUNT,
     "play_young_account_lease_lost_update": ONE_ACCOUNT,
     "play_click_beside_auto_reopens_buttons": AUTO_ANY_MOMENT,
+    "play_double_auto_answers_empty_settlement": "play.auto.answer",
 }
 FAST = ("play_cold_account_burst_lost_update", "play_click_beside_auto_reopens_buttons")
 
@@ -94,7 +98,7 @@ def test_a_round_with_buttons_taps_the_ticket_auto_reveals() -> None:
     pairs = [("robots", 100), ("eldorado", 50)]
     for seed in range(10):
         sent = overlap.plan(random.Random(seed), pairs, click=True, tap=True)
-        assert sent.count("tap") == 1 and sent.count("auto") == 1
+        assert sent.count("tap") == 1 and sent.count("auto") == sent.count("again") == 1
         assert "tap" not in overlap.plan(random.Random(seed), pairs, click=True)
 
 

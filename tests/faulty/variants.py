@@ -1417,6 +1417,13 @@ _service(
     ("robots",),
 )
 _service(
+    "play_double_auto_answers_empty_settlement",
+    "play",
+    "contract 4",
+    r10.DoubleAutoAnswersEmptySettlement,
+    ["play.auto.answer"],
+)
+_service(
     "play_young_account_lease_lost_update",
     "play",
     "contract 4",

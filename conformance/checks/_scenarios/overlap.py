@@ -21,6 +21,9 @@ two plays at once, a reservation), and judged once every ticket is known:
 - once every request is answered, the balance read answers the order's end, and the history's
   page the round's plays newest (``_settled``): a cache that a read overlapping a play filled
   with what it loaded before the play was written answers the old ones;
+- the first ticket's AUTO is sent twice (a double tap on "reveal all"): the second answers the
+  same ticket and prize, its wins its ticket's (``play.auto.answer``), or is refused (row
+  ``auto-again``);
 - where the first ticket has buttons, one of them is tapped with the requests sent together
   (a tap while "reveal all" runs on the same ticket); once both are answered, a click on
   another button of it is refused with 409, AUTO having revealed the rest
@@ -61,6 +64,7 @@ from .client import (
     Case,
     Document,
     Session,
+    auto_fault,
     credit_requirement,
     evidence,
     ref_prize,
@@ -72,6 +76,7 @@ from .sales import in_threads
 ONE_ACCOUNT = "play.money.concurrent_one_account"
 CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
 BALANCE_READ = "play.money.balance_read"
+AUTO_ANSWER = "play.auto.answer"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
 READS_AT_ONCE = 3  # balance reads sent with them, each polling until the plays are answered
 #: the history reads polled with them, a reader each: the app's "my tickets" page, and its
@@ -99,12 +104,13 @@ def plan(
     rng: random.Random, pairs: list[tuple[str, int]], click: bool, tap: bool = False
 ) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
-    two in scope), ``"auto"``, a ``"click"`` when ``click``, ``READS_AT_ONCE`` ``"read"`` and
+    two in scope), ``"auto"`` and ``"again"`` (AUTO twice on one ticket), a ``"click"`` when
+    ``click``, ``READS_AT_ONCE`` ``"read"`` and
     a ``"history"`` reader for each of ``HISTORY_READS``, shuffled."""
     count = rng.randint(*PLAYS_AT_ONCE)
     chosen = rng.sample(pairs, min(2, len(pairs)))
     chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
-    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent: list[tuple[str, int] | str] = [*chosen, "auto", "again", *["read"] * READS_AT_ONCE]
     sent += ["history"] * len(HISTORY_READS)
     sent += ["click"] if click else []
     sent += ["tap"] if tap else []
@@ -285,8 +291,9 @@ def _round(
                 ):
                     break
                 time.sleep(poll_s)
-        elif what == "auto":
-            answers[t] = session.auto(account, str(first["play_id"]))
+        elif what in ("auto", "again"):  # twice, a double tap: judged by ``_auto_twice``
+            play_id = str(first["play_id"])
+            answers[t] = refused(partial(session.adapter.auto, play_id, account.token))
         elif what == "tap" and script.tap is not None:  # a button of the ticket AUTO reveals
             play_id = str(first["play_id"])
             answers[t] = refused(
@@ -316,6 +323,9 @@ def _round(
         named = {**case, "requirement": requirement}
         return evidence(named, expected, got, f"{where}: {note}", request)
 
+    twice = _auto_twice(session, account, str(first["play_id"]), script, sent, answers, found)
+    if twice is not None:
+        return twice
     played = [(w, a) for w, a in zip(sent, answers, strict=True) if isinstance(w, tuple)]
     refusals = [a for _, a in played if isinstance(a, ErrorReply)]
     wrong_refusals = [r for r in refusals if r.status != CONFLICT]
@@ -552,6 +562,56 @@ def _settled(
                 f"first tickets ({len(set(every) - newest)} of them missing)",
             )
     return None
+
+
+def _auto_twice(
+    session: Session,
+    account: Account,
+    play_id: str,
+    script: Script,
+    sent: list[tuple[str, int] | str],
+    answers: list[Any],
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """The first ticket's two AUTOs sent together (``"auto"`` and ``"again"``: a double tap on
+    "reveal all"): each answers the ticket, its prize and its ticket's wins, both the same
+    (``play.auto.answer``), or one is refused with a 4xx (AUTO asked again: row
+    ``auto-again``). An AUTO that answers a settlement still being made (no wins, no prize)
+    to an AUTO of the same ticket in flight shows. The answer is then kept as the session's
+    ``auto`` keeps one (both refused: ``auto`` asked once more, as it handles a refusal)."""
+    autos = [a for w, a in zip(sent, answers, strict=True) if w in ("auto", "again")]
+    docs = [a for a in autos if not isinstance(a, ErrorReply)]
+    wrong = [a for a in autos if isinstance(a, ErrorReply) and not 400 <= a.status < 500]
+    game, stake = script.first
+    faults = [f for f in (auto_fault(game, stake, d) for d in docs) if f is not None]
+    lots = {(d.get("ticket"), d.get("prize_cents"), _wins_key(d)) for d in docs}
+    lot = ref_prize(game, stake, str(docs[0].get("ticket"))) if docs else None
+    faults += [] if len(lots) < 2 else [f"answered {len(lots)} different documents"]
+    faults += [
+        f"prize_cents {d.get('prize_cents')}, its ticket's lot {lot}"
+        for d in docs
+        if lot is not None and d.get("prize_cents") != lot
+    ]
+    faults += [f"refused {a.status}" for a in wrong]
+    if faults:
+        return found(
+            AUTO_ANSWER,
+            {"ticket": docs[0].get("ticket") if docs else None, "prize_cents": lot},
+            [reply_doc(a) if isinstance(a, ErrorReply) else dict(a) for a in autos],
+            f"two AUTOs of the {game} ticket bought first, sent together: {faults[0]}",
+        )
+    if docs:
+        session.took_auto(play_id, docs[0])
+    else:
+        session.auto(account, play_id)
+    return None
+
+
+def _wins_key(doc: Document) -> str:
+    """An AUTO answer's wins, as a set (their order carries no meaning: contract 2)."""
+    wins = doc.get("wins")
+    items = wins if isinstance(wins, list) else [wins]
+    return repr(sorted(repr(sorted(w.items())) if isinstance(w, dict) else repr(w) for w in items))
 
 
 def _closed_after_auto(
