@@ -216,11 +216,21 @@ class ClickBesideAutoLocked(ClickBesideAutoReopensButtons):
             return super().auto(play_id, token)
 
 
+class DoubleAutoLocked(DoubleAutoAnswersEmptySettlement):
+    """Correct (a control): AUTO renders its ticket as above, and an AUTO of the same ticket
+    waits for the one in flight (the ticket's settlement lock), then answers it whole."""
+
+    def auto(self, play_id: object, token: object) -> Document:
+        with self._named_lock(("settle", str(play_id))):
+            return super().auto(play_id, token)
+
+
 __all__ = [
     "ClickBesideAutoLocked",
     "ClickBesideAutoReopensButtons",
     "ColdAccountBurstLostUpdate",
     "ColdAccountLocked",
     "DoubleAutoAnswersEmptySettlement",
+    "DoubleAutoLocked",
     "YoungAccountLeaseLostUpdate",
 ]

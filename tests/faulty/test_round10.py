@@ -84,6 +84,7 @@ def test_the_overlapping_rounds_name_the_fault(name: str) -> None:
         (r10.ColdAccountLocked, [ONE_ACCOUNT, "play.money.exact", "play.money.balance_read"]),
         (r10.ClickBesideAutoLocked, [AUTO_ANY_MOMENT, ONE_ACCOUNT, "robots.4.7.reveal_plus_one"]),
         (r9.SlowPrizeServiceLocked, [ONE_ACCOUNT, "play.money.exact"]),
+        (r10.DoubleAutoLocked, ["play.auto.answer", ONE_ACCOUNT]),
     ],
 )
 def test_a_correct_lock_stays_certified(control: type, requirements: list[str]) -> None:
