@@ -98,6 +98,7 @@ STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 #: the old accounts' rounds numbered in ``IDLE_ROUNDS`` and every paced player's first round
 IDLE_PAUSE_S = (0.5, 3.0)
 IDLE_ROUNDS = (4, 9)
+PACED_ROUNDS = 2  # the rounds a paced player ends its way back with (``paced_rounds``)
 
 
 def plan(
@@ -201,9 +202,10 @@ def old_account_rounds(
 def paced_rounds(
     session: Session, case: Case, account: Account, rng: random.Random
 ) -> Evidence | None:
-    """Two rounds on ``account``, a paced player's (a person's account, young: tens of plays at
-    most), at the end of its way back: the first after a person's pause (``IDLE_PAUSE_S``)
-    between its first tickets and its requests sent together, at one instant or spread over
+    """``PACED_ROUNDS`` (two) rounds on ``account``, a paced player's (a person's account,
+    young: tens of plays at most), at the end of its way back: the first after a person's
+    pause (``IDLE_PAUSE_S``) between its first tickets and its requests sent together, at one
+    instant or spread over
     ``STAGGER_S`` as the seed draws; the second at once, of the other kind. A wallet that
     loses updates only between the requests of an account that lay idle (a session reloaded
     after a second of silence), or only between a young account's requests a fraction of a
@@ -211,7 +213,7 @@ def paced_rounds(
     the account's last request was answered, and spread only on old accounts."""
     spreads = [STAGGER_S, 0.0] if rng.random() < 0.5 else [0.0, STAGGER_S]
     kinds = [(spreads[0], True), (spreads[1], False)]
-    return _rounds_on(session, case, account, rng, kinds)
+    return _rounds_on(session, case, account, rng, kinds[:PACED_ROUNDS])
 
 
 def _rounds_on(
