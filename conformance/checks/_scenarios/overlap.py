@@ -205,8 +205,8 @@ def paced_rounds(
     """``PACED_ROUNDS`` (two) rounds on ``account``, a paced player's (a person's account,
     young: tens of plays at most), at the end of its way back: the first after a person's
     pause (``IDLE_PAUSE_S``) between its first tickets and its requests sent together, at one
-    instant or spread over
-    ``STAGGER_S`` as the seed draws; the second at once, of the other kind. A wallet that
+    instant or spread over ``STAGGER_S`` as the seed draws; the second of the other kind. A
+    wallet that
     loses updates only between the requests of an account that lay idle (a session reloaded
     after a second of silence), or only between a young account's requests a fraction of a
     second apart (a new player's lease), meets them here: every other round comes the moment
