@@ -49,6 +49,8 @@ DEEP_JUDGED = 30  # plays judged past ``deep_units`` (their AUTO tied to their u
         f"{k.prize_article}.prize_credited",
         f"{k.history_article}.history_unrevealed",
         *(k.reveals.revealed_on if k.reveals else ()),
+        # a button tapped as AUTO reveals its ticket, in the accounts' overlapping rounds
+        *((k.reveals.auto_any_moment,) if k.reveals else ()),
     ],
     capability="play",
     cost="long",

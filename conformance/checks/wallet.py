@@ -387,7 +387,10 @@ def balance_read(ctx: CheckContext) -> None:
 
 @check(
     "play.concurrent_one_account",
-    covers=[ONE_ACCOUNT, ORDER],
+    # AUTO twice at once on a ticket, and a button tapped as AUTO reveals it, in the rounds of
+    # requests of every kind
+    covers=[ONE_ACCOUNT, ORDER, "play.auto.answer"],
+    per_game=lambda k: [k.reveals.auto_any_moment] if k.reveals else [],
     capability="play",
     cost="long",
     exclusive=True,  # the units sold at once are compared with the units on sale

@@ -32,6 +32,7 @@ from . import _round6_faults as r6
 from . import _round7_faults as r7
 from . import _round8_faults as r8
 from . import _round9_faults as r9
+from . import _round10_faults as r10
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1410,6 +1411,37 @@ _service(
     "play",
     "contract 4",
     r9.HistoryScreenCacheFilledMidPlay,
+    ["play.money.concurrent_one_account"],
+)
+
+# -- the tenth red team's faults (tests/faulty/_round10_faults.py) -----------------------------
+_service(
+    "play_cold_account_burst_lost_update",
+    "play",
+    "contract 4",
+    r10.ColdAccountBurstLostUpdate,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_click_beside_auto_reopens_buttons",
+    "play",
+    "robots 4.4",
+    r10.ClickBesideAutoReopensButtons,
+    ["robots.4.4.auto_any_moment"],
+    ("robots",),
+)
+_service(
+    "play_double_auto_answers_empty_settlement",
+    "play",
+    "contract 4",
+    r10.DoubleAutoAnswersEmptySettlement,
+    ["play.auto.answer"],
+)
+_service(
+    "play_young_account_lease_lost_update",
+    "play",
+    "contract 4",
+    r10.YoungAccountLeaseLostUpdate,
     ["play.money.concurrent_one_account"],
 )
 

@@ -259,6 +259,8 @@ def test_the_runner_runs_checks_side_by_side_with_the_same_reports(
     # the player sessions' old accounts end with rounds of requests sent at once (the ninth red
     # team's ``overlap.old_account_rounds``): a check's own concurrency, not the runner's
     monkeypatch.setattr("conformance.checks._scenarios.overlap.OLD_ROUNDS", 0)
+    # ... and the paced players' (the tenth's ``overlap.paced_rounds``)
+    monkeypatch.setattr("conformance.checks._scenarios.overlap.PACED_ROUNDS", 0)
     one_order, one_outcomes, one_most = certify_some(1)
     four_order, four_outcomes, four_most = certify_some(4)
     assert one_most == 1  # one check at a time makes one call at a time

@@ -296,6 +296,11 @@ class Session:
                 raise
             self.tickets.finished(play_id)
             return shown
+        return self.took_auto(play_id, doc)
+
+    def took_auto(self, play_id: str, doc: Document) -> tuple[str, int]:
+        """An AUTO answer for ``play_id`` the caller asked for itself (sent with other
+        requests at once): judged and kept as ``auto``'s."""
         bought = self.bought.get(play_id)
         fault = None if bought is None else auto_fault(*bought, doc)
         if bought is not None and doc["play_id"] != play_id:  # the play revealed, no other

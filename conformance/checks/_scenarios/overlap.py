@@ -21,13 +21,23 @@ two plays at once, a reservation), and judged once every ticket is known:
 - once every request is answered, the balance read answers the order's end, and the history's
   page the round's plays newest (``_settled``): a cache that a read overlapping a play filled
   with what it loaded before the play was written answers the old ones;
+- the first ticket's AUTO is sent twice (a double tap on "reveal all"): the second answers the
+  same ticket and prize, its wins its ticket's (``play.auto.answer``), or is refused (row
+  ``auto-again``);
+- where the first ticket has buttons, one of them is tapped with the requests sent together
+  (a tap while "reveal all" runs on the same ticket); once both are answered, a click on
+  another button of it is refused with 409, AUTO having revealed the rest
+  (``robots.4.4.auto_any_moment``: a click that saves back the reveal state it loaded
+  before AUTO's opens the buttons again);
 - a play bought after the round answers the balance the round ended at, less its stake, plus
   its lot: an AUTO that saves back the balance it loaded before the plays landed loses them;
 - the balance read after that play is that play's ``balance_cents``.
 
 ``old_account_rounds`` sends such rounds on an account that has played for a while (the player
 sessions' old accounts), the first at one instant, the others each request at a moment drawn
-over ``STAGGER_S``.
+over ``STAGGER_S``; ``paced_rounds`` two on a paced player's account (a person's: young), the
+first after a person's pause between its first tickets and its requests sent together (the
+account idle: ``IDLE_PAUSE_S``, as two of the old accounts' rounds too).
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
 the check that runs this names a fault that plays one after another show too by that
@@ -54,6 +64,7 @@ from .client import (
     Case,
     Document,
     Session,
+    auto_fault,
     credit_requirement,
     evidence,
     ref_prize,
@@ -65,6 +76,7 @@ from .sales import in_threads
 ONE_ACCOUNT = "play.money.concurrent_one_account"
 CONFLICT = 409  # a play refused while the account is busy with another (row play-conflict)
 BALANCE_READ = "play.money.balance_read"
+AUTO_ANSWER = "play.auto.answer"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
 READS_AT_ONCE = 3  # balance reads sent with them, each polling until the plays are answered
 #: the history reads polled with them, a reader each: the app's "my tickets" page, and its
@@ -81,20 +93,28 @@ LEAST_STAKES = 10  # ... or this many, past a wallet limit of the target's own: 
 OLD_ROUNDS = 14
 STAGGER_S = 0.3
 STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
+#: a person's pause between a round's first tickets and its requests sent together (the
+#: account idle meanwhile: the phone put down, picked up again, "buy" tapped on two devices):
+#: the old accounts' rounds numbered in ``IDLE_ROUNDS`` and every paced player's first round
+IDLE_PAUSE_S = (0.5, 3.0)
+IDLE_ROUNDS = (4, 9)
+PACED_ROUNDS = 2  # the rounds a paced player ends its way back with (``paced_rounds``)
 
 
 def plan(
-    rng: random.Random, pairs: list[tuple[str, int]], click: bool
+    rng: random.Random, pairs: list[tuple[str, int]], click: bool, tap: bool = False
 ) -> list[tuple[str, int] | str]:
     """What one round sends at once: plays at pairs drawn (two pairs at least when there are
-    two in scope), ``"auto"``, a ``"click"`` when ``click``, ``READS_AT_ONCE`` ``"read"`` and
+    two in scope), ``"auto"`` and ``"again"`` (AUTO twice on one ticket), a ``"click"`` when
+    ``click``, ``READS_AT_ONCE`` ``"read"`` and
     a ``"history"`` reader for each of ``HISTORY_READS``, shuffled."""
     count = rng.randint(*PLAYS_AT_ONCE)
     chosen = rng.sample(pairs, min(2, len(pairs)))
     chosen += [rng.choice(pairs) for _ in range(count - len(chosen))]
-    sent: list[tuple[str, int] | str] = [*chosen, "auto", *["read"] * READS_AT_ONCE]
+    sent: list[tuple[str, int] | str] = [*chosen, "auto", "again", *["read"] * READS_AT_ONCE]
     sent += ["history"] * len(HISTORY_READS)
     sent += ["click"] if click else []
+    sent += ["tap"] if tap else []
     rng.shuffle(sent)
     return sent
 
@@ -167,18 +187,53 @@ def old_account_rounds(
     """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
     sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
     way back), every other round's requests sent at one instant (the first's too), the
-    others' each leaving at a moment drawn over ``STAGGER_S``: a wallet that loses updates
+    others' each leaving at a moment drawn over ``STAGGER_S``, the rounds numbered in
+    ``IDLE_ROUNDS`` (one of each kind) after a person's pause: a wallet that loses updates
     only between an old account's requests, or only between requests a fraction of a second
-    apart (a lease that expires while a win is confirmed), meets them here. A round the
-    balance cannot pay is not sent (its plays would be refused for the money)."""
+    apart (a lease that expires while a win is confirmed), or only after the account lay
+    idle, meets them here. A round the balance cannot pay is not sent (its plays would be
+    refused for the money)."""
+    kinds = [
+        (STAGGER_S if number % 2 else 0.0, number in IDLE_ROUNDS) for number in range(OLD_ROUNDS)
+    ]
+    return _rounds_on(session, case, account, rng, kinds)
+
+
+def paced_rounds(
+    session: Session, case: Case, account: Account, rng: random.Random
+) -> Evidence | None:
+    """``PACED_ROUNDS`` (two) rounds on ``account``, a paced player's (a person's account,
+    young: tens of plays at most), at the end of its way back: the first after a person's
+    pause (``IDLE_PAUSE_S``) between its first tickets and its requests sent together, at one
+    instant or spread over ``STAGGER_S`` as the seed draws; the second of the other kind. A
+    wallet that
+    loses updates only between the requests of an account that lay idle (a session reloaded
+    after a second of silence), or only between a young account's requests a fraction of a
+    second apart (a new player's lease), meets them here: every other round comes the moment
+    the account's last request was answered, and spread only on old accounts."""
+    spreads = [STAGGER_S, 0.0] if rng.random() < 0.5 else [0.0, STAGGER_S]
+    kinds = [(spreads[0], True), (spreads[1], False)]
+    return _rounds_on(session, case, account, rng, kinds[:PACED_ROUNDS])
+
+
+def _rounds_on(
+    session: Session,
+    case: Case,
+    account: Account,
+    rng: random.Random,
+    kinds: list[tuple[float, bool]],
+) -> Evidence | None:
+    """Rounds on ``account``, each of ``kinds`` (its spread, and whether a person's pause comes
+    before its requests sent together); a round the balance cannot pay is not sent (its plays
+    would be refused for the money)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     dearest = max(stake for _, stake in pairs)
     sold: list[tuple[int, int]] = []
-    for number in range(OLD_ROUNDS):
+    for number, (stagger_s, idle) in enumerate(kinds):
         if session.balance(account) < LEAST_STAKES * dearest:
             return None
-        stagger_s = STAGGER_S if number % 2 else 0.0
-        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s)
+        idle_s = rng.uniform(*IDLE_PAUSE_S) if idle else 0.0
+        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s, idle_s)
         if found is not None:
             return found
     return None
@@ -194,10 +249,11 @@ def _round(
     sold_at_once: list[tuple[int, int]],
     account: Account | None = None,
     stagger_s: float = 0.0,
+    idle_s: float = 0.0,
 ) -> Evidence | None:
     """One round (the module docstring), on an account opened with ``funding`` (or
     ``account``), its requests sent at one instant (or each at a moment drawn over
-    ``stagger_s``)."""
+    ``stagger_s``), ``idle_s`` after its first tickets were answered."""
     if account is None:
         account = _opened(session, funding, max(stake for _, stake in pairs))
     script = _script(session, rng, pairs)
@@ -212,6 +268,7 @@ def _round(
         clicked = (str(second["play_id"]), script.button)
     sent = script.sent
     offsets = [rng.uniform(0.0, stagger_s) if stagger_s else 0.0 for _ in sent]
+    time.sleep(idle_s)  # the account idle: a person's pause, then the requests together
     poll_s = STAGGER_POLL_S if stagger_s else POLL_S
     answers: list[Any] = [None] * len(sent)
     barrier = threading.Barrier(len(sent))
@@ -236,8 +293,14 @@ def _round(
                 ):
                     break
                 time.sleep(poll_s)
-        elif what == "auto":
-            answers[t] = session.auto(account, str(first["play_id"]))
+        elif what in ("auto", "again"):  # twice, a double tap: judged by ``_auto_twice``
+            play_id = str(first["play_id"])
+            answers[t] = refused(partial(session.adapter.auto, play_id, account.token))
+        elif what == "tap" and script.tap is not None:  # a button of the ticket AUTO reveals
+            play_id = str(first["play_id"])
+            answers[t] = refused(
+                partial(session.adapter.reveal, play_id, account.token, script.tap)
+            )
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
             answers[t] = refused(
                 partial(session.adapter.reveal, clicked[0], account.token, clicked[1])
@@ -247,6 +310,7 @@ def _round(
 
     in_threads(len(sent), run)
     when = f"within {stagger_s:g} s" if stagger_s else "at once"
+    when += f", {idle_s:.1f} s after its last request:" if idle_s else ""
     where = f"round {number}: an account holding {start} cents sent {when} " + ", ".join(
         w if isinstance(w, str) else f"a play of {w[1]} cents at {w[0]}" for w in sent
     )
@@ -254,12 +318,16 @@ def _round(
         "operation": "at once",
         "sent": [list(w) if isinstance(w, tuple) else w for w in sent],
         **({"offsets_s": [round(o, 3) for o in offsets]} if stagger_s else {}),
+        **({"idle_s": round(idle_s, 3)} if idle_s else {}),
     }
 
     def found(requirement: str, expected: Any, got: Any, note: str) -> Evidence:
         named = {**case, "requirement": requirement}
         return evidence(named, expected, got, f"{where}: {note}", request)
 
+    twice = _auto_twice(session, account, str(first["play_id"]), script, sent, answers, found)
+    if twice is not None:
+        return twice
     played = [(w, a) for w, a in zip(sent, answers, strict=True) if isinstance(w, tuple)]
     refusals = [a for _, a in played if isinstance(a, ErrorReply)]
     wrong_refusals = [r for r in refusals if r.status != CONFLICT]
@@ -325,7 +393,8 @@ def _round(
     before = [str(first["play_id"]), *([clicked[0]] if clicked else [])]
     at_once = [str(a["play_id"]) for a, _, _ in sold]
     settled = _settled(session, account, end, (before, at_once), found)
-    return settled or _after(session, account, script.after, end, found)
+    closed = settled or _closed_after_auto(session, account, first, script, found)
+    return closed or _after(session, account, script.after, end, found)
 
 
 @dataclass(frozen=True)
@@ -339,6 +408,7 @@ class Script:
     button: int
     sent: list[tuple[str, int] | str]
     after: tuple[str, int]
+    tap: int | None = None  # a button of the first ticket tapped as AUTO reveals it (None: none)
 
 
 def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) -> Script:
@@ -346,8 +416,10 @@ def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) 
     clickable = [p for p in pairs if _buttons(session, p[0])]
     second = rng.choice(clickable) if clickable else None
     button = rng.randrange(_buttons(session, second[0])) if second is not None else 0
-    sent = plan(rng, pairs, second is not None)
-    return Script(first, second, button, sent, rng.choice(pairs))
+    taps = _buttons(session, first[0])
+    tap = rng.randrange(taps) if taps else None
+    sent = plan(rng, pairs, second is not None, tap is not None)
+    return Script(first, second, button, sent, rng.choice(pairs), tap)
 
 
 def serial_replay(
@@ -492,6 +564,87 @@ def _settled(
                 f"first tickets ({len(set(every) - newest)} of them missing)",
             )
     return None
+
+
+def _auto_twice(
+    session: Session,
+    account: Account,
+    play_id: str,
+    script: Script,
+    sent: list[tuple[str, int] | str],
+    answers: list[Any],
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """The first ticket's two AUTOs sent together (``"auto"`` and ``"again"``: a double tap on
+    "reveal all"): each answers the ticket, its prize and its ticket's wins, both the same
+    (``play.auto.answer``), or one is refused with a 4xx (AUTO asked again: row
+    ``auto-again``). An AUTO that answers a settlement still being made (no wins, no prize)
+    to an AUTO of the same ticket in flight shows. The answer is then kept as the session's
+    ``auto`` keeps one (both refused: ``auto`` asked once more, as it handles a refusal)."""
+    autos = [a for w, a in zip(sent, answers, strict=True) if w in ("auto", "again")]
+    docs = [a for a in autos if not isinstance(a, ErrorReply)]
+    wrong = [a for a in autos if isinstance(a, ErrorReply) and not 400 <= a.status < 500]
+    game, stake = script.first
+    faults = [f for f in (auto_fault(game, stake, d) for d in docs) if f is not None]
+    lots = {(d.get("ticket"), d.get("prize_cents"), _wins_key(d)) for d in docs}
+    lot = ref_prize(game, stake, str(docs[0].get("ticket"))) if docs else None
+    faults += [] if len(lots) < 2 else [f"answered {len(lots)} different documents"]
+    faults += [
+        f"prize_cents {d.get('prize_cents')}, its ticket's lot {lot}"
+        for d in docs
+        if lot is not None and d.get("prize_cents") != lot
+    ]
+    faults += [f"refused {a.status}" for a in wrong]
+    if faults:
+        return found(
+            AUTO_ANSWER,
+            {"ticket": docs[0].get("ticket") if docs else None, "prize_cents": lot},
+            [reply_doc(a) if isinstance(a, ErrorReply) else dict(a) for a in autos],
+            f"two AUTOs of the {game} ticket bought first, sent together: {faults[0]}",
+        )
+    if docs:
+        session.took_auto(play_id, docs[0])
+    else:
+        session.auto(account, play_id)
+    return None
+
+
+def _wins_key(doc: Document) -> str:
+    """An AUTO answer's wins, as a set (their order carries no meaning: contract 2)."""
+    wins = doc.get("wins")
+    items = wins if isinstance(wins, list) else [wins]
+    return repr(sorted(repr(sorted(w.items())) if isinstance(w, dict) else repr(w) for w in items))
+
+
+def _closed_after_auto(
+    session: Session,
+    account: Account,
+    first: Document,
+    script: Script,
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """The first ticket, tapped (``script.tap``) as AUTO revealed it, clicked once more on
+    the next button: refused with 409, AUTO having revealed the rest whichever came first (a
+    click that saves back the reveal state it loaded before AUTO's opens the buttons again)."""
+    if script.tap is None:
+        return None
+    game = script.first[0]
+    button = (script.tap + 1) % _buttons(session, game)
+    play_id = str(first["play_id"])
+    reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
+    if isinstance(reply, ErrorReply) and reply.status == CONFLICT:
+        return None
+    reveals = kit(game).reveals
+    if reveals is None:  # a game with buttons has its reveal rules
+        return None
+    return found(
+        reveals.auto_any_moment,
+        "409: nothing left to reveal once AUTO has revealed the rest",
+        reply_doc(reply),
+        f"a button of the {game} ticket bought first was tapped as AUTO revealed it; once both "
+        f"were answered, a click on its button {button} was "
+        + ("accepted" if not isinstance(reply, ErrorReply) else f"refused {reply.status}"),
+    )
 
 
 def _after(

@@ -93,7 +93,7 @@ from .client import (
     reveal_tuple,
 )
 from .money import emptied_accounts
-from .overlap import old_account_rounds, serial_reads, serial_replay
+from .overlap import old_account_rounds, paced_rounds, serial_reads, serial_replay
 from .reveal import revealed_on
 from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
@@ -781,6 +781,16 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         overlapping = old_account_rounds(session, case, account, rounds_rng)
         if overlapping is not None:
             raise _Found(*_replay_named(session, case, overlapping, f"overlap:old:{game}:{stake}"))
+    # a paced player (a person: a young account that never sent two requests at once) ends
+    # with two such rounds, the first after a person's pause (the account idle, then "buy"
+    # tapped on two devices), at one instant or spread over a fraction of a second as the
+    # seed draws (``overlap.paced_rounds``: a wallet that loses updates only after an account
+    # lay idle, or only between a young account's requests some tens of milliseconds apart)
+    if player.paced and balance is not None:
+        drawn = rng.getrandbits(32)  # the way back's rng: the player's own seed
+        overlapping = paced_rounds(session, case, account, random.Random(f"{drawn}:overlap"))
+        if overlapping is not None:
+            raise _Found(*_replay_named(session, case, overlapping, f"overlap:paced:{drawn}"))
 
 
 def _replay_named(session: Session, case: Case, found: Evidence, salt: str) -> tuple[Evidence, str]:
