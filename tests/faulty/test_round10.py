@@ -32,7 +32,7 @@ from conformance.checks._scenarios.client import Session
 from . import _round9_faults as r9
 from . import _round10_faults as r10
 from ._base import reference_adapter, service_variant
-from .certify import certify
+from .certify import SEED, certify
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
@@ -51,7 +51,12 @@ NARROWED = {
     "play_click_beside_auto_reopens_buttons": AUTO_ANY_MOMENT,
     "play_double_auto_answers_empty_settlement": "play.auto.answer",
 }
-FAST = ("play_cold_account_burst_lost_update", "play_click_beside_auto_reopens_buttons")
+FAST = ("play_cold_account_burst_lost_update",)
+RACY = {"play_click_beside_auto_reopens_buttons": 3}
+"""Runs narrowed to the requirement that may pass before one fails: the click that saves back
+the state it loaded must land within its 3 ms window around AUTO's write; the taps cover
+AUTO's run one after another, and 7 runs of 8 met it (seed 20261129, integrator's
+measurement; docs/certify.md, round 10), so three runs that all miss it fail the test."""
 
 
 def test_every_round_10_variant_is_registered() -> None:
@@ -72,9 +77,13 @@ def test_round_10_variant_rejected_for_its_requirement_and_no_other(name: str) -
 )
 def test_the_overlapping_rounds_name_the_fault(name: str) -> None:
     requirement = NARROWED[name]
-    outcome = certify(VARIANTS[name].factory(), requirements=[requirement])
-    assert outcome.failed == [requirement], (outcome.failed, outcome.errored)
-    assert outcome.errored == [], outcome.errored
+    tries = RACY.get(name, 1)
+    for seed in (SEED, *range(1, tries)):  # a race met most runs, not every run: see RACY
+        outcome = certify(VARIANTS[name].factory(), requirements=[requirement], seed=seed)
+        assert outcome.errored == [], outcome.errored
+        if outcome.failed:
+            break
+    assert outcome.failed == [requirement], (outcome.failed, outcome.errored, tries)
 
 
 @pytest.mark.slow

@@ -24,9 +24,11 @@ two plays at once, a reservation), and judged once every ticket is known:
 - the first ticket's AUTO is sent twice (a double tap on "reveal all"): the second answers the
   same ticket and prize, its wins its ticket's (``play.auto.answer``), or is refused (row
   ``auto-again``);
-- where the first ticket has buttons, one of them is tapped with the requests sent together
-  (a tap while "reveal all" runs on the same ticket); once both are answered, a click on
-  another button of it is refused with 409, AUTO having revealed the rest
+- where the first ticket has buttons (half the rounds at least, where a game has them), they
+  are tapped one after another from the moment the requests leave together until one is
+  refused (a person tapping while "reveal all" runs on the same ticket: ``_taps``); once all
+  is answered, a click on another button of it is refused with 409, AUTO having revealed the
+  rest
   (``robots.4.4.auto_any_moment``: a click that saves back the reveal state it loaded
   before AUTO's opens the buttons again);
 - a play bought after the round answers the balance the round ended at, less its stake, plus
@@ -57,6 +59,7 @@ from typing import Any
 import reference
 from contract import ErrorReply
 
+from ..._evaluation import wins_multiset
 from ..._registry import Evidence, Reservation
 from ...games import kit
 from .client import (
@@ -78,6 +81,7 @@ CONFLICT = 409  # a play refused while the account is busy with another (row pla
 BALANCE_READ = "play.money.balance_read"
 AUTO_ANSWER = "play.auto.answer"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
+TAPS = 12  # buttons a person taps, one after another, while "reveal all" runs on the ticket
 READS_AT_ONCE = 3  # balance reads sent with them, each polling until the plays are answered
 #: the history reads polled with them, a reader each: the app's "my tickets" page, and its
 #: history screen (no ``limit``: the target's page)
@@ -296,11 +300,8 @@ def _round(
         elif what in ("auto", "again"):  # twice, a double tap: judged by ``_auto_twice``
             play_id = str(first["play_id"])
             answers[t] = refused(partial(session.adapter.auto, play_id, account.token))
-        elif what == "tap" and script.tap is not None:  # a button of the ticket AUTO reveals
-            play_id = str(first["play_id"])
-            answers[t] = refused(
-                partial(session.adapter.reveal, play_id, account.token, script.tap)
-            )
+        elif what == "tap" and script.tap is not None:  # buttons of the ticket AUTO reveals
+            answers[t] = _taps(session, account, str(first["play_id"]), script)
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
             answers[t] = refused(
                 partial(session.adapter.reveal, clicked[0], account.token, clicked[1])
@@ -412,8 +413,9 @@ class Script:
 
 
 def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) -> Script:
-    first = rng.choice(pairs)
     clickable = [p for p in pairs if _buttons(session, p[0])]
+    # the ticket AUTO reveals has buttons in half the rounds at least, where one has (taps)
+    first = rng.choice(clickable if clickable and rng.random() < 0.5 else pairs)
     second = rng.choice(clickable) if clickable else None
     button = rng.randrange(_buttons(session, second[0])) if second is not None else 0
     taps = _buttons(session, first[0])
@@ -586,7 +588,7 @@ def _auto_twice(
     wrong = [a for a in autos if isinstance(a, ErrorReply) and not 400 <= a.status < 500]
     game, stake = script.first
     faults = [f for f in (auto_fault(game, stake, d) for d in docs) if f is not None]
-    lots = {(d.get("ticket"), d.get("prize_cents"), _wins_key(d)) for d in docs}
+    lots = {(d.get("ticket"), d.get("prize_cents"), _wins_key(game, d)) for d in docs}
     lot = ref_prize(game, stake, str(docs[0].get("ticket"))) if docs else None
     faults += [] if len(lots) < 2 else [f"answered {len(lots)} different documents"]
     faults += [
@@ -609,11 +611,31 @@ def _auto_twice(
     return None
 
 
-def _wins_key(doc: Document) -> str:
-    """An AUTO answer's wins, as a set (their order carries no meaning: contract 2)."""
+def _wins_key(game: str, doc: Document) -> str:
+    """An AUTO answer's wins, as a multiset of their contract fields (their order carries no
+    meaning: contract 2; a field of the vendor's own beside them, a win's id or the moment it
+    was revealed, may differ from one answer to the next: row ``extra-fields``)."""
     wins = doc.get("wins")
-    items = wins if isinstance(wins, list) else [wins]
-    return repr(sorted(repr(sorted(w.items())) if isinstance(w, dict) else repr(w) for w in items))
+    if not isinstance(wins, list) or not all(isinstance(w, dict) for w in wins):
+        return repr(wins)
+    return repr(sorted(wins_multiset(game, doc).items()))
+
+
+def _taps(session: Session, account: Account, play_id: str, script: Script) -> object:
+    """A person tapping buttons of the ticket while "reveal all" runs on it: one tap the
+    moment the previous one is answered, on every other button from ``script.tap`` on (never
+    the one ``_closed_after_auto`` clicks), until one is refused (AUTO has revealed the rest,
+    or that button is spent) or ``TAPS`` were sent; the last answer. Taps one after another
+    cover AUTO's whole run, so a click that saves back what it loaded before AUTO's write
+    meets that write, whenever it lands."""
+    buttons = _buttons(session, script.first[0])
+    answer: object = None
+    for n in range(TAPS):
+        button = (int(script.tap or 0) + 2 * n) % buttons
+        answer = refused(partial(session.adapter.reveal, play_id, account.token, button))
+        if isinstance(answer, ErrorReply):
+            break
+    return answer
 
 
 def _closed_after_auto(
