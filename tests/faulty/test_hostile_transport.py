@@ -142,4 +142,9 @@ def test_a_check_exploring_plays_stops_at_the_first_timeout(tmp_path: Path) -> N
     report = json.loads((tmp_path / "report.json").read_text())
     (check,) = [c for c in report["checks"] if c["check_id"] == "play.robots_auto_any_moment"]
     assert "no complete answer within 1 s" in check["message"]
-    assert len(asked) <= 1, asked  # no replay into the dead endpoint (none: cut before it)
+    # no replay into the dead endpoint: one AUTO at most from each check that covers the
+    # requirement (the exploring one, and the overlap rounds': play.concurrent_one_account,
+    # play.player_sessions), where a shrink would replay scenario after scenario into it
+    ran = [c for c in report["checks"] if c.get("outcome") != "not_run"]
+    covering = [c for c in ran if "robots.4.4.auto_any_moment" in json.dumps(c)]
+    assert len(asked) <= len(covering), (asked, [c["check_id"] for c in covering])
