@@ -425,14 +425,20 @@ def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) 
 
 
 def serial_replay(
-    session: Session, case: Case, rounds: int | None = None, salt: str = "overlap"
+    session: Session,
+    case: Case,
+    rounds: int | None = None,
+    salt: str = "overlap",
+    pause_s: float = 0.0,
 ) -> str | None:
     """The rounds' purchases (``rounds`` of them, default the case's; drawn from the case's
     seed and ``salt``) made again one after another, each finished by AUTO before the next, on
-    accounts funded alike: the requirement a play's balance there breaks (before - stake +
-    lot: ``credit_requirement``), or None. A fault seen at once that this shows too is no race
-    (a wallet that drops the lot after a change of game, one that treats an account of this
-    funding otherwise, or one that credits wins late whoever plays)."""
+    accounts funded alike, each ``pause_s`` after the last request (the pause a round came
+    after: ``_round``'s ``idle_s``): the requirement a play's balance
+    there breaks (before - stake + lot: ``credit_requirement``), or None. A fault seen at once
+    that this shows too is no race (a wallet that drops the lot after a change of game, one
+    that treats an account of this funding otherwise, one that credits wins late whoever
+    plays, or only on a play that comes after a pause)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     rng = random.Random(f"{case['seed']}:{salt}")
     dearest = max(stake for _, stake in pairs)
@@ -443,6 +449,7 @@ def serial_replay(
         account = _opened(session, FUNDED_STAKES * dearest, dearest)
         balance = session.balance(account)
         for number, (game, stake) in enumerate(bought):
+            time.sleep(pause_s)  # the pace the round's purchases came at, after a pause
             answer = session.play(account, game, stake)
             if number == 1 and script.second is not None:  # clicked, left half revealed
                 play_id, token = str(answer["play_id"]), account.token

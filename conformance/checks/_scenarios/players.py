@@ -796,14 +796,17 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
 def _replay_named(session: Session, case: Case, found: Evidence, salt: str) -> tuple[Evidence, str]:
     """An old account's overlapping round's ``found`` and the requirement it breaks: the
     round's own, or, where it found the plays' order broken, the one plays made one after
-    another show too (``overlap.serial_replay``, ``OLD_REPLAYS`` rounds on fresh accounts, then
-    ``overlap.serial_reads``): a wallet that credits every win late, whoever plays, breaks
-    its game's prize_credited, a history page cached for seconds whoever reads it the history
-    limit's, not the one account's atomicity."""
+    another show too (``overlap.serial_replay``, ``OLD_REPLAYS`` rounds on fresh accounts, at
+    the pace of the round's pause if it came after one, then ``overlap.serial_reads``): a
+    wallet that credits every win late, whoever plays, or every win of a play that comes after
+    a person's pause, breaks its game's prize_credited, a history page cached for seconds
+    whoever reads it the history limit's, not the one account's atomicity."""
     named = str(found.input.get("requirement", ONE_ACCOUNT))
     if named != ONE_ACCOUNT:
         return found, named
-    serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay")
+    idle = (found.request or {}).get("idle_s")  # the pause the round came after, if any
+    pause_s = float(idle) if isinstance(idle, int | float) else 0.0
+    serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay", pause_s)
     serial = serial_reads(session, case) if serial is None else serial
     if serial is None:
         return found, named
