@@ -808,34 +808,34 @@ def _advance(service: GameService, game: str, stake: int, units: int) -> None:
         )
 
 
-class RefusalChargesAFee(GameService):
+class _RefusalChargesACent(GameService):
+    """A play refused with ``CHARGED`` still takes a cent off the balance."""
+
+    CHARGED = 0
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        try:
+            return super().play(account_id, token, game, stake_cents)
+        except ServiceError as exc:
+            if exc.status == self.CHARGED:
+                _add_balance(self, self.authorize_account(account_id, token), -1)
+            raise
+
+
+class RefusalChargesAFee(_RefusalChargesACent):
     """Contract 4: a play refused for lack of funds (402) still takes a cent off the balance
     (a "failed purchase" fee): the refusal changes the account."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        try:
-            return super().play(account_id, token, game, stake_cents)
-        except ServiceError as exc:
-            if exc.status == 402:
-                _add_balance(self, self.authorize_account(account_id, token), -1)
-            raise
+    CHARGED = 402
 
 
-class InvalidPlayChargesAFee(GameService):
+class InvalidPlayChargesAFee(_RefusalChargesACent):
     """Contract 4: a play refused as invalid (422: a stake the game does not sell, an unknown
     game) still takes a cent off the balance: the refusal changes the account."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        try:
-            return super().play(account_id, token, game, stake_cents)
-        except ServiceError as exc:
-            if exc.status == 422:
-                _add_balance(self, self.authorize_account(account_id, token), -1)
-            raise
+    CHARGED = 422
 
 
 class InvalidStakeRounded(GameService):
