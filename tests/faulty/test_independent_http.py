@@ -13,63 +13,26 @@ its refusals). Slow tier: a quick run with the CLI, as a lab would type it.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 
 from conformance import CheckContext, execute, registered_checks
 from harness import open_target
 
+from ._vendor_process import vendor_process
 from .certify import settings_for
 
-ROOT = Path(__file__).resolve().parents[2]
 EXPECTED_RESERVATIONS = {("security.tokens.bearer_only", "bearer-only")}
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _serve(db: Path, *options: str) -> Iterator[str]:
     """The independent vendor on ``db``, its URL; stopped (SIGTERM) at the end."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            *("-m", "tests.faulty.independent_http.server"),
-            *("--port", str(port), "--db", str(db), *options),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                requests.get(f"{url}/v1/implementation", timeout=2).raise_for_status()
-                break
-            except requests.RequestException:
-                assert server.poll() is None, server.stderr and server.stderr.read()
-                assert time.monotonic() < deadline, "the independent vendor did not start"
-                time.sleep(0.2)
+    with vendor_process("tests.faulty.independent_http.server", db, *options, start_s=30) as url:
         yield url
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -16,14 +16,10 @@ reservation), and one with ``--one-open-ticket`` (row ``play-conflict`` reserved
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -32,47 +28,13 @@ import requests
 from conformance import CheckContext, execute, registered_checks
 from harness import open_target
 
+from ._vendor_process import vendor_process
 from .certify import settings_for
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextmanager
-def _vendor(journal: Path, *options: str) -> Iterator[str]:
+def _vendor(journal: Path, *options: str) -> AbstractContextManager[str]:
     """The second independent vendor on ``journal``, its URL; stopped (SIGTERM) at the end."""
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "tests.faulty.independent_http2.server"),
-            *("--port", str(port), "--db", str(journal), *options),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                requests.get(f"{url}/v1/implementation", timeout=2).raise_for_status()
-                break
-            except requests.RequestException:
-                assert server.poll() is None, server.stderr and server.stderr.read()
-                assert time.monotonic() < deadline, "the second independent vendor did not start"
-                time.sleep(0.2)
-        yield url
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+    return vendor_process("tests.faulty.independent_http2.server", journal, *options)
 
 
 @pytest.fixture(scope="module")
