@@ -81,6 +81,7 @@ CONFLICT = 409  # a play refused while the account is busy with another (row pla
 BALANCE_READ = "play.money.balance_read"
 AUTO_ANSWER = "play.auto.answer"
 PLAYS_AT_ONCE = (3, 5)  # plays sent together, the seed's
+WIN_TRIES = 20  # plays bought at most for a win before a quiet read (``serial_reads``)
 TAPS = 12  # buttons a person taps, one after another, while "reveal all" runs on the ticket
 READS_AT_ONCE = 3  # balance reads sent with them, each polling until the plays are answered
 #: the history reads polled with them, a reader each: the app's "my tickets" page, and its
@@ -469,14 +470,17 @@ def serial_replay(
     return None
 
 
-def serial_reads(session: Session, case: Case, plays: int = 2) -> str | None:
+def serial_reads(session: Session, case: Case, plays: int = 2, pause_s: float = 0.0) -> str | None:
     """The round's reads made one after another: on an account funded alike, ``plays`` times,
     the balance and the history in each form of ``HISTORY_READS`` read, a play bought and
     finished by AUTO, then the same reads again, each after the last answer: the balance must
     be the play's answered one (``play.money.balance_read``), every history form must list the
     play newest (with a limit: ``play.history.limit``, "the newest ones"; without:
     ``play.history.complete``), or the requirement it breaks. A read that a cache answers
-    stale whoever overlaps it (a page kept for seconds) shows here too: it is no race."""
+    stale whoever overlaps it (a page kept for seconds) shows here too: it is no race. With
+    ``pause_s`` (the pause a round came after), plays are bought until one wins (at most
+    ``WIN_TRIES``) and the reads come ``pause_s`` after it: a read that a replica answers
+    without the last win once the account has been quiet a while shows too."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     game, stake = pairs[0]
     account = _opened(session, FUNDED_STAKES * stake, stake)
@@ -484,9 +488,14 @@ def serial_reads(session: Session, case: Case, plays: int = 2) -> str | None:
         session.balance(account)
         for limit in HISTORY_READS:
             session.history(account, limit)
-        answer = session.play(account, game, stake)
-        play_id = str(answer["play_id"])
-        session.auto(account, play_id)
+        for _ in range(WIN_TRIES if pause_s else 1):
+            answer = session.play(account, game, stake)
+            play_id = str(answer["play_id"])
+            ticket, _ = session.auto(account, play_id)
+            lot = None if ticket is None else ref_prize(game, stake, ticket)
+            if lot is None or lot > 0:
+                break
+        time.sleep(pause_s)  # the account quiet as long as before the round
         if session.balance(account) != int(answer["balance_cents"]):
             return BALANCE_READ
         for limit in HISTORY_READS:

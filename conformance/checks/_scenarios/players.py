@@ -807,7 +807,7 @@ def _replay_named(session: Session, case: Case, found: Evidence, salt: str) -> t
     idle = (found.request or {}).get("idle_s")  # the pause the round came after, if any
     pause_s = float(idle) if isinstance(idle, int | float) else 0.0
     serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay", pause_s)
-    serial = serial_reads(session, case) if serial is None else serial
+    serial = serial_reads(session, case, pause_s=pause_s) if serial is None else serial
     if serial is None:
         return found, named
     note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
