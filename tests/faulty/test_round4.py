@@ -11,11 +11,16 @@ alone (``_scenarios.players._joins``). A history index too narrow for a deep uni
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
-from ._base import service_variant
+from conformance.checks._scenarios import overlap
+from conformance.checks._scenarios.client import Session
+from reference._service import GameService
+
+from ._base import reference_adapter, service_variant
 from ._round4_faults import AutoArchivedWinsEmpty, HistoryIndexInt16, OldAccountWinsQueued
 from .certify import certify, variant_scope
 from .test_soak import failed, sessions, soak
@@ -95,3 +100,21 @@ def test_a_deep_play_rejects_a_history_index_too_narrow() -> None:
     outcome = certify(history_index_int12(), target=target, **scope)
     assert outcome.failed == ["robots.4.1.history_unrevealed"], outcome.failed
     assert variant.caught_by(outcome.failed)
+
+
+def test_an_old_accounts_round_replayed_on_its_own_account_names_wins_queued_by_age() -> None:
+    """A round of an old account that finds its plays' order broken is replayed one after
+    another (``overlap.serial_replay``) on fresh accounts, then on the round's own account:
+    a wallet that queues the wins of accounts past their welcome session breaks
+    ``prize_credited`` there only (young accounts are right), and the reference nowhere."""
+    case = {"pairs": [["robots", 100]], "seed": 3, "rounds": 2}
+    for service, named in ((OldAccountSoonQueued, PRIZE), (GameService, None)):
+        adapter = reference_adapter(service, name="old-account-replay")
+        try:
+            session = Session.of(adapter, adapter.describe())
+            account = session.open(100 * 300)
+            time.sleep(OldAccountSoonQueued.WELCOME_S + 0.2)  # the account past its welcome
+            assert overlap.serial_replay(session, case, 2, "fresh") is None
+            assert overlap.serial_replay(session, case, 6, "own", on=account) == named
+        finally:
+            adapter.close()

@@ -431,15 +431,18 @@ def serial_replay(
     rounds: int | None = None,
     salt: str = "overlap",
     pause_s: float = 0.0,
+    on: Account | None = None,
 ) -> str | None:
     """The rounds' purchases (``rounds`` of them, default the case's; drawn from the case's
     seed and ``salt``) made again one after another, each finished by AUTO before the next, on
-    accounts funded alike, each ``pause_s`` after the last request (the pause a round came
+    accounts funded alike (or all on ``on``, the round's own account, while its balance pays
+    them), each ``pause_s`` after the last request (the pause a round came
     after: ``_round``'s ``idle_s``): the requirement a play's balance
     there breaks (before - stake + lot: ``credit_requirement``), or None. A fault seen at once
     that this shows too is no race (a wallet that drops the lot after a change of game, one
     that treats an account of this funding otherwise, one that credits wins late whoever
-    plays, or only on a play that comes after a pause)."""
+    plays, or only on a play that comes after a pause; on the round's own account, one that
+    credits an old account's wins late)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     rng = random.Random(f"{case['seed']}:{salt}")
     dearest = max(stake for _, stake in pairs)
@@ -447,11 +450,18 @@ def serial_replay(
         script = _script(session, rng, pairs)
         bought = [script.first, *([script.second] if script.second else [])]
         bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
-        account = _opened(session, FUNDED_STAKES * dearest, dearest)
+        account = _opened(session, FUNDED_STAKES * dearest, dearest) if on is None else on
         balance = session.balance(account)
         for number, (game, stake) in enumerate(bought):
+            if balance < stake:  # the round's own account, spent: what it paid is judged
+                return None
             time.sleep(pause_s)  # the pace the round's purchases came at, after a pause
-            answer = session.play(account, game, stake)
+            try:
+                answer = session.play(account, game, stake)
+            except ErrorReply:
+                if on is None:
+                    raise
+                return None  # refused on the round's own account (a ticket it left): unseen
             if number == 1 and script.second is not None:  # clicked, left half revealed
                 play_id, token = str(answer["play_id"]), account.token
                 refused(partial(session.adapter.reveal, play_id, token, script.button))

@@ -780,7 +780,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         rounds_rng = random.Random(f"{case['seed']}:overlap:old:{game}:{stake}")
         overlapping = old_account_rounds(session, case, account, rounds_rng)
         if overlapping is not None:
-            raise _Found(*_replay_named(session, case, overlapping, f"overlap:old:{game}:{stake}"))
+            salt = f"overlap:old:{game}:{stake}"
+            raise _Found(*_replay_named(session, case, overlapping, salt, account))
     # a paced player (a person: a young account that never sent two requests at once) ends
     # with two such rounds, the first after a person's pause (the account idle, then "buy"
     # tapped on two devices), at one instant or spread over a fraction of a second as the
@@ -790,17 +791,22 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         drawn = rng.getrandbits(32)  # the way back's rng: the player's own seed
         overlapping = paced_rounds(session, case, account, random.Random(f"{drawn}:overlap"))
         if overlapping is not None:
-            raise _Found(*_replay_named(session, case, overlapping, f"overlap:paced:{drawn}"))
+            salt = f"overlap:paced:{drawn}"
+            raise _Found(*_replay_named(session, case, overlapping, salt, account))
 
 
-def _replay_named(session: Session, case: Case, found: Evidence, salt: str) -> tuple[Evidence, str]:
+def _replay_named(
+    session: Session, case: Case, found: Evidence, salt: str, account: Account
+) -> tuple[Evidence, str]:
     """An old account's overlapping round's ``found`` and the requirement it breaks: the
     round's own, or, where it found the plays' order broken, the one plays made one after
     another show too (``overlap.serial_replay``, ``OLD_REPLAYS`` rounds on fresh accounts, at
-    the pace of the round's pause if it came after one, then ``overlap.serial_reads``): a
-    wallet that credits every win late, whoever plays, or every win of a play that comes after
-    a person's pause, breaks its game's prize_credited, a history page cached for seconds
-    whoever reads it the history limit's, not the one account's atomicity."""
+    the pace of the round's pause if it came after one, then ``overlap.serial_reads``, then
+    the rounds again one after another on the round's own ``account``, each play judged from
+    its own answer): a wallet that credits every win late, whoever plays, every win of a play
+    that comes after a person's pause, or every win of an account past its first minute,
+    breaks its game's prize_credited, a history page cached for seconds whoever reads it the
+    history limit's, not the one account's atomicity."""
     named = str(found.input.get("requirement", ONE_ACCOUNT))
     if named != ONE_ACCOUNT:
         return found, named
@@ -808,6 +814,8 @@ def _replay_named(session: Session, case: Case, found: Evidence, salt: str) -> t
     pause_s = float(idle) if isinstance(idle, int | float) else 0.0
     serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay", pause_s)
     serial = serial_reads(session, case, pause_s=pause_s) if serial is None else serial
+    if serial is None:  # last, the old account itself, its plays one after another
+        serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:own", pause_s, on=account)
     if serial is None:
         return found, named
     note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
