@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance.checks._scenarios import overlap
 from conformance.checks._scenarios.client import Session
-from reference._service import GameService
+from reference._service import Document, GameService
 
 from ._base import reference_adapter, service_variant
 from ._round4_faults import AutoArchivedWinsEmpty, HistoryIndexInt16, OldAccountWinsQueued
@@ -102,19 +103,36 @@ def test_a_deep_play_rejects_a_history_index_too_narrow() -> None:
     assert variant.caught_by(outcome.failed)
 
 
+class _BalanceReadFrozen(GameService):
+    """A read cache that a race filled and never drops: every balance read answers the
+    account's first (its plays' answers are right)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._first: dict[object, Document] = {}
+
+    def balance(self, account_id: object, token: object) -> Document:
+        return self._first.setdefault(account_id, super().balance(account_id, token))
+
+
 def test_an_old_accounts_round_replayed_on_its_own_account_names_wins_queued_by_age() -> None:
     """A round of an old account that finds its plays' order broken is replayed one after
-    another (``overlap.serial_replay``) on fresh accounts, then on the round's own account:
-    a wallet that queues the wins of accounts past their welcome session breaks
-    ``prize_credited`` there only (young accounts are right), and the reference nowhere."""
+    another (``overlap.serial_replay``) on fresh accounts, then on the round's own account,
+    each play there judged from the answer before it: a wallet that queues the wins of
+    accounts past their welcome session breaks ``prize_credited`` there only (young accounts
+    are right); a balance read the race left stale names nothing (the race is the fault), nor
+    does the reference."""
     case = {"pairs": [["robots", 100]], "seed": 3, "rounds": 2}
-    for service, named in ((OldAccountSoonQueued, PRIZE), (GameService, None)):
+    services = ((OldAccountSoonQueued, PRIZE), (_BalanceReadFrozen, None), (GameService, None))
+    for service, named in services:
         adapter = reference_adapter(service, name="old-account-replay")
         try:
             session = Session.of(adapter, adapter.describe())
             account = session.open(100 * 300)
+            session.balance(account)  # the read the race left in the cache
+            session.play(account, "robots", 100)
             time.sleep(OldAccountSoonQueued.WELCOME_S + 0.2)  # the account past its welcome
             assert overlap.serial_replay(session, case, 2, "fresh") is None
-            assert overlap.serial_replay(session, case, 6, "own", on=account) == named
+            assert overlap.serial_replay(session, case, 6, "own", on=account) == named, service
         finally:
             adapter.close()

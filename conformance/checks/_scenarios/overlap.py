@@ -435,33 +435,38 @@ def serial_replay(
 ) -> str | None:
     """The rounds' purchases (``rounds`` of them, default the case's; drawn from the case's
     seed and ``salt``) made again one after another, each finished by AUTO before the next, on
-    accounts funded alike (or all on ``on``, the round's own account, while its balance pays
-    them), each ``pause_s`` after the last request (the pause a round came
-    after: ``_round``'s ``idle_s``): the requirement a play's balance
-    there breaks (before - stake + lot: ``credit_requirement``), or None. A fault seen at once
-    that this shows too is no race (a wallet that drops the lot after a change of game, one
-    that treats an account of this funding otherwise, one that credits wins late whoever
-    plays, or only on a play that comes after a pause; on the round's own account, one that
-    credits an old account's wins late)."""
+    accounts funded alike, each ``pause_s`` after the last request (the pause a round came
+    after: ``_round``'s ``idle_s``): the requirement a play's balance there breaks (before -
+    stake + lot: ``credit_requirement``), or None. A fault seen at once that this shows too is
+    no race (a wallet that drops the lot after a change of game, one that treats an account of
+    this funding otherwise, one that credits wins late whoever plays, or only on a play that
+    comes after a pause).
+
+    With ``on`` (the round's own account), every purchase is made there until one is refused
+    (its balance spent, a ticket it left), each judged from its own answer alone, never from a
+    balance read (a read cache the race filled may still answer stale): a play that comes after
+    a losing one must answer that one's balance - stake + its lot (after a winning one it is
+    not judged: on a wallet that queues a win until AUTO, the answer after it holds that lot).
+    A wallet that credits an old account's wins late shows there, a race does not."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     rng = random.Random(f"{case['seed']}:{salt}")
     dearest = max(stake for _, stake in pairs)
+    balance: int | None = None  # on ``on``: the last play's balance, if it lost (None: unjudged)
     for _ in range(int(case["rounds"]) if rounds is None else rounds):
         script = _script(session, rng, pairs)
         bought = [script.first, *([script.second] if script.second else [])]
         bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
-        account = _opened(session, FUNDED_STAKES * dearest, dearest) if on is None else on
-        balance = session.balance(account)
+        account = on if on is not None else _opened(session, FUNDED_STAKES * dearest, dearest)
+        if on is None:
+            balance = session.balance(account)
         for number, (game, stake) in enumerate(bought):
-            if balance < stake:  # the round's own account, spent: what it paid is judged
-                return None
             time.sleep(pause_s)  # the pace the round's purchases came at, after a pause
             try:
                 answer = session.play(account, game, stake)
             except ErrorReply:
                 if on is None:
                     raise
-                return None  # refused on the round's own account (a ticket it left): unseen
+                return None  # refused on the round's own account: what it paid is judged
             if number == 1 and script.second is not None:  # clicked, left half revealed
                 play_id, token = str(answer["play_id"]), account.token
                 refused(partial(session.adapter.reveal, play_id, token, script.button))
@@ -474,9 +479,9 @@ def serial_replay(
             if lot is None:
                 return None
             got = int(answer["balance_cents"])
-            if got != balance - stake + lot:
+            if balance is not None and got != balance - stake + lot:
                 return credit_requirement(game, balance, stake, lot, got)
-            balance = got
+            balance = None if on is not None and lot > 0 else got
     return None
 
 
