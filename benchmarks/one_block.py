@@ -19,6 +19,13 @@ after: on a shared machine every wall figure moves with it, the CPU far less. On
 users share, ``chrt -f 10`` (real-time priority, root or CAP_SYS_NICE) keeps their processes off
 the cores while it runs: series that scattered by 0.1-0.2 s then agree within 0.02 s.
 
+``--alone`` also times the audit without the harness (``ALONE``): one process that begins
+the file's inflate first thing, imports what the audit needs (numpy, the reference, the audit,
+the game kits), audits the block as ``audit-block``'s started audit does and runs its randomness
+family, and nothing else (no runner, no other check, no report). It is the least wall time any
+split of the command into processes could reach (issue 32, item 5: the harness in one process,
+the audit in another), the harness's own part being free.
+
 ``--before DIR`` also times, alternately with the others, the audit run from another checkout
 (``PYTHONPATH=DIR``, e.g. ``git worktree add DIR main``; its compiled extensions built or
 copied in): before and after a change in one sitting.
@@ -50,6 +57,29 @@ duckdb.connect().execute(
 """
 
 
+ALONE = """
+import os, sys
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the instantcert command sets it
+from conformance._gzip_ahead import start_early, started_early
+start_early(sys.argv[1])
+from conformance import _stats
+from conformance._audit import open_document, read_header
+from conformance._profiles import profile_settings
+from conformance._started_audit import request_for, start_file_audit
+from conformance.games import kit_names
+kit_names()
+started = start_file_audit(sys.argv[1], 1, started_early(sys.argv[1]))
+reader = open_document(sys.argv[1], fast=True)
+request = request_for(read_header(reader)[0], 1)
+reader.close()
+settings = profile_settings("full")
+audit = started.take(request)
+alpha = float(settings.alpha)  # the check's share of it; the family's work is the same
+_stats.winner_positions(audit.prizes, request.expect.lots, settings.randomness_segments, alpha)
+os._exit(0)  # no interpreter teardown, as instantcert ends (harness._budget.exit_process)
+"""
+
+
 def children_cpu() -> float:
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
@@ -75,6 +105,7 @@ def main() -> None:
     parser.add_argument("file", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--before", type=Path, default=None, metavar="DIR")
+    parser.add_argument("--alone", action="store_true", help="also time the audit alone (ALONE)")
     args = parser.parse_args()
     duckdb = importlib.util.find_spec("duckdb") is not None
     before_env = None
@@ -93,6 +124,9 @@ def main() -> None:
                 runs.setdefault("audit", []).append(timed(audit))
                 if before_env is not None:
                     runs.setdefault("before", []).append(timed(audit, before_env))
+                if args.alone:
+                    alone = [sys.executable, "-c", ALONE, str(path)]
+                    runs.setdefault("alone", []).append(timed(alone))
                 if duckdb:
                     duck = [sys.executable, "-c", DUCKDB, str(path)]
                     runs.setdefault("duckdb", []).append(timed(duck))
@@ -103,6 +137,9 @@ def main() -> None:
             if duckdb:
                 line += f", duckdb {wall['duckdb']:.2f} s: audit / duckdb"
                 line += f" = {wall['audit'] / wall['duckdb']:.2f} (target <= 1)"
+            if args.alone:
+                line += f"; the audit alone {wall['alone']:.2f} s"
+                line += f" = {wall['alone'] / wall['floor']:.2f} x floor"
             if before_env is not None:
                 line += f"; audit before {wall['before']:.2f} s"
             print(line)
