@@ -21,7 +21,7 @@ import pytest
 
 from ._base import Delegating, service_variant
 from ._round5_faults import AuditQuietWinsQueued
-from .certify import certify
+from .certify import assert_rejected_for_its_requirement_alone, certify
 from .test_soak import failed, sessions, soak
 from .test_variants import sampled, scoped_outcome
 from .variants import VARIANTS
@@ -56,10 +56,7 @@ TIES = ("play_history_same_ms_ties", "play_history_same_second_ties")
 
 @pytest.mark.parametrize("name", sampled([*(n for n in ROUND_5 if not VARIANTS[n].soak), TIES[1]]))
 def test_round_5_variant_rejected_for_its_requirement_and_no_other(name: str) -> None:
-    variant, outcome = VARIANTS[name], scoped_outcome(name)
-    assert outcome.verdict == "NOT CERTIFIED", outcome.note
-    assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, outcome.failed
-    assert outcome.errored == [], outcome.errored
+    assert_rejected_for_its_requirement_alone(VARIANTS[name], scoped_outcome(name))
 
 
 @pytest.mark.slow  # a whole-suite run each, 10 s
