@@ -40,6 +40,9 @@ from tests.faulty._wrapped import (
 )
 from tests.seeds import TEST_SEED
 
+#: handed to an xdist worker first: few tests, long ones (all our checks on five targets, 85 s)
+pytestmark = pytest.mark.early
+
 Document = dict[str, Any]
 OURS = ("play.", "security.", "protocol.")
 SMALL = {

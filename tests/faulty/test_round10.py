@@ -36,6 +36,9 @@ from .certify import SEED, assert_rejected_for_its_requirement_alone, certify
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
+#: handed to an xdist worker first: few tests, long ones (the cold account's run, 92 s)
+pytestmark = pytest.mark.early
+
 ONE_ACCOUNT = "play.money.concurrent_one_account"
 AUTO_ANY_MOMENT = "robots.4.4.auto_any_moment"
 ROUND_10 = (

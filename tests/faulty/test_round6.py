@@ -30,6 +30,9 @@ from .certify import assert_rejected_for_its_requirement_alone
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
+#: handed to an xdist worker first: few tests, long ones (the settled game switch's run, 10 to 72 s)
+pytestmark = pytest.mark.early
+
 ROUND_6 = (
     "play_lot_at_favourite_stake",
     "play_settled_game_switch_lot_lost",
