@@ -24,12 +24,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    long_files_first(items)
     if config.getoption("--run-slow"):
         return
     skip = pytest.mark.skip(reason="slow tier: run with --run-slow")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def long_files_first(items: list[pytest.Item]) -> None:
+    """The files in the order xdist hands them to its workers (``--dist loadfile``, and
+    ``--no-loadscope-reorder`` in pyproject.toml: the order collected): those marked ``early``
+    first, then the others by their number of tests, most first (xdist's own reordering, which
+    alone put a file of few tests with a long one among the last, to end the tier alone). Each
+    file's tests stay together, in their order. Speed only: no test needs another before it."""
+    by_file: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def order(tests: list[pytest.Item]) -> tuple[bool, int]:
+        return tests[0].get_closest_marker("early") is None, -len(tests)
+
+    items[:] = [item for tests in sorted(by_file.values(), key=order) for item in tests]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

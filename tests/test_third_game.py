@@ -32,6 +32,9 @@ from tests.third_game import kit as coins_kit
 from tests.third_game.targets import OVERPAID_CENTS, MisPayingService
 from tests.third_game.targets import SEED as SERVICE_SEED
 
+#: handed to an xdist worker first: few tests, long ones (Coins certified four times, 40 s)
+pytestmark = pytest.mark.early
+
 SEED = "13"
 FAULTY = "python:tests.third_game.targets:mispaying"
 BUTTON_BLIND = "python:tests.third_game.targets:button_blind"

@@ -1,9 +1,11 @@
 """A vendor written from the contract alone, served by its own HTTP server as a separate
 process (``tests/faulty/independent_http``, ``independent_http2``): started on a free port,
-waited for until ``GET /v1/implementation`` answers, stopped with SIGTERM."""
+waited for until ``GET /v1/implementation`` answers, stopped with SIGTERM; and certified by a
+quick run of the CLI, as a lab would type it (``passes_a_quick_run``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -56,3 +58,31 @@ def vendor_process(module: str, store: Path, *options: str, start_s: float = 60.
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def passes_a_quick_run(url: str, tmp_path: Path, expected: set[tuple[str, str]]) -> None:
+    """``instantcert certify --target url --profile quick`` exits 0, no requirement failed or
+    errored, and the reservations are exactly ``expected`` ((requirement, basis) pairs)."""
+    out = tmp_path / "report"
+    run = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "instantcert"),
+            *("certify", "--target", url, "--profile", "quick", "--out", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    report = json.loads((out / "report.json").read_text())
+    bad = {
+        r["id"]: r["message"][:300]
+        for r in report["requirements"]
+        if r["outcome"] in ("fail", "error")
+    }
+    assert run.returncode == 0 and not bad, (run.stdout[-2000:], bad)
+    reserved = {
+        (rid, reservation["basis"])
+        for reservation in report["verdict"]["reservations"]
+        for rid in reservation["requirements"]
+    }
+    assert reserved == expected, reserved

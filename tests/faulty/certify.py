@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from conformance import load_catalogue
 from conformance._profiles import check_settings, load_profile
@@ -214,6 +214,26 @@ def certify(
         first_failed=collector.first_failed,
         reservations=list(finished.reservations),
     )
+
+
+class Expecting(Protocol):
+    """A faulty variant as far as its verdict goes (``variants.Variant``)."""
+
+    name: str
+
+    def caught_by(self, failed: Iterable[str]) -> list[str]: ...
+
+
+def assert_rejected_for_its_requirement_alone(variant: Expecting, outcome: Outcome) -> None:
+    """``outcome`` rejects ``variant`` for a requirement it breaks and for no other: NOT
+    CERTIFIED, at least one requirement failed, every failed one among those the variant is
+    expected to fail, none errored."""
+    assert outcome.verdict == "NOT CERTIFIED", (variant.name, outcome.note)
+    assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, (
+        variant.name,
+        outcome.failed,
+    )
+    assert outcome.errored == [], (variant.name, outcome.errored)
 
 
 def _run_with_reports(adapter: Any, plan: RunPlan, out: Path, collector: _Collector) -> int:

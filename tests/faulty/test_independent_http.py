@@ -12,9 +12,6 @@ its refusals). Slow tier: a quick run with the CLI, as a lab would type it.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +20,7 @@ import pytest
 from conformance import CheckContext, execute, registered_checks
 from harness import open_target
 
-from ._vendor_process import vendor_process
+from ._vendor_process import passes_a_quick_run, vendor_process
 from .certify import settings_for
 
 EXPECTED_RESERVATIONS = {("security.tokens.bearer_only", "bearer-only")}
@@ -74,7 +71,7 @@ def served_most_10(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.mark.slow  # a quick run over HTTP: its 8 blocks generated first (about a minute)
 def test_the_independent_vendor_passes_a_quick_run(served: str, tmp_path: Path) -> None:
-    _passes_a_quick_run(served, tmp_path, EXPECTED_RESERVATIONS)
+    passes_a_quick_run(served, tmp_path, EXPECTED_RESERVATIONS)
 
 
 @pytest.mark.slow  # as above, the vendor's history limit at most 10 (rows history-own-limit)
@@ -83,30 +80,4 @@ def test_the_independent_vendor_with_a_history_limit_of_10_passes_a_quick_run(
 ) -> None:
     """Its old accounts' 60 plays are listed up to 10: the older ones a reservation."""
     own_limit = ("play.history.complete", "history-own-limit")
-    _passes_a_quick_run(served_most_10, tmp_path, EXPECTED_RESERVATIONS | {own_limit})
-
-
-def _passes_a_quick_run(served: str, tmp_path: Path, expected: set[tuple[str, str]]) -> None:
-    out = tmp_path / "report"
-    run = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "instantcert"),
-            *("certify", "--target", served, "--profile", "quick", "--out", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    report = json.loads((out / "report.json").read_text())
-    bad = {
-        r["id"]: r["message"][:300]
-        for r in report["requirements"]
-        if r["outcome"] in ("fail", "error")
-    }
-    assert run.returncode == 0 and not bad, (run.stdout[-2000:], bad)
-    reserved = {
-        (rid, reservation["basis"])
-        for reservation in report["verdict"]["reservations"]
-        for rid in reservation["requirements"]
-    }
-    assert reserved == expected, reserved
+    passes_a_quick_run(served_most_10, tmp_path, EXPECTED_RESERVATIONS | {own_limit})

@@ -15,9 +15,6 @@ reservation), and one with ``--one-open-ticket`` (row ``play-conflict`` reserved
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -28,7 +25,7 @@ import requests
 from conformance import CheckContext, execute, registered_checks
 from harness import open_target
 
-from ._vendor_process import vendor_process
+from ._vendor_process import passes_a_quick_run, vendor_process
 from .certify import settings_for
 
 
@@ -107,7 +104,7 @@ def served_one_open_ticket(tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 @pytest.mark.slow  # a quick run over HTTP (about 70 s on 2 shared cores)
 def test_the_second_independent_vendor_passes_a_quick_run(served: str, tmp_path: Path) -> None:
-    _passes_a_quick_run(served, tmp_path, set())
+    passes_a_quick_run(served, tmp_path, set())
 
 
 @pytest.mark.slow  # as above, one unfinished ticket an account at most (row one-open-ticket)
@@ -116,30 +113,4 @@ def test_the_second_independent_vendor_with_one_open_ticket_passes_a_quick_run(
 ) -> None:
     """Its 409 to plays sent at once on one account leaves their race unseen: a reservation."""
     expected = {("play.money.concurrent_one_account", "play-conflict")}
-    _passes_a_quick_run(served_one_open_ticket, tmp_path, expected)
-
-
-def _passes_a_quick_run(url: str, tmp_path: Path, expected: set[tuple[str, str]]) -> None:
-    out = tmp_path / "report"
-    run = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "instantcert"),
-            *("certify", "--target", url, "--profile", "quick", "--out", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    report = json.loads((out / "report.json").read_text())
-    bad = {
-        r["id"]: r["message"][:300]
-        for r in report["requirements"]
-        if r["outcome"] in ("fail", "error")
-    }
-    assert run.returncode == 0 and not bad, (run.stdout[-2000:], bad)
-    reserved = {
-        (rid, reservation["basis"])
-        for reservation in report["verdict"]["reservations"]
-        for rid in reservation["requirements"]
-    }
-    assert reserved == expected, reserved
+    passes_a_quick_run(served_one_open_ticket, tmp_path, expected)

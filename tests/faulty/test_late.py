@@ -32,7 +32,7 @@ from reference._service import GameService
 
 from . import _late_faults as lf
 from ._base import reference_adapter
-from .certify import certify, variant_scope
+from .certify import assert_rejected_for_its_requirement_alone, certify, variant_scope
 from .test_variants import scoped_outcome
 from .variants import SOAK_DEEP, VARIANTS
 
@@ -52,10 +52,7 @@ def test_every_late_variant_is_registered() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", LATE)
 def test_late_variant_rejected_for_its_requirement_and_no_other(name: str) -> None:
-    variant, outcome = VARIANTS[name], scoped_outcome(name)
-    assert outcome.verdict == "NOT CERTIFIED", outcome.note
-    assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, outcome.failed
-    assert outcome.errored == [], outcome.errored
+    assert_rejected_for_its_requirement_alone(VARIANTS[name], scoped_outcome(name))
 
 
 def test_the_full_profile_grows_an_account_past_512_plays_under_a_limit_of_1000() -> None:

@@ -33,6 +33,7 @@ from conformance.checks._scenarios.players import (
 )
 
 from . import _round7_faults
+from .certify import assert_rejected_for_its_requirement_alone
 from .test_freedoms import check_outcome
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
@@ -54,10 +55,7 @@ def test_every_round_7_variant_is_registered() -> None:
     "name", [n if n == FAST else pytest.param(n, marks=pytest.mark.slow) for n in ROUND_7]
 )
 def test_round_7_variant_rejected_for_its_requirement_and_no_other(name: str) -> None:
-    variant, outcome = VARIANTS[name], scoped_outcome(name)
-    assert outcome.verdict == "NOT CERTIFIED", outcome.note
-    assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, outcome.failed
-    assert outcome.errored == [], outcome.errored
+    assert_rejected_for_its_requirement_alone(VARIANTS[name], scoped_outcome(name))
 
 
 def _player(paced: bool = True) -> Player:

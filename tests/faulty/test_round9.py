@@ -12,6 +12,11 @@ hundreds of plays deep, end their way back with ``overlap.OLD_ROUNDS`` rounds of
 overlap, the first at one instant, the others each request at a moment drawn over
 ``overlap.STAGGER_S`` (``overlap.old_account_rounds``); every round polls the history's page
 beside the balance, and once its requests are answered reads both again (``overlap._settled``).
+
+Fast tier: two lost updates in a run narrowed to ``play.money.concurrent_one_account`` (the old
+accounts' rounds meet them, and name that requirement), the three caches against
+``play.concurrent_one_account`` alone (``CACHES``); the scoped and narrowed runs of the others
+in the slow tier.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from conformance.checks.sessions import SESSIONS_COVER
 
 from . import _round9_faults as r9
 from ._base import reference_adapter, service_variant
-from .certify import certify
+from .certify import assert_rejected_for_its_requirement_alone, certify
+from .test_freedoms import check_outcome
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
@@ -41,10 +47,15 @@ ROUND_9 = (
     "play_history_cache_filled_mid_play",
     "play_history_screen_cache_filled_mid_play",
 )
-FAST = (
-    "play_regular_two_tabs_lost_update",
-    "play_regular_auto_writes_back_stale_balance",
+FAST = ("play_regular_two_tabs_lost_update", "play_regular_auto_writes_back_stale_balance")
+#: read-through caches that a read overlapping a play fills: ``play.concurrent_one_account``'s
+#: round of one account's requests at once catches each alone, in a second (the test below);
+#: a run narrowed to the requirement adds the player sessions, whose old accounts' rounds meet
+#: them too and then replay them one after another at a person's pace (90 s), slow tier
+CACHES = (
+    "play_balance_cache_filled_mid_play",
     "play_history_cache_filled_mid_play",
+    "play_history_screen_cache_filled_mid_play",
 )
 
 
@@ -55,10 +66,7 @@ def test_every_round_9_variant_is_registered() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ROUND_9)
 def test_round_9_variant_rejected_for_its_requirement_and_no_other(name: str) -> None:
-    variant, outcome = VARIANTS[name], scoped_outcome(name)
-    assert outcome.verdict == "NOT CERTIFIED", outcome.note
-    assert outcome.failed and variant.caught_by(outcome.failed) == outcome.failed, outcome.failed
-    assert outcome.errored == [], outcome.errored
+    assert_rejected_for_its_requirement_alone(VARIANTS[name], scoped_outcome(name))
 
 
 @pytest.mark.parametrize(
@@ -68,6 +76,13 @@ def test_an_old_accounts_requests_that_overlap_are_judged(name: str) -> None:
     outcome = certify(VARIANTS[name].factory(), requirements=[ONE_ACCOUNT])
     assert outcome.failed == [ONE_ACCOUNT], (outcome.failed, outcome.errored)
     assert outcome.errored == [], outcome.errored
+
+
+@pytest.mark.parametrize("name", CACHES)
+def test_a_cache_filled_mid_play_is_caught_by_one_accounts_requests_at_once(name: str) -> None:
+    outcome = check_outcome(VARIANTS[name].factory(), "play.concurrent_one_account")
+    assert outcome.outcome == "fail", outcome.message
+    assert list(outcome.requirements) == [ONE_ACCOUNT], outcome.message
 
 
 @pytest.mark.slow

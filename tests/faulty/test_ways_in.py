@@ -24,6 +24,9 @@ from .certify import Outcome, certify, variant_scope
 from .http_bridge import Serving, bridge
 from .variants import VARIANTS
 
+#: handed to an xdist worker first: few tests, long ones (three play-area runs, 50 s)
+pytestmark = pytest.mark.early
+
 ISSUE_27 = (
     "play_token_truncated",
     "play_token_case_insensitive",

@@ -100,6 +100,7 @@ from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 MONEY = "play.money.exact"
 ONE_ACCOUNT = "play.money.concurrent_one_account"
 OLD_REPLAYS = 4  # rounds an old account's overlapping round that found a fault replays
+OWN_REPLAYS = 2  # rounds of them replayed on the round's own account after that (at its pace)
 BALANCE_READ = "play.money.balance_read"
 HISTORY = "play.history.complete"
 CREATED_AT = "play.history.created_at"
@@ -815,7 +816,7 @@ def _replay_named(
     serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay", pause_s)
     serial = serial_reads(session, case, pause_s=pause_s) if serial is None else serial
     if serial is None:  # last, the old account itself, its plays one after another
-        serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:own", pause_s, on=account)
+        serial = serial_replay(session, case, OWN_REPLAYS, f"{salt}:own", pause_s, on=account)
     if serial is None:
         return found, named
     note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
