@@ -118,6 +118,109 @@ class LongIdleLocked(_LongActivity, _Locks):
             return super().play(account_id, token, game, stake_cents)
 
 
+# == AUTO twice on a ticket bought seconds before ============================================
+
+#: a ticket bought this long ago is settled from the store, no longer from the purchase's record
+OLD_TICKET_S = 5.0
+#: how long AUTO renders an old ticket's reveals before its settlement record is filled
+SETTLE_S = 0.01
+
+
+class OldTicketDoubleAutoEmptySettlement(_Locks):
+    """Contract 4 (AUTO answers the ticket, its prize and wins; asked again, the same): a ticket
+    finished within 5 s of its purchase is settled from the purchase's record, kept in memory
+    (right, whatever comes at once); an older one is settled from the store: AUTO opens its
+    settlement record (empty), renders the reveals (10 ms), then fills it, and an AUTO of the
+    same ticket that comes meanwhile (a double tap on "reveal all" on a ticket the player
+    came back to) finds the record open and answers it as it stands: the ticket,
+    ``prize_cents`` 0 and no wins. AUTO alone, AUTO asked again once the first is answered,
+    and a double tap on a ticket just bought are right."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._settling: set[str] = set()
+        self._bought_at: dict[str, float] = {}
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        with self._guard:
+            self._bought_at[str(result["play_id"])] = time.monotonic()
+        return result
+
+    def _old(self, key: str) -> bool:
+        with self._guard:
+            bought = self._bought_at.get(key)
+        return bought is not None and time.monotonic() - bought >= OLD_TICKET_S
+
+    def auto(self, play_id: object, token: object) -> Document:
+        key = str(play_id)
+        if not self._old(key):
+            return super().auto(play_id, token)
+        with self._guard:
+            open_already = key in self._settling
+            self._settling.add(key)
+        if open_already:
+            owner = self.authenticate(token)
+            with self._connection() as db:
+                ticket = str(self._own_play(db, play_id, owner)["ticket"])
+            return {"play_id": key, "ticket": ticket, "prize_cents": 0, "wins": []}
+        try:
+            answer = super().auto(play_id, token)
+            time.sleep(SETTLE_S)  # the reveals rendered, the record filled
+            return answer
+        finally:
+            with self._guard:
+                self._settling.discard(key)
+
+
+class OldTicketDoubleAutoLocked(OldTicketDoubleAutoEmptySettlement):
+    """Correct (a control): an old ticket's AUTO renders as above, and an AUTO of the same
+    ticket waits for the one in flight (the ticket's settlement lock), then answers it whole."""
+
+    def auto(self, play_id: object, token: object) -> Document:
+        with self._named_lock(("settle", str(play_id))):
+            return super().auto(play_id, token)
+
+
+# == a balance read once the account has been quiet for seconds ==============================
+
+#: a balance read this long after the account's last play comes from the read replica
+QUIET_S = 5.0
+
+
+class LongQuietReadMissesLot(GameService):
+    """Contract 4 (``GET /v1/accounts/{id}`` answers the balance): the balance endpoint answers
+    from the write path's cache for 5 s after a play; later reads come from the read replica,
+    whose refresh skips the credit of the account's last winning play (the credit is a second
+    write the replication filter drops): a balance read 5 s or more after the account's last
+    play lacks that play's lot. The play's answer, the stored balance and the next play are
+    right, and so is a read within 5 s of a play (a person's pause of up to 3 s)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._quiet = threading.Lock()
+        self._last: dict[str, tuple[float, int]] = {}  # account: (its last play, that lot)
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        result = super().play(account_id, token, game, stake_cents)
+        lot = _lot_of(self, result["play_id"])
+        with self._quiet:
+            self._last[str(account_id)] = (time.monotonic(), lot)
+        return result
+
+    def balance(self, account_id: object, token: object) -> Document:
+        answer = super().balance(account_id, token)
+        with self._quiet:
+            at, lot = self._last.get(str(answer["account_id"]), (0.0, 0))
+        if not at or time.monotonic() - at < QUIET_S or lot <= 0:
+            return answer
+        return {**answer, "balance_cents": answer["balance_cents"] - lot}
+
+
 # == a query string the guard does not know =====================================================
 
 GUARDED_TARGETS = re.compile(
@@ -154,6 +257,9 @@ __all__ = [
     "GUARDED_TARGETS",
     "LongIdleBurstLostUpdate",
     "LongIdleLocked",
+    "LongQuietReadMissesLot",
+    "OldTicketDoubleAutoEmptySettlement",
+    "OldTicketDoubleAutoLocked",
     "guard_on_path_only",
     "guard_on_request_target",
 ]

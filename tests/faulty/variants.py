@@ -1454,6 +1454,20 @@ _service(
     r11.LongIdleBurstLostUpdate,
     ["play.money.concurrent_one_account"],
 )
+_service(
+    "play_old_ticket_double_auto_empty_settlement",
+    "play",
+    "contract 4",
+    r11.OldTicketDoubleAutoEmptySettlement,
+    ["play.auto.answer"],
+)
+_service(
+    "play_long_quiet_read_misses_lot",
+    "play",
+    "contract 4",
+    r11.LongQuietReadMissesLot,
+    ["play.money.balance_read"],
+)
 _add(
     "http_query_string_unguarded",
     "play",
