@@ -221,6 +221,43 @@ class LongQuietReadMissesLot(GameService):
         return {**answer, "balance_cents": answer["balance_cents"] - lot}
 
 
+# == a history cut by a limit past its first internal page ====================================
+
+#: the history is read from the store in pages of this many entries
+STORE_PAGE = 128
+
+
+class HistorySecondPageOneLate(GameService):
+    """Contract 4 (``history?limit=``: the newest plays, newest first): the history is read
+    from the store in pages of 128; a listing cut by a ``limit`` below the account's count
+    reads its second page from a cursor one entry late (the "one more row to know if there is
+    a next page" counted twice), so the entry at 128 is missing and the page ends one entry
+    further down. A listing asked whole (a ``limit`` at least the count, or none) is read in
+    one query, right; so is any limit up to 128."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        whole = super().history(account_id, token, None)
+        answer = super().history(account_id, token, limit)
+        plays = list(whole["plays"])
+        wanted = len(answer["plays"])
+        if STORE_PAGE < wanted < len(plays):
+            return {"plays": plays[:STORE_PAGE] + plays[STORE_PAGE + 1 : wanted + 1]}
+        return answer
+
+
+class HistoryPagedInOrder(GameService):
+    """Correct (a control): the history read from the store in pages of 128 as above, each
+    page from where the one before ended."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        whole = super().history(account_id, token, None)
+        answer = super().history(account_id, token, limit)
+        plays = list(whole["plays"])
+        wanted = len(answer["plays"])
+        pages = [plays[at : at + STORE_PAGE] for at in range(0, wanted, STORE_PAGE)]
+        return {"plays": [p for page in pages for p in page][:wanted]}
+
+
 # == a query string the guard does not know =====================================================
 
 GUARDED_TARGETS = re.compile(
@@ -255,6 +292,8 @@ def guard_on_path_only(scope: Scope) -> tuple[Scope, str]:
 
 __all__ = [
     "GUARDED_TARGETS",
+    "HistoryPagedInOrder",
+    "HistorySecondPageOneLate",
     "LongIdleBurstLostUpdate",
     "LongIdleLocked",
     "LongQuietReadMissesLot",

@@ -1,19 +1,25 @@
 """The eleventh red team's faults (tests/faulty/_round11_faults.py): each rejected for the
 requirement it breaks and for no other, and correct controls that stay certified.
 
-All three passed before this round: a wallet that loses updates only between the requests of
+All four passed before this round: a wallet that loses updates only between the requests of
 an account idle 5 s or more (a session cache of 5 s: the suite's pauses before requests that
 overlap were 0.5 to 3 s); an AUTO that answers a settlement still being made (no wins, no
-prize) to an AUTO of the same ticket in flight only on a ticket bought 5 s or more before (every
-double AUTO came within 3 s of the purchase); an auth guard that matches its routes against
-the path and its query string, so that any query parameter it does not know lets a request
-through without a token (the path probes sent none beyond the history's ``limit``). What
-changed: one paced player in two has its first overlapping round after a long pause
+prize) to an AUTO of the same ticket in flight only on a ticket bought 5 s or more before
+(every double AUTO came within 3 s of the purchase); a history cut by a ``limit`` past its
+first internal page of 128 that reads the second page one entry late (every ``limit`` asked
+below an account's count was 101 at most); an auth guard that matches its routes against the
+path and its query string, so that any query parameter it does not know lets a request
+through without a token (the path probes sent none beyond the history's ``limit``).
+
+What changed: one paced player in two has its first overlapping round after a long pause
 (``overlap.long_idle``: 5 to 8 s, a tenth of the span when longer, two minutes at most), spent
 beside the old accounts' longer way back; the serial replay that tells a race from a fault of
-plays one after another goes side by side after a pause (each round on its account); every
-play endpoint's path is also probed with a query parameter the contract does not name
-(``ways_in.QUERY_NAMES``, its value and its place beside ``limit`` drawn).
+plays one after another goes side by side after a pause (each round on its account); an
+account listed deeper than 102 plays is asked its history with a ``limit`` past 101 and below
+its count, one of the sizes a history is commonly paged by and one drawn anywhere between
+(``players._deep_pages_judged``); every play endpoint's path is also probed with a query
+parameter the contract does not name (``ways_in.QUERY_NAMES``, its value and its place beside
+``limit`` drawn).
 """
 
 from __future__ import annotations
@@ -38,12 +44,14 @@ GUARDED = "security.paths.guarded"
 ROUND_11 = (
     "play_long_idle_burst_lost_update",
     "play_old_ticket_double_auto_empty_settlement",
+    "play_history_second_page_one_late",
     "http_query_string_unguarded",
 )
 #: each variant and the requirement a run narrowed to it names
 NARROWED = {
     "play_long_idle_burst_lost_update": ONE_ACCOUNT,
     "play_old_ticket_double_auto_empty_settlement": "play.auto.answer",
+    "play_history_second_page_one_late": "play.history.limit",
     "http_query_string_unguarded": GUARDED,
 }
 FAST = ("http_query_string_unguarded",)
@@ -78,11 +86,12 @@ def test_a_narrowed_run_names_the_fault(name: str) -> None:
     [
         (r11.LongIdleLocked, [ONE_ACCOUNT, "play.money.exact", "play.money.balance_read"]),
         (r11.OldTicketDoubleAutoLocked, ["play.auto.answer", ONE_ACCOUNT]),
+        (r11.HistoryPagedInOrder, ["play.history.limit", "play.history.complete"]),
     ],
 )
 def test_a_correct_lock_stays_certified(control: type, requirements: list[str]) -> None:
     # the controls: a cold session (5 s of silence) loaded under the account's lock; an old
-    # ticket's AUTO waiting for the one in flight
+    # ticket's AUTO waiting for the one in flight; a history read in pages, each in its place
     factory = service_variant(f"faulty:{control.__name__}", control)
     outcome = certify(factory(), requirements=requirements)
     assert outcome.failed == [] and outcome.errored == [], (outcome.failed, outcome.errored)

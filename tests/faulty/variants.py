@@ -1468,6 +1468,13 @@ _service(
     r11.LongQuietReadMissesLot,
     ["play.money.balance_read"],
 )
+_service(
+    "play_history_second_page_one_late",
+    "play",
+    "contract 4",
+    r11.HistorySecondPageOneLate,
+    ["play.history.limit"],
+)
 _add(
     "http_query_string_unguarded",
     "play",
