@@ -1,11 +1,13 @@
 """The eleventh red team's faults (tests/faulty/_round11_faults.py): each rejected for the
 requirement it breaks and for no other, and correct controls that stay certified.
 
-All four passed before this round: a wallet that loses updates only between the requests of
+All five passed before this round: a wallet that loses updates only between the requests of
 an account idle 5 s or more (a session cache of 5 s: the suite's pauses before requests that
 overlap were 0.5 to 3 s); an AUTO that answers a settlement still being made (no wins, no
 prize) to an AUTO of the same ticket in flight only on a ticket bought 5 s or more before
-(every double AUTO came within 3 s of the purchase); a history cut by a ``limit`` past its
+(every double AUTO came within 3 s of the purchase); a balance read 5 s or more after the
+account's last play that lacks that play's lot (a replica; the suite's reads came at most 3 s
+after a play, but by chance); a history cut by a ``limit`` past its
 first internal page of 128 that reads the second page one entry late (every ``limit`` asked
 below an account's count was 101 at most); an auth guard that matches its routes against the
 path and its query string, so that any query parameter it does not know lets a request
@@ -35,7 +37,7 @@ from conformance.checks._scenarios.ways_in import QUERY_NAMES, _with_query
 from . import _round11_faults as r11
 from . import _ways_in_faults as wf
 from ._base import service_variant
-from .certify import certify
+from .certify import SEED, certify
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
@@ -45,6 +47,7 @@ ROUND_11 = (
     "play_long_idle_burst_lost_update",
     "play_old_ticket_double_auto_empty_settlement",
     "play_history_second_page_one_late",
+    "play_long_quiet_read_misses_lot",
     "http_query_string_unguarded",
 )
 #: each variant and the requirement a run narrowed to it names
@@ -52,9 +55,16 @@ NARROWED = {
     "play_long_idle_burst_lost_update": ONE_ACCOUNT,
     "play_old_ticket_double_auto_empty_settlement": "play.auto.answer",
     "play_history_second_page_one_late": "play.history.limit",
+    "play_long_quiet_read_misses_lot": "play.money.balance_read",
     "http_query_string_unguarded": GUARDED,
 }
 FAST = ("http_query_string_unguarded",)
+RACY = {"play_long_quiet_read_misses_lot": 3}
+"""Runs narrowed to the requirement that may pass before one fails: a balance read 5 s after
+the account's last play lacks that play's lot only when it won; a long round's reads come 5 s
+and more after its first tickets, and name the fault when the last of them won (about one
+round in four; one paced player in two has such a round), so three runs that all miss it
+fail the test."""
 
 
 def test_every_round_11_variant_is_registered() -> None:
@@ -75,8 +85,12 @@ def test_round_11_variant_rejected_for_its_requirement_and_no_other(name: str) -
 )
 def test_a_narrowed_run_names_the_fault(name: str) -> None:
     requirement = NARROWED[name]
-    outcome = certify(VARIANTS[name].factory(), target=name, requirements=[requirement])
-    assert outcome.errored == [], outcome.errored
+    for seed in (SEED, *range(1, RACY.get(name, 1))):  # a win met most runs: see RACY
+        factory = VARIANTS[name].factory
+        outcome = certify(factory(), target=name, requirements=[requirement], seed=seed)
+        assert outcome.errored == [], outcome.errored
+        if outcome.failed:
+            break
     assert outcome.failed == [requirement], (outcome.failed, outcome.errored)
 
 
