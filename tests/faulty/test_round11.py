@@ -33,6 +33,7 @@ import pytest
 
 from conformance.checks._scenarios import overlap
 from conformance.checks._scenarios.ways_in import QUERY_NAMES, _with_query
+from conformance.checks.sessions import SESSIONS_COVER
 
 from . import _round11_faults as r11
 from . import _ways_in_faults as wf
@@ -69,6 +70,10 @@ fail the test."""
 
 def test_every_round_11_variant_is_registered() -> None:
     assert set(ROUND_11) <= set(VARIANTS)
+
+
+def test_the_player_sessions_name_a_history_limit() -> None:
+    assert "play.history.limit" in SESSIONS_COVER
 
 
 @pytest.mark.slow
