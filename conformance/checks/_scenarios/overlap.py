@@ -39,8 +39,8 @@ two plays at once, a reservation), and judged once every ticket is known:
 sessions' old accounts), the first at one instant, the others each request at a moment drawn
 over ``STAGGER_S``; ``paced_rounds`` two on a paced player's account (a person's: young), the
 first after a person's pause between its first tickets and its requests sent together (the
-account idle: ``IDLE_PAUSE_S``, as two of the old accounts' rounds too; one paced player in two
-``long_idle``, 5 s and more: a session cache that forgets an account after a few seconds, a
+account idle: ``long_idle``, 5 s and more, where two of the old accounts' rounds pause
+``IDLE_PAUSE_S``, 0.5 to 3 s: a session cache that forgets an account after a few seconds, a
 ticket settled otherwise once it is seconds old).
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
@@ -106,13 +106,12 @@ STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 #: the old accounts' rounds numbered in ``IDLE_ROUNDS`` and every paced player's first round
 IDLE_PAUSE_S = (0.5, 3.0)
 IDLE_ROUNDS = (4, 9)
-#: a longer pause before a paced player's first round, one player in two (``LONG_IDLE_SHARE``,
-#: the seed draws which): the phone put down for seconds, past a session cache that forgets an
-#: account after a few seconds of silence (a pause of 0.5 to 3 s never left one cold); the
-#: upper bound grows with the span (``long_idle``: a tenth of it, up to two minutes in a soak)
+#: the pause before every paced player's first round: the phone put down for seconds, past a
+#: session cache that forgets an account after a few seconds of silence (a pause of 0.5 to 3 s
+#: never left one cold; the old accounts' ``IDLE_ROUNDS`` keep those); the upper bound grows
+#: with the span (``long_idle``: a tenth of it, up to two minutes in a soak)
 LONG_IDLE_S = (5.0, 8.0)
 LONG_IDLE_MAX_S = 120.0
-LONG_IDLE_SHARE = 0.5
 PACED_ROUNDS = 2  # the rounds a paced player ends its way back with (``paced_rounds``)
 
 
@@ -220,8 +219,8 @@ def paced_rounds(
 ) -> Evidence | None:
     """``PACED_ROUNDS`` (two) rounds on ``account``, a paced player's (a person's account,
     young: tens of plays at most), at the end of its way back: the first after a person's
-    pause (``IDLE_PAUSE_S``; one player in two, the seed's, ``long_idle``: 5 to 8 s, more in a
-    long span) between its first tickets and its requests sent together, at one instant or
+    long pause (``long_idle``: 5 to 8 s, more in a long span) between its first tickets and
+    its requests sent together, at one instant or
     spread over ``STAGGER_S`` as the seed draws; the second of the other kind. A wallet that
     loses updates only between the requests of an account that lay idle (a session reloaded
     after a second of silence, or after five), or only between a young account's requests a
@@ -238,12 +237,11 @@ def paced_kinds(
     rng: random.Random, span_s: float
 ) -> list[tuple[float, tuple[float, float] | None]]:
     """A paced player's rounds (``paced_rounds``): each its spread and the bounds of the pause
-    before it (None: none), the first after a person's pause (``IDLE_PAUSE_S``, or one time
-    in two ``long_idle``: the phone put down for seconds), the second at once after it."""
+    before it (None: none), the first after a long pause (``long_idle``: the phone put down
+    for seconds), the second at once after it."""
     spreads = [STAGGER_S, 0.0] if rng.random() < 0.5 else [0.0, STAGGER_S]
-    pause = long_idle(span_s) if rng.random() < LONG_IDLE_SHARE else IDLE_PAUSE_S
     kinds: list[tuple[float, tuple[float, float] | None]] = [
-        (spreads[0], pause),
+        (spreads[0], long_idle(span_s)),
         (spreads[1], None),
     ]
     return kinds[:PACED_ROUNDS]
