@@ -34,6 +34,7 @@ SESSIONS_COVER = [
     "play.money.concurrent_one_account",  # the old accounts' requests that overlap, last
     "play.history.complete",
     "play.history.order",
+    "play.history.limit",  # the pages of 10, and an old account's limits past 101
     "play.history.created_at",
     "play.auto.answer",
     "security.tokens.required",

@@ -117,11 +117,11 @@ class _BalanceReadFrozen(GameService):
 
 def test_an_old_accounts_round_replayed_on_its_own_account_names_wins_queued_by_age() -> None:
     """A round of an old account that finds its plays' order broken is replayed one after
-    another (``overlap.serial_replay``) on fresh accounts, then on the round's own account,
-    each play there judged from the answer before it: a wallet that queues the wins of
-    accounts past their welcome session breaks ``prize_credited`` there only (young accounts
-    are right); a balance read the race left stale names nothing (the race is the fault), nor
-    does the reference."""
+    another on fresh accounts (``overlap.serial_replay``), then on the round's own account
+    (``overlap.own_account_replay``), each play there judged from the answer before it: a
+    wallet that queues the wins of accounts past their welcome session breaks
+    ``prize_credited`` there only (young accounts are right); a balance read the race left
+    stale names nothing (the race is the fault), nor does the reference."""
     case = {"pairs": [["robots", 100]], "seed": 3, "rounds": 2}
     services = ((OldAccountSoonQueued, PRIZE), (_BalanceReadFrozen, None), (GameService, None))
     for service, named in services:
@@ -133,6 +133,6 @@ def test_an_old_accounts_round_replayed_on_its_own_account_names_wins_queued_by_
             session.play(account, "robots", 100)
             time.sleep(OldAccountSoonQueued.WELCOME_S + 0.2)  # the account past its welcome
             assert overlap.serial_replay(session, case, 2, "fresh") is None
-            assert overlap.serial_replay(session, case, 6, "own", on=account) == named, service
+            assert overlap.own_account_replay(session, case, account, 6) == named, service
         finally:
             adapter.close()

@@ -33,6 +33,7 @@ from . import _round7_faults as r7
 from . import _round8_faults as r8
 from . import _round9_faults as r9
 from . import _round10_faults as r10
+from . import _round11_faults as r11
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1443,6 +1444,45 @@ _service(
     "contract 4",
     r10.YoungAccountLeaseLostUpdate,
     ["play.money.concurrent_one_account"],
+)
+
+# -- the eleventh red team's faults (tests/faulty/_round11_faults.py) --------------------------
+_service(
+    "play_long_idle_burst_lost_update",
+    "play",
+    "contract 4",
+    r11.LongIdleBurstLostUpdate,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_old_ticket_double_auto_empty_settlement",
+    "play",
+    "contract 4",
+    r11.OldTicketDoubleAutoEmptySettlement,
+    ["play.auto.answer"],
+)
+_service(
+    "play_long_quiet_read_misses_lot",
+    "play",
+    "contract 4",
+    r11.LongQuietReadMissesLot,
+    ["play.money.balance_read"],
+)
+_service(
+    "play_history_second_page_one_late",
+    "play",
+    "contract 4",
+    r11.HistorySecondPageOneLate,
+    ["play.history.limit"],
+)
+_add(
+    "http_query_string_unguarded",
+    "play",
+    "contract 4",
+    ["security.paths.guarded"],
+    wf.vendor_http_variant(r11.guard_on_request_target),
+    r11.guard_on_request_target.__doc__,
+    ("robots",),
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

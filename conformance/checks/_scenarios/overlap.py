@@ -39,7 +39,9 @@ two plays at once, a reservation), and judged once every ticket is known:
 sessions' old accounts), the first at one instant, the others each request at a moment drawn
 over ``STAGGER_S``; ``paced_rounds`` two on a paced player's account (a person's: young), the
 first after a person's pause between its first tickets and its requests sent together (the
-account idle: ``IDLE_PAUSE_S``, as two of the old accounts' rounds too).
+account idle: ``long_idle``, 5 s and more, where two of the old accounts' rounds pause
+``IDLE_PAUSE_S``, 0.5 to 3 s: a session cache that forgets an account after a few seconds, a
+ticket settled otherwise once it is seconds old).
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
 the check that runs this names a fault that plays one after another show too by that
@@ -60,6 +62,7 @@ import reference
 from contract import ErrorReply
 
 from ..._evaluation import wins_multiset
+from ..._pool import iter_in_order
 from ..._registry import Evidence, Reservation
 from ...games import kit
 from .client import (
@@ -103,6 +106,12 @@ STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 #: the old accounts' rounds numbered in ``IDLE_ROUNDS`` and every paced player's first round
 IDLE_PAUSE_S = (0.5, 3.0)
 IDLE_ROUNDS = (4, 9)
+#: the pause before every paced player's first round: the phone put down for seconds, past a
+#: session cache that forgets an account after a few seconds of silence (a pause of 0.5 to 3 s
+#: never left one cold; the old accounts' ``IDLE_ROUNDS`` keep those); the upper bound grows
+#: with the span (``long_idle``: a tenth of it, up to two minutes in a soak)
+LONG_IDLE_S = (5.0, 8.0)
+LONG_IDLE_MAX_S = 120.0
 PACED_ROUNDS = 2  # the rounds a paced player ends its way back with (``paced_rounds``)
 
 
@@ -199,7 +208,8 @@ def old_account_rounds(
     idle, meets them here. A round the balance cannot pay is not sent (its plays would be
     refused for the money)."""
     kinds = [
-        (STAGGER_S if number % 2 else 0.0, number in IDLE_ROUNDS) for number in range(OLD_ROUNDS)
+        (STAGGER_S if number % 2 else 0.0, IDLE_PAUSE_S if number in IDLE_ROUNDS else None)
+        for number in range(OLD_ROUNDS)
     ]
     return _rounds_on(session, case, account, rng, kinds)
 
@@ -209,16 +219,39 @@ def paced_rounds(
 ) -> Evidence | None:
     """``PACED_ROUNDS`` (two) rounds on ``account``, a paced player's (a person's account,
     young: tens of plays at most), at the end of its way back: the first after a person's
-    pause (``IDLE_PAUSE_S``) between its first tickets and its requests sent together, at one
-    instant or spread over ``STAGGER_S`` as the seed draws; the second of the other kind. A
-    wallet that
+    long pause (``long_idle``: 5 to 8 s, more in a long span) between its first tickets and
+    its requests sent together, at one instant or
+    spread over ``STAGGER_S`` as the seed draws; the second of the other kind. A wallet that
     loses updates only between the requests of an account that lay idle (a session reloaded
-    after a second of silence), or only between a young account's requests a fraction of a
-    second apart (a new player's lease), meets them here: every other round comes the moment
-    the account's last request was answered, and spread only on old accounts."""
+    after a second of silence, or after five), or only between a young account's requests a
+    fraction of a second apart (a new player's lease), or an AUTO that settles a ticket bought
+    seconds before otherwise, meets them here: every other round comes the moment the
+    account's last request was answered, and spread only on old accounts. The paced players'
+    ways back run side by side with the old accounts', longer: a long pause is mostly spent
+    while those run."""
+    kinds = paced_kinds(rng, float(case.get("span_s", 0.0)))
+    return _rounds_on(session, case, account, rng, kinds)
+
+
+def paced_kinds(
+    rng: random.Random, span_s: float
+) -> list[tuple[float, tuple[float, float] | None]]:
+    """A paced player's rounds (``paced_rounds``): each its spread and the bounds of the pause
+    before it (None: none), the first after a long pause (``long_idle``: the phone put down
+    for seconds), the second at once after it."""
     spreads = [STAGGER_S, 0.0] if rng.random() < 0.5 else [0.0, STAGGER_S]
-    kinds = [(spreads[0], True), (spreads[1], False)]
-    return _rounds_on(session, case, account, rng, kinds[:PACED_ROUNDS])
+    kinds: list[tuple[float, tuple[float, float] | None]] = [
+        (spreads[0], long_idle(span_s)),
+        (spreads[1], None),
+    ]
+    return kinds[:PACED_ROUNDS]
+
+
+def long_idle(span_s: float) -> tuple[float, float]:
+    """The bounds of a paced player's long pause in a span of ``span_s`` (``LONG_IDLE_S``,
+    its upper bound a tenth of the span when that is longer, ``LONG_IDLE_MAX_S`` at most)."""
+    low, high = LONG_IDLE_S
+    return low, max(high, min(span_s / 10, LONG_IDLE_MAX_S))
 
 
 def _rounds_on(
@@ -226,18 +259,18 @@ def _rounds_on(
     case: Case,
     account: Account,
     rng: random.Random,
-    kinds: list[tuple[float, bool]],
+    kinds: list[tuple[float, tuple[float, float] | None]],
 ) -> Evidence | None:
-    """Rounds on ``account``, each of ``kinds`` (its spread, and whether a person's pause comes
-    before its requests sent together); a round the balance cannot pay is not sent (its plays
-    would be refused for the money)."""
+    """Rounds on ``account``, each of ``kinds`` (its spread, and the bounds of the person's
+    pause before its requests sent together, None: none); a round the balance cannot pay is
+    not sent (its plays would be refused for the money)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     dearest = max(stake for _, stake in pairs)
     sold: list[tuple[int, int]] = []
     for number, (stagger_s, idle) in enumerate(kinds):
         if session.balance(account) < LEAST_STAKES * dearest:
             return None
-        idle_s = rng.uniform(*IDLE_PAUSE_S) if idle else 0.0
+        idle_s = rng.uniform(*idle) if idle else 0.0
         found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s, idle_s)
         if found is not None:
             return found
@@ -431,57 +464,102 @@ def serial_replay(
     rounds: int | None = None,
     salt: str = "overlap",
     pause_s: float = 0.0,
-    on: Account | None = None,
 ) -> str | None:
     """The rounds' purchases (``rounds`` of them, default the case's; drawn from the case's
     seed and ``salt``) made again one after another, each finished by AUTO before the next, on
     accounts funded alike, each ``pause_s`` after the last request (the pause a round came
-    after: ``_round``'s ``idle_s``): the requirement a play's balance there breaks (before -
-    stake + lot: ``credit_requirement``), or None. A fault seen at once that this shows too is
-    no race (a wallet that drops the lot after a change of game, one that treats an account of
-    this funding otherwise, one that credits wins late whoever plays, or only on a play that
-    comes after a pause).
-
-    With ``on`` (the round's own account), every purchase is made there until one is refused
-    (its balance spent, a ticket it left), each judged from its own answer alone, never from a
-    balance read (a read cache the race filled may still answer stale): a play that comes after
-    a losing one must answer that one's balance - stake + its lot (after a winning one it is
-    not judged: on a wallet that queues a win until AUTO, the answer after it holds that lot).
-    A wallet that credits an old account's wins late shows there, a race does not."""
+    after: ``_round``'s ``idle_s``): the requirement a play's balance
+    there breaks (before - stake + lot: ``credit_requirement``), or None. A fault seen at once
+    that this shows too is no race (a wallet that drops the lot after a change of game, one
+    that treats an account of this funding otherwise, one that credits wins late whoever
+    plays, or only on a play that comes after a pause). After a pause the rounds go side by
+    side, each on its account, each starting a share of the pause after the one before (no two
+    accounts' purchases at one moment): a long pause costs its length per purchase, not per
+    purchase and round."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     rng = random.Random(f"{case['seed']}:{salt}")
     dearest = max(stake for _, stake in pairs)
-    balance: int | None = None  # on ``on``: the last play's balance, if it lost (None: unjudged)
-    for _ in range(int(case["rounds"]) if rounds is None else rounds):
-        script = _script(session, rng, pairs)
+    scripts = [
+        _script(session, rng, pairs)
+        for _ in range(int(case["rounds"]) if rounds is None else rounds)
+    ]
+
+    def replayed(number: int) -> tuple[bool, str | None]:
+        """Round ``number`` made again: (whether it could be judged to its end, what broke)."""
+        script = scripts[number]
+        time.sleep(number * pause_s / len(scripts))  # the rounds' purchases never at one moment
         bought = [script.first, *([script.second] if script.second else [])]
         bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
-        account = on if on is not None else _opened(session, FUNDED_STAKES * dearest, dearest)
-        if on is None:
-            balance = session.balance(account)
-        for number, (game, stake) in enumerate(bought):
+        account = _opened(session, FUNDED_STAKES * dearest, dearest)
+        balance = session.balance(account)
+        for at, (game, stake) in enumerate(bought):
             time.sleep(pause_s)  # the pace the round's purchases came at, after a pause
-            try:
-                answer = session.play(account, game, stake)
-            except ErrorReply:
-                if on is None:
-                    raise
-                return None  # refused on the round's own account: what it paid is judged
-            if number == 1 and script.second is not None:  # clicked, left half revealed
+            answer = session.play(account, game, stake)
+            if at == 1 and script.second is not None:  # clicked, left half revealed
                 play_id, token = str(answer["play_id"]), account.token
                 refused(partial(session.adapter.reveal, play_id, token, script.button))
                 ticket = session.truth(account, answer)[0]
             else:
                 ticket, _ = session.auto(account, str(answer["play_id"]))
-            if ticket is None:
+            lot = None if ticket is None else ref_prize(game, stake, ticket)
+            if lot is None:
+                return False, None
+            got = int(answer["balance_cents"])
+            if got != balance - stake + lot:
+                return True, credit_requirement(game, balance, stake, lot, got)
+            balance = got
+        return True, None
+
+    workers = len(scripts) if pause_s > 0 else 1
+    for judged, broken in iter_in_order(replayed, range(len(scripts)), workers):
+        if not judged or broken is not None:
+            return broken
+    return None
+
+
+def own_account_replay(
+    session: Session,
+    case: Case,
+    account: Account,
+    rounds: int,
+    salt: str = "overlap:own",
+    pause_s: float = 0.0,
+) -> str | None:
+    """The rounds' purchases (``rounds`` of them, drawn from the case's seed and ``salt``) made
+    again one after another on ``account``, the round's own, each round ``pause_s`` after the
+    last request (the pause the round came after), each ticket finished by AUTO before the
+    next purchase, until one is refused (its balance spent, a ticket it left: nothing named).
+    Each play is judged from the answers alone, never from a balance read (a read cache the
+    race filled may still answer stale): a play that comes after a losing one must answer
+    that one's balance - stake + its lot (``credit_requirement``); after a winning one it is
+    not judged (on a wallet that queues a win until AUTO, the answer after it holds that lot).
+    A wallet that credits an old account's wins late shows here, a race does not."""
+    pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    rng = random.Random(f"{case['seed']}:{salt}")
+    balance: int | None = None  # the last play's balance, if it lost (None: the next unjudged)
+    for _ in range(rounds):
+        script = _script(session, rng, pairs)
+        bought = [script.first, *([script.second] if script.second else [])]
+        bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
+        time.sleep(pause_s)  # the account quiet as long as before the round
+        for at, (game, stake) in enumerate(bought):
+            try:
+                answer = session.play(account, game, stake)
+            except ErrorReply:
                 return None
-            lot = ref_prize(game, stake, ticket)
+            if at == 1 and script.second is not None:  # clicked, left half revealed
+                play_id, token = str(answer["play_id"]), account.token
+                refused(partial(session.adapter.reveal, play_id, token, script.button))
+                ticket = session.truth(account, answer)[0]
+            else:
+                ticket, _ = session.auto(account, str(answer["play_id"]))
+            lot = None if ticket is None else ref_prize(game, stake, ticket)
             if lot is None:
                 return None
             got = int(answer["balance_cents"])
             if balance is not None and got != balance - stake + lot:
                 return credit_requirement(game, balance, stake, lot, got)
-            balance = None if on is not None and lot > 0 else got
+            balance = None if lot > 0 else got
     return None
 
 

@@ -93,7 +93,13 @@ from .client import (
     reveal_tuple,
 )
 from .money import emptied_accounts
-from .overlap import old_account_rounds, paced_rounds, serial_reads, serial_replay
+from .overlap import (
+    old_account_rounds,
+    own_account_replay,
+    paced_rounds,
+    serial_reads,
+    serial_replay,
+)
 from .reveal import revealed_on
 from .top_tiers import Found, Hold, Through, judge_again, no_hold, play_through
 
@@ -108,6 +114,11 @@ ORDER = "play.history.order"
 AUTO_ANSWER = "play.auto.answer"
 LIMIT = "play.history.limit"
 PAGE = 10  # the page of the history a paced player reads now and then
+#: limits an old account's history is asked with past the usual page sizes
+#: (``_deep_pages_judged``): from past this one (``play.history_listing`` asks up to 101) ...
+DEEP_PAGE_FROM = 101
+#: ... one of the sizes a history is commonly paged by, below its count
+DEEP_PAGES = (120, 128, 150, 200, 250, 256, 300, 400, 500, 512, 1000)
 TOKENS = "security.tokens.required"
 ISOLATION = "security.tokens.isolation"
 
@@ -768,6 +779,7 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # view of the app's own, right only when asked with a limit, a sixth red team's, shows)
     _entries_judged(player, session.history(account, None), fault)
     _pages_judged(player, fault)
+    _deep_pages_judged(session, player, listed, rng, fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
@@ -816,7 +828,7 @@ def _replay_named(
     serial = serial_replay(session, case, OLD_REPLAYS, f"{salt}:replay", pause_s)
     serial = serial_reads(session, case, pause_s=pause_s) if serial is None else serial
     if serial is None:  # last, the old account itself, its plays one after another
-        serial = serial_replay(session, case, OWN_REPLAYS, f"{salt}:own", pause_s, on=account)
+        serial = own_account_replay(session, case, account, OWN_REPLAYS, f"{salt}:own", pause_s)
     if serial is None:
         return found, named
     note = f"{found.note}; plays made one after another show it too, so it breaks {serial}"
@@ -849,6 +861,43 @@ def _reads_judged(player: Player, fault: Fault) -> None:
                 f"a balance read at a player's pace, after its play {bought} of "
                 f"{len(player.bought)}, answered {read} cents; its plays then ended at {want}",
                 "balance",
+            )
+
+
+def _deep_pages_judged(
+    session: Session, player: Player, listed: list[str], rng: random.Random, fault: Fault
+) -> None:
+    """An account listed deeper than the usual page sizes ``play.history_listing`` asks
+    (``DEEP_PAGE_FROM``, up to 101): its history asked with a ``limit`` past them and below its
+    count, one drawn among the sizes a history is commonly paged by (``DEEP_PAGES``: the app's
+    "load more" asking for more each time), one drawn anywhere between, each the newest that
+    many plays of the whole listing (``listed``), in its order, or ``play.history.limit`` (a
+    listing cut by a limit that reads a second internal page one entry late, and right asked
+    whole, was CERTIFIED: every limit asked below a count was 101 at most, an eleventh red
+    team's). A limit refused with a 4xx is the target's own maximum (judged whole above)."""
+    count = len(listed)
+    if count <= DEEP_PAGE_FROM + 1 or player.listed_up_to is not None:
+        return
+    usual = [size for size in DEEP_PAGES if size < count]
+    limits = [rng.choice(usual)] if usual else []
+    limits.append(rng.randint(DEEP_PAGE_FROM + 1, count - 1))
+    for limit in limits:
+        answer = refused(partial(session.history, player.account, limit))
+        if isinstance(answer, ErrorReply):
+            continue  # a maximum of the target's own below it
+        page = [str(p.get("play_id")) for p in answer["answer"]]
+        if page != listed[:limit]:
+            wrong = next(
+                (i for i, (a, b) in enumerate(zip(page, listed, strict=False)) if a != b), None
+            )
+            raise fault(
+                LIMIT,
+                {"plays": limit, "first_differing": None},
+                {"plays": len(page), "first_differing": wrong},
+                f"the history asked with limit {limit} (of {count} plays) is not the newest "
+                f"{limit} of the whole listing: {len(page)} listed"
+                + ("" if wrong is None else f", the entry at {wrong} another play"),
+                "history",
             )
 
 

@@ -19,8 +19,10 @@ fault is named by the requirement of its family:
   so, on an account of its own, may (RFC 6750 offers ``access_token``): let in, it is a
   reservation (``bearer-only``), never a failure;
 - ``path`` (``security.paths.guarded``): the endpoint's path spelled otherwise (a trailing
-  slash, a doubled slash, one character percent-encoded), with no token, an altered token or
-  a neighbour's.
+  slash, a doubled slash, one character percent-encoded) or with a query parameter the
+  contract does not name (a cache-buster, a language, a campaign's tag: ``QUERY_NAMES``, its
+  value and its place beside the history's ``limit`` drawn), with no token, an altered token
+  or a neighbour's.
 
 The first two travel through the contract's operations (any adapter); the last two need
 requests as written (``contract.RawRequests``: the HTTP adapter has it), and are not asked of
@@ -289,7 +291,11 @@ def _probes(
         assert own is not None
         return _scheme_probes(session, owner, neighbours, played, own, rng)
     for end in _endpoints(session, owner, played):
-        for what, path in _path_variant(end.path, rng):
+        spellings = _path_variant(end.path, rng)
+        # the path as the contract spells it, with a query parameter the contract does not
+        # name (a guard matching its routes against the path and its query lets it through)
+        spellings.append(("a query string", _with_query(end.path, end.query, rng)))
+        for what, path in spellings:
             credentials: list[tuple[str, dict[str, str]]] = [
                 ("no token", {}),
                 ("the token of the account opened just before", _bearer(neighbours[0].token)),
@@ -300,13 +306,31 @@ def _probes(
                 ),
             ]
             label, headers = rng.choice(credentials)
-            url = _url(path, end.query)
+            url = _url(path, end.query) if "?" not in path else path
             request = {"method": end.method, "path": url, "headers": headers}
             send = _raw(session, end.method, url, headers, end.body)
             found.append(
                 Probe(f"the path spelled with {what}, {label}", end.operation, send, request)
             )
     return found
+
+
+#: names of query parameters an app, a proxy or a link adds to a request, which a router
+#: ignores (a cache-buster, an app version, a language, a campaign's tag)
+QUERY_NAMES = ("_", "t", "ts", "cb", "v", "lang", "locale", "utm_source", "ref", "client")
+
+
+def _with_query(path: str, query: str, rng: random.Random) -> str:
+    """``path`` with a query parameter the contract does not name, drawn from ``rng``, beside
+    its own ``query`` (before or after it)."""
+    name = rng.choice(QUERY_NAMES)
+    if rng.random() < 0.5:
+        value = "".join(rng.choice(string.digits) for _ in range(rng.randint(1, 13)))
+    else:
+        value = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 8)))
+    extra = f"{name}={value}"
+    params = [extra, query] if rng.random() < 0.5 else [query, extra]
+    return path + "?" + "&".join(p for p in params if p)
 
 
 def _bearer(token: str) -> dict[str, str]:
