@@ -35,6 +35,7 @@ from .freedom_variants import (
     CreatedAt,
     HistoryOwnLimit,
     OneTicketOpenService,
+    StakeLimit,
     WalletLimit,
     WalletMinimum,
     WalletMinimum10Eur,
@@ -111,6 +112,7 @@ JUDGED_BY = {
     "resource_checked_first": ("security.no_token", "pass"),
     "funds_checked_first": ("play.invalid_requests", "pass"),
     "game_descriptions": ("stakes.eldorado", "pass"),
+    "stake_limit_100_eur": ("play.player_sessions", "reserved"),
 }
 
 
@@ -729,3 +731,35 @@ def test_a_contract_games_entry_out_of_shape_still_fails_the_smoke_step(entry: o
     described = reference_adapter(name="x").describe()
     problem = describe_problem({**described, "games": {**described["games"], "robots": entry}})
     assert problem is not None and "$.games.robots" in problem
+
+
+# -- a limit of the account's own on its plays (row stake-own-limit) ----------------------------
+
+
+class FirstPlayRefused409(Delegating):
+    """Every play refused with 409 (no limit reached: no play was ever sold)."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        self.inner.balance(account_id, token)
+        raise ErrorReply(409, "stake_limit_reached", "this account's stake limit is reached")
+
+
+class LimitRefusedAs402(StakeLimit):
+    """The stake limit refused with 402 while the balance pays: the code says what is false."""
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
+        try:
+            return super().play(account_id, token, game, stake_cents)
+        except ErrorReply as refusal:
+            if refusal.status != 409:
+                raise
+            raise ErrorReply(402, "insufficient_funds", "not enough money") from None
+
+
+@pytest.mark.parametrize("cls", [FirstPlayRefused409, LimitRefusedAs402])
+def test_a_refused_play_that_is_no_limit_of_the_account_is_not_reserved(
+    cls: type[Delegating],
+) -> None:
+    outcome, reservations, message = one_check(cls(reference_adapter(), "t"), "play.player_sessions")
+    assert outcome in ("error", "fail"), message
+    assert not [r for r in reservations if r["basis"] == "stake-own-limit"]
