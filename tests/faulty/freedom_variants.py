@@ -92,6 +92,21 @@ class OneBlockListed(Delegating):
         return list(self.inner.list_blocks(game, stake_cents))[:1]
 
 
+class EveryBlockListed(Delegating):
+    """``GET /v1/blocks`` lists every block it has, of every game and stake, whatever the
+    query, each entry naming its own game and stake (a listing endpoint whose filters are
+    not implemented: the contract never says the query narrows the list)."""
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        games = self.inner.describe()["games"]
+        return [
+            dict(entry)
+            for name, described in games.items()
+            for stake in described["stakes_cents"]
+            for entry in self.inner.list_blocks(name, stake)
+        ]
+
+
 # -- a capability skipped -----------------------------------------------------------------------
 
 
@@ -839,6 +854,7 @@ _add(
     ("robots.randomness.unrelated_blocks", "blocks-listed"),
     ("eldorado.randomness.unrelated_blocks", "blocks-listed"),
 )
+_add("every_block_listed", _wrapped(EveryBlockListed), EveryBlockListed.__doc__)
 _add("no_reveal", _wrapped(NoReveal), NoReveal.__doc__, (SCOPE, "capability-skipped"))
 _add(
     "no_blocks",

@@ -113,6 +113,7 @@ JUDGED_BY = {
     "funds_checked_first": ("play.invalid_requests", "pass"),
     "game_descriptions": ("stakes.eldorado", "pass"),
     "stake_limit_100_eur": ("play.player_sessions", "reserved"),
+    "every_block_listed": ("blocks.lot_table", "pass"),
 }
 
 
@@ -760,6 +761,32 @@ class LimitRefusedAs402(StakeLimit):
 def test_a_refused_play_that_is_no_limit_of_the_account_is_not_reserved(
     cls: type[Delegating],
 ) -> None:
-    outcome, reservations, message = one_check(cls(reference_adapter(), "t"), "play.player_sessions")
+    outcome, reservations, message = one_check(
+        cls(reference_adapter(), "t"), "play.player_sessions"
+    )
     assert outcome in ("error", "fail"), message
     assert not [r for r in reservations if r["basis"] == "stake-own-limit"]
+
+
+# -- a block list that lists every block whatever the query (row blocks-query) ------------------
+
+
+class OtherPairsListedOnly(Delegating):
+    """The list for (game, stake) holds the blocks of every other pair, none of its own."""
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Any]:
+        games = self.inner.describe()["games"]
+        return [
+            dict(entry)
+            for name, described in games.items()
+            for stake in described["stakes_cents"]
+            if (name, stake) != (game, stake_cents)
+            for entry in self.inner.list_blocks(name, stake)
+        ]
+
+
+def test_a_list_without_the_pairs_own_blocks_still_fails() -> None:
+    outcome, _, message = one_check(
+        OtherPairsListedOnly(reference_adapter(), "t"), "blocks.header", games=["robots"]
+    )
+    assert outcome == "fail" and "blocks.contract3.header" in message, message
