@@ -799,6 +799,12 @@ class StakeLimit(Delegating):
             raise
 
 
+class StakeLimit20Eur(StakeLimit):
+    """The stake limit of ``StakeLimit`` at 20 EUR (2 000 cents), a small player's daily one."""
+
+    most_staked = 2_000
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -1019,6 +1025,16 @@ _add(
             "eldorado.4.6.prize_credited",
             "eldorado.4.2.history_unrevealed",
         )
+    ),
+)
+_add(
+    "stake_limit_20_eur",
+    _wrapped(StakeLimit20Eur),
+    StakeLimit20Eur.__doc__,
+    *FREEDOMS["stake_limit_100_eur"].expected,
+    *(
+        (requirement, "stake-own-limit")
+        for requirement in ("play.history.limit", "robots.4.1.last_unit", "eldorado.4.2.last_unit")
     ),
 )
 

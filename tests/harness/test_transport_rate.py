@@ -208,10 +208,11 @@ def test_a_request_refused_to_the_end_is_an_error_never_a_refusal(serve: Serve) 
 
 
 def test_a_quota_window_of_a_minute_is_waited_to_its_end(serve: Serve) -> None:
-    """A play refused past a quota of its account's (``Retry-After`` the seconds left of the
-    window: 60 then 40) is waited on as asked and bought: it was an *error* when every wait was
-    capped at 5 s (row ``rate-limited``)."""
-    target, adapter, waits = serve(refused_first(2, (201, PLAY, {}), headers={"Retry-After": "60"}))
+    """A play refused past a quota of its account's (``Retry-After: 60``, a window of a minute)
+    is waited on as asked and bought: it was an *error* when every wait was capped at 5 s (row
+    ``rate-limited``)."""
+    quota = refused_first(2, (201, PLAY, {}), headers={"Retry-After": "60"})
+    _, adapter, waits = serve(quota)
     assert adapter.play(ACCOUNT, "t", "robots", 100)["play_id"] == "play_2"
     assert len(waits.asked) == 2 and all(60.0 <= w <= 75.0 for w in waits.asked)
 
