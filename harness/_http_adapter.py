@@ -977,9 +977,9 @@ class HttpAdapter:
     ) -> float:
         """The target answered ``status`` (429, or 503 with ``Retry-After``) for the
         ``refused``-th time to one request: wait what it asks (``rate_wait``), the requests in
-        flight halved (``Limiter``: the harness slows down), then the request is sent again (the
-        seconds waited returned), whatever it is, a play or a reveal too: the answer refuses the request, it does not
-        report it done. A 429 is a client error, "too many requests", whose ``Retry-After``
+        flight halved (``Limiter``: the harness slows down), then the request is sent again
+        (the seconds waited returned), whatever it is, a play or a reveal too: the answer
+        refuses the request, it does not report it done. A 429 is a client error, "too many requests", whose ``Retry-After``
         says how long to wait "before making a new request" (RFC 6585 4); a 503 says the
         server is "unable to handle the request", its ``Retry-After`` how long to wait "before
         retrying the request" (RFC 9110 15.6.4): a server shedding load says so before doing
