@@ -975,22 +975,21 @@ class HttpAdapter:
         waited: float,
         settled: bool,
     ) -> float:
-        """The target answered ``status`` (429, or 503 with ``Retry-After``) for the
-        ``refused``-th time to one request: wait what it asks (``rate_wait``), the requests in
-        flight halved (``Limiter``: the harness slows down), then the request is sent again
-        (the seconds waited returned), whatever it is, a play or a reveal too: the answer
-        refuses the request, it does not report it done. A 429 is a client error, "too many
-        requests", whose ``Retry-After`` says how long to wait "before making a new request"
-        (RFC 6585 4); a 503 says the server is "unable to handle the request", its
-        ``Retry-After`` how long to wait "before retrying the request" (RFC 9110 15.6.4): a
-        server shedding load says so before doing the work (a gateway that lost its upstream's answer says 502 or 504, or a 503 without
-        ``Retry-After``, which is not waited on here). A play (``settled``) met with a 503 is
-        still settled from the history after the wait (``LostAnswer``), as cheap as sending it
-        again and never buying it twice. Refused ``rate_retries`` times already, or the wait
-        asked taking the request's waits (``waited`` so far) past ``RATE_PATIENCE_S``:
-        ``TargetTimeout`` (the check: *error*, never a failure), and the endpoint counts one
-        more such request in a row (``refusals``: past ``breaker_after``, not called
-        again)."""
+        """The target answered ``status`` (429, or 503 with ``Retry-After``) for the ``refused``-th
+        time to one request: wait what it asks (``rate_wait``), the requests in flight halved
+        (``Limiter``: the harness slows down), then the request is sent again (the seconds waited
+        returned), whatever it is, a play or a reveal too: the answer refuses the request, it does
+        not report it done. A 429 is a client error, "too many requests", whose ``Retry-After`` says
+        how long to wait "before making a new request" (RFC 6585 4); a 503 says the server is
+        "unable to handle the request", its ``Retry-After`` how long to wait "before retrying the
+        request" (RFC 9110 15.6.4): a server shedding load says so before doing the work (a gateway
+        that lost its upstream's answer says 502 or 504, or a 503 without ``Retry-After``, which is
+        not waited on here). A play (``settled``) met with a 503 is still settled from the history
+        after the wait (``LostAnswer``), as cheap as sending it again and never buying it twice.
+        Refused ``rate_retries`` times already, or the wait asked taking the request's waits
+        (``waited`` so far) past ``RATE_PATIENCE_S``: ``TargetTimeout`` (the check: *error*, never a
+        failure), and the endpoint counts one more such request in a row (``refusals``: past
+        ``breaker_after``, not called again)."""
         self.limiter.dropped(asked=True)
         self.counts.add("rate_limited")
         said = f"{status}" + ("" if asked is None else f" with Retry-After {asked:g} s")
