@@ -1026,6 +1026,9 @@ _add(
             "eldorado.4.2.history_unrevealed",
         )
     ),
+    # play.top_lots's accounts refused a play (a 4xx): the top lot not reached (not-reached)
+    ("robots.4.10.prize_credited", "not-reached"),
+    ("eldorado.4.6.prize_credited", "not-reached"),
 )
 _add(
     "stake_limit_20_eur",

@@ -117,6 +117,15 @@ JUDGED_BY = {
 }
 
 
+#: the reservations a freedom's full run gets from other checks than the one judging it above
+OTHER_CHECKS_BASES = {
+    "stake_limit_100_eur": {  # play.top_lots: its accounts refused a play, the top lot unbought
+        ("robots.4.10.prize_credited", "not-reached"),
+        ("eldorado.4.6.prize_credited", "not-reached"),
+    }
+}
+
+
 @pytest.mark.parametrize("name", sorted(JUDGED_BY))
 def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     check_id, want = JUDGED_BY[name]
@@ -124,7 +133,8 @@ def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     assert outcome == want, (name, message)
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
-    assert found == {e for e in FREEDOMS[name].expected if e[0] in covered}, found
+    other = OTHER_CHECKS_BASES.get(name, set())  # what other checks of the run reserve
+    assert found == {e for e in FREEDOMS[name].expected if e[0] in covered and e not in other}
 
 
 #: a refusal order of the target's own (two refusals that both fit, the contract ordering none),

@@ -25,11 +25,12 @@ from typing import NamedTuple
 
 from contract import ErrorReply
 
-from ..._registry import Evidence, Reservation
+from ..._registry import Evidence
 from ...games import kit
 from .client import (
     Account,
     Case,
+    LimitReached,
     Session,
     balance_requirement,
     evidence,
@@ -173,9 +174,9 @@ def _buyer(session: Session, game: str, stake: int, runs: list[_Run]) -> Callabl
         run = runs[-1]
         try:
             played = session.play(run.account, game, stake)
-        except Reservation as limit:  # the account's own limit (row stake-own-limit)
-            session.reserve(limit)
-            raise _Stop(limit.message) from None
+        except LimitReached as limit:  # the account's own limit (row stake-own-limit)
+            session.reserve(limit.reservation)
+            raise _Stop(limit.reservation.message) from None
         sold = Sold(
             str(played["play_id"]),
             str(played["block_id"]),
