@@ -132,8 +132,12 @@ def execute(check: Check, ctx: CheckContext) -> CheckOutcome:
         evidence = [breach_evidence(check, breach).to_dict()]
         requirements = (breach.requirement,)
     except TargetError as exc:
-        outcome, message = "error", f"target error ({exc.kind}): {exc}"
-        trace = tb.format_exc()
+        limit = getattr(exc, "reservation", None)  # a limit of the target's own, met
+        if isinstance(limit, Reservation):  # (row stake-own-limit): what is left unjudged
+            ctx.reservations.append(limit)
+        else:
+            outcome, message = "error", f"target error ({exc.kind}): {exc}"
+            trace = tb.format_exc()
     except Exception as exc:  # a harness bug: reported, never a pass, never a crash
         outcome, message = "error", f"check crashed: {type(exc).__name__}: {exc}"
         trace = tb.format_exc()

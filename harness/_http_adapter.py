@@ -55,7 +55,7 @@ from ._errors import (
 from ._flags import FlagNumbers
 from ._ids import IdNumbers
 from ._integers import IntegerForms
-from ._patience import RATE_RETRIES, RATE_WAIT_CAP_S, rate_wait
+from ._patience import RATE_PATIENCE_S, RATE_RETRIES, rate_wait
 from ._redirects import MAX_HOPS, REDIRECTS, Redirects, redirected
 from ._statuses import UnnamedStatuses
 from ._timeout import DEFAULT_TIMEOUT_S
@@ -889,6 +889,7 @@ class HttpAdapter:
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
         attempt = 0  # attempts that failed (no answer, or 502/503/504), against ``retries``
         refused = 0  # answers asking for patience (429, 503 with Retry-After)
+        waited = 0.0  # the seconds waited on them
         while True:
             if not self.limiter.acquire(self.timeout[1], 1.0 if safe else UNSAFE_SHARE):
                 raise TargetTimeout(
@@ -942,7 +943,9 @@ class HttpAdapter:
                     deadline.finish()
                     response.close()
                     refused += 1
-                    self._be_patient(what, key, response.status_code, asked, refused, settled)
+                    waited += self._be_patient(
+                        what, key, response.status_code, asked, refused, waited, settled
+                    )
                     continue
                 self.refusals.answered(key)
                 if safe and response.status_code in (502, 503, 504) and attempt < self.retries:
@@ -963,39 +966,47 @@ class HttpAdapter:
             attempt += 1
 
     def _be_patient(
-        self, what: str, key: str, status: int, asked: float | None, refused: int, settled: bool
-    ) -> None:
-        """The target answered ``status`` (429, or 503 with ``Retry-After``) for the
-        ``refused``-th time to one request: wait what it asks (``rate_wait``), the requests in
-        flight halved (``Limiter``: the harness slows down), then the request is sent again,
-        whatever it is, a play or a reveal too: the answer refuses the request, it does not
-        report it done. A 429 is a client error, "too many requests", whose ``Retry-After``
-        says how long to wait "before making a new request" (RFC 6585 4); a 503 says the
-        server is "unable to handle the request", its ``Retry-After`` how long to wait "before
-        retrying the request" (RFC 9110 15.6.4): a server shedding load says so before doing
-        the work (a gateway that lost its upstream's answer says 502 or 504, or a 503 without
-        ``Retry-After``, which is not waited on here). A play (``settled``) met with a 503 is
-        still settled from the history after the wait (``LostAnswer``), as cheap as sending it
-        again and never buying it twice. Refused ``rate_retries`` times already:
-        ``TargetTimeout`` (the check: *error*, never a failure), and the endpoint counts one
-        more such request in a row (``refusals``: past ``breaker_after``, not called
-        again)."""
+        self,
+        what: str,
+        key: str,
+        status: int,
+        asked: float | None,
+        refused: int,
+        waited: float,
+        settled: bool,
+    ) -> float:
+        """The target answered ``status`` (429, or 503 with ``Retry-After``) for the ``refused``-th
+        time to one request: wait what it asks (``rate_wait``), the requests in flight halved
+        (``Limiter``: the harness slows down), then the request is sent again (the seconds waited
+        returned), whatever it is, a play or a reveal too: the answer refuses the request, it does
+        not report it done. A 429 is a client error, "too many requests", whose ``Retry-After`` says
+        how long to wait "before making a new request" (RFC 6585 4); a 503 says the server is
+        "unable to handle the request", its ``Retry-After`` how long to wait "before retrying the
+        request" (RFC 9110 15.6.4): a server shedding load says so before doing the work (a gateway
+        that lost its upstream's answer says 502 or 504, or a 503 without ``Retry-After``, which is
+        not waited on here). A play (``settled``) met with a 503 is still settled from the history
+        after the wait (``LostAnswer``), as cheap as sending it again and never buying it twice.
+        Refused ``rate_retries`` times already, or the wait asked taking the request's waits
+        (``waited`` so far) past ``RATE_PATIENCE_S``: ``TargetTimeout`` (the check: *error*, never a
+        failure), and the endpoint counts one more such request in a row (``refusals``: past
+        ``breaker_after``, not called again)."""
         self.limiter.dropped(asked=True)
         self.counts.add("rate_limited")
         said = f"{status}" + ("" if asked is None else f" with Retry-After {asked:g} s")
-        if refused > self.rate_retries:
+        wait = rate_wait(asked, refused, self._jitter.random)  # timing only
+        if refused > self.rate_retries or waited + wait > RATE_PATIENCE_S:
             message = (
                 f"{what}: refused {refused} times in a row ({said} the last time), waited on "
-                f"{self.rate_retries} times (at most {RATE_WAIT_CAP_S:g} s each): the target "
-                f"did not answer the request"
+                f"{refused - 1} times, {waited:.0f} s in all (at most {self.rate_retries} times "
+                f"and {RATE_PATIENCE_S:g} s): the target did not answer the request"
             )
             self.refusals.timed_out(key, message)
             raise TargetTimeout(message)
-        wait = rate_wait(asked, refused, self._jitter.random)  # timing only
         self._sleep(wait)
         self.counts.waited(wait)
         if status == 503 and settled:
             raise LostAnswer(ProtocolViolation(f"{what}: answered {said}"))
+        return wait
 
     def _pause(self, attempt: int) -> None:
         """The backoff before attempt ``attempt + 2``: ``backoff`` doubled each time, spread by
@@ -1432,7 +1443,7 @@ class HttpAdapter:
         key = endpoint(method, path)
         self.breaker.check(key)
         self.refusals.check(key)
-        refused = 0
+        refused, waited = 0, 0.0
         while True:
             response, deadline = self._send_raw_once(what, key, method, path, headers, body)
             patience, asked = asks_patience(response.status_code, response.headers)
@@ -1441,7 +1452,9 @@ class HttpAdapter:
             deadline.finish()
             response.close()
             refused += 1
-            self._be_patient(what, key, response.status_code, asked, refused, False)
+            waited += self._be_patient(
+                what, key, response.status_code, asked, refused, waited, False
+            )
         self.refusals.answered(key)
         setattr(response, _DEADLINE, deadline)
         setattr(response, _ENDPOINT, key)

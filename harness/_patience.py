@@ -17,9 +17,17 @@ RATE_RETRIES = 8
 ``Retry-After``) is sent again, each after the wait the target asks (``rate_wait``); refused
 once more, the check that sent it cannot judge (*error*, never a failure)."""
 RATE_WAIT_CAP_S = 5.0
-"""The longest the harness waits before sending a refused request again, whatever the target
-asks: a ``Retry-After: 3600`` is waited 5 s, and the request refused again past the retries is
-an *error*. Every wait also counts against the check's and the run's budgets."""
+"""The longest the harness waits before sending again a request refused without a
+``Retry-After`` (the backoff doubled up to it). Every wait also counts against the check's and
+the run's budgets."""
+RATE_ASKED_CAP_S = 90.0
+"""The longest the harness waits when the target asks (``Retry-After``): a quota's window of a
+minute is waited to its end, as a client honouring the header does; a ``Retry-After: 3600`` is
+waited 90 s. Was ``RATE_WAIT_CAP_S`` (5 s): a correct target refusing plays past 20 a minute
+with ``Retry-After`` the seconds left of its window ended *error* (row ``rate-limited``)."""
+RATE_PATIENCE_S = 180.0
+"""The most the harness waits in all for one request refused again and again: past it, the
+check that sent it cannot judge (*error*, never a failure), however few the retries."""
 RATE_FIRST_WAIT_S = 0.5
 """The wait after a refusal that names none (no ``Retry-After``): doubled at each refusal of
 the same request, up to ``RATE_WAIT_CAP_S``."""
@@ -27,12 +35,21 @@ the same request, up to ``RATE_WAIT_CAP_S``."""
 
 def rate_wait(asked: float | None, refusals: int, spread: Callable[[], float]) -> float:
     """The wait before sending again a request refused ``refusals`` times (1, 2, ...): what
-    the target asked, or ``RATE_FIRST_WAIT_S`` doubled at each refusal when it asked nothing;
-    at most ``RATE_WAIT_CAP_S``; then up to a quarter longer (``spread()`` in [0, 1)), so the
-    requests refused together do not all come back at the same instant, and never shorter
-    than asked below the cap."""
-    base = asked if asked is not None else RATE_FIRST_WAIT_S * 2 ** min(refusals - 1, 16)
+    the target asked, at most ``RATE_ASKED_CAP_S``, or ``RATE_FIRST_WAIT_S`` doubled at each
+    refusal when it asked nothing, at most ``RATE_WAIT_CAP_S``; then up to a quarter longer
+    (``spread()`` in [0, 1)), so the requests refused together do not all come back at the
+    same instant, and never shorter than asked below the cap."""
+    if asked is not None:
+        return min(asked, RATE_ASKED_CAP_S) * (1 + spread() / 4)
+    base: float = RATE_FIRST_WAIT_S * 2 ** min(refusals - 1, 16)
     return min(base, RATE_WAIT_CAP_S) * (1 + spread() / 4)
 
 
-__all__ = ["RATE_FIRST_WAIT_S", "RATE_RETRIES", "RATE_WAIT_CAP_S", "rate_wait"]
+__all__ = [
+    "RATE_ASKED_CAP_S",
+    "RATE_FIRST_WAIT_S",
+    "RATE_PATIENCE_S",
+    "RATE_RETRIES",
+    "RATE_WAIT_CAP_S",
+    "rate_wait",
+]

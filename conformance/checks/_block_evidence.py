@@ -22,6 +22,7 @@ from ._block_reading import (
     chunk_lines,
     compare_slice,
     entry_faults,
+    of_pair,
     reaudit,
 )
 
@@ -164,7 +165,7 @@ class BlockEvidence(Serialised):
             return replace(again, expected=expected, got=got, note=note)
 
         if aspect == "listing":
-            listed = adapter.list_blocks(game, stake)
+            listed = of_pair(adapter.list_blocks(game, stake), game, stake)
             problems = [m for e in listed for m in entry_faults(e, game, stake)[1]]
             if not listed:
                 problems.append(f"no block of {game} at {stake} listed")

@@ -31,6 +31,21 @@ EXPECTED = {
 }
 
 
+def of_pair(listed: list[Any], game: str, stake: int) -> list[Any]:
+    """The entries of a block list (``GET /v1/blocks?game=&stake_cents=``) that name ``game``
+    at ``stake``. A target may list the blocks of other games and stakes too, whatever the
+    query, each entry naming its own (the contract gives the entries ``game`` and
+    ``stake_cents`` and never says the query narrows the list, row ``blocks-query``): those
+    are left out here, never read as this pair's blocks. An entry that is no object is kept
+    (its fault is ``entry_faults``'s, or the seam's)."""
+    return [
+        entry
+        for entry in listed
+        if not isinstance(entry, Mapping)
+        or (entry.get("game"), entry.get("stake_cents")) == (game, stake)
+    ]
+
+
 def entry_faults(
     entry: dict[str, Any], game: str, stake: int
 ) -> tuple[dict[str, Any] | None, list[str]]:

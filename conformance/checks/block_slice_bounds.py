@@ -25,6 +25,7 @@ from reference import _strict_json as strict_json
 from .._evidence import PlayEvidence
 from .._file_target import block_file_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, check
+from ._block_reading import of_pair
 
 if TYPE_CHECKING:
     from ._scenarios import Session
@@ -144,7 +145,7 @@ def slice_bounds_check(ctx: CheckContext) -> None:
         raise NotSupported("no game and stake in this run's scope")
     rng = random.Random(f"{ctx.seed}:slice_bounds")
     game, stake = rng.choice(pairs)
-    blocks = ctx.adapter.list_blocks(game, stake)
+    blocks = of_pair(ctx.adapter.list_blocks(game, stake), game, stake)
     if not blocks:
         raise NotSupported(f"no block listed for {game} at {stake} cents")
     block = rng.choice(blocks)

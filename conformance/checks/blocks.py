@@ -36,7 +36,7 @@ from .._file_target import FileTarget, block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
-from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults
+from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults, of_pair
 
 EVIDENCE_PER_BLOCK = 5
 
@@ -162,7 +162,8 @@ def _listed(ctx: CheckContext, game: str, stake: int) -> list[dict[str, Any]]:
     session = _session(ctx)
     if (game, stake) not in session.listed:
         try:
-            session.listed[(game, stake)] = list(ctx.adapter.list_blocks(game, stake))
+            listed = ctx.adapter.list_blocks(game, stake)
+            session.listed[(game, stake)] = of_pair(listed, game, stake)
         except Exception as exc:
             session.listed[(game, stake)] = exc
     value = session.listed[(game, stake)]

@@ -92,6 +92,21 @@ class OneBlockListed(Delegating):
         return list(self.inner.list_blocks(game, stake_cents))[:1]
 
 
+class EveryBlockListed(Delegating):
+    """``GET /v1/blocks`` lists every block it has, of every game and stake, whatever the
+    query, each entry naming its own game and stake (a listing endpoint whose filters are
+    not implemented: the contract never says the query narrows the list)."""
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        games = self.inner.describe()["games"]
+        return [
+            dict(entry)
+            for name, described in games.items()
+            for stake in described["stakes_cents"]
+            for entry in self.inner.list_blocks(name, stake)
+        ]
+
+
 # -- a capability skipped -----------------------------------------------------------------------
 
 
@@ -747,6 +762,49 @@ class OwnGamesOwnShape(Delegating):
         return {**described, "games": games}
 
 
+# -- a stake limit of the account's own --------------------------------------------------------
+
+
+class StakeLimit(Delegating):
+    """Responsible gaming: an account takes stakes up to 100 EUR (10 000 cents) in all, then
+    refuses every play with 409 ``stake_limit_reached`` ("wrong state", contract 4), the
+    account left as it was; a play of a game or stake not sold is refused as before (422).
+    The contract bounds no account's plays (row ``stake-own-limit``)."""
+
+    most_staked = 10_000
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._staked: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        games = self.inner.describe()["games"]
+        sold = games[game]["stakes_cents"] if isinstance(game, str) and game in games else []
+        if type(stake_cents) is not int or stake_cents not in sold:
+            return dict(self.inner.play(account_id, token, game, stake_cents))
+        with self._lock:
+            staked = self._staked.get(account_id, 0)
+            over = staked + stake_cents > self.most_staked
+            if not over:
+                self._staked[account_id] = staked + stake_cents
+        if over:
+            self.inner.balance(account_id, token)  # the token and the account first
+            raise ErrorReply(409, "stake_limit_reached", "this account's stake limit is reached")
+        try:
+            return dict(self.inner.play(account_id, token, game, stake_cents))
+        except BaseException:
+            with self._lock:
+                self._staked[account_id] -= stake_cents
+            raise
+
+
+class StakeLimit20Eur(StakeLimit):
+    """The stake limit of ``StakeLimit`` at 20 EUR (2 000 cents), a small player's daily one."""
+
+    most_staked = 2_000
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -802,6 +860,7 @@ _add(
     ("robots.randomness.unrelated_blocks", "blocks-listed"),
     ("eldorado.randomness.unrelated_blocks", "blocks-listed"),
 )
+_add("every_block_listed", _wrapped(EveryBlockListed), EveryBlockListed.__doc__)
 _add("no_reveal", _wrapped(NoReveal), NoReveal.__doc__, (SCOPE, "capability-skipped"))
 _add(
     "no_blocks",
@@ -940,6 +999,47 @@ _add(
 )
 _add("evaluate_only", _wrapped(EvaluateOnly), EvaluateOnly.__doc__, (SCOPE, "capability-skipped"))
 _add("version_number", _wrapped(VersionNumber), VersionNumber.__doc__, (SCOPE, "describe-version"))
+
+_add(
+    "stake_limit_100_eur",
+    _wrapped(StakeLimit),
+    StakeLimit.__doc__,
+    *(
+        (requirement, "stake-own-limit")
+        for requirement in (
+            "play.money.exact",
+            "play.money.balance_read",
+            "play.money.concurrent_one_account",
+            "play.history.complete",
+            "play.history.order",
+            "play.history.created_at",
+            "play.auto.answer",
+            "security.tokens.required",
+            "security.tokens.isolation",
+            "robots.4.10.prize_credited",
+            "robots.4.1.history_unrevealed",
+            "robots.4.3.reveal_symbols",
+            "robots.4.4.reveal_order",
+            "robots.4.7.reveal_plus_one",
+            "robots.4.4.auto_any_moment",
+            "eldorado.4.6.prize_credited",
+            "eldorado.4.2.history_unrevealed",
+        )
+    ),
+    # play.top_lots's accounts refused a play (a 4xx): the top lot not reached (not-reached)
+    ("robots.4.10.prize_credited", "not-reached"),
+    ("eldorado.4.6.prize_credited", "not-reached"),
+)
+_add(
+    "stake_limit_20_eur",
+    _wrapped(StakeLimit20Eur),
+    StakeLimit20Eur.__doc__,
+    *FREEDOMS["stake_limit_100_eur"].expected,
+    *(
+        (requirement, "stake-own-limit")
+        for requirement in ("play.history.limit", "robots.4.1.last_unit", "eldorado.4.2.last_unit")
+    ),
+)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

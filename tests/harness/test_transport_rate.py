@@ -17,7 +17,13 @@ import pytest
 from harness import HttpAdapter, ProtocolViolation, TargetTimeout
 from harness._budget import Cancelled, CancelToken, GuardedAdapter, Stalls, wait_unless_cut
 from harness._errors import ErrorReply
-from harness._patience import RATE_FIRST_WAIT_S, RATE_WAIT_CAP_S, rate_wait
+from harness._patience import (
+    RATE_ASKED_CAP_S,
+    RATE_FIRST_WAIT_S,
+    RATE_PATIENCE_S,
+    RATE_WAIT_CAP_S,
+    rate_wait,
+)
 from harness._reports.console import transport_line
 from harness._transport import asks_patience, retry_after
 from tests.harness._tiny_target import Answer, Behaviour, Target
@@ -115,7 +121,8 @@ def test_what_asks_for_patience() -> None:
 def test_the_wait_is_what_was_asked_capped_and_spread_a_little() -> None:
     assert rate_wait(1.0, 1, lambda: 0.0) == 1.0
     assert rate_wait(1.0, 1, lambda: 0.999) < 1.25
-    assert rate_wait(3600.0, 1, lambda: 0.0) == RATE_WAIT_CAP_S
+    assert rate_wait(60.0, 1, lambda: 0.0) == 60.0  # a quota's minute: waited to its end
+    assert rate_wait(3600.0, 1, lambda: 0.0) == RATE_ASKED_CAP_S
     unasked = [rate_wait(None, n, lambda: 0.0) for n in range(1, 8)]
     assert unasked[:3] == [RATE_FIRST_WAIT_S, 2 * RATE_FIRST_WAIT_S, 4 * RATE_FIRST_WAIT_S]
     assert max(unasked) == RATE_WAIT_CAP_S
@@ -198,6 +205,29 @@ def test_a_request_refused_to_the_end_is_an_error_never_a_refusal(serve: Serve) 
     assert not isinstance(caught.value, ErrorReply)
     assert target.count("POST /v1/accounts") == 4  # sent, and sent again rate_retries times
     assert len(waits.asked) == 3
+
+
+def test_a_quota_window_of_a_minute_is_waited_to_its_end(serve: Serve) -> None:
+    """A play refused past a quota of its account's (``Retry-After: 60``, a window of a minute)
+    is waited on as asked and bought: it was an *error* when every wait was capped at 5 s (row
+    ``rate-limited``)."""
+    quota = refused_first(2, (201, PLAY, {}), headers={"Retry-After": "60"})
+    _, adapter, waits = serve(quota)
+    assert adapter.play(ACCOUNT, "t", "robots", 100)["play_id"] == "play_2"
+    assert len(waits.asked) == 2 and all(60.0 <= w <= 75.0 for w in waits.asked)
+
+
+def test_a_request_is_waited_on_for_a_bounded_time_in_all(serve: Serve) -> None:
+    """``Retry-After: 3600`` again and again: waited ``RATE_ASKED_CAP_S`` at a time, and no
+    more than ``RATE_PATIENCE_S`` in all: then an *error*, before the retries run out."""
+    target, adapter, waits = serve(
+        lambda target, method, path: (429, SLOW_DOWN, {"Retry-After": "3600"})
+    )
+    with pytest.raises(TargetTimeout, match="s in all"):
+        adapter.balance(ACCOUNT, "t")
+    assert waits.asked and all(w <= RATE_ASKED_CAP_S * 1.25 for w in waits.asked)
+    assert sum(waits.asked) <= RATE_PATIENCE_S
+    assert target.count("GET") == len(waits.asked) + 1 <= 3
 
 
 def test_an_endpoint_refused_to_the_end_twice_in_a_row_is_not_called_again(serve: Serve) -> None:

@@ -139,6 +139,23 @@ class _ClosedButtons:
         return getattr(self.inner, name)
 
 
+class LimitReached(ErrorReply):
+    """A play refused by a limit of the account's own (``Session._own_limit``, row
+    ``stake-own-limit``): the same refusal to a caller that judges refusals (a round of plays
+    at once, a refusal scenario); uncaught, the check ends *reserved* by ``reservation``
+    (``conformance._execute``), not in *error*."""
+
+    def __init__(self, refusal: ErrorReply, reservation: Reservation) -> None:
+        super().__init__(refusal.status, refusal.code, refusal.message)
+        self.reservation = reservation
+
+
+LIMIT_AFTER_PLAYS = 5
+"""The plays an account must have bought before a 409 refusing the next is read as a limit of
+its own (``Session._own_limit``, row ``stake-own-limit``): an account refusing every play
+after its first, AUTO or not, is stuck, not limited (``OneTicketNeverFreed``: the target's)."""
+
+
 @dataclass
 class Session:
     """A target and what it declares: scenarios take one, checks and the replayer build it."""
@@ -175,6 +192,8 @@ class Session:
     watched: Counter[object] = field(default_factory=Counter)
     """The (game, stake) streams the check holds now (``watching``; ``EVERY_STREAM``: all):
     no play brings an account down there (``played_down``)."""
+    plays_made: Counter[str] = field(default_factory=Counter)
+    """account_id -> the plays bought on it through the session (``play``)."""
     tickets: OpenTickets = field(default_factory=OpenTickets)
     """Each account's plays not finished yet, and those finished to free their account for a
     play the target refused meanwhile (row ``one-open-ticket``: ``play``)."""
@@ -243,10 +262,14 @@ class Session:
         """A play bought. Refused with 409 while a ticket of the account is unfinished (a
         target that keeps one per account, row ``one-open-ticket``), and ``free``: the
         account's unfinished tickets finished by AUTO (``tickets.finished_early``) and the play
-        sent once more."""
+        sent once more. Refused with 409 with no ticket of the account unfinished, alone, on an
+        account that bought plays before and whose balance pays the stake: a limit of the
+        account's own (row ``stake-own-limit``), ``LimitReached`` raised (``_own_limit``)."""
         doc = self._bought(account, game, stake, free)
         self.remember(doc, game, stake)
         self.tickets.bought(account.account_id, str(doc["play_id"]))
+        with self._lock:
+            self.plays_made[account.account_id] += 1
         return dict(doc)
 
     def _bought(self, account: Account, game: str, stake: int, free: bool) -> Mapping[str, Any]:
@@ -258,6 +281,8 @@ class Session:
             except ErrorReply as refusal:
                 waiting = self._unfinished(account) if refusal.status == CONFLICT else []
                 if not (free and waiting and alone()):
+                    if not waiting and alone():
+                        self._own_limit(account, game, stake, refusal)
                     raise
                 first = refusal
         for play_id in waiting:
@@ -265,8 +290,53 @@ class Session:
             self.tickets.freed(play_id, ticket, prize)
         if self.tickets.refused(first.status, first.code):
             self.note(NOTE.format(refusal=f"{first.status} {first.code}: {first.message[:120]}"))
-        doc = send()
+        try:
+            doc = send()
+        except ErrorReply as refusal:  # AUTO did not lift it: a limit, or the target's fault
+            self._own_limit(account, game, stake, refusal)
+            raise
         return doc
+
+    def _own_limit(self, account: Account, game: str, stake: int, refusal: ErrorReply) -> None:
+        """A play refused with 409 ("wrong state") on an account that bought at least
+        ``LIMIT_AFTER_PLAYS`` plays through the session before (its unfinished tickets, if
+        any, finished by AUTO first: row ``one-open-ticket``), and none otherwise (its
+        history lists only those), that
+        still holds the stake, at a (game, stake) the target declares: the account's own
+        limit (a responsible-gaming stake or loss limit, row ``stake-own-limit``), which the
+        contract leaves the target; what the check had left to do on that account is not
+        judged: ``LimitReached`` carrying a ``Reservation`` (kind *unverifiable*), never a
+        failure. Anything else: nothing (the refusal is the caller's to judge)."""
+        with self._lock:
+            made = self.plays_made[account.account_id]
+        if (
+            refusal.status != CONFLICT
+            or made < LIMIT_AFTER_PLAYS
+            or (stake, game) not in self.declared
+        ):
+            return
+        try:
+            balance = self.balance(account)
+            listed, own_limit = self.history_up_to(account, made + 1)
+        except ErrorReply:
+            return
+        known = all(str(entry.get("play_id")) in self.bought for entry in listed)
+        if balance < stake or not known or (own_limit is None and len(listed) != made):
+            return
+        raise LimitReached(
+            refusal,
+            Reservation(
+                f"a play of {game} at {stake} cents refused ({refusal.status} {refusal.code}: "
+                f"{refusal.message[:120]}) on an account that had bought {made} play(s) and held "
+                f"{balance} cents: a limit of the account's own (a stake limit); what the check "
+                "had left to do on that account was not judged",
+                basis="stake-own-limit",
+                kind="unverifiable",
+                lift="certify with accounts whose own limit takes the plays the checks make (the "
+                "full profile plays up to about 12 000 units on one account), or lift the limit "
+                "for the certification's accounts",
+            ),
+        )
 
     def _unfinished(self, account: Account) -> list[str]:
         """The account's plays bought through the session and never AUTO'd: a ticket clicked

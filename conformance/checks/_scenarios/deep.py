@@ -30,6 +30,7 @@ from ...games import kit
 from .client import (
     Account,
     Case,
+    LimitReached,
     Session,
     balance_requirement,
     evidence,
@@ -102,10 +103,35 @@ def deep_plays(session: Session, case: Case) -> Deep:
     except _Stop as stop:  # the plays made are judged all the same, as deep as they got
         result.not_reached = f"the depth not reached: {stop}"
         return _judged(session, case, runs, watched, home, result)
+    try:
+        _on(session, case, runs, buy, last, home, watched, result, started)
+    except _Stop as stop:  # an account's own limit met on the way: the plays made are judged
+        result.not_reached = str(stop)
+    for run, one in watched:
+        session.auto(run.account, one.play_id)
+    return _judged(session, case, runs, watched, home, result)
+
+
+def _on(
+    session: Session,
+    case: Case,
+    runs: list[_Run],
+    buy: Callable[[], Sold],
+    last: Sold,
+    home: str,
+    watched: list[Watched],
+    result: Deep,
+    started: float,
+) -> None:
+    """Past the depth: ``judged`` plays more, then through the block's end when within
+    reach; the plays to watch added to ``watched`` as they are bought."""
+    game, stake = str(case["game"]), int(case["stake_cents"])
+    budget, judged = float(case["budget_s"]), int(case["judged"])
     if last.block_id != home:  # the block ran out before the depth: crossed
         watched += _into_next(buy, runs[-1], judged)
     else:
-        watched += [(runs[-1], buy()) for _ in range(judged)]
+        for _ in range(judged):
+            watched.append((runs[-1], buy()))
         size = session.block_size(game, stake, home) if case.get("cross", True) else None
         if size is not None:
             left = size - runs[-1].plays[-1].unit - 1
@@ -126,9 +152,6 @@ def deep_plays(session: Session, case: Case) -> Deep:
                     watched += _through_end(buy, runs[-1], home, judged, left)
         elif case.get("cross", True):
             result.not_reached = "the block's size is not listed (no blocks capability)"
-    for run, one in watched:
-        session.auto(run.account, one.play_id)
-    return _judged(session, case, runs, watched, home, result)
 
 
 def _opened(session: Session, stake: int, plays: int) -> _Run:
@@ -149,7 +172,11 @@ def _buyer(session: Session, game: str, stake: int, runs: list[_Run]) -> Callabl
 
     def buy() -> Sold:
         run = runs[-1]
-        played = session.play(run.account, game, stake)
+        try:
+            played = session.play(run.account, game, stake)
+        except LimitReached as limit:  # the account's own limit (row stake-own-limit)
+            session.reserve(limit.reservation)
+            raise _Stop(limit.reservation.message) from None
         sold = Sold(
             str(played["play_id"]),
             str(played["block_id"]),

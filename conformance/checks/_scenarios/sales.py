@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ..._pool import map_in_order, split
 from ..._registry import Evidence, Reservation
+from .._block_reading import of_pair
 from .client import (
     Account,
     Case,
@@ -124,7 +125,8 @@ def scenario_block_unit(session: Session, case: Case) -> Evidence | None:
         by_block.setdefault(played["block_id"], []).append(played["index"])
     for played, _, _ in shown:  # a unit sold from a block the audit never reads is unchecked
         if session.block_size(game, stake, played["block_id"]) is None:
-            listed = sorted(b["block_id"] for b in session.adapter.list_blocks(game, stake))
+            blocks = of_pair(session.adapter.list_blocks(game, stake), game, stake)
+            listed = sorted(b["block_id"] for b in blocks)
             return evidence(
                 case,
                 {"block_id": f"one of the blocks listed for {game} at {stake} cents: {listed}"},

@@ -38,7 +38,7 @@ import numpy as np
 from contract import ErrorReply
 
 from ..._registry import Evidence
-from .._block_reading import read_prizes
+from .._block_reading import of_pair, read_prizes
 from .client import (
     TOP_TIER_CENTS,
     Account,
@@ -132,7 +132,8 @@ def play_through(
     if "blocks" not in session.capabilities:
         done.note = f"{where}: not judged, the target serves no blocks to find a top tier in"
         return done
-    sizes = [int(b["units"]) for b in session.adapter.list_blocks(game, stake)]
+    listed = of_pair(session.adapter.list_blocks(game, stake), game, stake)
+    sizes = [int(b["units"]) for b in listed]
     funding = stake * (min(most, max(sizes, default=most)) + 10)
     try:
         done.account = account = session.open(funding)
