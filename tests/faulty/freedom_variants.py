@@ -1011,6 +1011,7 @@ _add(
             "play.money.balance_read",
             "play.money.concurrent_one_account",
             "play.history.complete",
+            "play.history.limit",
             "play.history.order",
             "play.history.created_at",
             "play.auto.answer",
@@ -1037,7 +1038,7 @@ _add(
     *FREEDOMS["stake_limit_100_eur"].expected,
     *(
         (requirement, "stake-own-limit")
-        for requirement in ("play.history.limit", "robots.4.1.last_unit", "eldorado.4.2.last_unit")
+        for requirement in ("robots.4.1.last_unit", "eldorado.4.2.last_unit")
     ),
 )
 
