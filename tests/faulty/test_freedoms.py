@@ -56,12 +56,12 @@ def assert_certified(name: str, outcome: Outcome, expected: frozenset[tuple[str,
     assert (outcome.verdict == "CERTIFIED") == (not expected), (name, outcome.verdict)
 
 
-def check_outcome(adapter: Any, check_id: str, **overrides: Any) -> CheckOutcome:
+def check_outcome(adapter: Any, check_id: str, seed: int = 7, **overrides: Any) -> CheckOutcome:
     """``check_id`` alone on ``adapter`` (closed after), in the tests' profile (with
-    ``overrides``)."""
+    ``overrides``), from the run's ``seed``."""
     try:
         settings = settings_for(overrides, None, "quick")
-        ctx = CheckContext(adapter, adapter.describe(), settings, 7)
+        ctx = CheckContext(adapter, adapter.describe(), settings, seed)
         return execute(registered_checks()[check_id], ctx)
     finally:
         adapter.close()
