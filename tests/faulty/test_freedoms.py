@@ -67,6 +67,20 @@ def check_outcome(adapter: Any, check_id: str, seed: int = 7, **overrides: Any) 
         adapter.close()
 
 
+RACE_SEEDS = (7, 8, 9)  # the runs a race is given (a busy machine's threads may miss it once)
+
+
+def first_not_passing(factory: Any, check_id: str, seeds: tuple[int, ...] = RACE_SEEDS) -> Any:
+    """``check_id`` alone on a fresh ``factory()`` from each seed in turn: the first outcome
+    that is not a pass (else the last one's). For a fault only a race shows, which a run
+    meets most times, not every time."""
+    for seed in seeds:
+        outcome = check_outcome(factory(), check_id, seed)
+        if outcome.outcome != "pass":
+            break
+    return outcome
+
+
 def one_check(
     adapter: Any, check_id: str, **overrides: Any
 ) -> tuple[str, list[dict[str, Any]], str]:

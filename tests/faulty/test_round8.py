@@ -27,7 +27,7 @@ from conformance.checks._scenarios.players import Bought, Player, _pages_judged
 from ._base import reference_adapter
 from .certify import assert_rejected_for_its_requirement_alone
 from .freedom_variants import FREEDOMS
-from .test_freedoms import check_outcome, one_check
+from .test_freedoms import first_not_passing, one_check
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
@@ -65,7 +65,7 @@ def test_one_accounts_requests_at_once_are_judged(name: str) -> None:
     meet these faults too and then replay the round's purchases one after another at a
     person's pace to name the requirement (90 s of its 93); that they name this one is
     test_round9.py's and test_round10.py's (fast tier), the whole area test_round_8's above."""
-    outcome = check_outcome(VARIANTS[name].factory(), "play.concurrent_one_account")
+    outcome = first_not_passing(VARIANTS[name].factory, "play.concurrent_one_account")
     assert outcome.outcome == "fail", outcome.message
     assert list(outcome.requirements) == [ONE_ACCOUNT], outcome.message
 
