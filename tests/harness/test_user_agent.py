@@ -52,6 +52,14 @@ OKHTTP_ORDERS = [
 ]
 
 
+def _connection(scope: dict[str, Any], send: Any) -> tuple[object, ...]:
+    """The connection a request came on: its client's address and port, and the server's
+    transport object (uvicorn's request cycle holds it), since a port the kernel hands out
+    again once a closed connection's is free would make two connections one."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    return (*scope["client"], id(transport))
+
+
 class Recording:
     """The reference over HTTP, every request's line, headers and body kept."""
 
@@ -68,7 +76,7 @@ class Recording:
         head = [scope["method"].encode(), scope["raw_path"], scope["query_string"]]
         head += [name + b": " + value for name, value in scope["headers"]]
         token = dict(scope["headers"]).get(b"authorization")
-        self.tokens_by_connection.setdefault(tuple(scope["client"]), set()).add(token)
+        self.tokens_by_connection.setdefault(_connection(scope, send), set()).add(token)
         body = bytearray()
 
         async def recorded() -> Any:
