@@ -445,6 +445,12 @@ class Script:
     after: tuple[str, int]
     tap: int | None = None  # a button of the first ticket tapped as AUTO reveals it (None: none)
 
+    @property
+    def purchases(self) -> list[tuple[str, int]]:
+        """Every ticket the round buys, in the order a replay one after another buys them."""
+        at_once = [w for w in self.sent if isinstance(w, tuple)]
+        return [self.first, *([self.second] if self.second else []), *at_once, self.after]
+
 
 def _script(session: Session, rng: random.Random, pairs: list[tuple[str, int]]) -> Script:
     clickable = [p for p in pairs if _buttons(session, p[0])]
@@ -488,20 +494,12 @@ def serial_replay(
         """Round ``number`` made again: (whether it could be judged to its end, what broke)."""
         script = scripts[number]
         time.sleep(number * pause_s / len(scripts))  # the rounds' purchases never at one moment
-        bought = [script.first, *([script.second] if script.second else [])]
-        bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
         account = _opened(session, FUNDED_STAKES * dearest, dearest)
         balance = session.balance(account)
-        for at, (game, stake) in enumerate(bought):
+        for at, (game, stake) in enumerate(script.purchases):
             time.sleep(pause_s)  # the pace the round's purchases came at, after a pause
             answer = session.play(account, game, stake)
-            if at == 1 and script.second is not None:  # clicked, left half revealed
-                play_id, token = str(answer["play_id"]), account.token
-                refused(partial(session.adapter.reveal, play_id, token, script.button))
-                ticket = session.truth(account, answer)[0]
-            else:
-                ticket, _ = session.auto(account, str(answer["play_id"]))
-            lot = None if ticket is None else ref_prize(game, stake, ticket)
+            lot = _replayed_lot(session, account, script, at, answer)
             if lot is None:
                 return False, None
             got = int(answer["balance_cents"])
@@ -539,21 +537,13 @@ def own_account_replay(
     balance: int | None = None  # the last play's balance, if it lost (None: the next unjudged)
     for _ in range(rounds):
         script = _script(session, rng, pairs)
-        bought = [script.first, *([script.second] if script.second else [])]
-        bought += [w for w in script.sent if isinstance(w, tuple)] + [script.after]
         time.sleep(pause_s)  # the account quiet as long as before the round
-        for at, (game, stake) in enumerate(bought):
+        for at, (game, stake) in enumerate(script.purchases):
             try:
                 answer = session.play(account, game, stake)
             except ErrorReply:
                 return None
-            if at == 1 and script.second is not None:  # clicked, left half revealed
-                play_id, token = str(answer["play_id"]), account.token
-                refused(partial(session.adapter.reveal, play_id, token, script.button))
-                ticket = session.truth(account, answer)[0]
-            else:
-                ticket, _ = session.auto(account, str(answer["play_id"]))
-            lot = None if ticket is None else ref_prize(game, stake, ticket)
+            lot = _replayed_lot(session, account, script, at, answer)
             if lot is None:
                 return None
             got = int(answer["balance_cents"])
@@ -561,6 +551,25 @@ def own_account_replay(
                 return credit_requirement(game, balance, stake, lot, got)
             balance = None if lot > 0 else got
     return None
+
+
+def _replayed_lot(
+    session: Session, account: Account, script: Script, at: int, answer: Document
+) -> int | None:
+    """The lot of ``script``'s purchase number ``at`` (``answer``, the play's, at the pair
+    ``script.purchases[at]``), the ticket left as the round leaves it: the second clicked once
+    on ``script.button`` and left half revealed, every other finished by AUTO (None: its
+    ticket or lot unknown)."""
+    if at == 1 and script.second is not None:  # clicked, left half revealed
+        play_id, token = str(answer["play_id"]), account.token
+        refused(partial(session.adapter.reveal, play_id, token, script.button))
+        ticket = session.truth(account, answer)[0]
+    else:
+        ticket, _ = session.auto(account, str(answer["play_id"]))
+    if ticket is None:
+        return None
+    game, stake = script.purchases[at]
+    return ref_prize(game, stake, ticket)
 
 
 def serial_reads(session: Session, case: Case, plays: int = 2, pause_s: float = 0.0) -> str | None:
