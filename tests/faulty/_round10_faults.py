@@ -32,8 +32,10 @@ SETTLE_S = 0.01
 
 class _Activity(GameService):
     """The reference that notes each account's last request (any endpoint), and whether a
-    request falls while the account's session loads: the first request after ``IDLE_S`` of
-    silence starts a load of ``WARM_UP_S``."""
+    request falls while the account's session loads: the first request after ``idle_s`` of
+    silence (``IDLE_S``, unless a subclass sets its own) starts a load of ``WARM_UP_S``."""
+
+    idle_s = IDLE_S
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -47,7 +49,7 @@ class _Activity(GameService):
         with self._activity:
             last = self._last.get(key)
             self._last[key] = now
-            if last is not None and now - last >= IDLE_S:
+            if last is not None and now - last >= self.idle_s:
                 self._loaded_at[key] = now + WARM_UP_S
             return self._loaded_at.get(key, 0.0) > now
 

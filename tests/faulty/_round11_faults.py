@@ -17,65 +17,19 @@ from typing import Any
 
 from reference._service import Document, GameService
 
-from ._round4_faults import _balance_of, _lot_of
-from ._round8_faults import WINDOW_S, _Locks, _set_balance
+from ._round4_faults import _lot_of
+from ._round8_faults import _Locks
+from ._round10_faults import ColdAccountBurstLostUpdate, ColdAccountLocked
 from ._ways_in_faults import SKIP_GUARD, Scope
 
 #: an account with no request for this long is cold: its session left the server's cache
 LONG_IDLE_S = 5.0
-#: how long loading a cold account's session takes (its wallet row, limits, counters)
-WARM_UP_S = 0.05
-
-
-class _LongActivity(GameService):
-    """The reference that notes each account's last request (any endpoint), and whether a
-    request falls while the account's session loads: the first request after ``LONG_IDLE_S``
-    of silence starts a load of ``WARM_UP_S``."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._activity = threading.Lock()
-        self._last: dict[str, float] = {}  # account: its last request
-        self._loaded_at: dict[str, float] = {}  # account: when its session's load ends
-
-    def touch(self, account_id: object) -> bool:
-        """Note a request of ``account_id`` now; whether it falls in a load of its session."""
-        key, now = str(account_id), time.monotonic()
-        with self._activity:
-            last = self._last.get(key)
-            self._last[key] = now
-            if last is not None and now - last >= LONG_IDLE_S:
-                self._loaded_at[key] = now + WARM_UP_S
-            return self._loaded_at.get(key, 0.0) > now
-
-    def open_account(self, balance_cents: object) -> Document:
-        opened = super().open_account(balance_cents)
-        self.touch(opened["account_id"])
-        return opened
-
-    def balance(self, account_id: object, token: object) -> Document:
-        answer = super().balance(account_id, token)
-        self.touch(account_id)
-        return answer
-
-    def history(self, account_id: object, token: object, limit: object = None) -> Document:
-        answer = super().history(account_id, token, limit)
-        self.touch(account_id)
-        return answer
-
-    def reveal(self, play_id: object, token: object, button: object) -> Document:
-        self.touch(self.authenticate(token))
-        return super().reveal(play_id, token, button)
-
-    def auto(self, play_id: object, token: object) -> Document:
-        self.touch(self.authenticate(token))
-        return super().auto(play_id, token)
 
 
 # == requests that overlap after the account lay idle for seconds ===============================
 
 
-class LongIdleBurstLostUpdate(_LongActivity):
+class LongIdleBurstLostUpdate(ColdAccountBurstLostUpdate):
     """Contract 4 (the stake debited and the prize credited at once, atomically): an account's
     session stays in the app servers' cache for 5 s after its last request; the first request
     after that loads it again (50 ms: the wallet row, the limits, the loyalty counters), and a
@@ -85,37 +39,15 @@ class LongIdleBurstLostUpdate(_LongActivity):
     after the phone was put down, "buy" tapped on both) lose all but one's debit and lot. An
     account idle a second or three, or active, is right; so is any play alone."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        self.authorize_account(account_id, token)  # someone else's token: refused, untouched
-        if not self.touch(account_id):
-            return super().play(account_id, token, game, stake_cents)
-        before = _balance_of(self, account_id)
-        time.sleep(WINDOW_S)  # the session's wallet row, read as it loads
-        result = super().play(account_id, token, game, stake_cents)
-        if before is None:
-            return result
-        written = before - int(result["stake_cents"]) + _lot_of(self, result["play_id"])
-        if written == result["balance_cents"]:
-            return result
-        _set_balance(self, account_id, written)
-        return {**result, "balance_cents": written}
+    idle_s = LONG_IDLE_S
 
 
-class LongIdleLocked(_LongActivity, _Locks):
+class LongIdleLocked(ColdAccountLocked):
     """Correct (a control): a cold account's session (5 s of silence) loads for 50 ms as
     above, and every play holds the account's lock while it does; plays of an account after it
     lay idle, at once or not, see one serial order."""
 
-    def play(
-        self, account_id: object, token: object, game: object, stake_cents: object
-    ) -> Document:
-        self.authorize_account(account_id, token)
-        with self._named_lock(str(account_id)):
-            if self.touch(account_id):
-                time.sleep(WINDOW_S)  # the session loads
-            return super().play(account_id, token, game, stake_cents)
+    idle_s = LONG_IDLE_S
 
 
 # == AUTO twice on a ticket bought seconds before ============================================
