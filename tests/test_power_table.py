@@ -78,3 +78,25 @@ def test_the_section_is_written_between_markers_and_kept(tmp_path: Path) -> None
     assert regenerated.startswith("# Strength\n\nnew variants table\n")
     assert f"{power.BEGIN}\nsecond\n{power.END}" in regenerated
     assert strength.keep_power_table("# only\n", tmp_path / "absent.md") == "# only\n"
+
+
+def test_the_strength_table_starts_the_runs_that_took_longest_last_time_first(
+    tmp_path: Path,
+) -> None:
+    strength = _script("strength_table")
+    page = tmp_path / "strength.md"
+    page.write_text(
+        "| variant | fault | time (s) | result |\n|---|---|---:|---|\n"
+        "| `quick` | a fault with a `\\|` in it | 1.5 | caught |\n"
+        "| `long` (*whole*) | x | 120.0 | caught |\n\n"
+        "| implementation | verdict | time (s) |\n|---|---|---:|\n| `reference` | OK | 17.4 |\n",
+        encoding="utf-8",
+    )
+    times = strength.previous_times(page)
+    assert times == {"quick": 1.5, "long": 120.0, "reference": 17.4}
+    assert strength.previous_times(tmp_path / "absent.md") == {}
+    jobs = [("faulty", n, "area") for n in ("quick", "new", "long")] + [
+        ("correct", "reference", "area")
+    ]
+    ordered = [name for _kind, name, _scope in strength.longest_first(jobs, times)]
+    assert ordered == ["new", "long", "reference", "quick"]
