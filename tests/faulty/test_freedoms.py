@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -62,6 +64,23 @@ def check_outcome(adapter: Any, check_id: str, seed: int = 7, **overrides: Any) 
         return execute(registered_checks()[check_id], ctx)
     finally:
         adapter.close()
+
+
+Runs = dict[object, tuple[Callable[[], Any], dict[str, Any]]]
+"""Runs of one check: a key, the factory of the target it judges and the profile's overrides."""
+
+
+def side_by_side(check_id: str, runs: Runs) -> dict[object, CheckOutcome]:
+    """``check_id`` on every target of ``runs`` at once, on threads, each as ``check_outcome``
+    runs it alone (seed 7, the tests' profile, its own target): for a file whose runs mostly
+    sleep (a person's pauses, plays a second apart), so that they sleep together; each test
+    then judges its own run's outcome (a module fixture holds them)."""
+    with ThreadPoolExecutor(len(runs)) as pool:
+        futures = {
+            key: pool.submit(lambda m=make, o=overrides: check_outcome(m(), check_id, **o))
+            for key, (make, overrides) in runs.items()
+        }
+    return {key: future.result() for key, future in futures.items()}
 
 
 RACE_SEEDS = (7, 8, 9)  # the runs a race is given (a busy machine's threads may miss it once)
@@ -162,11 +181,13 @@ def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
     assert_no_failure_of_its_check(name)
 
 
-def assert_no_failure_of_its_check(name: str) -> None:
+def assert_no_failure_of_its_check(name: str, ran: CheckOutcome | None = None) -> None:
     """The freedom ``name`` against the check that judges it (``JUDGED_BY``): its outcome, and
-    exactly the reservations of its requirements the freedom gives."""
+    exactly the reservations of its requirements the freedom gives. ``ran``: that check's
+    outcome on the freedom if it was run already (else it is run here)."""
     check_id, want = JUDGED_BY[name]
-    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id)
+    ran = ran or check_outcome(FREEDOMS[name].factory(), check_id)
+    outcome, reservations, message = ran.outcome, ran.reservations, ran.message
     assert outcome == want, (name, message)
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
@@ -253,9 +274,10 @@ def test_a_history_limit_of_the_targets_own_is_no_failure(
 
 
 def assert_no_failure_under_a_history_limit(
-    name: str, check_id: str, overrides: dict[str, Any]
+    name: str, check_id: str, overrides: dict[str, Any], ran: CheckOutcome | None = None
 ) -> None:
-    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id, **overrides)
+    ran = ran or check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
+    outcome, reservations, message = ran.outcome, ran.reservations, ran.message
     assert outcome == "pass", (name, check_id, message)
     assert reservations == []
 
@@ -568,9 +590,9 @@ def test_one_unfinished_ticket_per_account_is_no_failure(
 
 
 def assert_no_failure_under_one_open_ticket(
-    name: str, check_id: str, want: str, overrides: dict[str, Any]
+    name: str, check_id: str, want: str, overrides: dict[str, Any], ran: CheckOutcome | None = None
 ) -> None:
-    outcome = check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
+    outcome = ran or check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
     assert outcome.outcome == want, (check_id, outcome.message)
     if want == "reserved":
         assert {r["basis"] for r in outcome.reservations} == {"play-conflict"}
