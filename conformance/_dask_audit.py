@@ -317,9 +317,12 @@ class DaskEngine:
         self.client.close(timeout=CONNECT_TIMEOUT_S)
 
 
-def connect(scheduler: str, connect_timeout: float = CONNECT_TIMEOUT_S) -> Any:
+def connect(scheduler: str, connect_timeout: float | None = None) -> Any:
     """A client of the scheduler at ``scheduler`` with at least one worker, or
-    ``ClusterUnavailable`` (one line) within about ``connect_timeout`` + ``WORKERS_TIMEOUT_S``."""
+    ``ClusterUnavailable`` (one line) within about ``connect_timeout`` (default:
+    ``CONNECT_TIMEOUT_S``, read at the call) + ``WORKERS_TIMEOUT_S``."""
+    if connect_timeout is None:
+        connect_timeout = CONNECT_TIMEOUT_S
     try:
         client = _Client(scheduler, timeout=connect_timeout, set_as_default=False)
     except Exception as exc:  # OSError, TimeoutError, ValueError (a malformed address)

@@ -9,10 +9,11 @@ run over HTTP. Slow tier: every freedom in a full run in-process (the tests' pro
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -32,10 +33,8 @@ from .certify import TEST_SETTINGS, Outcome, certify, settings_for
 from .freedom_variants import (
     FREEDOMS,
     MANY_EXPECTED,
-    CreatedAt,
     HistoryOwnLimit,
     OneTicketOpenService,
-    StakeLimit,
     WalletLimit,
     WalletMinimum,
     WalletMinimum10Eur,
@@ -65,6 +64,23 @@ def check_outcome(adapter: Any, check_id: str, seed: int = 7, **overrides: Any) 
         return execute(registered_checks()[check_id], ctx)
     finally:
         adapter.close()
+
+
+Runs = dict[object, tuple[Callable[[], Any], dict[str, Any]]]
+"""Runs of one check: a key, the factory of the target it judges and the profile's overrides."""
+
+
+def side_by_side(check_id: str, runs: Runs) -> dict[object, CheckOutcome]:
+    """``check_id`` on every target of ``runs`` at once, on threads, each as ``check_outcome``
+    runs it alone (seed 7, the tests' profile, its own target): for a file whose runs mostly
+    sleep (a person's pauses, plays a second apart), so that they sleep together; each test
+    then judges its own run's outcome (a module fixture holds them)."""
+    with ThreadPoolExecutor(len(runs)) as pool:
+        futures = {
+            key: pool.submit(lambda m=make, o=overrides: check_outcome(m(), check_id, **o))
+            for key, (make, overrides) in runs.items()
+        }
+    return {key: future.result() for key, future in futures.items()}
 
 
 RACE_SEEDS = (7, 8, 9)  # the runs a race is given (a busy machine's threads may miss it once)
@@ -140,10 +156,38 @@ OTHER_CHECKS_BASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(JUDGED_BY))
+SESSIONS = "play.player_sessions"
+CREATED_AT = "play.history_created_at"
+APART = (SESSIONS, CREATED_AT)
+"""The checks that sleep most of their run (a person's pauses; plays 1.1 s apart): their tests
+are in files of their own (``test_freedoms_sessions.py``, ``test_freedoms_created_at.py``,
+marked ``early``), so that under xdist their pauses overlap other files' work on other
+workers rather than add up on one (docs/architecture.md, "The fast tier's time")."""
+
+
+def judged_by(*check_ids: str) -> list[str]:
+    """The freedoms of ``JUDGED_BY`` judged by one of ``check_ids`` (none: by none of
+    ``APART``)."""
+    wanted = set(check_ids)
+    return [
+        name
+        for name in sorted(JUDGED_BY)
+        if (JUDGED_BY[name][0] in wanted if wanted else JUDGED_BY[name][0] not in APART)
+    ]
+
+
+@pytest.mark.parametrize("name", judged_by())
 def test_a_freedom_is_no_failure_of_its_check(name: str) -> None:
+    assert_no_failure_of_its_check(name)
+
+
+def assert_no_failure_of_its_check(name: str, ran: CheckOutcome | None = None) -> None:
+    """The freedom ``name`` against the check that judges it (``JUDGED_BY``): its outcome, and
+    exactly the reservations of its requirements the freedom gives. ``ran``: that check's
+    outcome on the freedom if it was run already (else it is run here)."""
     check_id, want = JUDGED_BY[name]
-    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id)
+    ran = ran or check_outcome(FREEDOMS[name].factory(), check_id)
+    outcome, reservations, message = ran.outcome, ran.reservations, ran.message
     assert outcome == want, (name, message)
     found = reservations_of(reservations)
     covered = registered_checks()[check_id].requirements
@@ -171,12 +215,13 @@ def test_a_refusal_order_of_the_targets_own_is_no_failure(name: str, check_id: s
     assert (outcome, reservations) == ("pass", []), (name, check_id, message)
 
 
-def test_auto_refused_with_nothing_left_passes_the_reveal_order_and_the_sessions() -> None:
-    """The clicks then AUTO of the reveal order, and the paced players' tickets clicked through,
-    take the history's ticket when AUTO is refused on a play with nothing left."""
-    for check_id in ("play.robots_reveal_order", "play.player_sessions"):
-        outcome, _, message = one_check(FREEDOMS["auto_refused_nothing_left"].factory(), check_id)
-        assert outcome == "pass", (check_id, message)
+def test_auto_refused_with_nothing_left_passes_the_reveal_order() -> None:
+    """The clicks then AUTO of the reveal order take the history's ticket when AUTO is refused
+    on a play with nothing left (the paced players' tickets clicked through:
+    ``test_freedoms_sessions.py``)."""
+    factory = FREEDOMS["auto_refused_nothing_left"].factory
+    outcome, _, message = one_check(factory(), "play.robots_reveal_order")
+    assert outcome == "pass", message
 
 
 class AutoRefusedWithButtonsLeft(Delegating):
@@ -204,34 +249,6 @@ def test_auto_refused_with_buttons_left_is_not_excused() -> None:
     assert "nothing_left" in message
 
 
-HistoryLimit100 = HistoryOwnLimit  # a limit above 100 refused (400), as many APIs cap a page
-
-
-def test_an_old_account_past_the_targets_own_limit_is_reserved_not_an_error() -> None:
-    """The old accounts' 200 plays are listed up to the target's own limit (100): the newest
-    100 judged, the rest a reservation (row history-own-limit), never an error."""
-    outcome, reservations, message = one_check(
-        HistoryLimit100(reference_adapter(name="x"), "x"), "play.player_sessions"
-    )
-    assert outcome == "reserved", message
-    assert reservations_of(reservations) == {("play.history.complete", "history-own-limit")}
-
-
-class HistoryDropsTheNewest(HistoryLimit100):
-    """Refuses limits above 100, and leaves the newest play out of every listing."""
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
-        answer = dict(super().history(account_id, token, None if limit is None else limit + 1))
-        answer["plays"] = answer["plays"][1:]
-        return answer
-
-
-def test_a_listing_under_the_targets_own_limit_is_still_judged() -> None:
-    adapter = HistoryDropsTheNewest(reference_adapter(name="x"), "x")
-    outcome, _, message = one_check(adapter, "play.player_sessions")
-    assert outcome == "fail", message
-
-
 #: every check that reads a history, with the settings that take it past the target's own
 #: maximum on ``limit`` (rows history-own-limit, limit-far-out): each listing judged up to it
 OWN_LIMIT_CHECKS = [
@@ -247,11 +264,20 @@ OWN_LIMIT_CHECKS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "check_id", "overrides"), OWN_LIMIT_CHECKS)
+@pytest.mark.parametrize(
+    ("name", "check_id", "overrides"), [c for c in OWN_LIMIT_CHECKS if c[1] not in APART]
+)
 def test_a_history_limit_of_the_targets_own_is_no_failure(
     name: str, check_id: str, overrides: dict[str, Any]
 ) -> None:
-    outcome, reservations, message = one_check(FREEDOMS[name].factory(), check_id, **overrides)
+    assert_no_failure_under_a_history_limit(name, check_id, overrides)
+
+
+def assert_no_failure_under_a_history_limit(
+    name: str, check_id: str, overrides: dict[str, Any], ran: CheckOutcome | None = None
+) -> None:
+    ran = ran or check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
+    outcome, reservations, message = ran.outcome, ran.reservations, ran.message
     assert outcome == "pass", (name, check_id, message)
     assert reservations == []
 
@@ -328,58 +354,6 @@ def test_a_page_cap_below_an_explicit_limit_fails(cls: type[PageCap]) -> None:
     assert reservations == []
 
 
-# -- created_at: the letter still fails ---------------------------------------------------------
-
-
-class LocalTimeAsUtc(CreatedAt):
-    """A Paris wall-clock time labelled UTC: an hour off (winter)."""
-
-    form = staticmethod(
-        lambda t: (t + dt.timedelta(hours=1)).astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-    )
-
-
-class AccountOpening(CreatedAt):
-    """Every entry the same fixed instant (the account's, or a constant)."""
-
-    form = staticmethod(lambda t: "2026-01-01T00:00:00Z")
-
-
-class OldestFirstTimes(Delegating):
-    """The listing is newest first, but the times are given in the other order."""
-
-    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Any:
-        answer = self.inner.history(account_id, token, limit)
-        times = [p["created_at"] for p in answer["plays"]][::-1]
-        return {
-            "plays": [{**p, "created_at": t} for p, t in zip(answer["plays"], times, strict=True)]
-        }
-
-
-class SecondsSince2000(CreatedAt):
-    """Seconds counted from 2000-01-01 (another epoch), read as a Unix time: 30 years off."""
-
-    form = staticmethod(lambda t: int(t.timestamp()) - 946_684_800)
-
-
-@pytest.mark.parametrize(
-    "cls", [LocalTimeAsUtc, AccountOpening, OldestFirstTimes, SecondsSince2000]
-)
-def test_a_created_at_that_is_not_the_purchase_time_fails(cls: type[Delegating]) -> None:
-    adapter = cls(reference_adapter(name="faulty:created_at"), "faulty:created_at")
-    outcome, _, message = one_check(adapter, "play.history_created_at")
-    assert outcome == "fail", message
-
-
-def test_an_unreadable_created_at_is_reserved_not_failed() -> None:
-    class Unreadable(CreatedAt):
-        form = staticmethod(lambda t: t.strftime("%d/%m/%Y %H:%M:%S"))
-
-    adapter = Unreadable(reference_adapter(name="freedom:unreadable"), "freedom:unreadable")
-    outcome, reservations, _ = one_check(adapter, "play.history_created_at")
-    assert outcome == "reserved" and "no format the suite reads" in reservations[0]["message"]
-
-
 # -- full runs ----------------------------------------------------------------------------------
 
 
@@ -438,16 +412,6 @@ def test_an_invalid_stake_sold_under_a_wallet_limit_still_fails() -> None:
     assert outcome == "fail", message
 
 
-def test_a_wallet_limit_opens_the_old_accounts_funded_once_over() -> None:
-    """The player sessions' old accounts are funded at the dearest stake in scope three times
-    over (132 000 cents with the tests' 200 plays): past a wallet limit of 1 000 EUR they are
-    opened with their plays paid once over, not an *error* of the check (a merge of the
-    excursions at the dearest stake with the wallet limit ended a full run INCOMPLETE)."""
-    factory = FREEDOMS["wallet_limit_1000_eur"].factory
-    outcome, _, message = one_check(factory(), "play.player_sessions")
-    assert outcome == "pass", message
-
-
 # -- a least balance: an empty account refused -------------------------------------------------
 
 EMPTY_ACCOUNTS = ("play.insufficient_funds", "protocol.refusals", "security.tokens_unguessable")
@@ -504,8 +468,12 @@ MINIMUM_DEPOSIT = (
 below 1 000 cents before their accounts were played down to the balance asked."""
 
 
-@pytest.mark.parametrize("check_id", MINIMUM_DEPOSIT)
+@pytest.mark.parametrize("check_id", [c for c in MINIMUM_DEPOSIT if c not in APART])
 def test_a_minimum_deposit_is_no_failure(check_id: str) -> None:
+    assert_no_failure_under_a_minimum_deposit(check_id)
+
+
+def assert_no_failure_under_a_minimum_deposit(check_id: str) -> None:
     """Accounts below 10 EUR refused (422): each account a check asks below it is opened at
     the least balance taken and played down to it (``client.played_down``)."""
     outcome, _, message = one_check(FREEDOMS["wallet_minimum_10_eur"].factory(), check_id)
@@ -603,18 +571,28 @@ ONE_TICKET_FIRST_CHECKS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "check_id", "want", "overrides"),
+ONE_TICKET_CASES = (
     [("one_ticket_open", *c) for c in ONE_TICKET_CHECKS]
     + [("one_ticket_open_checked_first", *c) for c in ONE_TICKET_FIRST_CHECKS]
     + [("one_ticket_open_min_deposit", c, "pass", {}) for c in MIN_DEPOSIT_CHECKS]
     + [("one_ticket_closed_by_auto", "play.player_sessions", "pass", {})]
-    + [("one_ticket_closed_by_auto", "play.robots_reveal_order", "pass", {})],
+    + [("one_ticket_closed_by_auto", "play.robots_reveal_order", "pass", {})]
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "check_id", "want", "overrides"), [c for c in ONE_TICKET_CASES if c[1] not in APART]
 )
 def test_one_unfinished_ticket_per_account_is_no_failure(
     name: str, check_id: str, want: str, overrides: dict[str, Any]
 ) -> None:
-    outcome = check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
+    assert_no_failure_under_one_open_ticket(name, check_id, want, overrides)
+
+
+def assert_no_failure_under_one_open_ticket(
+    name: str, check_id: str, want: str, overrides: dict[str, Any], ran: CheckOutcome | None = None
+) -> None:
+    outcome = ran or check_outcome(FREEDOMS[name].factory(), check_id, **overrides)
     assert outcome.outcome == want, (check_id, outcome.message)
     if want == "reserved":
         assert {r["basis"] for r in outcome.reservations} == {"play-conflict"}
@@ -756,40 +734,6 @@ def test_a_contract_games_entry_out_of_shape_still_fails_the_smoke_step(entry: o
     described = reference_adapter(name="x").describe()
     problem = describe_problem({**described, "games": {**described["games"], "robots": entry}})
     assert problem is not None and "$.games.robots" in problem
-
-
-# -- a limit of the account's own on its plays (row stake-own-limit) ----------------------------
-
-
-class FirstPlayRefused409(Delegating):
-    """Every play refused with 409 (no limit reached: no play was ever sold)."""
-
-    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
-        self.inner.balance(account_id, token)
-        raise ErrorReply(409, "stake_limit_reached", "this account's stake limit is reached")
-
-
-class LimitRefusedAs402(StakeLimit):
-    """The stake limit refused with 402 while the balance pays: the code says what is false."""
-
-    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Any:
-        try:
-            return super().play(account_id, token, game, stake_cents)
-        except ErrorReply as refusal:
-            if refusal.status != 409:
-                raise
-            raise ErrorReply(402, "insufficient_funds", "not enough money") from None
-
-
-@pytest.mark.parametrize("cls", [FirstPlayRefused409, LimitRefusedAs402])
-def test_a_refused_play_that_is_no_limit_of_the_account_is_not_reserved(
-    cls: type[Delegating],
-) -> None:
-    outcome, reservations, message = one_check(
-        cls(reference_adapter(), "t"), "play.player_sessions"
-    )
-    assert outcome in ("error", "fail"), message
-    assert not [r for r in reservations if r["basis"] == "stake-own-limit"]
 
 
 # -- a block list that lists every block whatever the query (row blocks-query) ------------------

@@ -38,6 +38,10 @@ from .test_freedoms import check_outcome
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
+#: handed to an xdist worker first: few tests, one a scoped run whose player sessions' replay
+#: runs at a person's pace (15 to 70 s as the round that meets the fault falls)
+pytestmark = pytest.mark.early
+
 ROUND_7 = (
     "play_new_pair_after_pause_lot_lost",
     "play_balance_read_late_misses_lot",
