@@ -24,6 +24,9 @@ two plays at once, a reservation), and judged once every ticket is known:
 - the first ticket's AUTO is sent twice (a double tap on "reveal all"): the second answers the
   same ticket and prize, its wins its ticket's (``play.auto.answer``), or is refused (row
   ``auto-again``);
+- a round after a pause (``old_account_rounds``, ``paced_rounds``) also sends AUTO twice on
+  the account's newest ticket finished with a prize (``_won_twice``: its ticket and prize, or
+  a refusal, ``play.auto.answer``): a settlement answered empty shows on a win only;
 - where the first ticket has buttons (half the rounds at least, where a game has them), they
   are tapped one after another from the moment the requests leave together until one is
   refused (a person tapping while "reveal all" runs on the same ticket: ``_taps``); once all
