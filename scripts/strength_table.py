@@ -329,12 +329,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"))
     args = parser.parse_args(argv)
     names = args.only or sorted(VARIANTS)
+    # a correct implementation named with ``--only`` (``reference`` or one of ``CORRECT``) is
+    # certified as the whole table certifies it
+    correct_only = [n for n in names if n in ("reference", *CORRECT) and n not in VARIANTS]
+    names = [n for n in names if n not in correct_only]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant(s) {unknown}; known: {', '.join(sorted(VARIANTS))}")
     if args.skip_whole_blocks:
         names = [n for n in names if not VARIANTS[n].whole_blocks]
     jobs = [("faulty", n, args.scope) for n in names]
+    jobs += [("correct", n, args.scope) for n in correct_only]
     if args.only is None:
         jobs += [("correct", n, args.scope) for n in ("reference", *sorted(CORRECT))]
         if not args.skip_freedoms:

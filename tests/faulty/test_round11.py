@@ -19,9 +19,9 @@ beside the old accounts' longer way back; the serial replay that tells a race fr
 plays one after another goes side by side after a pause (each round on its account); an
 account listed deeper than 102 plays is asked its history with a ``limit`` past 101 and below
 its count, one of the sizes a history is commonly paged by and one drawn anywhere between
-(``players._deep_pages_judged``); every play endpoint's path is also probed with a query
-parameter the contract does not name (``ways_in.QUERY_NAMES``, its value and its place beside
-``limit`` drawn).
+(``players._deep_pages_judged``, since the twelfth round ``_pages_judged_below``); every
+play endpoint's path is also probed with a query parameter the contract does not name
+(``ways_in.QUERY_NAMES``, its value and its place beside ``limit`` drawn).
 """
 
 from __future__ import annotations

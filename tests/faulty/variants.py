@@ -34,6 +34,7 @@ from . import _round8_faults as r8
 from . import _round9_faults as r9
 from . import _round10_faults as r10
 from . import _round11_faults as r11
+from . import _round12_faults as r12
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1483,6 +1484,29 @@ _add(
     wf.vendor_http_variant(r11.guard_on_request_target),
     r11.guard_on_request_target.__doc__,
     ("robots",),
+)
+
+# -- the twelfth red team's faults (tests/faulty/_round12_faults.py) ---------------------------
+_service(
+    "play_heavy_cold_session_burst_lost_update",
+    "play",
+    "contract 4",
+    r12.HeavyColdSessionBurstLostUpdate,
+    ["play.money.concurrent_one_account"],
+)
+_service(
+    "play_heavy_old_ticket_double_auto_empty_settlement",
+    "play",
+    "contract 4",
+    r12.HeavyOldTicketDoubleAutoEmptySettlement,
+    ["play.auto.answer"],
+)
+_service(
+    "play_history_recent_set_ties_by_play_id",
+    "play",
+    "contract 4",
+    r12.RecentSetTiesByPlayId,
+    ["play.history.order", "play.history.limit"],
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

@@ -24,6 +24,9 @@ two plays at once, a reservation), and judged once every ticket is known:
 - the first ticket's AUTO is sent twice (a double tap on "reveal all"): the second answers the
   same ticket and prize, its wins its ticket's (``play.auto.answer``), or is refused (row
   ``auto-again``);
+- a round after a pause (``old_account_rounds``, ``paced_rounds``) also sends AUTO twice on
+  the account's newest ticket finished with a prize (``_won_twice``: its ticket and prize, or
+  a refusal, ``play.auto.answer``): a settlement answered empty shows on a win only;
 - where the first ticket has buttons (half the rounds at least, where a game has them), they
   are tapped one after another from the moment the requests leave together until one is
   refused (a person tapping while "reveal all" runs on the same ticket: ``_taps``); once all
@@ -37,11 +40,12 @@ two plays at once, a reservation), and judged once every ticket is known:
 
 ``old_account_rounds`` sends such rounds on an account that has played for a while (the player
 sessions' old accounts), the first at one instant, the others each request at a moment drawn
-over ``STAGGER_S``; ``paced_rounds`` two on a paced player's account (a person's: young), the
-first after a person's pause between its first tickets and its requests sent together (the
-account idle: ``long_idle``, 5 s and more, where two of the old accounts' rounds pause
-``IDLE_PAUSE_S``, 0.5 to 3 s: a session cache that forgets an account after a few seconds, a
-ticket settled otherwise once it is seconds old).
+over ``STAGGER_S``, two after a pause, one ``IDLE_PAUSE_S`` (0.5 to 3 s), the other
+``long_idle`` (5 s and more: ``old_kinds``); ``paced_rounds`` two on a paced player's account
+(a person's: young), the first after a long pause between its first tickets and its requests
+sent together (the account idle: ``long_idle``): a session cache that forgets an account after
+a few seconds, a ticket settled otherwise once it is seconds old, on an old account or a
+young one.
 
 A fault is named ``play.money.concurrent_one_account`` (the last one ``play.money.balance_read``);
 the check that runs this names a fault that plays one after another show too by that
@@ -103,7 +107,8 @@ STAGGER_S = 0.3
 STAGGER_POLL_S = 0.02  # between two reads of a poller in such a round
 #: a person's pause between a round's first tickets and its requests sent together (the
 #: account idle meanwhile: the phone put down, picked up again, "buy" tapped on two devices):
-#: the old accounts' rounds numbered in ``IDLE_ROUNDS`` and every paced player's first round
+#: one of the old accounts' rounds numbered in ``IDLE_ROUNDS`` (the other pauses ``long_idle``:
+#: ``old_kinds``)
 IDLE_PAUSE_S = (0.5, 3.0)
 IDLE_ROUNDS = (4, 9)
 #: the pause before every paced player's first round: the phone put down for seconds, past a
@@ -196,26 +201,48 @@ def scenario_overlap(session: Session, case: Case) -> Evidence | None:
 
 
 def old_account_rounds(
-    session: Session, case: Case, account: Account, rng: random.Random
+    session: Session,
+    case: Case,
+    account: Account,
+    rng: random.Random,
+    rank: int = 0,
+    won: Won | None = None,
 ) -> Evidence | None:
     """``OLD_ROUNDS`` rounds on ``account``, an account that has played for a while (the player
     sessions' old accounts, hundreds of plays deep and as old as the span, at the end of their
     way back), every other round's requests sent at one instant (the first's too), the
     others' each leaving at a moment drawn over ``STAGGER_S``, the rounds numbered in
-    ``IDLE_ROUNDS`` (one of each kind) after a person's pause: a wallet that loses updates
-    only between an old account's requests, or only between requests a fraction of a second
-    apart (a lease that expires while a win is confirmed), or only after the account lay
-    idle, meets them here. A round the balance cannot pay is not sent (its plays would be
+    ``IDLE_ROUNDS`` (one of each kind) after a pause, one a person's short one, the other a
+    long one (``old_kinds``): a wallet that loses updates only between an old account's
+    requests, or only between requests a fraction of a second apart (a lease that expires
+    while a win is confirmed), or only after the account lay idle, a second or seconds,
+    meets them here (``rank``: the account's among the run's old accounts, which take turns
+    at the long pause's kind). A round the balance cannot pay is not sent (its plays would be
     refused for the money)."""
-    kinds = [
-        (STAGGER_S if number % 2 else 0.0, IDLE_PAUSE_S if number in IDLE_ROUNDS else None)
-        for number in range(OLD_ROUNDS)
-    ]
-    return _rounds_on(session, case, account, rng, kinds)
+    span_s = float(case.get("span_s", 0.0))
+    kinds = old_kinds(span_s, (int(case["seed"]) + rank) % len(IDLE_ROUNDS))
+    return _rounds_on(session, case, account, rng, kinds, won)
+
+
+def old_kinds(span_s: float, long_at: int) -> list[tuple[float, tuple[float, float] | None]]:
+    """An old account's rounds (``old_account_rounds``): each its spread (every other one at
+    one instant, the first too) and the bounds of the pause before it (None: none); of the two
+    numbered in ``IDLE_ROUNDS`` (one of each spread), the one at ``long_at`` after a long pause
+    (``long_idle``: the phone put down for seconds), the other after a person's short one
+    (``IDLE_PAUSE_S``). The old accounts of a run (one a game) take turns, from the seed: one
+    has its long pause before a round at one instant, the next before a spread one. An old
+    account idle for seconds is met, as a young one is (``paced_rounds``): a session whose
+    load is slow only for an account of many plays, or a ticket settled otherwise once it is
+    seconds old only on such an account (a twelfth red team's), was CERTIFIED by old accounts
+    that paused 3 s at most."""
+    pauses = [IDLE_PAUSE_S] * len(IDLE_ROUNDS)
+    pauses[long_at % len(IDLE_ROUNDS)] = long_idle(span_s)
+    idle = dict(zip(IDLE_ROUNDS, pauses, strict=True))
+    return [(STAGGER_S if number % 2 else 0.0, idle.get(number)) for number in range(OLD_ROUNDS)]
 
 
 def paced_rounds(
-    session: Session, case: Case, account: Account, rng: random.Random
+    session: Session, case: Case, account: Account, rng: random.Random, won: Won | None = None
 ) -> Evidence | None:
     """``PACED_ROUNDS`` (two) rounds on ``account``, a paced player's (a person's account,
     young: tens of plays at most), at the end of its way back: the first after a person's
@@ -230,7 +257,7 @@ def paced_rounds(
     ways back run side by side with the old accounts', longer: a long pause is mostly spent
     while those run."""
     kinds = paced_kinds(rng, float(case.get("span_s", 0.0)))
-    return _rounds_on(session, case, account, rng, kinds)
+    return _rounds_on(session, case, account, rng, kinds, won)
 
 
 def paced_kinds(
@@ -260,10 +287,12 @@ def _rounds_on(
     account: Account,
     rng: random.Random,
     kinds: list[tuple[float, tuple[float, float] | None]],
+    won: Won | None = None,
 ) -> Evidence | None:
     """Rounds on ``account``, each of ``kinds`` (its spread, and the bounds of the person's
-    pause before its requests sent together, None: none); a round the balance cannot pay is
-    not sent (its plays would be refused for the money)."""
+    pause before its requests sent together, None: none), a round after a pause sending AUTO
+    twice on ``won`` too (``_won_twice``); a round the balance cannot pay is not sent (its
+    plays would be refused for the money)."""
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
     dearest = max(stake for _, stake in pairs)
     sold: list[tuple[int, int]] = []
@@ -271,7 +300,19 @@ def _rounds_on(
         if session.balance(account) < LEAST_STAKES * dearest:
             return None
         idle_s = rng.uniform(*idle) if idle else 0.0
-        found = _round(session, case, pairs, rng, 0, number + 1, sold, account, stagger_s, idle_s)
+        found = _round(
+            session,
+            case,
+            pairs,
+            rng,
+            0,
+            number + 1,
+            sold,
+            account,
+            stagger_s,
+            idle_s,
+            won if idle else None,
+        )
         if found is not None:
             return found
     return None
@@ -288,10 +329,12 @@ def _round(
     account: Account | None = None,
     stagger_s: float = 0.0,
     idle_s: float = 0.0,
+    won: Won | None = None,
 ) -> Evidence | None:
     """One round (the module docstring), on an account opened with ``funding`` (or
     ``account``), its requests sent at one instant (or each at a moment drawn over
-    ``stagger_s``), ``idle_s`` after its first tickets were answered."""
+    ``stagger_s``), ``idle_s`` after its first tickets were answered; with ``won``, AUTO sent
+    twice on that finished winning ticket with them (``_won_twice``)."""
     if account is None:
         account = _opened(session, funding, max(stake for _, stake in pairs))
     script = _script(session, rng, pairs)
@@ -304,7 +347,7 @@ def _round(
         second = session.play(account, *script.second)
         start = int(second["balance_cents"])
         clicked = (str(second["play_id"]), script.button)
-    sent = script.sent
+    sent = script.sent + ([WON, WON] if won is not None else [])
     offsets = [rng.uniform(0.0, stagger_s) if stagger_s else 0.0 for _ in sent]
     time.sleep(idle_s)  # the account idle: a person's pause, then the requests together
     poll_s = STAGGER_POLL_S if stagger_s else POLL_S
@@ -334,6 +377,8 @@ def _round(
         elif what in ("auto", "again"):  # twice, a double tap: judged by ``_auto_twice``
             play_id = str(first["play_id"])
             answers[t] = refused(partial(session.adapter.auto, play_id, account.token))
+        elif what == WON and won is not None:  # twice, a won ticket: ``_won_twice``
+            answers[t] = refused(partial(session.adapter.auto, won.play_id, account.token))
         elif what == "tap" and script.tap is not None:  # buttons of the ticket AUTO reveals
             answers[t] = _taps(session, account, str(first["play_id"]), script)
         elif what == "click" and clicked is not None:  # its answer is reveal checks' to judge
@@ -361,6 +406,7 @@ def _round(
         return evidence(named, expected, got, f"{where}: {note}", request)
 
     twice = _auto_twice(session, account, str(first["play_id"]), script, sent, answers, found)
+    twice = twice or _won_twice(won, sent, answers, found)
     if twice is not None:
         return twice
     played = [(w, a) for w, a in zip(sent, answers, strict=True) if isinstance(w, tuple)]
@@ -727,6 +773,59 @@ def _auto_twice(
     else:
         session.auto(account, play_id)
     return None
+
+
+@dataclass(frozen=True)
+class Won:
+    """A finished ticket of the account that won, as AUTO answered it: the play, its game,
+    its ticket and prize (``Won.of``)."""
+
+    play_id: str
+    game: str
+    ticket: str
+    prize_cents: int
+
+
+WON = "won"  # a round's request: AUTO on the account's finished winning ticket (``Won``)
+
+
+def _won_twice(
+    won: Won | None,
+    sent: list[tuple[str, int] | str],
+    answers: list[Any],
+    found: Callable[[str, Any, Any, str], Evidence],
+) -> Evidence | None:
+    """The two AUTOs a round after a pause sends together on ``won``, a winning ticket the
+    account finished before it (a person back after the phone was put down, opening a ticket
+    it won on two devices): each answers its ticket and prize (``play.auto.answer``), or is
+    refused with a 4xx (AUTO asked again: row ``auto-again``). An AUTO that answers a
+    settlement still being made (no wins, no prize) to an AUTO in flight shows on a winning
+    ticket only, and only on a ticket seconds old or an account that many plays deep when it
+    settles those otherwise: the round's own first ticket wins about one round in four (a
+    twelfth red team's double AUTO on an old account's tickets seconds old was CERTIFIED)."""
+    if won is None:
+        return None
+    autos = [a for w, a in zip(sent, answers, strict=True) if w == WON]
+    wrong = [
+        f"refused {a.status}"
+        for a in autos
+        if isinstance(a, ErrorReply) and not 400 <= a.status < 500
+    ]
+    wrong += [
+        f"ticket {a.get('ticket')!r}, prize_cents {a.get('prize_cents')!r}"
+        for a in autos
+        if not isinstance(a, ErrorReply)
+        and (a.get("ticket"), a.get("prize_cents")) != (won.ticket, won.prize_cents)
+    ]
+    if not wrong:
+        return None
+    return found(
+        AUTO_ANSWER,
+        {"ticket": won.ticket, "prize_cents": won.prize_cents},
+        [reply_doc(a) if isinstance(a, ErrorReply) else dict(a) for a in autos],
+        f"two AUTOs of the {won.game} ticket {won.play_id!r} the account won and finished "
+        f"before the pause ({won.prize_cents} cents), sent together: answered {wrong[0]}",
+    )
 
 
 def _wins_key(game: str, doc: Document) -> str:

@@ -94,6 +94,7 @@ from .client import (
 )
 from .money import emptied_accounts
 from .overlap import (
+    Won,
     old_account_rounds,
     own_account_replay,
     paced_rounds,
@@ -114,10 +115,12 @@ ORDER = "play.history.order"
 AUTO_ANSWER = "play.auto.answer"
 LIMIT = "play.history.limit"
 PAGE = 10  # the page of the history a paced player reads now and then
-#: limits an old account's history is asked with past the usual page sizes
-#: (``_deep_pages_judged``): from past this one (``play.history_listing`` asks up to 101) ...
+#: the limits every account's history is asked with below its count (``_pages_judged_below``):
+#: up to this one (``play.history_listing`` asks up to 101, on a young account) ...
 DEEP_PAGE_FROM = 101
-#: ... one of the sizes a history is commonly paged by, below its count
+#: ... the page sizes of the usual maximum and below it, and past it ...
+USUAL_PAGES = (10, 20, 25, 50, 100)
+#: ... the sizes a history is commonly paged by past it
 DEEP_PAGES = (120, 128, 150, 200, 250, 256, 300, 400, 500, 512, 1000)
 TOKENS = "security.tokens.required"
 ISOLATION = "security.tokens.isolation"
@@ -779,7 +782,7 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # view of the app's own, right only when asked with a limit, a sixth red team's, shows)
     _entries_judged(player, session.history(account, None), fault)
     _pages_judged(player, fault)
-    _deep_pages_judged(session, player, listed, rng, fault)
+    _pages_judged_below(session, player, listed, rng, fault)
     # the tickets left half revealed: each button goes on where it stopped
     for one in player.bought:
         if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
@@ -791,7 +794,9 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # milliseconds apart, shows; its plays come after everything above is judged)
     if not player.paced and balance is not None:
         rounds_rng = random.Random(f"{case['seed']}:overlap:old:{game}:{stake}")
-        overlapping = old_account_rounds(session, case, account, rounds_rng)
+        rank = sorted(reference.GAMES).index(game) if game in reference.GAMES else 0
+        won = _won(player)
+        overlapping = old_account_rounds(session, case, account, rounds_rng, rank, won)
         if overlapping is not None:
             salt = f"overlap:old:{game}:{stake}"
             raise _Found(*_replay_named(session, case, overlapping, salt, account))
@@ -802,7 +807,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # lay idle, or only between a young account's requests some tens of milliseconds apart)
     if player.paced and balance is not None:
         drawn = rng.getrandbits(32)  # the way back's rng: the player's own seed
-        overlapping = paced_rounds(session, case, account, random.Random(f"{drawn}:overlap"))
+        paced_rng = random.Random(f"{drawn}:overlap")
+        overlapping = paced_rounds(session, case, account, paced_rng, _won(player))
         if overlapping is not None:
             salt = f"overlap:paced:{drawn}"
             raise _Found(*_replay_named(session, case, overlapping, salt, account))
@@ -838,6 +844,15 @@ def _replay_named(
 ENTRY_KEYS = ("game", "stake_cents", "block_id", "index")
 
 
+def _won(player: Player) -> Won | None:
+    """The player's newest ticket finished by AUTO with a prize (None: none won), for its
+    overlapping rounds after a pause to send AUTO on twice (``overlap._won_twice``)."""
+    for one in reversed(player.bought):
+        if one.finished and one.prize and one.ticket is not None:
+            return Won(str(one.played["play_id"]), one.game, one.ticket, int(one.prize))
+    return None
+
+
 def _back_pair(rng: random.Random, player: Player) -> tuple[str, int] | None:
     """The pair of the way back's play: a paced player's, ``BACK_ELSEWHERE`` of the time,
     another pair in scope, one it never played when there is one (a person back after a while
@@ -864,39 +879,50 @@ def _reads_judged(player: Player, fault: Fault) -> None:
             )
 
 
-def _deep_pages_judged(
+def _pages_judged_below(
     session: Session, player: Player, listed: list[str], rng: random.Random, fault: Fault
 ) -> None:
-    """An account listed deeper than the usual page sizes ``play.history_listing`` asks
-    (``DEEP_PAGE_FROM``, up to 101): its history asked with a ``limit`` past them and below its
-    count, one drawn among the sizes a history is commonly paged by (``DEEP_PAGES``: the app's
-    "load more" asking for more each time), one drawn anywhere between, each the newest that
-    many plays of the whole listing (``listed``), in its order, or ``play.history.limit`` (a
-    listing cut by a limit that reads a second internal page one entry late, and right asked
-    whole, was CERTIFIED: every limit asked below a count was 101 at most, an eleventh red
-    team's). A limit refused with a 4xx is the target's own maximum (judged whole above)."""
+    """Every account's history (``listed``, the whole listing, newest first) asked with limits
+    below its count drawn from the seed: one of the sizes a history is commonly paged by up to
+    100 (``USUAL_PAGES``), one past it (``DEEP_PAGES``: the app's "load more" asking for more
+    each time), one drawn anywhere from 2 to 101 (``DEEP_PAGE_FROM``), and on an account listed
+    deeper than that, one drawn anywhere past it; each must be the newest that many plays of
+    the whole listing, in its order (its plays there, out of that order: ``play.history.order``;
+    else ``play.history.limit``). A listing cut by a limit that reads a second internal page of
+    128 one entry late (an eleventh red team's), or a heavy player's pages of at most 100
+    served from a set sorted by milliseconds, its ties by id (a twelfth red team's), right
+    asked whole, was CERTIFIED: an old account was asked below its count only past 101, a
+    young one only at the usual page sizes (``play.history_listing``). A limit refused with a
+    4xx is the target's own maximum (judged whole above)."""
     count = len(listed)
-    if count <= DEEP_PAGE_FROM + 1 or player.listed_up_to is not None:
+    if count <= 2 or player.listed_up_to is not None:
         return
-    usual = [size for size in DEEP_PAGES if size < count]
-    limits = [rng.choice(usual)] if usual else []
-    limits.append(rng.randint(DEEP_PAGE_FROM + 1, count - 1))
+    limits: list[int] = []
+    for sizes in (USUAL_PAGES, DEEP_PAGES):  # a usual page size in each range, below the count
+        below = [size for size in sizes if size < count]
+        limits += [rng.choice(below)] if below else []
+    limits.append(rng.randint(2, min(count - 1, DEEP_PAGE_FROM)))
+    if count > DEEP_PAGE_FROM + 1:
+        limits.append(rng.randint(DEEP_PAGE_FROM + 1, count - 1))
     for limit in limits:
         answer = refused(partial(session.history, player.account, limit))
         if isinstance(answer, ErrorReply):
             continue  # a maximum of the target's own below it
         page = [str(p.get("play_id")) for p in answer["answer"]]
-        if page != listed[:limit]:
+        want = listed[:limit]
+        if page != want:
             wrong = next(
-                (i for i, (a, b) in enumerate(zip(page, listed, strict=False)) if a != b), None
+                (i for i, (a, b) in enumerate(zip(page, want, strict=False)) if a != b), None
             )
+            out_of_order = sorted(page) == sorted(want)
             raise fault(
-                LIMIT,
+                ORDER if out_of_order else LIMIT,
                 {"plays": limit, "first_differing": None},
                 {"plays": len(page), "first_differing": wrong},
                 f"the history asked with limit {limit} (of {count} plays) is not the newest "
-                f"{limit} of the whole listing: {len(page)} listed"
-                + ("" if wrong is None else f", the entry at {wrong} another play"),
+                f"{limit} of the whole listing, in its order: {len(page)} listed"
+                + ("" if wrong is None else f", the entry at {wrong} another play")
+                + (" (the same plays, out of the order bought)" if out_of_order else ""),
                 "history",
             )
 
