@@ -83,7 +83,11 @@ def side_by_side(check_id: str, runs: Runs) -> dict[object, CheckOutcome]:
     return {key: future.result() for key, future in futures.items()}
 
 
-RACE_SEEDS = (7, 8, 9)  # the runs a race is given (a busy machine's threads may miss it once)
+RACE_SEEDS = tuple(range(7, 15))
+"""The runs a race is given, until one does not pass: a run meets it most times on an idle
+machine (the first seed, a second each), but on one loaded four times over (the other xdist
+workers, other jobs) the threads that must overlap are often run one after the other, and
+three runs missed it together (round 9's caches filled mid-play, 5 December 2026)."""
 
 
 def first_not_passing(factory: Any, check_id: str, seeds: tuple[int, ...] = RACE_SEEDS) -> Any:
