@@ -288,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"))
     args = parser.parse_args(argv)
     names = args.only or sorted(VARIANTS)
+    correct_named = [n for n in names if n == "reference" or n in CORRECT]
+    freedoms_named = [n for n in names if n in FREEDOMS and n not in VARIANTS]
+    names = [n for n in names if n not in correct_named and n not in freedoms_named]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant(s) {unknown}; known: {', '.join(sorted(VARIANTS))}")
@@ -301,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
         jobs += [("correct", n, args.scope) for n in ("reference", *sorted(CORRECT))]
         if not args.skip_freedoms:
             jobs += [("freedom", n, args.scope) for n in sorted(FREEDOMS)]
+    else:  # correct ones and freedoms named in --only
+        jobs += [("correct", n, args.scope) for n in correct_named]
+        jobs += [("freedom", n, args.scope) for n in freedoms_named]
     faulty: dict[str, Outcome] = {}
     correct: dict[str, Outcome] = {}
     freedoms: dict[str, Outcome] = {}
