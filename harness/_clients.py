@@ -9,7 +9,7 @@ token checked once per connection were each certified. Here every account is a d
 own, drawn from the run's seed: a client family, its version, the headers it writes and their
 order, its JSON body's key order; the run's devices cycle through the families, so each
 family plays in every run. Requests that belong to no account (describe, evaluate, blocks)
-come from a few devices of their own, picked per request.
+come from a few devices of their own, one for each thread that sends them.
 
 - ``okhttp``: an Android app on OkHttp (``okhttp/4.x.y``), OkHttp's headers and order;
 - ``dalvik``: an Android app on OkHttp whose interceptor writes the platform's agent
@@ -153,18 +153,20 @@ def draw_client(seed: object, number: int, user_agent: str | None = None) -> Cli
 class Devices:
     """The run's devices: one for each account opened (its requests, and those of its plays,
     come from it, on connections of its own), and ``TOOLS`` for the requests of no account,
-    picked per request; thread-safe. ``seed`` is the run's (``reseed``: the runner gives it
+    one drawn for each thread; thread-safe. ``seed`` is the run's (``reseed``: the runner gives it
     before the first check)."""
 
     TOOLS = 3
 
     def __init__(self, seed: object = 0, user_agent: str | None = None) -> None:
         self._lock = threading.Lock()
+        self._local = threading.local()
         self.user_agent = user_agent
         self.reseed(seed)
 
     def reseed(self, seed: object) -> None:
         with self._lock:
+            self._generation = getattr(self, "_generation", 0) + 1
             self.seed = seed
             self._count = self.TOOLS
             self._clients: dict[int, Client] = {}
@@ -186,8 +188,14 @@ class Devices:
             return self._count - 1
 
     def tool(self) -> int:
+        """The device of no account this thread's requests come from (drawn at its first such
+        request: a check's requests of no account come from one client, on its connections)."""
         with self._lock:
-            return self._pick.randrange(self.TOOLS)
+            mine = getattr(self._local, "tool", None)
+            if mine is None or mine[0] != self._generation:
+                mine = (self._generation, self._pick.randrange(self.TOOLS))
+                self._local.tool = mine
+            return mine[1]
 
     def own(self, number: int, kind: str, key: object) -> None:
         """``key`` (an account id, a play id, a token) belongs to device ``number``."""

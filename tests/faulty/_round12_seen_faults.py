@@ -21,6 +21,7 @@ from reference._service import GameService
 from ._base import reference_adapter
 from ._protocol_faults import BridgedHttp
 from ._round4_faults import _CreditOnAuto
+from ._ways_in_faults import cookie_over_bearer, vendor_http_variant
 from .http_bridge import Serving, create_app
 
 Scope = MutableMapping[str, Any]
@@ -201,7 +202,29 @@ __all__ = [
     "ConnectionBoundIdentity",
     "KeyOrderScanner",
     "OtherClientsWinsQueued",
+    "app_body_cookie_variant",
     "connection_identity_variant",
+    "cookie_first_for_app_bodies",
     "key_order_variant",
     "other_clients_variant",
 ]
+
+
+# == the web cookie read first for the app's bodies only ===========================================
+
+
+def cookie_first_for_app_bodies(scope: Scope) -> tuple[Scope, str]:
+    """Security (contract 4: a token gives access to its own account only, carried as
+    ``Authorization: Bearer``): the gateway routes requests whose JSON body is typed as the
+    Android app types it (``application/json; charset=utf-8``) to the app's auth module,
+    which reads the web front end's ``session`` cookie ahead of the Authorization header (a
+    shared session for the app's embedded web views); a request carrying it is let in by the
+    cookie whatever its Bearer token says. Other clients' bodies (``application/json``: the
+    iOS app, scripts, the lab's probes) go to the API module, which checks Bearer only."""
+    if _header(scope, b"content-type") == b"application/json; charset=utf-8":
+        return cookie_over_bearer(scope)
+    return scope, scope["path"]
+
+
+def app_body_cookie_variant(name: str) -> Callable[[], Any]:
+    return vendor_http_variant(cookie_first_for_app_bodies)(name)

@@ -2,12 +2,15 @@
 each rejected for the requirement it breaks, and the harness's traffic a population of
 devices no vendor can single out.
 
-All three passed before this round, because every request of a run came from one client: a
+All four passed before this round, because every request of a run came from one client: a
 gateway that sends every client but ``okhttp/`` to a wallet crediting wins at AUTO (every
 request said ``okhttp/4.12.0``); a play body scanner that reads ``game`` then ``stake_cents``
 and otherwise takes the default stake (every body's keys came in the contract's order); a
 token checked once per kept-alive connection (a request without the account's token, or
-with another's, never came on a connection its token had opened).
+with another's, never came on a connection its token had opened); an auth module that reads
+the web session cookie ahead of a bad Bearer token for bodies typed as OkHttp types them
+(the probes sent as written, the only requests with a cookie, were typed
+``application/json`` by ``requests``, their JSON spaced as Python writes it).
 
 What changed (``harness/_clients.py``): each account is a device of its own, drawn from the
 run's seed: OkHttp (``okhttp/4.x``), Dalvik's agent, or URLSession (iOS), each with its
@@ -19,13 +22,18 @@ connections. The run's devices cycle through the families.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from harness import HttpAdapter
 from harness._clients import FAMILIES, Devices, draw_client
 
+from ._base import reference_adapter
+from ._protocol_faults import BridgedHttp
 from .certify import certify
+from .http_bridge import Serving, create_app
+from .test_freedoms import check_outcome
 from .test_variants import scoped_outcome
 from .variants import VARIANTS
 
@@ -33,14 +41,20 @@ ROUND_12 = (
     "http_other_clients_wins_queued",
     "http_play_keys_in_another_order_at_default_stake",
     "http_token_checked_once_per_connection",
+    "http_app_bodies_cookie_over_bad_bearer",
 )
 #: each variant and a requirement a run narrowed to it fails
 NARROWED = {
     "http_other_clients_wins_queued": "robots.4.10.prize_credited",
     "http_play_keys_in_another_order_at_default_stake": "eldorado.4.2.stake_debited",
     "http_token_checked_once_per_connection": "security.tokens.isolation",
+    "http_app_bodies_cookie_over_bad_bearer": "security.tokens.bearer_only",
 }
-FAST = ("http_token_checked_once_per_connection",)
+FAST = (
+    "http_token_checked_once_per_connection",
+    "http_app_bodies_cookie_over_bad_bearer",
+    "http_play_keys_in_another_order_at_default_stake",
+)
 
 
 def test_every_round_12_variant_is_registered() -> None:
@@ -64,6 +78,26 @@ def test_a_narrowed_run_names_the_fault(name: str) -> None:
     outcome = certify(VARIANTS[name].factory(), requirements=[requirement], target=name)
     assert requirement in outcome.failed, (outcome.failed, outcome.errored)
     assert outcome.errored == [], outcome.errored
+
+
+def test_the_wallet_of_other_clients_is_met_by_one_check() -> None:
+    # the fast one beside the narrowed run (the player sessions: 80 s): the prize check alone
+    outcome = check_outcome(
+        VARIANTS["http_other_clients_wins_queued"].factory(), "play.robots_prize_credited"
+    )
+    assert outcome.outcome == "fail", outcome.message
+    assert "robots.4.10.prize_credited" in outcome.requirements, outcome.requirements
+
+
+def test_the_reference_over_the_bridge_passes_the_same_check() -> None:
+    # the control: the reference over the same bridge, no gateway tagging its clients
+    outcome = check_outcome(_reference_over_http(), "play.robots_prize_credited")
+    assert outcome.outcome == "pass", outcome.message
+
+
+def _reference_over_http() -> Any:
+    inner = reference_adapter(name="correct:round12")
+    return BridgedHttp(Serving(create_app(inner), on_close=inner.close))
 
 
 # -- the devices, without a target -------------------------------------------------------------

@@ -1506,6 +1506,15 @@ _add(
     ("eldorado",),
 )
 _add(
+    "http_app_bodies_cookie_over_bad_bearer",
+    "play",
+    "contract 4",
+    ["security.tokens.bearer_only"],
+    r12s.app_body_cookie_variant,
+    r12s.cookie_first_for_app_bodies.__doc__,
+    ("robots",),
+)
+_add(
     "http_token_checked_once_per_connection",
     "play",
     "contract 4",
