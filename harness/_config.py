@@ -34,7 +34,7 @@ KEYS: dict[str, str] = {
     "requirements": "list of requirement ids to run (narrows the run: never CERTIFIED)",
     "seed": "integer fixing every random choice of the suite",
     "timeout_s": "seconds the target may take to answer one request",
-    "user_agent": "the User-Agent header sent to an HTTP target (default: a common client's)",
+    "user_agent": "the User-Agent every device sends to an HTTP target (default: each its own)",
     "check_budget_s": "seconds one check may run before it is cut (default: the profile's)",
     "run_budget_s": "seconds the whole run may take (default: the profile's)",
     "check_concurrency": "checks run at once, block checks always alone (default: the profile's)",
@@ -66,7 +66,7 @@ class RunConfig:
     requirements: tuple[str, ...] | None = None
     seed: int | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
-    user_agent: str | None = None  # None: DEFAULT_USER_AGENT (harness._http_adapter)
+    user_agent: str | None = None  # None: each device its own (harness._clients)
     check_budget_s: float | None = None  # None: the profile's
     run_budget_s: float | None = None
     check_concurrency: int | None = None  # None: the profile's

@@ -20,14 +20,13 @@ contract's shape came with decides between a breach (*fail*) and a violation (*e
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlencode, urlsplit
 
 import requests
 import urllib3.exceptions
@@ -43,6 +42,7 @@ from reference._strict_json import loads as strict_loads
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
 from ._budget import wait_unless_cut
+from ._clients import OKHTTP_ORDER, Client, Devices, header_order, okhttp_client
 from ._errors import (
     ConfigError,
     ContractBreach,
@@ -118,32 +118,17 @@ POOL_SIZE = 64
 _DEADLINE = "instantcert_deadline"  # the response's attribute holding its Deadline
 _ENDPOINT = "instantcert_endpoint"  # ... and its endpoint, for the breaker
 DEFAULT_USER_AGENT = "okhttp/4.12.0"
-"""What the harness calls itself by default: OkHttp's User-Agent (its current 4.x release), the
-HTTP client inside most Android apps, the way most players reach an operator's servers; a lab
-names another with ``user_agent`` (config) or ``certify --user-agent``. Not ``python-requests``
-(the mark of a script or a test tool) nor a browser's (a browser sends a dozen other headers
-whose absence would stand out). The request's other headers are OkHttp's too, spelt as it spells
-them (``Accept-Encoding: gzip``, ``Connection: Keep-Alive``: a gateway can tell ``keep-alive``
-apart), no header OkHttp does not send (``Accept``), and nothing that names the harness
-(docs/http-api.md)."""
+"""The User-Agent of a request built outside the run's devices (``_prepare`` without a
+client): OkHttp's. A run's requests come from its devices (``harness._clients``: OkHttp,
+Dalvik's agent, URLSession, each device's version and headers drawn from the run's seed); a
+lab names its traffic with ``user_agent`` (config) or ``certify --user-agent``, which every
+device then sends. Not ``python-requests`` (the mark of a script or a test tool) nor a
+browser's (a browser sends a dozen other headers whose absence would stand out), and nothing
+that names the harness (docs/http-api.md)."""
+DEVICE = "instantcert_device"  # a prepared request's attribute: the device (pool) it is sent from
 JSON_TYPE = "application/json"
 JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
-
-
-#: the headers OkHttp's BridgeInterceptor writes, in its order, after the app's own (an
-#: ``Authorization``): a gateway can fingerprint a client by the order of its headers (a fifth
-#: red team's tagged OkHttp's order as the app's), and ``http.client`` writes ``Host`` first
-OKHTTP_ORDER = (
-    "content-type",
-    "content-length",
-    "transfer-encoding",
-    "host",
-    "connection",
-    "accept-encoding",
-    "cookie",
-    "user-agent",
-)
 
 
 def host_header(base_url: str) -> str:
@@ -157,17 +142,30 @@ def host_header(base_url: str) -> str:
     return host if parts.port in (None, default) else f"{host}:{parts.port}"
 
 
-def okhttp_ordered(prepared: requests.PreparedRequest, host: str) -> None:
-    """``prepared``'s headers (``Host`` among them) in the order OkHttp sends them: the
-    request's own first, in their order, then ``OKHTTP_ORDER``'s."""
+def client_ordered(
+    prepared: requests.PreparedRequest, host: str, order: tuple[str, ...] = OKHTTP_ORDER
+) -> None:
+    """``prepared``'s headers (``Host`` among them) in the order its client sends them
+    (``harness._clients.header_order``; a gateway can fingerprint a client by the order of its
+    headers: a fifth red team's tagged OkHttp's order as the app's, and ``http.client`` writes
+    ``Host`` first)."""
     headers = prepared.headers
     headers["Host"] = host
-    own = [(k, v) for k, v in headers.items() if k.lower() not in OKHTTP_ORDER]
-    bridge = sorted(
-        ((k, v) for k, v in headers.items() if k.lower() in OKHTTP_ORDER),
-        key=lambda kv: OKHTTP_ORDER.index(kv[0].lower()),
-    )
-    prepared.headers = requests.structures.CaseInsensitiveDict(own + bridge)
+    prepared.headers = requests.structures.CaseInsensitiveDict(header_order(dict(headers), order))
+
+
+def okhttp_ordered(prepared: requests.PreparedRequest, host: str) -> None:
+    """``prepared``'s headers in the order OkHttp sends them (``client_ordered``)."""
+    client_ordered(prepared, host, OKHTTP_ORDER)
+
+
+def device_key(path: str) -> tuple[str, str] | None:
+    """``("account", id)`` or ``("play", id)``: whose resource ``path`` (as sent, or as a
+    probe spells it: doubled slashes, escapes) names, or None."""
+    segments = [unquote(s) for s in path.split("?", 1)[0].split("/") if s]
+    if len(segments) >= 3 and segments[0] == "v1" and segments[1] in ("accounts", "plays"):
+        return ("account" if segments[1] == "accounts" else "play", segments[2])
+    return None
 
 
 def quote_bytes(data: bytes) -> str:
@@ -760,7 +758,7 @@ class HttpAdapter:
         pool_size: int = POOL_SIZE,
         verify: bool | str = True,
         breaker_after: int = BREAKER_AFTER,
-        user_agent: str = DEFAULT_USER_AGENT,
+        user_agent: str | None = None,
         rate_retries: int = RATE_RETRIES,
         sleep: Callable[[float], None] = wait_unless_cut,
     ) -> None:
@@ -801,7 +799,7 @@ class HttpAdapter:
         self.session.headers.clear()  # requests' own: python-requests/x.y and deflate
         self.session.headers.update(
             {
-                "User-Agent": user_agent,
+                "User-Agent": user_agent or DEFAULT_USER_AGENT,
                 # no Accept: OkHttp sends none, and an app's gateway can tell a client that
                 # does (a fifth red team's tagged requests without one as the app's)
                 "Accept-Encoding": "gzip",
@@ -810,6 +808,8 @@ class HttpAdapter:
         )
         self._headers: dict[str, str] = {k: str(v) for k, v in self.session.headers.items()}
         self._url_prefix = _url_prefix(self.base_url, self._headers)
+        self._default_client = okhttp_client(user_agent or DEFAULT_USER_AGENT)
+        self.devices = Devices(0, user_agent)  # the players' devices (``reseed``: the run's)
         self._host = host_header(self.base_url)
         # The environment (HTTP(S)_PROXY, NO_PROXY, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE) is read
         # once, here, as ``requests`` would read it for each request; see ``_send``.
@@ -831,14 +831,24 @@ class HttpAdapter:
         token: str | None = None,
         safe: bool = False,
         settled: bool = False,
+        device: int | None = None,
     ) -> requests.Response:
         """``_send_once``'s answer, a redirect to the target's own origin followed
         (``harness._redirects``: at most ``MAX_HOPS`` in a row, each counted for the run's
         reservation)."""
         asked = endpoint(method, path)  # the contract's endpoint, whatever the redirects say
+        if device is None:
+            device = self._device(path, token)
         for _hop in range(MAX_HOPS):
             response = self._send_once(
-                method, path, body=body, params=params, token=token, safe=safe, settled=settled
+                method,
+                path,
+                body=body,
+                params=params,
+                token=token,
+                safe=safe,
+                settled=settled,
+                device=device,
             )
             status = response.status_code
             if status not in REDIRECTS:
@@ -855,8 +865,30 @@ class HttpAdapter:
             self.redirects.followed(asked, status)
             path, params = target
         return self._send_once(
-            method, path, body=body, params=params, token=token, safe=safe, settled=settled
+            method,
+            path,
+            body=body,
+            params=params,
+            token=token,
+            safe=safe,
+            settled=settled,
+            device=device,
         )
+
+    def reseed(self, seed: object) -> None:
+        """The run's seed: its devices are drawn from it (``harness._clients``)."""
+        self.devices.reseed(seed)
+
+    def _device(self, path: str, token: str | None) -> int:
+        """The device a request comes from: the one of the account or play its path names
+        (a request without the token, or with another, comes from the owner's device too, on
+        its connections: an app logged out, a token mistyped), else the token's, else one of
+        the devices of no account."""
+        named = device_key(path)
+        found = self.devices.of(*named) if named is not None else None
+        if found is None and token is not None:
+            found = self.devices.of("token", token)
+        return self.devices.tool() if found is None else found
 
     def _send_once(
         self,
@@ -868,6 +900,7 @@ class HttpAdapter:
         token: str | None = None,
         safe: bool = False,
         settled: bool = False,
+        device: int | None = None,
     ) -> requests.Response:
         """One request, answered with headers; sent again only when that cannot hurt.
 
@@ -887,6 +920,9 @@ class HttpAdapter:
         self.breaker.check(key)
         self.refusals.check(key)
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
+        if device is None:
+            device = self._device(path, token)
+        client = self.devices.client(device)
         attempt = 0  # attempts that failed (no answer, or 502/503/504), against ``retries``
         refused = 0  # answers asking for patience (429, 503 with Retry-After)
         waited = 0.0  # the seconds waited on them
@@ -903,7 +939,7 @@ class HttpAdapter:
             try:
                 with deadline:
                     response = self._transport.send(
-                        self._prepare(method, path, body, query, token),
+                        self._prepare(method, path, body, query, token, client, device),
                         stream=True,
                         timeout=self.timeout,
                         verify=self._verify,
@@ -1015,7 +1051,14 @@ class HttpAdapter:
         time.sleep(self.backoff * 2**attempt * (0.5 + self._jitter.random()))  # timing only
 
     def _prepare(
-        self, method: str, path: str, body: object, query: Mapping[str, str], token: str | None
+        self,
+        method: str,
+        path: str,
+        body: object,
+        query: Mapping[str, str],
+        token: str | None,
+        client: Client | None = None,
+        device: int | None = None,
     ) -> requests.PreparedRequest:
         """The request exactly as the check asked for it, sent straight to the transport.
 
@@ -1029,18 +1072,23 @@ class HttpAdapter:
 
         Nor, for a plain path, through ``PreparedRequest.prepare``, which parses and checks
         the whole URL and every header again at each request (a tenth of the harness's CPU):
-        ``_plain_request`` builds the same request, byte for byte, from what was checked once."""
-        headers = dict(self._headers)
+        ``_plain_request`` builds the same request, byte for byte, from what was checked once.
+
+        ``client`` is the device's (``harness._clients``: its headers and their order, its JSON
+        writer); None: OkHttp's, bodies in their keys' order (``okhttp_client``); ``device``
+        picks the connections the request goes on (``DeadlineHTTPAdapter``)."""
+        client = client or self._default_client
+        headers = dict(client.headers)
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         data = None
         if body is not None:  # compact, as a mobile client's JSON library writes it (Python's
             # own ", " and ": " would name the client's language)
             try:
-                data = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+                data = client.body(body)
             except (TypeError, ValueError) as exc:
                 raise requests.exceptions.InvalidJSONError(exc) from None
-            headers["Content-Type"] = JSON_BODY_TYPE
+            headers["Content-Type"] = client.body_type
         target = path + ("?" + urlencode(list(query.items())) if query else "")
         if self._url_prefix is not None and _is_plain_target(target):
             prepared = _plain_request(method, self._url_prefix + target, headers, data, token)
@@ -1049,7 +1097,9 @@ class HttpAdapter:
             prepared.prepare(
                 method=method, url=self.base_url + path, headers=headers, data=data, params=query
             )
-        okhttp_ordered(prepared, self._host)
+        client_ordered(prepared, self._host, client.order)
+        if device is not None:
+            setattr(prepared, DEVICE, device)
         return prepared
 
     def _connection_fault(
@@ -1231,7 +1281,13 @@ class HttpAdapter:
 
     def open_account(self, balance_cents: int) -> Document:
         body = {"balance_cents": balance_cents}  # sent again if lost: one more account, unused
-        return self._call("POST", "/v1/accounts", "account", status=201, body=body, safe=True)
+        device = self.devices.new()  # a new player's device, its sign-up on its own connection
+        opened = self._call(
+            "POST", "/v1/accounts", "account", status=201, body=body, safe=True, device=device
+        )
+        self.devices.own(device, "account", opened.get("account_id"))
+        self.devices.own(device, "token", opened.get("token"))
+        return opened
 
     def balance(self, account_id: str, token: str | None) -> Document:
         path = f"/v1/accounts/{quote(account_id, safe='')}"
@@ -1252,6 +1308,9 @@ class HttpAdapter:
             except LostAnswer as lost:
                 document = self._settle(account_id, token, game, stake_cents, path, lost)
             bought = document.get("play_id")
+            owner = self.devices.of("account", account)
+            if owner is not None:
+                self.devices.own(owner, "play", bought)
             return document
         finally:
             self._plays.end(account, bought)
@@ -1481,15 +1540,23 @@ class HttpAdapter:
         body: object,
     ) -> tuple[requests.Response, Deadline]:
         """``send_raw``'s request sent once: its answer's headers, and its running deadline."""
+        named = device_key(path)
+        device = self.devices.of(*named) if named is not None else None
+        device = self.devices.tool() if device is None else device
+        client = self.devices.client(device)  # the owner's device, as its app would send it
+        sent = {**client.headers, **(headers or {})}
+        if body is not None:
+            sent.setdefault("Content-Type", client.body_type)
         prepared = requests.PreparedRequest()
         prepared.prepare(
             method=method,
             url=self.base_url + "/",
-            headers={**self._headers, **(headers or {})},
-            json=body,
+            headers=sent,
+            data=None if body is None else client.body(body),
         )
         prepared.url = self.base_url + path  # as written: prepare() would requote the path
-        okhttp_ordered(prepared, self._host)
+        client_ordered(prepared, self._host, client.order)
+        setattr(prepared, DEVICE, device)
         deadline = Deadline(self.timeout[1])
         try:
             with deadline:

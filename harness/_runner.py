@@ -386,6 +386,7 @@ class Runner:
         started_at = _now()
         self._began = time.monotonic()
         self._run_ends = time.monotonic() + float(self.plan.settings.run_budget_s)
+        reseed_clients(adapter, plan.seed)  # before the first request: the smoke's
         implementation, smoke, reachable = self._smoke(adapter)
         self._implementation = implementation
         scope = self.requirements(implementation)
@@ -922,6 +923,15 @@ def transport_counts(adapter: object) -> dict[str, int] | None:
         return None
     counts: dict[str, int] = adapter.transport_counts()
     return counts
+
+
+def reseed_clients(adapter: object, seed: int) -> None:
+    """An HTTP target's devices drawn from the run's seed (``harness._clients``): the clients
+    a run's requests come from are the run's, reproducible, and no two runs' alike."""
+    http = sys.modules.get("harness._http_adapter")
+    adapter = getattr(adapter, "unchecked", adapter)
+    if http is not None and isinstance(adapter, http.HttpAdapter):
+        adapter.reseed(seed)
 
 
 def wire_reservations(adapter: object) -> list[dict[str, Any]]:

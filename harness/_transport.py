@@ -272,10 +272,14 @@ class _TLSPool(urllib3.connectionpool.HTTPSConnectionPool):
 class DeadlineHTTPAdapter(HTTPAdapter):
     """A ``requests`` transport whose connections answer to the sending thread's deadline.
 
-    An account's requests (those with an ``Authorization`` header) go on connections of their
-    own, as a phone's do: no connection carries two accounts' tokens, which a gateway could
-    tell apart from an app's traffic (a fifth red team's open class). The pools of the
-    ``ACCOUNT_POOLS`` accounts used last are kept open, the others closed.
+    A device's requests (``_http_adapter.DEVICE``: an account's, from its sign-up on, and
+    every request naming its account or plays, with its token or not) go on connections of
+    their own, as a phone's do: no connection carries two accounts' plays, which a gateway
+    could tell apart from an app's traffic (a fifth red team's open class), and a request
+    without the account's token comes on the connections its token came on (a twelfth red
+    team's vendor checked the token once per connection). A request of no device: its
+    ``Authorization`` header decides. The pools of the ``ACCOUNT_POOLS`` devices used last are
+    kept open, the others closed.
 
     Two of ``requests``' steps at each request are cut short, each costing as much as a
     twentieth of the harness's CPU per request: the pool of a target is found once (not by
@@ -305,7 +309,9 @@ class DeadlineHTTPAdapter(HTTPAdapter):
         end = url.find("/", start) if start >= 2 else -1
         if proxies or end < 0 or not isinstance(verify, bool):
             return super().get_connection_with_tls_context(request, verify, proxies, cert)
-        account = request.headers.get("Authorization")
+        account = getattr(request, "instantcert_device", None)  # _http_adapter.DEVICE
+        if account is None:
+            account = request.headers.get("Authorization")
         cert_key = cert if cert is None or isinstance(cert, str) else tuple(cert)
         key = (url[:end], verify, cert_key, account)
         with self._pools_lock:

@@ -28,7 +28,7 @@ from conformance._suite import registered_checks
 from conformance.plugin import _seed, reservation_line, settings_for
 from contract import Adapter, ContractError, Validated
 
-from ._runner import wire_reservations
+from ._runner import reseed_clients, wire_reservations
 from ._targets import open_target
 
 WIRE = "_conformance_wire_reservations"  # on the config: what the wire showed, at the end
@@ -105,6 +105,7 @@ def conformance_target(
     spec = request.config.getoption("--target")
     try:
         adapter: Adapter = Validated(open_target(spec))  # answers checked at the seam
+        reseed_clients(adapter, _seed(request.config))  # an HTTP target's devices: the run's
         implementation = adapter.describe()
     except ContractError as exc:
         pytest.exit(f"conformance: cannot use target {spec!r}: {exc}", returncode=2)

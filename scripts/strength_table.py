@@ -329,21 +329,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"))
     args = parser.parse_args(argv)
     names = args.only or sorted(VARIANTS)
-    # a correct implementation named with ``--only`` (``reference`` or one of ``CORRECT``) is
-    # certified as the whole table certifies it
-    correct_only = [n for n in names if n in ("reference", *CORRECT) and n not in VARIANTS]
-    names = [n for n in names if n not in correct_only]
+    correct_named = [n for n in names if n == "reference" or n in CORRECT]
+    freedoms_named = [n for n in names if n in FREEDOMS and n not in VARIANTS]
+    names = [n for n in names if n not in correct_named and n not in freedoms_named]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant(s) {unknown}; known: {', '.join(sorted(VARIANTS))}")
     if args.skip_whole_blocks:
         names = [n for n in names if not VARIANTS[n].whole_blocks]
     jobs = [("faulty", n, args.scope) for n in names]
-    jobs += [("correct", n, args.scope) for n in correct_only]
     if args.only is None:
         jobs += [("correct", n, args.scope) for n in ("reference", *sorted(CORRECT))]
         if not args.skip_freedoms:
             jobs += [("freedom", n, args.scope) for n in sorted(FREEDOMS)]
+    else:  # correct ones and freedoms named in --only
+        jobs += [("correct", n, args.scope) for n in correct_named]
+        jobs += [("freedom", n, args.scope) for n in freedoms_named]
     jobs = longest_first(jobs, previous_times(Path(args.out)))
     faulty: dict[str, Outcome] = {}
     correct: dict[str, Outcome] = {}

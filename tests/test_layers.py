@@ -429,6 +429,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_ids",
                 "_flags",
                 "_integers",
+                "_clients",
             ),
         ),
         ("targets", ("_reference_adapter", "_http_adapter", "_targets")),

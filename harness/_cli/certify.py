@@ -111,8 +111,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--user-agent",
         default=None,
         metavar="TEXT",
-        help="the User-Agent header sent to an HTTP target (default: a common HTTP client's, "
-        "so that nothing in the traffic names the harness; docs/http-api.md)",
+        help="the User-Agent header every device sends to an HTTP target (default: each "
+        "device its own, drawn from the seed, so that nothing in the traffic names the "
+        "harness; docs/http-api.md)",
     )
     parser.add_argument(
         "--wait",

@@ -35,6 +35,7 @@ from . import _round9_faults as r9
 from . import _round10_faults as r10
 from . import _round11_faults as r11
 from . import _round12_faults as r12
+from . import _round12_seen_faults as r12s
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1507,6 +1508,43 @@ _service(
     "contract 4",
     r12.RecentSetTiesByPlayId,
     ["play.history.order", "play.history.limit"],
+)
+# -- the twelfth red team's vendors that know the harness (tests/faulty/_round12_seen_faults.py) --
+_add(
+    "http_other_clients_wins_queued",
+    "play",
+    "robots 4.10",
+    ["*.prize_credited", "play.money.exact"],  # the lot not credited at once
+    r12s.other_clients_variant,
+    r12s.OtherClientsWinsQueued.__doc__,
+    ("robots",),
+)
+_add(
+    "http_play_keys_in_another_order_at_default_stake",
+    "play",
+    "contract 4",
+    ["eldorado.2.stakes", "eldorado.4.6.prize_credited", "play.money.exact", "*.stake_debited"],
+    r12s.key_order_variant,
+    r12s.KeyOrderScanner.__doc__,
+    ("eldorado",),
+)
+_add(
+    "http_app_bodies_cookie_over_bad_bearer",
+    "play",
+    "contract 4",
+    ["security.tokens.bearer_only"],
+    r12s.app_body_cookie_variant,
+    r12s.cookie_first_for_app_bodies.__doc__,
+    ("robots",),
+)
+_add(
+    "http_token_checked_once_per_connection",
+    "play",
+    "contract 4",
+    ["security.tokens.required", "security.tokens.isolation"],
+    r12s.connection_identity_variant,
+    r12s.ConnectionBoundIdentity.__doc__,
+    ("robots",),
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----

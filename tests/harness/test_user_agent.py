@@ -1,5 +1,6 @@
 """Nothing in a request says "harness" unless the lab asks (docs/http-api.md, "Nothing says
-'harness'"): the default User-Agent is a common client's, a lab names another by the config
+'harness'"): a run's requests come from its players' devices (``harness._clients``: OkHttp,
+Dalvik's agent, URLSession, drawn from the run's seed), a lab names its traffic by the config
 or ``certify --user-agent``, and no header, path, query or body of a run names the harness."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from harness import ConfigError, HttpAdapter, open_target
 from harness._cli import main as cli_main
+from harness._clients import OKHTTP_ORDER, URLSESSION_ORDER
 from harness._config import build_config
 from harness._http_adapter import DEFAULT_USER_AGENT
 from tests.faulty._base import reference_adapter
@@ -52,6 +54,28 @@ OKHTTP_ORDERS = [
 ]
 
 
+#: the headers URLSession sends: OkHttp's, and Accept, Accept-Language
+URLSESSION_HEADERS = {*OKHTTP_HEADERS, b"accept", b"accept-language"}
+AGENTS = {
+    "okhttp": re.compile(rb"okhttp/4\.\d+\.\d+"),
+    "dalvik": re.compile(rb"Dalvik/2\.1\.0 \(Linux; U; Android \d+; [\w -]+ Build/[\w.]+\)"),
+    "urlsession": re.compile(rb"\w+/\d+ CFNetwork/[\d.]+ Darwin/[\d.]+"),
+}
+
+
+def _family(agent: bytes) -> str:
+    return next(name for name, form in AGENTS.items() if form.fullmatch(agent))
+
+
+def _in_order(names: tuple[bytes, ...], order: tuple[str, ...]) -> bool:
+    """``names`` are the request's own headers, then the client's in ``order``."""
+    known = [n.decode() for n in names if n.decode() in order]
+    first_known = next((i for i, n in enumerate(names) if n.decode() in order), len(names))
+    return known == sorted(known, key=order.index) and all(
+        n.decode() in order for n in names[first_known:]
+    )
+
+
 def _connection(scope: dict[str, Any], send: Any) -> tuple[object, ...]:
     """The connection a request came on: its client's address and port, and the server's
     transport object (uvicorn's request cycle holds it), since a port the kernel hands out
@@ -68,6 +92,7 @@ class Recording:
         self.app = create_app(self.adapter)
         self.requests: list[bytes] = []
         self.tokens_by_connection: dict[object, set[bytes | None]] = {}
+        self.accepted_by_connection: dict[object, set[bytes | None]] = {}  # answered 2xx
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -76,15 +101,21 @@ class Recording:
         head = [scope["method"].encode(), scope["raw_path"], scope["query_string"]]
         head += [name + b": " + value for name, value in scope["headers"]]
         token = dict(scope["headers"]).get(b"authorization")
-        self.tokens_by_connection.setdefault(_connection(scope, send), set()).add(token)
+        connection = _connection(scope, send)
+        self.tokens_by_connection.setdefault(connection, set()).add(token)
         body = bytearray()
+
+        async def watched(message: Any) -> None:
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                self.accepted_by_connection.setdefault(connection, set()).add(token)
+            await send(message)
 
         async def recorded() -> Any:
             message = await receive()
             body.extend(message.get("body", b""))
             return message
 
-        await self.app(scope, recorded, send)
+        await self.app(scope, recorded, watched)
         self.requests.append(b"\n".join([*head, bytes(body)]))
 
     def header_names(self) -> set[bytes]:
@@ -140,24 +171,43 @@ def _certify(
 def test_nothing_a_run_sends_names_the_harness(recorded: Any) -> None:
     recording = recorded
     assert len(recording.requests) > 50
-    assert recording.user_agents() == {DEFAULT_USER_AGENT.encode()}
     labelled = [r[:300] for r in recording.requests if LABELS.search(r)]
     assert not labelled
-    assert recording.header_names() <= OKHTTP_HEADERS, recording.header_names() - OKHTTP_HEADERS
-    orders = {recording.order(r) for r in recording.requests}
-    assert orders <= set(OKHTTP_ORDERS), orders - set(OKHTTP_ORDERS)
+    assert recording.header_names() <= URLSESSION_HEADERS, recording.header_names()
+    families: dict[str, set[bytes]] = {}
+    for request in recording.requests:
+        lines = request.split(b"\n")[3:-1]
+        agent = next(
+            v for n, _, v in (x.partition(b": ") for x in lines) if n.lower() == b"user-agent"
+        )
+        family = _family(agent)
+        families.setdefault(family, set()).add(agent)
+        names = recording.order(request)
+        if family == "urlsession":
+            assert _in_order(names, URLSESSION_ORDER), (agent, names)
+        else:
+            assert set(names) <= OKHTTP_HEADERS and names in set(OKHTTP_ORDERS), (agent, names)
+            assert _in_order(names, OKHTTP_ORDER)
+    # a population of clients, not one: each family, several versions
+    assert set(families) == set(AGENTS), families
+    assert sum(len(agents) for agents in families.values()) >= 6, families
 
 
 def test_no_connection_carries_two_accounts(recorded: Any) -> None:
     """As on a phone, one account a connection: a gateway that took connections carrying
-    several accounts' tokens for a harness's (a fifth red team's open class) sees none; and an
-    account's requests still share kept-alive connections (not one connection a request)."""
+    several accounts' plays for a harness's (a fifth red team's open class) sees none (a
+    request refused, without the account's token or with another, comes on the connections of
+    the account it names: a twelfth red team's vendor checked the token once per connection,
+    http_token_checked_once_per_connection); and an account's requests still share kept-alive
+    connections (not one connection a request)."""
     recording = recorded
-    per_connection = recording.tokens_by_connection
+    per_connection = recording.accepted_by_connection
     assert not [t for t in per_connection.values() if len(t - {None}) > 1]
     tokens = {t for seen in per_connection.values() for t in seen if t is not None}
     assert len(tokens) > 10
-    assert len(per_connection) < len(recording.requests) / 2
+    assert len(recording.tokens_by_connection) < len(recording.requests) / 2
+    # a token-less or foreign-token request met a connection a good token had opened
+    assert [t for t in recording.tokens_by_connection.values() if len(t) > 1]
 
 
 def test_certify_user_agent_names_the_traffic(recording: Any, tmp_path: Path) -> None:
@@ -190,6 +240,7 @@ def test_open_target_passes_the_user_agent() -> None:
     adapter = open_target("http://127.0.0.1:9", user_agent="lab/1")
     assert isinstance(adapter, HttpAdapter)
     assert adapter.session.headers["User-Agent"] == "lab/1"
+    assert {adapter.devices.client(n).user_agent for n in range(12)} == {"lab/1"}
     default = HttpAdapter("http://127.0.0.1:9")
     assert default.session.headers["User-Agent"] == DEFAULT_USER_AGENT
     assert "python-requests" not in json.dumps(dict(default.session.headers))
