@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,6 +158,10 @@ class Devices:
     before the first check)."""
 
     TOOLS = 3
+    PLAYS_KEPT = 65_536
+    """The plays whose device is remembered, the newest (a soak buys hundreds of thousands):
+    a request of an older play with its owner's token still comes from the owner's device
+    (found by the token); one without it, or with another's, from a device of no account."""
 
     def __init__(self, seed: object = 0, user_agent: str | None = None) -> None:
         self._lock = threading.Lock()
@@ -170,7 +175,8 @@ class Devices:
             self.seed = seed
             self._count = self.TOOLS
             self._clients: dict[int, Client] = {}
-            self._owners: dict[tuple[str, str], int] = {}  # ("account"|"play"|"token", id)
+            self._owners: dict[tuple[str, str], int] = {}  # ("account"|"token", id)
+            self._plays: OrderedDict[str, int] = OrderedDict()  # the newest PLAYS_KEPT
             self._pick = random.Random(f"{seed}:tools")
 
     def client(self, number: int) -> Client:
@@ -199,15 +205,21 @@ class Devices:
 
     def own(self, number: int, kind: str, key: object) -> None:
         """``key`` (an account id, a play id, a token) belongs to device ``number``."""
-        if isinstance(key, str):
-            with self._lock:
+        if not isinstance(key, str):
+            return
+        with self._lock:
+            if kind != "play":
                 self._owners[(kind, key)] = number
+                return
+            self._plays[key] = number
+            if len(self._plays) > self.PLAYS_KEPT:
+                self._plays.popitem(last=False)
 
     def of(self, kind: str, key: object) -> int | None:
         if not isinstance(key, str):
             return None
         with self._lock:
-            return self._owners.get((kind, key))
+            return self._plays.get(key) if kind == "play" else self._owners.get((kind, key))
 
     def families(self) -> dict[str, int]:
         """How many devices of each family the run used (for the report's transport counts)."""

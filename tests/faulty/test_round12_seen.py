@@ -154,3 +154,15 @@ def test_a_request_naming_an_account_comes_from_its_device() -> None:
     )
     assert prepared.headers["User-Agent"] == adapter.devices.client(device).user_agent
     adapter.close()
+
+
+def test_the_devices_remember_the_newest_plays_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a soak buys hundreds of thousands of plays: their devices are kept for the newest only
+    monkeypatch.setattr(Devices, "PLAYS_KEPT", 3)
+    devices = Devices(1)
+    owner = devices.new()
+    devices.own(owner, "account", "acc-1")
+    for n in range(5):
+        devices.own(owner, "play", f"p-{n}")
+    assert [devices.of("play", f"p-{n}") for n in range(5)] == [None, None, owner, owner, owner]
+    assert devices.of("account", "acc-1") == owner  # accounts and tokens are never let go
