@@ -13,6 +13,9 @@ is on top.
                                      [--skip-misbehaving] [--skip-freedoms] [--only NAME ...]
                                      [--out FILE]
 
+``--only`` names faulty variants and freedoms (``FREEDOMS``) alike: a freedom named there gets
+its full run, as in the whole table.
+
 ``--scope area`` (default) runs each variant over the requirements of its area and games, as
 the fast tests do; ``--scope suite`` over the whole suite (slower; shows every requirement a
 fault trips).
@@ -287,10 +290,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, metavar="NAME")
     parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"))
     args = parser.parse_args(argv)
-    names = args.only or sorted(VARIANTS)
+    # --only names faulty variants and freedoms (freedom_variants.FREEDOMS) alike
+    only_freedoms = [n for n in args.only or () if n in FREEDOMS and n not in VARIANTS]
+    names = [n for n in args.only or sorted(VARIANTS) if n not in only_freedoms]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
-        parser.error(f"unknown variant(s) {unknown}; known: {', '.join(sorted(VARIANTS))}")
+        known = ", ".join(sorted({*VARIANTS, *FREEDOMS}))
+        parser.error(f"unknown variant(s) {unknown}; known: {known}")
     if args.skip_whole_blocks:
         names = [n for n in names if not VARIANTS[n].whole_blocks]
     # the slow ones first, so the pool ends together
@@ -301,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs += [("correct", n, args.scope) for n in ("reference", *sorted(CORRECT))]
         if not args.skip_freedoms:
             jobs += [("freedom", n, args.scope) for n in sorted(FREEDOMS)]
+    jobs += [("freedom", n, args.scope) for n in only_freedoms]
     faulty: dict[str, Outcome] = {}
     correct: dict[str, Outcome] = {}
     freedoms: dict[str, Outcome] = {}
