@@ -872,6 +872,34 @@ class RevealLetters(Delegating):
         return answer
 
 
+class EldoradoRevealRefused422(Delegating):
+    """A reveal on a play of a game without buttons (eldorado) refused with 422
+    ``invalid_game`` (the reveal is "(robots only)", contract 4: the game is invalid for it),
+    not the reference's 409; the contract names no status for it (row ``reveal-no-buttons``)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._eldorado: set[str] = set()
+        self._lock = threading.Lock()
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        bought = dict(self.inner.play(account_id, token, game, stake_cents))
+        if game == "eldorado":
+            with self._lock:
+                self._eldorado.add(str(bought["play_id"]))
+        return bought
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        try:
+            return dict(self.inner.reveal(play_id, token, button))
+        except ErrorReply as refusal:
+            with self._lock:
+                eldorado = str(play_id) in self._eldorado
+            if refusal.status != 409 or not eldorado:
+                raise
+            raise ErrorReply(422, "invalid_game", "eldorado has no buttons to reveal") from None
+
+
 _ROBOTS_NAMES = {
     "D": "blue_diamond",
     "Q": "green_square",
@@ -1151,6 +1179,11 @@ _add(
     ),
 )
 _add("reveal_symbol_letters", _wrapped(RevealLetters), RevealLetters.__doc__)
+_add(
+    "eldorado_reveal_refused_422",
+    _wrapped(EldoradoRevealRefused422),
+    EldoradoRevealRefused422.__doc__,
+)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

@@ -96,7 +96,7 @@ def test_a_refusal_a_new_account_meets_too_is_no_limit(status: int) -> None:
     assert LIMIT not in {r["basis"] for r in outcome.reservations}
 
 
-@pytest.mark.parametrize("name", ["stake_limit_422", "stake_limit_403", "play_count_limit_3"])
+@pytest.mark.parametrize("name", ["stake_limit_422", "play_count_limit_3"])
 def test_the_player_sessions_judge_the_rest_past_a_limit(name: str) -> None:
     """Every player, and what the limited ones bought, judged: the check is reserved for the
     limited accounts only, never in *error*."""
@@ -117,4 +117,12 @@ def test_a_fault_beside_a_limit_still_fails_the_player_sessions() -> None:
 
 def test_a_reveal_symbol_written_as_its_letter_is_read() -> None:
     outcome = check_outcome(FREEDOMS["reveal_symbol_letters"].factory(), "play.robots_reveal_order")
+    assert (outcome.outcome, outcome.reservations) == ("pass", []), outcome.message
+
+
+@pytest.mark.parametrize("check_id", ["play.reveal_bounds", "play.concurrent_one_account"])
+def test_a_reveal_without_buttons_refused_with_422_is_read(check_id: str) -> None:
+    """Contract 4's reveal is "(robots only)" and names no status for an eldorado play: any
+    4xx (row ``reveal-no-buttons``)."""
+    outcome = check_outcome(FREEDOMS["eldorado_reveal_refused_422"].factory(), check_id)
     assert (outcome.outcome, outcome.reservations) == ("pass", []), outcome.message
