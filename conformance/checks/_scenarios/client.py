@@ -268,9 +268,10 @@ class Session:
         """A play bought. Refused with 409 while a ticket of the account is unfinished (a
         target that keeps one per account, row ``one-open-ticket``), and ``free``: the
         account's unfinished tickets finished by AUTO (``tickets.finished_early``) and the play
-        sent once more. Refused with 409 with no ticket of the account unfinished, alone, on an
-        account that bought plays before and whose balance pays the stake: a limit of the
-        account's own (row ``stake-own-limit``), ``LimitReached`` raised (``_own_limit``)."""
+        sent once more. Refused with 409, 403 or 422 with no ticket of the account unfinished,
+        alone, on an account that bought plays before and whose balance pays the stake, while a
+        new account is sold a play there: a limit of the account's own (row
+        ``stake-own-limit``), ``LimitReached`` raised (``_own_limit``)."""
         doc = self._bought(account, game, stake, free)
         self.remember(doc, game, stake)
         self.tickets.bought(account.account_id, str(doc["play_id"]))
