@@ -331,6 +331,8 @@ class Session:
         known = all(str(entry.get("play_id")) in self.bought for entry in listed)
         if balance < stake or not known or (own_limit is None and len(listed) != made):
             return
+        if refusal.status == CONFLICT and self._unfinished(account):
+            return  # a play that landed beside this one left its ticket open (one-open-ticket)
         if not self._sold_to_another(game, stake):
             return
         raise LimitReached(
