@@ -1449,14 +1449,14 @@ class HttpAdapter:
     def wire_reservations(self) -> list[dict[str, Any]]:
         """The run's reservations about what the wire showed: success statuses the contract
         does not name (``harness._statuses``), ids as JSON numbers (``harness._ids``), a
-        reveal's flags as 0 and 1 (``harness._flags``), integers as 100.0 or 1E+2
-        (``harness._integers``), redirects followed (``harness._redirects``)."""
+        reveal's flags as 0 and 1 (``harness._flags``), redirects followed
+        (``harness._redirects``); integers as 100.0 or 1E+2 are none (``harness._integers``:
+        the JSON number is the integer)."""
         return (
             self.statuses.reservations()
             + self.redirects.reservations()
             + self.ids.reservations()
             + self.flags.reservations()
-            + self.integers.reservations()
         )
 
     def transport_counts(self) -> dict[str, int]:

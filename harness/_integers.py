@@ -5,9 +5,10 @@ number is written. JSON has one number type (RFC 8259 section 6): ``100.0`` and 
 number 100, and JSON Schema's ``integer`` (draft 2020-12, which the project's schemas use) takes
 them. A vendor whose encoder writes a decimal column so (Jackson's ``BigDecimal``, ``1E+2`` once
 its trailing zeros are stripped; a ``NUMERIC`` read as a float, ``100.0``) breaks no sentence of
-the contract: over HTTP, such a number in a field the contract names as an integer
-(``INTEGER_FIELDS``) is taken as the integer it equals, exactly (read from its text, never
-through a double), and the run gets one reservation (``IntegerForms``), never an error. A
+the contract, and the project's own OpenAPI document takes it: over HTTP, such a number in a
+field the contract names as an integer (``INTEGER_FIELDS``) is the integer it equals, read
+exactly (from its text, never through a double), with no reservation and no error
+(``IntegerForms``: counted, ``listed``). A
 number with a fraction that is not zero (``100.5``), or one anywhere else, stays what it was (a
 float), for the shape check and the requirements to judge.
 """
@@ -20,9 +21,9 @@ from typing import Any
 
 from reference._strict_json import strict_float
 
-from ._field_counts import FieldCounts, reading_reservation
+from ._field_counts import FieldCounts
 
-BASIS = "integer-forms"
+BASIS = "integer-forms"  # the row of docs/contract-decisions.md
 
 INTEGER_FIELDS = frozenset(
     (
@@ -67,7 +68,7 @@ def integral(text: str) -> int | None:
 
 class IntegerForms:
     """Reads the integers of an answer written ``100.0`` or ``1E+2`` as integers, counting them
-    per field, and words the run's reservation about them (thread-safe)."""
+    per field (thread-safe)."""
 
     def __init__(self) -> None:
         self._seen = FieldCounts()
@@ -93,17 +94,10 @@ class IntegerForms:
         self._seen.add(seen)
         return result
 
-    def reservations(self) -> list[dict[str, Any]]:
-        """One reservation naming the fields seen with integers so written, or none."""
-        fields = self._seen.listed()
-        if not fields:
-            return []
-        message = (
-            "integers answered with a fraction or an exponent (100.0, 1E+2), not as JSON "
-            f"integers: {fields}; each was taken as the integer it equals"
-        )
-        lift = "write every integer of an answer without a fraction or an exponent"
-        return [reading_reservation(BASIS, message, lift)]
+    def listed(self) -> str:
+        """The fields seen with integers so written, each with its count ("" if none): no
+        reservation, the JSON number is the integer (row ``integer-forms``)."""
+        return self._seen.listed()
 
 
 def _placed(value: Any, field: str | None, seen: dict[str, int]) -> Any:

@@ -13,6 +13,9 @@ is on top.
                                      [--skip-misbehaving] [--skip-freedoms] [--only NAME ...]
                                      [--out FILE]
 
+``--only`` names faulty variants and freedoms (``FREEDOMS``) alike: a freedom named there gets
+its full run, as in the whole table.
+
 ``--scope area`` (default) runs each variant over the requirements of its area and games, as
 the fast tests do; ``--scope suite`` over the whole suite (slower; shows every requirement a
 fault trips).
@@ -334,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in names if n not in correct_named and n not in freedoms_named]
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
-        parser.error(f"unknown variant(s) {unknown}; known: {', '.join(sorted(VARIANTS))}")
+        known = ", ".join(sorted({*VARIANTS, *FREEDOMS}))
+        parser.error(f"unknown variant(s) {unknown}; known: {known}")
     if args.skip_whole_blocks:
         names = [n for n in names if not VARIANTS[n].whole_blocks]
     jobs = [("faulty", n, args.scope) for n in names]

@@ -805,6 +805,113 @@ class StakeLimit20Eur(StakeLimit):
     most_staked = 2_000
 
 
+class StakeLimit422(StakeLimit):
+    """The stake limit of ``StakeLimit`` refused with 422 ``stake_limit_exceeded`` (the stake
+    is invalid for this account: a validation layer's answer), the account left as it was."""
+
+    status, code = 422, "stake_limit_exceeded"
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        try:
+            return super().play(account_id, token, game, stake_cents)
+        except ErrorReply as refusal:
+            if refusal.code != "stake_limit_reached":
+                raise
+            raise ErrorReply(self.status, self.code, "this stake is past your limit") from None
+
+
+class StakeLimit403(StakeLimit422):
+    """The stake limit of ``StakeLimit`` refused with 403 ``responsible_gaming_limit`` (the
+    player may not: an authorisation layer's answer), the account left as it was."""
+
+    status, code = 403, "responsible_gaming_limit"
+
+
+class PlayCountLimit(Delegating):
+    """A play-count limit of the account's own: 3 plays per account (a session limit a player
+    set), then every play refused with 409 ``play_limit_reached``, the account left as it was;
+    plays at a game or stake not sold are refused as before. The contract bounds no account's
+    plays (row ``stake-own-limit``)."""
+
+    most_plays = 3
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._plays: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        games = self.inner.describe()["games"]
+        sold = games[game]["stakes_cents"] if isinstance(game, str) and game in games else []
+        if type(stake_cents) is not int or stake_cents not in sold:
+            return dict(self.inner.play(account_id, token, game, stake_cents))
+        with self._lock:
+            made = self._plays.get(account_id, 0)
+            over = made >= self.most_plays
+            if not over:
+                self._plays[account_id] = made + 1
+        if over:
+            self.inner.balance(account_id, token)  # the token and the account first
+            raise ErrorReply(409, "play_limit_reached", f"at most {self.most_plays} plays")
+        try:
+            return dict(self.inner.play(account_id, token, game, stake_cents))
+        except BaseException:
+            with self._lock:
+                self._plays[account_id] -= 1
+            raise
+
+
+class RevealLetters(Delegating):
+    """A reveal's ``symbol`` answered as the ticket's letter (``"D"``), as contract 1 writes
+    tickets, not the name section 2 gives results (row ``reveal-symbol``)."""
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        answer = dict(self.inner.reveal(play_id, token, button))
+        letters = {name: letter for letter, name in _ROBOTS_NAMES.items()}
+        answer["symbol"] = letters.get(answer["symbol"], answer["symbol"])
+        return answer
+
+
+class EldoradoRevealRefused422(Delegating):
+    """A reveal on a play of a game without buttons (eldorado) refused with 422
+    ``invalid_game`` (the reveal is "(robots only)", contract 4: the game is invalid for it),
+    not the reference's 409; the contract names no status for it (row ``reveal-no-buttons``)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._eldorado: set[str] = set()
+        self._lock = threading.Lock()
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        bought = dict(self.inner.play(account_id, token, game, stake_cents))
+        if game == "eldorado":
+            with self._lock:
+                self._eldorado.add(str(bought["play_id"]))
+        return bought
+
+    def reveal(self, play_id: str, token: str | None, button: int) -> Document:
+        try:
+            return dict(self.inner.reveal(play_id, token, button))
+        except ErrorReply as refusal:
+            with self._lock:
+                eldorado = str(play_id) in self._eldorado
+            if refusal.status != 409 or not eldorado:
+                raise
+            raise ErrorReply(422, "invalid_game", "eldorado has no buttons to reveal") from None
+
+
+_ROBOTS_NAMES = {
+    "D": "blue_diamond",
+    "Q": "green_square",
+    "T": "blue_triangle",
+    "C": "orange_circle",
+    "S": "purple_star",
+    "P": "red_pentagon",
+    "H": "blue_hexagon",
+    "O": "yellow_octagon",
+}
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -1040,6 +1147,42 @@ _add(
         (requirement, "stake-own-limit")
         for requirement in ("robots.4.1.last_unit", "eldorado.4.2.last_unit")
     ),
+)
+
+# the limit refused with another status that fits (contract 4: "a 4xx status that fits")
+_add(
+    "stake_limit_422",
+    _wrapped(StakeLimit422),
+    StakeLimit422.__doc__,
+    *FREEDOMS["stake_limit_100_eur"].expected,
+)
+_add(
+    "stake_limit_403",
+    _wrapped(StakeLimit403),
+    StakeLimit403.__doc__,
+    *FREEDOMS["stake_limit_100_eur"].expected,
+)
+_add(
+    "play_count_limit_3",
+    _wrapped(PlayCountLimit),
+    PlayCountLimit.__doc__,
+    *FREEDOMS["stake_limit_20_eur"].expected,
+    # three plays an account: the sales and reveal checks' accounts stop early too
+    *(
+        (requirement, "stake-own-limit")
+        for requirement in (
+            "play.reveal.answer",
+            "play.sales.block_order",
+            "play.sales.block_unit",
+            "play.sales.no_double_sale",
+        )
+    ),
+)
+_add("reveal_symbol_letters", _wrapped(RevealLetters), RevealLetters.__doc__)
+_add(
+    "eldorado_reveal_refused_422",
+    _wrapped(EldoradoRevealRefused422),
+    EldoradoRevealRefused422.__doc__,
 )
 
 

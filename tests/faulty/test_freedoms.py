@@ -624,7 +624,8 @@ class OneTicketEvicted(OneTicketOpenService, RevealSessionEvicted):
 
 class OneTicketNeverFreed(OneTicketOpenService):
     """Refuses every play after the first one while anything was ever bought (409), AUTO or
-    not: a refusal that no finished ticket explains."""
+    not: a refusal that no finished ticket explains, which a new account is not given, so a
+    limit of one play per account (row ``stake-own-limit``): reserved, not failed."""
 
     def _finished(self, owner: str, play_id: str) -> None:
         return None
@@ -635,14 +636,15 @@ class OneTicketNeverFreed(OneTicketOpenService):
     [
         (OneTicketDebited, "play.robots_reveal_order", ("fail",)),
         (OneTicketEvicted, "play.robots_reveal_order", ("fail",)),
-        (OneTicketNeverFreed, "play.auto_answer", ("fail", "error")),
+        (OneTicketNeverFreed, "play.auto_answer", ("reserved",)),
     ],
 )
 def test_one_unfinished_ticket_hides_no_fault(
     cls: type[OneTicketOpenService], check_id: str, wants: tuple[str, ...]
 ) -> None:
     """The refusal changes nothing, the first ticket is still revealed on after other
-    accounts' plays, and a 409 that AUTO does not lift stays the target's."""
+    accounts' plays, and a 409 that AUTO does not lift, while a new account is sold a play, is
+    a limit of the account's own (reserved, never passed)."""
     outcome = check_outcome(service_variant(cls.__name__, cls)(), check_id)
     assert outcome.outcome in wants, outcome.message
 

@@ -46,9 +46,10 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   vendor's own beside ``code`` and ``message`` (``details``, ``trace_id``, ``status``);
 - ``rate_limited_http_date``: the limits of ``rate_limited``, ``Retry-After`` as an HTTP date;
 - ``numbers_point_zero``: every integer of every JSON answer written with a zero fraction
-  (``100.0``), as a decimal column's encoder does (a reservation, row ``integer-forms``);
+  (``100.0``), as a decimal column's encoder does (the integer it equals, no reservation:
+  row ``integer-forms``);
 - ``numbers_exponent``: every integer of every JSON answer that is a multiple of 10 written
-  with an exponent (``1E+2``, Java's ``BigDecimal.toString`` after ``stripTrailingZeros``; a
+  with an exponent (``1E+2``, Java's ``BigDecimal.toString`` after ``stripTrailingZeros``; no
   reservation, row ``integer-forms``);
 - ``ids_url_special``: account, play and block ids holding characters a path must
   percent-encode (``/``, ``+``, ``=``, ``:``, ``@``, ``?``, ``#``, ``%``, a space), as ids in
@@ -157,8 +158,6 @@ WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "batch_207": frozenset({"success-status"}),
     "int_ids": frozenset({"id-numbers"}),
     "flags_0_1": frozenset({"flag-numbers"}),
-    "numbers_point_zero": frozenset({"integer-forms"}),
-    "numbers_exponent": frozenset({"integer-forms"}),
     "slash_redirect_307": frozenset({"redirects"}),
     "unit_extras": frozenset({"unit-fields"}),
 }

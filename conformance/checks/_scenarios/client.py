@@ -150,10 +150,16 @@ class LimitReached(ErrorReply):
         self.reservation = reservation
 
 
-LIMIT_AFTER_PLAYS = 5
-"""The plays an account must have bought before a 409 refusing the next is read as a limit of
-its own (``Session._own_limit``, row ``stake-own-limit``): an account refusing every play
-after its first, AUTO or not, is stuck, not limited (``OneTicketNeverFreed``: the target's)."""
+LIMIT_AFTER_PLAYS = 1
+"""The plays an account must have bought before a refusal of the next is read as a limit of
+its own (``Session._own_limit``, row ``stake-own-limit``): a limit of one play is still a
+limit; an account refused its very first play has no limit to show, only a refusal."""
+
+LIMIT_STATUSES = frozenset((403, 409, 422))
+"""The statuses a limit of the account's own may come with (contract 4: "a 4xx status that
+fits"): 409 "wrong state" (the account's), 403 (the player may not), 422 (the stake is invalid
+for this account). 401, 402 and 404 say what is false of an account that holds its token, its
+funds and its id, and 400 a request the target took before."""
 
 
 @dataclass
@@ -262,9 +268,10 @@ class Session:
         """A play bought. Refused with 409 while a ticket of the account is unfinished (a
         target that keeps one per account, row ``one-open-ticket``), and ``free``: the
         account's unfinished tickets finished by AUTO (``tickets.finished_early``) and the play
-        sent once more. Refused with 409 with no ticket of the account unfinished, alone, on an
-        account that bought plays before and whose balance pays the stake: a limit of the
-        account's own (row ``stake-own-limit``), ``LimitReached`` raised (``_own_limit``)."""
+        sent once more. Refused with 409, 403 or 422 with no ticket of the account unfinished,
+        alone, on an account that bought plays before and whose balance pays the stake, while a
+        new account is sold a play there: a limit of the account's own (row
+        ``stake-own-limit``), ``LimitReached`` raised (``_own_limit``)."""
         doc = self._bought(account, game, stake, free)
         self.remember(doc, game, stake)
         self.tickets.bought(account.account_id, str(doc["play_id"]))
@@ -298,19 +305,20 @@ class Session:
         return doc
 
     def _own_limit(self, account: Account, game: str, stake: int, refusal: ErrorReply) -> None:
-        """A play refused with 409 ("wrong state") on an account that bought at least
-        ``LIMIT_AFTER_PLAYS`` plays through the session before (its unfinished tickets, if
-        any, finished by AUTO first: row ``one-open-ticket``), and none otherwise (its
-        history lists only those), that
-        still holds the stake, at a (game, stake) the target declares: the account's own
-        limit (a responsible-gaming stake or loss limit, row ``stake-own-limit``), which the
+        """A play refused with a status of ``LIMIT_STATUSES`` on an account that bought at
+        least ``LIMIT_AFTER_PLAYS`` plays through the session before (its unfinished tickets,
+        if any, finished by AUTO first on a 409: row ``one-open-ticket``), and none otherwise
+        (its history lists only those), that still holds the stake, at a (game, stake) the
+        target declares, while a fresh account is sold a play there (``_sold_to_another``: the
+        refusal is of that account, not of the pair): the account's own limit (a
+        responsible-gaming stake, loss or play-count limit, row ``stake-own-limit``), which the
         contract leaves the target; what the check had left to do on that account is not
         judged: ``LimitReached`` carrying a ``Reservation`` (kind *unverifiable*), never a
         failure. Anything else: nothing (the refusal is the caller's to judge)."""
         with self._lock:
             made = self.plays_made[account.account_id]
         if (
-            refusal.status != CONFLICT
+            refusal.status not in LIMIT_STATUSES
             or made < LIMIT_AFTER_PLAYS
             or (stake, game) not in self.declared
         ):
@@ -323,13 +331,18 @@ class Session:
         known = all(str(entry.get("play_id")) in self.bought for entry in listed)
         if balance < stake or not known or (own_limit is None and len(listed) != made):
             return
+        if refusal.status == CONFLICT and self._unfinished(account):
+            return  # a play that landed beside this one left its ticket open (one-open-ticket)
+        if not self._sold_to_another(game, stake):
+            return
         raise LimitReached(
             refusal,
             Reservation(
                 f"a play of {game} at {stake} cents refused ({refusal.status} {refusal.code}: "
                 f"{refusal.message[:120]}) on an account that had bought {made} play(s) and held "
-                f"{balance} cents: a limit of the account's own (a stake limit); what the check "
-                "had left to do on that account was not judged",
+                f"{balance} cents, while a new account was sold one there: a limit of the "
+                "account's own (a stake, loss or play-count limit); what the check had left to "
+                "do on that account was not judged",
                 basis="stake-own-limit",
                 kind="unverifiable",
                 lift="certify with accounts whose own limit takes the plays the checks make (the "
@@ -337,6 +350,17 @@ class Session:
                 "for the certification's accounts",
             ),
         )
+
+    def _sold_to_another(self, game: str, stake: int) -> bool:
+        """Whether a new account holding the stake is sold a play at (game, stake): the play
+        kept out of the histories read and its unit noted as ``played_down``'s are
+        (``play_down``, ``sold_down``). A refusal, of the account or of the play: False."""
+        try:
+            fresh = self.open(stake)
+            self.play_down(fresh, game, stake)
+        except (ErrorReply, Reservation):  # a Reservation: no account of the stake to be had
+            return False
+        return True
 
     def _unfinished(self, account: Account) -> list[str]:
         """The account's plays bought through the session and never AUTO'd: a ticket clicked

@@ -59,6 +59,7 @@ replay re-runs the same sessions, not the same tickets (as every play scenario).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import random
@@ -81,6 +82,7 @@ from .client import (
     Account,
     Case,
     Document,
+    LimitReached,
     Session,
     balance_requirement,
     evidence,
@@ -186,6 +188,13 @@ class Player:
     reads: list[tuple[int, int]] = field(default_factory=list)  # (plays bought, balance read)
     #: (plays bought, limit asked, play ids listed): the history read at the player's pace
     pages: list[tuple[int, int | None, list[str]]] = field(default_factory=list)
+    limited: bool = False  # its account reached a limit of its own: it buys no more
+
+
+class _Limited(Exception):
+    """A player's account reached a limit of its own (``LimitReached``, row
+    ``stake-own-limit``): the player stops buying, as a person whose limit is reached does;
+    what it bought is judged on the way back."""
 
 
 class _Found(Exception):
@@ -203,9 +212,21 @@ def _pause(rng: random.Random, bounds: tuple[float, float], deadline: float) -> 
 
 
 def _buy(session: Session, player: Player, pair: tuple[str, int] | None = None) -> Bought:
-    """A play at the player's (game, stake), or at ``pair``."""
+    """A play at the player's (game, stake), or at ``pair``. Refused by a limit of the
+    account's own (``LimitReached``): the reservation handed over (what the player would have
+    gone on to do is not judged), the player ``limited`` and ``_Limited`` raised; every other
+    player, and what this one did before, are judged all the same."""
     game, stake = pair or (player.game, player.stake)
-    one = Bought(session.play(player.account, game, stake), game, stake)
+    if player.limited:
+        raise _Limited()
+    try:
+        played = session.play(player.account, game, stake)
+    except LimitReached as limit:
+        _finished_early(session, player)  # a 409 first finishes its tickets (one-open-ticket)
+        player.limited = True
+        session.reserve(limit.reservation)
+        raise _Limited() from None
+    one = Bought(played, game, stake)
     _finished_early(session, player)
     if kit(game).reveals and "reveal" in session.capabilities:
         one.clicks = [0] * reference.game_engine(game).buttons
@@ -524,6 +545,8 @@ def scenario_players(
             else:
                 rng = random.Random(f"{seed}:old:{number}")
                 _old(session, player, int(case["old_plays"]), rng)
+        except _Limited:  # its limit reached: it stops, the way back judges what it did
+            return
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
@@ -663,8 +686,9 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # play and after it (judged with the span's pages: a page cached from the first read shows)
     _page(session, player, rng)
     pair = _back_pair(rng, player)
-    if _affords(player, pair[1] if pair else None):
-        _finish(session, player, _buy(session, player, pair))
+    if _affords(player, pair[1] if pair else None) and not player.limited:
+        with contextlib.suppress(_Limited):  # its limit reached now: judged without that play
+            _finish(session, player, _buy(session, player, pair))
     _page(session, player, rng)
     # the tickets of the plays left unfinished: the history's entry (the whole listing read
     # once when there are several), else the block's unit
@@ -792,6 +816,21 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # AUTO, a click and balance reads (``overlap.old_account_rounds``: a wallet that loses
     # updates only between an old account's requests, or only between requests some tens of
     # milliseconds apart, shows; its plays come after everything above is judged)
+    if player.limited:  # its limit reached (its reservation made): no play to send
+        return
+    try:
+        _overlapping(session, case, player, balance, rng)
+    except LimitReached as limit:  # reached now: what is left of the rounds is not judged
+        _finished_early(session, player)
+        player.limited = True
+        session.reserve(limit.reservation)
+
+
+def _overlapping(
+    session: Session, case: Case, player: Player, balance: int | None, rng: random.Random
+) -> None:
+    """The way back's last requests, that overlap (``_way_back``)."""
+    game, stake, account = player.game, player.stake, player.account
     if not player.paced and balance is not None:
         rounds_rng = random.Random(f"{case['seed']}:overlap:old:{game}:{stake}")
         rank = sorted(reference.GAMES).index(game) if game in reference.GAMES else 0
