@@ -839,7 +839,8 @@ class HttpAdapter:
         asked = endpoint(method, path)  # the contract's endpoint, whatever the redirects say
         if device is None:
             device = self._device(path, token)
-        for _hop in range(MAX_HOPS):
+        hops = 0
+        while True:
             response = self._send_once(
                 method,
                 path,
@@ -851,7 +852,7 @@ class HttpAdapter:
                 device=device,
             )
             status = response.status_code
-            if status not in REDIRECTS:
+            if status not in REDIRECTS or hops == MAX_HOPS:
                 return response
             target = redirected(
                 self.base_url, method, path, status, response.headers.get("Location")
@@ -864,16 +865,7 @@ class HttpAdapter:
             response.close()
             self.redirects.followed(asked, status)
             path, params = target
-        return self._send_once(
-            method,
-            path,
-            body=body,
-            params=params,
-            token=token,
-            safe=safe,
-            settled=settled,
-            device=device,
-        )
+            hops += 1
 
     def reseed(self, seed: object) -> None:
         """The run's seed: its devices are drawn from it (``harness._clients``)."""
