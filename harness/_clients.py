@@ -221,15 +221,6 @@ class Devices:
         with self._lock:
             return self._plays.get(key) if kind == "play" else self._owners.get((kind, key))
 
-    def families(self) -> dict[str, int]:
-        """How many devices of each family the run used (for the report's transport counts)."""
-        with self._lock:
-            clients = list(self._clients.values())
-        counts: dict[str, int] = {}
-        for client in clients:
-            counts[client.family] = counts.get(client.family, 0) + 1
-        return counts
-
 
 def header_order(headers: dict[str, str], order: tuple[str, ...]) -> list[tuple[str, Any]]:
     """``headers`` in a client's ``order``: the request's own (not in ``order``) first, in
