@@ -771,38 +771,44 @@ class StakeLimit(Delegating):
     account left as it was; a play of a game or stake not sold is refused as before (422).
     The contract bounds no account's plays (row ``stake-own-limit``)."""
 
-    most_staked = 10_000
+    limit = 10_000  # the most an account's tally may reach (``counted``: its stakes)
+    reached = ("stake_limit_reached", "this account's stake limit is reached")
 
     def __init__(self, inner: Any, name: str) -> None:
         super().__init__(inner, name)
-        self._staked: dict[str, int] = {}
+        self._tally: dict[str, int] = {}
         self._lock = threading.Lock()
+
+    def counted(self, stake_cents: int) -> int:
+        """What a play adds to its account's tally: its stake."""
+        return stake_cents
 
     def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
         games = self.inner.describe()["games"]
         sold = games[game]["stakes_cents"] if isinstance(game, str) and game in games else []
         if type(stake_cents) is not int or stake_cents not in sold:
             return dict(self.inner.play(account_id, token, game, stake_cents))
+        adds = self.counted(stake_cents)
         with self._lock:
-            staked = self._staked.get(account_id, 0)
-            over = staked + stake_cents > self.most_staked
+            tally = self._tally.get(account_id, 0)
+            over = tally + adds > self.limit
             if not over:
-                self._staked[account_id] = staked + stake_cents
+                self._tally[account_id] = tally + adds
         if over:
             self.inner.balance(account_id, token)  # the token and the account first
-            raise ErrorReply(409, "stake_limit_reached", "this account's stake limit is reached")
+            raise ErrorReply(409, *self.reached)
         try:
             return dict(self.inner.play(account_id, token, game, stake_cents))
         except BaseException:
             with self._lock:
-                self._staked[account_id] -= stake_cents
+                self._tally[account_id] -= adds
             raise
 
 
 class StakeLimit20Eur(StakeLimit):
     """The stake limit of ``StakeLimit`` at 20 EUR (2 000 cents), a small player's daily one."""
 
-    most_staked = 2_000
+    limit = 2_000
 
 
 class StakeLimit422(StakeLimit):
@@ -827,38 +833,18 @@ class StakeLimit403(StakeLimit422):
     status, code = 403, "responsible_gaming_limit"
 
 
-class PlayCountLimit(Delegating):
+class PlayCountLimit(StakeLimit):
     """A play-count limit of the account's own: 3 plays per account (a session limit a player
     set), then every play refused with 409 ``play_limit_reached``, the account left as it was;
     plays at a game or stake not sold are refused as before. The contract bounds no account's
     plays (row ``stake-own-limit``)."""
 
-    most_plays = 3
+    limit = 3
+    reached = ("play_limit_reached", "at most 3 plays")
 
-    def __init__(self, inner: Any, name: str) -> None:
-        super().__init__(inner, name)
-        self._plays: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
-        games = self.inner.describe()["games"]
-        sold = games[game]["stakes_cents"] if isinstance(game, str) and game in games else []
-        if type(stake_cents) is not int or stake_cents not in sold:
-            return dict(self.inner.play(account_id, token, game, stake_cents))
-        with self._lock:
-            made = self._plays.get(account_id, 0)
-            over = made >= self.most_plays
-            if not over:
-                self._plays[account_id] = made + 1
-        if over:
-            self.inner.balance(account_id, token)  # the token and the account first
-            raise ErrorReply(409, "play_limit_reached", f"at most {self.most_plays} plays")
-        try:
-            return dict(self.inner.play(account_id, token, game, stake_cents))
-        except BaseException:
-            with self._lock:
-                self._plays[account_id] -= 1
-            raise
+    def counted(self, stake_cents: int) -> int:
+        """A play adds one to its account's tally, whatever its stake."""
+        return 1
 
 
 class RevealLetters(Delegating):

@@ -28,7 +28,7 @@ LIMIT = "stake-own-limit"
 
 
 class Limited(PlayCountLimit):
-    """``PlayCountLimit`` after ``most_plays`` plays, refused with ``status``."""
+    """``PlayCountLimit`` after ``limit`` plays, refused with ``status``."""
 
     status = 409
 
@@ -43,7 +43,7 @@ class Limited(PlayCountLimit):
 
 def limited(status: int, plays: int) -> Limited:
     adapter = Limited(reference_adapter(name="t"), "t")
-    adapter.status, adapter.most_plays = status, plays
+    adapter.status, adapter.limit = status, plays
     return adapter
 
 
