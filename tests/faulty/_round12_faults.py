@@ -19,7 +19,7 @@ from datetime import datetime
 from reference._service import Document, GameService
 
 from ._round9_faults import _plays_of
-from ._round10_faults import ColdAccountBurstLostUpdate, ColdAccountLocked
+from ._round10_faults import ColdAccountBurstLostUpdate, ColdAccountLocked, _Activity
 from ._round11_faults import OldTicketDoubleAutoEmptySettlement
 
 #: an account past this many plays is a heavy player's: its session's loyalty counters are
@@ -32,7 +32,18 @@ HEAVY_IDLE_S = 4.0
 # == requests that overlap on an old account after it lay idle for seconds ======================
 
 
-class HeavyColdSessionBurstLostUpdate(ColdAccountBurstLostUpdate):
+class _HeavyActivity(_Activity):
+    """A session that leaves the cache after ``HEAVY_IDLE_S`` of silence and loads slowly
+    again only for an account past its ``HEAVY_PLAYS``th play (``touch``: True while it does)."""
+
+    idle_s = HEAVY_IDLE_S
+
+    def touch(self, account_id: object) -> bool:
+        loading = super().touch(account_id)
+        return loading and _plays_of(self, account_id) >= HEAVY_PLAYS
+
+
+class HeavyColdSessionBurstLostUpdate(_HeavyActivity, ColdAccountBurstLostUpdate):
     """Contract 4 (the stake debited and the prize credited at once, atomically): an account's
     session stays in the app servers' cache for 4 s after its last request; loading it again
     sums the loyalty counters over the account's plays, instant for a young account, 50 ms
@@ -44,22 +55,10 @@ class HeavyColdSessionBurstLostUpdate(ColdAccountBurstLostUpdate):
     right (its session loads at once), and so is an old account idle less than 4 s, or any
     play alone."""
 
-    idle_s = HEAVY_IDLE_S
 
-    def touch(self, account_id: object) -> bool:
-        loading = super().touch(account_id)
-        return loading and _plays_of(self, account_id) >= HEAVY_PLAYS
-
-
-class HeavyColdSessionLocked(ColdAccountLocked):
+class HeavyColdSessionLocked(_HeavyActivity, ColdAccountLocked):
     """Correct (a control): a heavy account's cold session (4 s of silence) loads for 50 ms
     as above, and every play holds the account's lock while it does."""
-
-    idle_s = HEAVY_IDLE_S
-
-    def touch(self, account_id: object) -> bool:
-        loading = super().touch(account_id)
-        return loading and _plays_of(self, account_id) >= HEAVY_PLAYS
 
 
 # == AUTO twice on an old account's ticket bought seconds before ================================
@@ -124,7 +123,26 @@ def _load_more(service: GameService, account_id: object, limit: object) -> int |
     return wanted
 
 
-class RecentSetTiesByPlayId(GameService):
+class RecentSetInOrderBought(GameService):
+    """Correct (a control): once an account passes 100 plays, its newest 100 are kept in a
+    recent set for the app's "load more" pages (a listing with an explicit ``limit`` of 11 to
+    100), scored by the play's sequence number in its account (the order bought), so every
+    page of it is the newest plays, newest first."""
+
+    def history(self, account_id: object, token: object, limit: object = None) -> Document:
+        answer = super().history(account_id, token, limit)
+        wanted = _load_more(self, account_id, limit)
+        if wanted is None:
+            return answer
+        newest = list(super().history(account_id, token, RECENT_SIZE)["plays"])
+        return {**answer, "plays": self._ranked(newest)[:wanted]}
+
+    def _ranked(self, newest: list[Document]) -> list[Document]:
+        """The recent set's members, highest score first: the order bought, newest first."""
+        return newest
+
+
+class RecentSetTiesByPlayId(RecentSetInOrderBought):
     """Contract 4 (the history: the newest plays, newest first; ``limit`` n, the newest n):
     once an account passes 100 plays, its newest 100 are kept in a Redis sorted set for the
     app's "load more" pages (a heavy player's listing, read every few seconds, off the
@@ -136,27 +154,9 @@ class RecentSetTiesByPlayId(GameService):
     first page of 10 (its home widget, from the database), a listing without ``limit`` and
     one past 100 are right."""
 
-    def history(self, account_id: object, token: object, limit: object = None) -> Document:
-        answer = super().history(account_id, token, limit)
-        wanted = _load_more(self, account_id, limit)
-        if wanted is None:
-            return answer
-        newest = list(super().history(account_id, token, RECENT_SIZE)["plays"])
+    def _ranked(self, newest: list[Document]) -> list[Document]:
         ranked = sorted(newest, key=lambda p: (_score(p["created_at"]), p["play_id"]))
-        return {**answer, "plays": ranked[::-1][:wanted]}
-
-
-class RecentSetInOrderBought(GameService):
-    """Correct (a control): the recent set as above, scored by the play's sequence number in
-    its account (the order bought), so every page of it is the newest plays, newest first."""
-
-    def history(self, account_id: object, token: object, limit: object = None) -> Document:
-        answer = super().history(account_id, token, limit)
-        wanted = _load_more(self, account_id, limit)
-        if wanted is None:
-            return answer
-        newest = list(super().history(account_id, token, RECENT_SIZE)["plays"])
-        return {**answer, "plays": newest[:wanted]}
+        return ranked[::-1]
 
 
 __all__ = [
