@@ -37,7 +37,7 @@ from urllib3.util import parse_url
 from contract import RAW_BODY_BYTES, RawAnswer
 from contract._schemas import fast_shape, first_fault
 from contract._validated import is_error_document
-from reference._strict_json import JsonError, OverCost
+from reference._strict_json import JsonError, OverCost, loads_block_line
 from reference._strict_json import loads as strict_loads
 
 from ._adapter import EVALUATE_BATCH_LIMIT, Document
@@ -487,7 +487,7 @@ class HttpBlockStream:
 
     def _parse(self, line: bytes, where: str) -> Any:
         try:
-            return strict_loads(line, max_cost=LINE_COST)
+            return loads_block_line(line, max_cost=LINE_COST)
         except JsonError as exc:
             raise ProtocolViolation(
                 f"{self._what}: {where} is not JSON ({exc}): {quote_bytes(line)}"

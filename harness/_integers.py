@@ -16,10 +16,9 @@ float), for the shape check and the requirements to judge.
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from reference._strict_json import strict_float
+from reference._strict_json import INTEGRAL_MOST_DIGITS, integral, strict_float
 
 from ._field_counts import FieldCounts
 
@@ -44,26 +43,12 @@ INTEGER_FIELDS = frozenset(
 )
 """The fields the contract's documents hold integers in (a list of them: ``stakes_cents``)."""
 
-MOST_DIGITS = 40
-"""An integer written with more digits than this (``1E+400``) is left a float: no contract
-value is that large, and reading it would cost the harness, not tell it anything."""
+MOST_DIGITS = INTEGRAL_MOST_DIGITS
+"""An integer written with more digits than this (``1E+400``) is left a float."""
 
 
 class _Written(int):
     """An integer the target wrote with a fraction or an exponent, until it is placed."""
-
-
-def integral(text: str) -> int | None:
-    """The integer a JSON number written with a fraction or an exponent equals (``"100.0"``,
-    ``"1E+2"``, ``"-0.0"``), or None (``"100.5"``, a value past ``MOST_DIGITS`` digits)."""
-    try:
-        number = Decimal(text)
-    except InvalidOperation:
-        return None
-    if not number.is_finite() or number.adjusted() >= MOST_DIGITS:
-        return None
-    whole = number.to_integral_value()
-    return int(whole) if whole == number else None
 
 
 class IntegerForms:

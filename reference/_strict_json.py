@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from itertools import accumulate, count
 from operator import sub
 from typing import Any, NamedTuple
@@ -208,6 +209,74 @@ def loads(
         if "integer string conversion" in str(exc):
             raise JsonError(f"an integer of more than {_PYTHON_DIGITS} digits") from None
         raise JsonError(f"not JSON: {str(exc)[:200]}") from None
+
+
+# -- integers written with a fraction or an exponent (docs/contract-decisions.md, integer-forms)
+
+INTEGRAL_MOST_DIGITS = 40
+"""An integer written with more digits than this (``1E+400``) is left a float: no contract
+value is that large, and reading it would cost the reader, not tell it anything."""
+
+
+def integral(text: str) -> int | None:
+    """The integer a JSON number written with a fraction or an exponent equals (``"100.0"``,
+    ``"1E+2"``, ``"-0.0"``), or None (``"100.5"``, a value past ``INTEGRAL_MOST_DIGITS``
+    digits). Read exactly from its text, never through a double (``9007199254740993.0``)."""
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return None
+    if not number.is_finite() or number.adjusted() >= INTEGRAL_MOST_DIGITS:
+        return None
+    whole = number.to_integral_value()
+    return int(whole) if whole == number else None
+
+
+BLOCK_INTEGERS = frozenset(("count", "index", "prize_cents", "stake_cents", "start", "units"))
+"""The members of a block line (header or unit, contract 3) that hold integers."""
+
+
+class _Integral(int):
+    """A number written with a fraction or an exponent that equals an integer, until placed."""
+
+
+def loads_block_line(
+    data: bytes | str, *, integers: frozenset[str] = BLOCK_INTEGERS, **options: Any
+) -> Any:
+    """A block line (contract 3) parsed as ``loads`` does, with a number written ``100.0`` or
+    ``1E+2`` in one of its own ``integers`` members read as the integer it equals (JSON has one
+    number type, RFC 8259 section 6, and contract 3's integers are values: row
+    ``integer-forms``); such a number anywhere else (a header field of the generator's own, a
+    member of ``generator``) stays a float, as does a fraction that is not zero (``100.5``)."""
+    met = False
+
+    def parse(text: str) -> Any:
+        nonlocal met
+        value = integral(text)
+        if value is None:
+            return _float(text)
+        met = True
+        return _Integral(value)
+
+    value = loads(data, parse_float=parse, **options)
+    if not met:
+        return value
+    if type(value) is dict:
+        return {
+            k: int(v) if type(v) is _Integral and k in integers else _floats(v)
+            for k, v in value.items()
+        }
+    return _floats(value)
+
+
+def _floats(value: Any) -> Any:
+    if type(value) is _Integral:
+        return float(value)
+    if type(value) is dict:
+        return {k: _floats(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_floats(v) for v in value]
+    return value
 
 
 def _mib(size: int) -> str:

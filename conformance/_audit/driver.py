@@ -315,6 +315,18 @@ def _judged_on_threads(
     return results
 
 
+def without_blank_end(buf: bytes) -> bytes:
+    """The last chunk of a document without the whitespace after its last line (a blank line
+    at the file's end, as a writer adding a newline after its last one writes): dropped, as
+    an HTTP block stream drops it (``HttpBlockStream``), never judged as a unit line; the
+    document's digest is of its bytes as read, whitespace included (row ``blank-end``)."""
+    stripped = len(buf.rstrip(b" \t\r\n"))
+    if not stripped:
+        return b""
+    cut = buf.find(b"\n", stripped)
+    return buf if cut < 0 else buf[: cut + 1]
+
+
 def audit(
     header: Mapping[str, Any],
     chunks: Iterable[bytes],
@@ -368,19 +380,28 @@ def audit(
         workers = default_workers() if count >= PARALLEL_MIN_UNITS else 1
     digest = _Hasher(header_bytes, threaded=workers > 1) if digested is None else None
 
+    def handed(buf: bytes) -> Iterator[tuple[bytes, int]]:
+        nonlocal read
+        lines = int(np.count_nonzero(np.frombuffer(buf, np.uint8) == 10))  # > bytes.count
+        yield buf, read
+        read += lines
+        if progress is not None:
+            progress(read)
+
     def pieces() -> Iterator[tuple[bytes, int]]:
-        nonlocal read, ended
+        nonlocal ended
+        held: bytes | None = None  # the last chunk, judged once the document's end is known
         try:
             for buf in chunks:
                 if digest is not None:
                     digest.update(buf)
-                lines = int(np.count_nonzero(np.frombuffer(buf, np.uint8) == 10))  # > bytes.count
-                yield buf, read
-                read += lines
-                if progress is not None:
-                    progress(read)
+                if held is not None:
+                    yield from handed(held)
+                held = buf
         except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
             ended = str(exc) or type(exc).__name__
+        if held is not None:
+            yield from handed(held if ended is not None else without_blank_end(held))
 
     _kernels.prepare(expect.game, expect.stake_cents)  # before any fork: workers inherit it
     try:

@@ -62,7 +62,7 @@ def judge_line(
     """
     faults: list[tuple[str, str]] = []
     try:
-        value = strict_json.loads(line, object_pairs_hook=_no_duplicates)
+        value = strict_json.loads_block_line(line, object_pairs_hook=_no_duplicates)
     except strict_json.JsonError as exc:
         return _LineVerdict(-1, [("unit_lines", f"not a JSON document: {exc}")])
     if not isinstance(value, dict):

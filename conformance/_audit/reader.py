@@ -388,7 +388,7 @@ def read_header(read: Callable[[int], bytes]) -> tuple[dict[str, Any], bytes, It
     cut = first.find(b"\n") + 1
     line = first[:cut]
     try:
-        header = strict_json.loads(line)
+        header = strict_json.loads_block_line(line)
     except strict_json.JsonError as exc:
         raise AuditError(f"line 1 is not a JSON header: {exc}; it starts {excerpt(line)}") from None
     if not isinstance(header, dict):

@@ -67,7 +67,7 @@ def slice_bounds(units: int, rng: random.Random) -> list[tuple[int, int]]:
 def _lines(session: Session, block_id: str, start: int, count: int) -> list[Any]:
     stream = session.adapter.read_block(block_id, start, count)
     try:
-        return [strict_json.loads(line) for line in stream.lines()]
+        return [strict_json.loads_block_line(line) for line in stream.lines()]
     finally:
         stream.close()
 

@@ -421,7 +421,9 @@ def test_the_inflate_ahead_hashes_what_waits_and_stops_untaken(
         (b'{"index":3,"prize_cents":0,"ticket":"x","extra":1}', "unit_fields"),
         (b'{"index":3,"prize_cents":0,"prize_cents":0,"ticket":"x"}', "unit_lines"),
         (b'{"index":3,"prize_cents":true,"ticket":"x"}', "unit_lines"),
-        (b'{"index":3.0,"prize_cents":0,"ticket":"x"}', "unit_lines"),
+        (b'{"index":3.5,"prize_cents":0,"ticket":"x"}', "unit_lines"),
+        # 3.0 is the integer 3 (row integer-forms): judged as any line, its ticket here
+        (b'{"index":3.0,"prize_cents":0,"ticket":"x"}', "tickets"),
         (b"[3, 0]", "unit_lines"),
         (b"not json", "unit_lines"),
         (b'{"index":3,"prize_cents":0,"ticket":"DQTCSPHO|D"}', "tickets"),

@@ -72,7 +72,12 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   (RFC 9112 7.1.2);
 - ``batch_207``: ``207 Multi-Status`` for every ``POST /v1/evaluate`` answered, a batch whose
   results each say how their ticket went (Zalando's RESTful API guidelines, rule 152: "use
-  code 207 for batch or bulk requests"; a reservation, row ``success-status``).
+  code 207 for batch or bulk requests"; a reservation, row ``success-status``);
+- ``block_numbers_point_zero``: every integer of every block line, the header's and the
+  units', written with a zero fraction (``"prize_cents": 100.0``), as a generator writing a
+  decimal column does (the integer it equals, no reservation: row ``integer-forms``);
+- ``block_numbers_exponent``: every integer that is a multiple of 10, in every block line and
+  every answer, written with an exponent (``"units": 2E+6``, ``BigDecimal.stripTrailingZeros``).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -151,6 +156,8 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "unit_extras": {"ndjson": "unit_extras"},
     "chunked_trailers": {"chunked": True, "trailers": True},
     "batch_207": {"batch_207": True},
+    "block_numbers_point_zero": {"ndjson": "point_zero"},
+    "block_numbers_exponent": {"ndjson": "exponent", "json_form": "exponent"},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
