@@ -23,6 +23,7 @@ from ._block_reading import (
     compare_slice,
     entry_faults,
     of_pair,
+    read_slice,
     reaudit,
 )
 
@@ -173,7 +174,7 @@ class BlockEvidence(Serialised):
         if aspect == "slice":
             assert isinstance(start, int) and isinstance(count, int)
             lo = max(0, start - 1)
-            stream = adapter.read_block(block_id, lo, count + 2 if start else count + 1)
+            stream = read_slice(adapter, block_id, lo, count + 2 if start else count + 1)
             try:
                 units = int(stream.header.get("units", 0))
                 lines = list(chunk_lines(block_chunks(stream), count + 2))

@@ -10,6 +10,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from contract import ErrorReply, ProtocolViolation
 from reference import _strict_json as strict_json
 
 from .._audit import BlockAudit, Expectation, audit, chunks_from_lines
@@ -67,6 +68,102 @@ def entry_faults(
     return entry, faults
 
 
+SLICE_PAGES = (10_000, 5_000, 2_000, 1_000)
+"""The page sizes a block server may cap a slice's ``count`` at, largest first (row
+``slice-own-limit``): a slice refused with a 4xx is read again in pieces of the largest of
+these the target takes."""
+
+
+def read_slice(adapter: Any, block_id: str, start: int | None, count: int | None) -> Any:
+    """``adapter.read_block(block_id, start, count)``; a slice inside the block refused with a
+    4xx (a ``count`` cap of the target's own: the contract bounds no ``count``, row
+    ``slice-own-limit``) read in pieces of the largest ``SLICE_PAGES`` size the target takes
+    (``PiecedStream``). A slice reaching past the block's end, or one no page size reads,
+    keeps its refusal (a slice past the end may be refused: row ``slice-bounds``)."""
+    try:
+        return adapter.read_block(block_id, start, count)
+    except ErrorReply as refusal:
+        if start is None or count is None or not 400 <= refusal.status < 500:
+            raise
+        for page in SLICE_PAGES:
+            if page >= count:
+                continue
+            try:
+                first = adapter.read_block(block_id, start, page)
+            except ErrorReply as again:
+                if not 400 <= again.status < 500:
+                    raise
+                continue
+            units = first.header.get("units") if isinstance(first.header, dict) else None
+            if type(units) is not int or start + count > units:  # past the end: refused as is
+                first.close()
+                raise refusal from None
+            return PiecedStream(adapter, block_id, start, count, page, first)
+        raise
+
+
+class PiecedStream:
+    """The slice [start, start + count) of a block read in pieces of ``page`` units, one
+    request each, as one stream: the first piece's header with ``count`` the whole slice's
+    (when that piece's own header says the piece asked for: otherwise as it came, for the
+    audit to judge), then every piece's unit lines in turn. A later piece whose header is not
+    the one its request asked for (another block, size, start or count) is the target's
+    protocol fault."""
+
+    def __init__(
+        self, adapter: Any, block_id: str, start: int, count: int, page: int, first: Any
+    ) -> None:
+        self.adapter, self.block_id = adapter, block_id
+        self.start, self.count, self.page = start, count, page
+        self._current: Any = first
+        self._first: Any = first
+        self.header = dict(first.header)
+        if self.header.get("start") == start and self.header.get("count") == page:
+            self.header["count"] = count
+
+    def _pieces(self) -> Iterator[Any]:
+        first, self._first = self._first, None
+        if first is None:
+            raise RuntimeError("a block stream is read once")
+        yield first
+        for at in range(self.start + self.page, self.start + self.count, self.page):
+            asked = min(self.page, self.start + self.count - at)
+            self._current.close()
+            self._current = piece = self.adapter.read_block(self.block_id, at, asked)
+            header = piece.header if isinstance(piece.header, dict) else {}
+            want = {**first.header, "start": at, "count": asked}
+            differ = sorted(
+                k
+                for k in ("format", "game", "stake_cents", "block_id", "units", "start", "count")
+                if header.get(k) != want.get(k)
+            )
+            if differ:
+                raise ProtocolViolation(
+                    f"block {self.block_id}: the slice [{at}, {at + asked}) read as a piece of "
+                    f"[{self.start}, {self.start + self.count}) (a count of the target's own "
+                    f"at most {self.page}) answered another header: "
+                    + ", ".join(f"{k} {header.get(k)!r}, not {want.get(k)!r}" for k in differ)
+                )
+            yield piece
+
+    def lines(self) -> Iterator[bytes]:
+        for piece in self._pieces():
+            yield from piece.lines()
+
+    def chunks(self) -> Iterator[bytes]:
+        for piece in self._pieces():
+            yield from block_chunks(piece)
+
+    def close(self) -> None:
+        self._current.close()
+
+    def __enter__(self) -> PiecedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def block_chunks(stream: Any) -> Iterator[bytes]:
     chunks: Callable[[], Iterator[bytes]] | None = getattr(stream, "chunks", None)
     if chunks is not None:
@@ -77,7 +174,7 @@ def block_chunks(stream: Any) -> Iterator[bytes]:
 
 def line_value(line: bytes) -> Any:
     try:
-        return strict_json.loads(line)
+        return strict_json.loads_block_line(line)
     except strict_json.JsonError:
         return line.decode("utf-8", "replace")
 
@@ -87,7 +184,7 @@ def compare_slice(
 ) -> list[str]:
     """What differs between the slice [lo, hi) read alone and the same lines read before."""
     problems: list[str] = []
-    stream = adapter.read_block(block_id, lo, hi - lo)
+    stream = read_slice(adapter, block_id, lo, hi - lo)
     try:
         header = stream.header
         want = {"block_id": block_id, "units": units, "start": lo, "count": hi - lo}
@@ -135,7 +232,7 @@ def chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
 def reaudit(
     adapter: Any, game: str, stake: int, block_id: str, start: int | None, count: int | None
 ) -> BlockAudit:
-    stream = adapter.read_block(block_id, start, count)
+    stream = read_slice(adapter, block_id, start, count)
     try:
         return audit(
             stream.header,

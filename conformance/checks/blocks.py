@@ -36,7 +36,14 @@ from .._file_target import FileTarget, block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
-from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults, of_pair
+from ._block_reading import (
+    EXPECTED,
+    block_chunks,
+    compare_slice,
+    entry_faults,
+    of_pair,
+    read_slice,
+)
 
 EVIDENCE_PER_BLOCK = 5
 
@@ -294,7 +301,7 @@ def _audit_here(
         taken = started.take(asked, lambda done: ctx.progress(done, total, what))
         if taken is not None:
             return taken
-    stream = ctx.adapter.read_block(asked.block_id, start, count)
+    stream = read_slice(ctx.adapter, asked.block_id, start, count)
     try:
         return audit(
             stream.header,

@@ -27,6 +27,7 @@ from ..._evaluation import expected_result, is_error, wins_multiset
 from ..._evidence import PlayEvidence
 from ..._registry import EVERY_STREAM, CheckFailure, Evidence, Reservation
 from ...games import kit
+from .._block_reading import read_slice
 from .open_tickets import CONFLICT, NOTE, OpenTickets
 
 Document = dict[str, Any]
@@ -351,6 +352,30 @@ class Session:
             ),
         )
 
+    def own_limit(
+        self, account: Account, game: str, stake: int, refusal: ErrorReply, balance: int
+    ) -> str | None:
+        """For a scenario that plays through thousands of units on the adapter (not through
+        ``play``: ``top_tiers``): whether ``refusal`` of a play on ``account``, whose last play
+        answered ``balance``, is the account's own limit (row ``stake-own-limit``), as
+        ``_own_limit`` reads one: a status of ``LIMIT_STATUSES``, at a (game, stake) the target
+        declares, the account's balance read now still ``balance`` (the refusal changed
+        nothing) and paying the stake, while a new account is sold a play there. Its wording,
+        or None (the refusal is the caller's to judge)."""
+        if refusal.status not in LIMIT_STATUSES or (stake, game) not in self.declared:
+            return None
+        try:
+            read = self.balance(account)
+        except ErrorReply:
+            return None
+        if read != balance or read < stake or not self._sold_to_another(game, stake):
+            return None
+        return (
+            f"a play of {game} at {stake} cents refused ({refusal.status} {refusal.code}: "
+            f"{refusal.message[:120]}) on an account holding {read} cents, while a new account "
+            "was sold one there: a limit of the account's own"
+        )
+
     def _sold_to_another(self, game: str, stake: int) -> bool:
         """Whether a new account holding the stake is sold a play at (game, stake): the play
         kept out of the histories read and its unit noted as ``played_down``'s are
@@ -598,11 +623,11 @@ class Session:
 
     def block_units(self, block_id: str, first: int, count: int) -> dict[int, Document]:
         """The served units ``first .. first+count-1`` of ``block_id``, by their index."""
-        stream = self.adapter.read_block(block_id, start=first, count=count)
+        stream = read_slice(self.adapter, block_id, first, count)
         try:
             units = {}
             for line in stream.lines():
-                unit = strict_json.loads(line)
+                unit = strict_json.loads_block_line(line)
                 check(f"block {block_id} unit line", "block-unit", unit)
                 units[unit["index"]] = unit
             return units

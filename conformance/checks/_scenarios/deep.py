@@ -11,6 +11,13 @@ judged against the unit it was sold as, read afterwards behind the sales cursor 
 switch AUTO'd (tied to their units) and their history entries judged (the play, its unit's
 ticket and prize: ``<game>.history_unrevealed``).
 
+An account refused a play by a limit of its own (row ``stake-own-limit``: a stake, loss or
+play-count limit) is left there, and the plays go on from the unit they had reached on a
+fresh account, opened the way every account of the suite is (``funded_with``): the units deep
+in a block are the stream's, not one account's (``FRESH_ACCOUNTS`` at most; past them, the
+rest is reserved). Every account's plays are judged as the first one's, from the balance it
+was opened with; the details say how many accounts the limits took.
+
 What it reached is said, never passed silently: the deepest unit judged, whether the block's
 end was crossed, and if not, how many units were left and how long they would have taken
 (``Deep.reach``: the report lists it as not covered).
@@ -42,6 +49,10 @@ from .client import (
 RATE_EVERY = 500  # plays through to the depth between two estimates of the time it takes
 CROSS_JUDGED = 100  # plays judged in the next block once a block's end is crossed
 SLICE = 20_000  # units read at a time when the plays are judged
+FRESH_ACCOUNTS = 40_000
+"""Fresh accounts a deep play opens, at most, to go on past accounts' own limits: a safety
+bound, ``deep_budget_s`` says how far the plays get first (a limit of 3 plays takes 4 000
+accounts for the full profile's 12 000 units, 33 000 for the soak's 100 000)."""
 
 
 @dataclass
@@ -71,6 +82,8 @@ class _Run:
     account: Account
     funding: int
     plays: list[Sold] = field(default_factory=list)
+    planned: int = 0  # the plays it was opened for
+    fresh: bool = False  # opened to go on past another account's own limit
 
 
 Watched = tuple[_Run, Sold]  # a play AUTO'd and its history entry judged, with its account
@@ -95,8 +108,12 @@ def deep_plays(session: Session, case: Case) -> Deep:
         runs = [_opened(session, stake, depth + judged + 100)]
     except _Stop as stop:
         return Deep(what=str(stop), not_reached=str(stop))
-    buy = _buyer(session, game, stake, runs)
-    home = buy().block_id
+    bought: list[Watched] = []  # every play, in the order bought, with its account
+    buy = _buyer(session, game, stake, runs, bought)
+    try:
+        home = buy().block_id
+    except _Stop as stop:  # no play on a fresh account either
+        return Deep(what=str(stop), not_reached=str(stop))
     watched: list[Watched] = []  # AUTO'd, their history entries judged
     try:
         last = _through(buy, home, depth, budget, started)
@@ -104,8 +121,8 @@ def deep_plays(session: Session, case: Case) -> Deep:
         result.not_reached = f"the depth not reached: {stop}"
         return _judged(session, case, runs, watched, home, result)
     try:
-        _on(session, case, runs, buy, last, home, watched, result, started)
-    except _Stop as stop:  # an account's own limit met on the way: the plays made are judged
+        _on(session, case, runs, bought, buy, last, home, watched, result, started)
+    except _Stop as stop:  # no fresh account to go on with: the plays made are judged
         result.not_reached = str(stop)
     for run, one in watched:
         session.auto(run.account, one.play_id)
@@ -116,6 +133,7 @@ def _on(
     session: Session,
     case: Case,
     runs: list[_Run],
+    bought: list[Watched],
     buy: Callable[[], Sold],
     last: Sold,
     home: str,
@@ -128,13 +146,14 @@ def _on(
     game, stake = str(case["game"]), int(case["stake_cents"])
     budget, judged = float(case["budget_s"]), int(case["judged"])
     if last.block_id != home:  # the block ran out before the depth: crossed
-        watched += _into_next(buy, runs[-1], judged)
+        watched += _into_next(buy, bought, judged)
     else:
         for _ in range(judged):
-            watched.append((runs[-1], buy()))
+            buy()
+            watched.append(bought[-1])
         size = session.block_size(game, stake, home) if case.get("cross", True) else None
         if size is not None:
-            left = size - runs[-1].plays[-1].unit - 1
+            left = size - bought[-1][1].unit - 1
             spent = time.monotonic() - started
             pace = spent / max(1, sum(len(r.plays) for r in runs))
             if left * pace > budget - spent:
@@ -149,7 +168,7 @@ def _on(
                 except _Stop as stop:
                     result.not_reached = str(stop)
                 else:
-                    watched += _through_end(buy, runs[-1], home, judged, left)
+                    watched += _through_end(buy, bought, home, judged, left)
         elif case.get("cross", True):
             result.not_reached = "the block's size is not listed (no blocks capability)"
 
@@ -164,19 +183,31 @@ def _opened(session: Session, stake: int, plays: int) -> _Run:
                 f"an account for {plays} plays refused (a wallet limit): not judged"
             ) from None
         raise
-    return _Run(account, funding)
+    return _Run(account, funding, planned=plays)
 
 
-def _buyer(session: Session, game: str, stake: int, runs: list[_Run]) -> Callable[[], Sold]:
-    """Buys one play on the newest run's account, kept as a ``Sold``."""
+def _buyer(
+    session: Session, game: str, stake: int, runs: list[_Run], bought: list[Watched]
+) -> Callable[[], Sold]:
+    """Buys one play on the newest run's account, kept as a ``Sold`` and added to ``bought``
+    with its run. An account's own limit reached (``LimitReached``, row ``stake-own-limit``):
+    the play bought on a fresh account instead, opened for the plays the limited one had left
+    (``FRESH_ACCOUNTS`` at most; past them, or a fresh account refused, ``_Stop``: the rest
+    is reserved, or said not reached)."""
 
     def buy() -> Sold:
-        run = runs[-1]
-        try:
-            played = session.play(run.account, game, stake)
-        except LimitReached as limit:  # the account's own limit (row stake-own-limit)
-            session.reserve(limit.reservation)
-            raise _Stop(limit.reservation.message) from None
+        while True:
+            run = runs[-1]
+            try:
+                played = session.play(run.account, game, stake)
+                break
+            except LimitReached as limit:  # the account's own limit (row stake-own-limit)
+                if sum(r.fresh for r in runs) >= FRESH_ACCOUNTS:
+                    session.reserve(limit.reservation)
+                    raise _Stop(limit.reservation.message) from None
+                fresh = _opened(session, stake, max(1, run.planned - len(run.plays)))
+                fresh.fresh = True
+                runs.append(fresh)
         sold = Sold(
             str(played["play_id"]),
             str(played["block_id"]),
@@ -184,6 +215,7 @@ def _buyer(session: Session, game: str, stake: int, runs: list[_Run]) -> Callabl
             int(played["balance_cents"]),
         )
         run.plays.append(sold)
+        bought.append((run, sold))
         return sold
 
     return buy
@@ -210,22 +242,26 @@ def _through(buy: Callable[[], Sold], home: str, depth: int, budget: float, star
 
 
 def _through_end(
-    buy: Callable[[], Sold], run: _Run, home: str, judged: int, left: int
+    buy: Callable[[], Sold], bought: list[Watched], home: str, judged: int, left: int
 ) -> list[Watched]:
     """Plays on through the end of ``home`` (at most ``left`` plays and one: others may buy
     some of its units meanwhile), then into the next block (``_into_next``)."""
     for _ in range(left + 1):
         if buy().block_id != home:
-            return _into_next(buy, run, judged)
-    return [(run, one) for one in run.plays[-judged:]]  # the block never ended: its last plays
+            return _into_next(buy, bought, judged)
+    return bought[-judged:] if judged else []  # the block never ended: its last plays
 
 
-def _into_next(buy: Callable[[], Sold], run: _Run, judged: int) -> list[Watched]:
+def _into_next(buy: Callable[[], Sold], bought: list[Watched], judged: int) -> list[Watched]:
     """The first play of the next block was just bought: ``CROSS_JUDGED`` of it in all, and
-    the ``judged`` plays before the switch (all watched)."""
-    before = run.plays[-judged - 1 : -1] if judged else []
-    after = [run.plays[-1], *(buy() for _ in range(CROSS_JUDGED - 1))]
-    return [(run, one) for one in (*before, *after)]
+    the ``judged`` plays before the switch (all watched), each with the account it was
+    bought on."""
+    before = bought[-judged - 1 : -1] if judged else []
+    after = [bought[-1]]
+    for _ in range(CROSS_JUDGED - 1):
+        buy()
+        after.append(bought[-1])
+    return [*before, *after]
 
 
 def _judged(
@@ -265,6 +301,12 @@ def _judged(
     result.what = f"{len(every)} plays judged, units {min(mine)} to {max(mine)} of block {home}" + (
         f", then {len(after)} of {after[0].block_id} (its end crossed)" if after else ""
     )
+    fresh = sum(r.fresh for r in runs)
+    if fresh:
+        result.what += (
+            f"; {fresh} fresh account(s) opened to go on past accounts' own limits "
+            "(row stake-own-limit)"
+        )
     return result
 
 

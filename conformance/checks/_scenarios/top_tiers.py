@@ -21,6 +21,13 @@ other plays AUTO'd too), the balance read after it; on the way back, AUTO again 
 same ticket and prize, or a refusal: ``auto-again``) and the balance unmoved. A top-tier
 unit the account could not reach within the span, or a block without one left, is said in
 the check's details, never passed as judged.
+
+An account refused a play by a limit of its own on the way (row ``stake-own-limit``: a play
+refused with 409, 403 or 422 while its balance, unmoved by the refusal, pays the stake and a
+new account is sold a play there, ``Session.own_limit``) is left there: the plays go on from
+the unit they had reached on a fresh account, opened as the first one was (``FRESH_ACCOUNTS``
+at most, past them the top tier is said not judged). Each account's plays are judged from the
+balance it was opened with; the top-tier play is judged on the account that bought it.
 """
 
 from __future__ import annotations
@@ -57,6 +64,9 @@ HOLD_UNITS = 200
 """The last units before the top-tier unit, bought with the stream held."""
 AUTO_SHARE = 0.01
 """The share of the other plays the account finishes by AUTO (tied to their units too)."""
+FRESH_ACCOUNTS = 40_000
+"""Fresh accounts a play through opens, at most, to go on past accounts' own limits (a safety
+bound: the span says how far the plays get)."""
 RATE_EVERY = 500
 """Plays between two measures of the pace (said when the span ends before the unit). The
 account plays on to the span's end whatever the pace: a pace measured while the other checks
@@ -75,6 +85,17 @@ class Found(Exception):
 
 
 @dataclass
+class Leg:
+    """One account's plays of a play through: the balance it was opened with, then each
+    play's unit and answered balance, in the order bought."""
+
+    account: Account
+    funding: int
+    indices: array[int] = field(default_factory=lambda: array("q"))
+    balances: array[int] = field(default_factory=lambda: array("q"))
+
+
+@dataclass
 class Through:
     """One (game, stake)'s play through to a top-tier unit: what was bought, and what the
     check's details say of it."""
@@ -90,6 +111,7 @@ class Through:
     balance: int | None = None  # the account's balance after its last play
     plays: int = 0
     aimed: list[int] = field(default_factory=list)  # the units aimed at, in turn
+    legs: list[Leg] = field(default_factory=list)  # one per account, the first one's first
 
 
 def no_hold(streams: Collection[tuple[str, int]]) -> AbstractContextManager[None]:
@@ -152,39 +174,65 @@ def play_through(
             f"{block_id!r} within {most} units after unit {at}"
         )
         return done
-    indices, balances = array("q", [at]), array("q", [int(first["balance_cents"])])
+    done.legs.append(Leg(account, funding))
+    done.legs[-1].indices.append(at)
+    done.legs[-1].balances.append(int(first["balance_cents"]))
     done.aimed.append(targets[0])
-    _reach(
-        session,
-        account,
-        game,
-        stake,
-        (block_id, targets),
-        (indices, balances),
-        deadline,
-        rng,
-        hold,
-        done,
-    )
-    done.plays = len(indices)
-    done.balance = balances[-1]
-    _judge_chain(case, done, funding, prizes, indices, balances, block_id)
+    _reach(session, game, stake, (block_id, targets), deadline, rng, hold, done)
+    done.plays = sum(len(leg.indices) for leg in done.legs)
+    done.account = done.legs[-1].account
+    done.balance = done.legs[-1].balances[-1]
+    for leg in done.legs:
+        _judge_chain(case, done, leg, prizes, block_id)
     if done.top is not None:
         _judge_top(session, case, done, prizes)
+        accounts = (
+            f" on {len(done.legs)} accounts (accounts' own limits met on the way)"
+            if len(done.legs) > 1
+            else ""
+        )
         done.note = (
             f"{where}: unit {done.top['index']} of {block_id!r} (lot {done.lot} cents) bought "
-            f"after {done.plays} plays through from unit {at}, judged"
+            f"after {done.plays} plays through from unit {at}{accounts}, judged"
         )
     return done
 
 
+def _play(session: Session, game: str, stake: int, done: Through) -> Document | None:
+    """One play on the newest leg's account; past that account's own limit
+    (``Session.own_limit``), on a fresh account opened as the first one was (a new leg);
+    None when no fresh account is to be had (``done.note`` says why)."""
+    leg = done.legs[-1]
+    account = leg.account
+    try:
+        return dict(session.adapter.play(account.account_id, account.token, game, stake))
+    except ErrorReply as refusal:
+        where = f"{game} at {stake} cents"
+        if session.own_limit(account, game, stake, refusal, leg.balances[-1]) is None:
+            raise
+        if len(done.legs) > FRESH_ACCOUNTS:
+            done.note = f"{where}: not judged, {FRESH_ACCOUNTS} accounts met their own limits"
+            return None
+        try:
+            fresh = Leg(session.open(leg.funding), leg.funding)
+        except ErrorReply as again:
+            if not 400 <= again.status < 500:
+                raise
+            done.note = (
+                f"{where}: not judged, an account's own limit met ({refusal.status} "
+                f"{refusal.code}) and a fresh account of {leg.funding} cents refused"
+            )
+            return None
+    done.legs.append(fresh)
+    account = fresh.account
+    return dict(session.adapter.play(account.account_id, account.token, game, stake))
+
+
 def _reach(
     session: Session,
-    account: Account,
     game: str,
     stake: int,
     aim: tuple[str, list[int]],
-    chain: tuple[array[int], array[int]],
     deadline: float,
     rng: random.Random,
     hold: Hold,
@@ -193,26 +241,31 @@ def _reach(
     """Plays one after another until the aimed unit is bought (``done.top``), or the block,
     the span or the pace says it will not be (``done.note``)."""
     block_id, targets = aim
-    indices, balances = chain
     where = f"{game} at {stake} cents"
     target = targets.pop(0)
     mark = time.monotonic()
     pace = 0.0
+    bought = 0  # plays bought here, on every account
     with ExitStack() as held:
         holding = False
         while True:
             now = time.monotonic()
             if now >= deadline:
+                last = done.legs[-1].indices[-1]
                 done.note = (
-                    f"{where}: not judged, the span ended at unit {indices[-1]} of "
-                    f"{block_id!r}, {target - indices[-1]} units before the top-tier unit "
+                    f"{where}: not judged, the span ended at unit {last} of "
+                    f"{block_id!r}, {target - last} units before the top-tier unit "
                     f"{target} ({pace:.0f} plays a second lately: a longer --duration reaches it)"
                 )
                 return
-            if not holding and target - indices[-1] <= HOLD_UNITS:
+            if not holding and target - done.legs[-1].indices[-1] <= HOLD_UNITS:
                 held.enter_context(hold([(game, stake)]))
                 holding = True
-            played = session.adapter.play(account.account_id, account.token, game, stake)
+            played = _play(session, game, stake, done)
+            if played is None:
+                return
+            leg = done.legs[-1]
+            indices, balances = leg.indices, leg.balances
             if str(played["block_id"]) != block_id:
                 done.note = f"{where}: not judged, block {block_id!r} ended before unit {target}"
                 return
@@ -224,7 +277,7 @@ def _reach(
                 return
             if rng.random() < AUTO_SHARE:  # a ticket finished, as a player would now and then
                 session.remember(played, game, stake)
-                session.auto(account, str(played["play_id"]))
+                session.auto(leg.account, str(played["play_id"]))
             if index > target:  # bought by another check first: the next one
                 later = [t for t in targets if t > index]
                 if not later:
@@ -237,24 +290,18 @@ def _reach(
                 done.aimed.append(target)
                 held.close()
                 holding = False
-            if len(indices) % RATE_EVERY == 0:  # the pace, for the note if the span ends
+            bought += 1
+            if bought % RATE_EVERY == 0:  # the pace, for the note if the span ends
                 now = time.monotonic()
                 pace = RATE_EVERY / max(now - mark, 1e-9)
                 mark = now
 
 
-def _judge_chain(
-    case: Case,
-    done: Through,
-    funding: int,
-    prizes: Prizes,
-    indices: array[int],
-    balances: array[int],
-    block_id: str,
-) -> None:
-    """Every play's balance: the one before - stake + its unit's declared lot."""
+def _judge_chain(case: Case, done: Through, leg: Leg, prizes: Prizes, block_id: str) -> None:
+    """Every play of ``leg``'s account: the balance before - stake + its unit's declared lot."""
     start, values = prizes
-    before = funding
+    indices, balances = leg.indices, leg.balances
+    before = leg.funding
     for number, (index, got) in enumerate(zip(indices, balances, strict=True)):
         lot = int(values[index - start]) if 0 <= index - start < len(values) else -1
         if lot < 0:
@@ -269,6 +316,7 @@ def _judge_chain(
                     credit_requirement(done.game, before, done.stake, lot, got),
                     {"balance_cents": want, "lot_cents": lot},
                     {"balance_cents": got},
+                    f"account {leg.account.account_id!r}: "
                     f"play {number + 1} of {len(indices)} (unit {index} of {block_id!r}"
                     f"{', the top-tier unit played through to' if top else ''}) answered a "
                     f"balance of {got} cents, {want} expected (before {before}, stake "
