@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import threading
 import time
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import reference
 from harness._errors import ErrorReply
 from reference._service import GameService, ServiceError, game_and_stake, require_int
 
@@ -427,6 +429,13 @@ class CreatedAtNanoseconds(CreatedAt):
     """RFC 3339 with nine digits of a second (Go's ``time.RFC3339Nano``)."""
 
     form = staticmethod(lambda t: t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + "417Z")
+
+
+class CreatedAtPicoseconds(CreatedAt):
+    """RFC 3339 with twelve digits of a second: RFC 3339 5.6 gives ``time-secfrac`` as
+    ``"." 1*DIGIT``, no most (a clock of picoseconds, or a decimal column of 12 places)."""
+
+    form = staticmethod(lambda t: t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f") + "417093Z")
 
 
 class CreatedAtEpochMillis(CreatedAt):
@@ -898,6 +907,84 @@ _ROBOTS_NAMES = {
 }
 
 
+# -- round 13: a generator's and a block server's own choices ----------------------------------
+
+CANONICAL_ROBOTS = b"DQTCSPHO"
+_ROBOTS_IN_LINE = re.compile(rb'("ticket": ?")[DQTCSPHO]{8}\|')
+
+
+def _robots_fixed(ticket: str) -> str:
+    """A robots ticket with its robots in the one order ``CANONICAL_ROBOTS`` (the buttons
+    kept: the gauges, and so the prize, are the symbols', not the robots' places)."""
+    robots, bar, buttons = ticket.partition("|")
+    if len(robots) != 8 or not bar:
+        return ticket
+    return CANONICAL_ROBOTS.decode() + bar + buttons
+
+
+class _FixedOrderStream:
+    """A block stream whose robots tickets carry their robots in the one order."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.header = inner.header
+
+    def lines(self) -> Any:
+        fixed = b"\\1" + CANONICAL_ROBOTS + b"|"
+        for line in self.inner.lines():
+            yield _ROBOTS_IN_LINE.sub(fixed, line, count=1)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __enter__(self) -> _FixedOrderStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RobotsFixedOrder(Delegating):
+    """Every robots ticket with its 8 robots in one order, `DQTCSPHO` (contract 1's order of
+    the symbols), in blocks, AUTO and the history: rules R-I1 says the order of the robots on
+    screen "may differ from unit to unit", not that it must; a robot's gauge and amount are
+    its symbol's, so the prize is the same, only each win's `robot` index follows the order."""
+
+    def read_block(self, block_id: str, start: int | None = None, count: int | None = None) -> Any:
+        return _FixedOrderStream(self.inner.read_block(block_id, start, count))
+
+    def auto(self, play_id: str, token: str | None) -> Document:
+        answer = dict(self.inner.auto(play_id, token))
+        ticket = _robots_fixed(str(answer["ticket"]))
+        if ticket != answer["ticket"]:
+            redone = reference.evaluate("robots", 100, ticket)
+            answer["ticket"], answer["wins"] = ticket, redone["wins"]
+        return answer
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        answer = dict(self.inner.history(account_id, token, limit))
+        answer["plays"] = [
+            {**entry, "ticket": _robots_fixed(str(entry["ticket"]))}
+            if entry.get("game") == "robots"
+            else entry
+            for entry in answer["plays"]
+        ]
+        return answer
+
+
+class BlockSliceLimit(Delegating):
+    """A block slice of at most 10 000 units: `?start=&count=` with a larger `count` refused
+    (400 `count_too_large`, a page cap of the block server's own), the whole block still
+    served without `start`/`count` (contract 4); the contract bounds no `count`."""
+
+    most = 10_000
+
+    def read_block(self, block_id: str, start: int | None = None, count: int | None = None) -> Any:
+        if count is not None and type(count) is int and count > self.most:
+            raise ErrorReply(400, "count_too_large", f"count must be 1 to {self.most}")
+        return self.inner.read_block(block_id, start, count)
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -1000,6 +1087,7 @@ _add(
     StandardBase64TokensService.__doc__,
 )
 _add("created_at_nanoseconds", _wrapped(CreatedAtNanoseconds), CreatedAtNanoseconds.__doc__)
+_add("created_at_picoseconds", _wrapped(CreatedAtPicoseconds), CreatedAtPicoseconds.__doc__)
 _add(
     "created_at_epoch_millis",
     _wrapped(CreatedAtEpochMillis),
@@ -1170,6 +1258,9 @@ _add(
     _wrapped(EldoradoRevealRefused422),
     EldoradoRevealRefused422.__doc__,
 )
+
+_add("robots_fixed_order", _wrapped(RobotsFixedOrder), RobotsFixedOrder.__doc__)
+_add("block_slice_10000", _wrapped(BlockSliceLimit), BlockSliceLimit.__doc__)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)
