@@ -54,7 +54,7 @@ from ._errors import (
 )
 from ._flags import FlagNumbers
 from ._ids import IdNumbers
-from ._integers import IntegerForms
+from ._integers import IntegerForms, IntegerStrings
 from ._patience import RATE_PATIENCE_S, RATE_RETRIES, rate_wait
 from ._redirects import MAX_HOPS, REDIRECTS, Redirects, redirected
 from ._statuses import UnnamedStatuses
@@ -788,6 +788,7 @@ class HttpAdapter:
         self.ids = IdNumbers()  # ids answered as JSON integers
         self.flags = FlagNumbers()  # a reveal's flags answered as 0 and 1
         self.integers = IntegerForms()  # integers answered as 100.0 or 1E+2
+        self.integer_strings = IntegerStrings()  # integers answered as "100"
         self.idle_closes = IdleCloses()  # how soon the target closes idle connections
         self.session = requests.Session()
         self.session.verify = verify
@@ -1176,7 +1177,12 @@ class HttpAdapter:
             )
         fault = shape_fault(value, shape, "the answer")
         if fault is not None:
-            raise ProtocolViolation(f"{what}: {fault}: {quote_bytes(raw)}")
+            placed = self.integer_strings.placed(
+                value, raw, lambda v: shape_fault(v, shape, "the answer") is None
+            )
+            if placed is None:
+                raise ProtocolViolation(f"{what}: {fault}: {quote_bytes(raw)}")
+            value = placed
         assert isinstance(value, dict)
         return value
 
@@ -1239,7 +1245,10 @@ class HttpAdapter:
                 )
             fault = shape_fault(answer, "evaluation-result", f"results[{number}]")
             if fault is not None:
-                raise ProtocolViolation(f"{what}: {fault}"[:400])
+                placed = self.integer_strings.placed(answer, None, conforms)
+                if placed is None:
+                    raise ProtocolViolation(f"{what}: {fault}"[:400])
+                answers[number] = placed
         return answers
 
     def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
@@ -1449,6 +1458,7 @@ class HttpAdapter:
             + self.redirects.reservations()
             + self.ids.reservations()
             + self.flags.reservations()
+            + self.integer_strings.reservations()
         )
 
     def transport_counts(self) -> dict[str, int]:

@@ -15,12 +15,13 @@ float), for the shape check and the requirements to judge.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from reference._strict_json import INTEGRAL_MOST_DIGITS, integral, strict_float
 
-from ._field_counts import FieldCounts
+from ._field_counts import FieldCounts, reading_reservation
 
 BASIS = "integer-forms"  # the row of docs/contract-decisions.md
 
@@ -95,4 +96,66 @@ def _placed(value: Any, field: str | None, seen: dict[str, int]) -> Any:
         return {k: _placed(v, k if k in INTEGER_FIELDS else None, seen) for k, v in value.items()}
     if type(value) is list:
         return [_placed(v, field if type(v) is _Written else None, seen) for v in value]
+    return value
+
+
+# -- integers written as JSON strings (row integer-strings) --------------------------------
+
+STRING_BASIS = "integer-strings"  # the row of docs/contract-decisions.md
+
+_DIGITS = re.compile(r"-?(?:0|[1-9][0-9]{0,39})\Z", re.ASCII)
+_QUOTED = re.compile(
+    rb'"(?:' + b"|".join(f.encode() for f in sorted(INTEGER_FIELDS)) + rb')"\s*:\s*\[?\s*"'
+)
+
+
+class IntegerStrings:
+    """Reads the integers of an answer written as JSON strings of their decimal digits
+    (``"balance_cents": "10000"``: protobuf's JSON mapping of an ``int64``, gRPC-gateway's
+    answers) in a field of ``INTEGER_FIELDS`` as those integers, counting them per field, and
+    words the run's reservation about them (thread-safe). A string that is no canonical
+    integer (``"100.0"``, ``"007"``, ``"1e2"``) stays the string it is, for the shape check."""
+
+    def __init__(self) -> None:
+        self._seen = FieldCounts()
+
+    def placed(self, value: Any, raw: bytes | None, fits: Callable[[Any], bool]) -> Any | None:
+        """``value`` (an answer that fails its shape check, ``raw`` its bytes if at hand) with
+        each such string as its integer, when that makes it fit (``fits``), counted; else
+        None. Asked only of an answer that does not fit as it is: a correct one costs nothing."""
+        if raw is not None and _QUOTED.search(raw) is None:
+            return None
+        seen: dict[str, int] = {}
+        result = _strings_placed(value, None, seen)
+        if not seen or not fits(result):
+            return None
+        self._seen.add(seen)
+        return result
+
+    def reservations(self) -> list[dict[str, Any]]:
+        """One reservation naming the fields seen as strings, or none."""
+        fields = self._seen.listed()
+        if not fields:
+            return []
+        message = (
+            "integers answered as JSON strings of their digits, not JSON numbers: "
+            f"{fields}; each was taken as the integer it writes"
+        )
+        lift = 'answer money, stakes and indices as JSON numbers (10000, not "10000")'
+        return [reading_reservation(STRING_BASIS, message, lift)]
+
+
+def _strings_placed(value: Any, field: str | None, seen: dict[str, int]) -> Any:
+    if type(value) is str:
+        if field is None or _DIGITS.match(value) is None:
+            return value
+        seen[field] = seen.get(field, 0) + 1
+        return int(value)
+    if type(value) is dict:
+        return {
+            k: _strings_placed(v, k if k in INTEGER_FIELDS else None, seen)
+            for k, v in value.items()
+        }
+    if type(value) is list:
+        return [_strings_placed(v, field, seen) for v in value]
     return value

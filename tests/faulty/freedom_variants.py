@@ -985,6 +985,71 @@ class BlockSliceLimit(Delegating):
         return self.inner.read_block(block_id, start, count)
 
 
+class _RenamedStream:
+    """A block stream whose header names its block by ``block_id``."""
+
+    def __init__(self, inner: Any, block_id: str) -> None:
+        self.inner = inner
+        self.header = {**inner.header, "block_id": block_id}
+
+    def lines(self) -> Any:
+        return self.inner.lines()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __enter__(self) -> _RenamedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class OpaqueBlockIds(Delegating):
+    """Block ids that say nothing of their game, stake or order: a random-looking key per
+    block (`blk_` and 20 hex digits of a hash), as a store keyed by UUIDs gives; the contract
+    gives ids no form and says plays go on "to the next block", not to the next id."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        super().__init__(inner, name)
+        self._back: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def _out(self, block_id: object) -> str:
+        opaque = "blk_" + hashlib.sha256(f"opaque:{block_id}".encode()).hexdigest()[:20]
+        with self._lock:
+            self._back[opaque] = str(block_id)
+        return opaque
+
+    def list_blocks(self, game: str, stake_cents: int) -> list[Document]:
+        listed = self.inner.list_blocks(game, stake_cents)
+        return [{**b, "block_id": self._out(b["block_id"])} for b in listed]
+
+    def read_block(self, block_id: str, start: int | None = None, count: int | None = None) -> Any:
+        with self._lock:
+            inner_id = self._back.get(block_id, block_id)
+        return _RenamedStream(self.inner.read_block(inner_id, start, count), block_id)
+
+    def play(self, account_id: str, token: str | None, game: str, stake_cents: int) -> Document:
+        played = dict(self.inner.play(account_id, token, game, stake_cents))
+        played["block_id"] = self._out(played["block_id"])
+        return played
+
+    def history(self, account_id: str, token: str | None, limit: int | None = None) -> Document:
+        answer = dict(self.inner.history(account_id, token, limit))
+        answer["plays"] = [{**p, "block_id": self._out(p["block_id"])} for p in answer["plays"]]
+        return answer
+
+
+class BlocksIssuedAheadService(GameService):
+    """Three more blocks issued (listed and served) ahead of the one on sale than the
+    reference issues: an emission's blocks generated at once, the next ones listed before they
+    go on sale; the contract does not say how many blocks are listed."""
+
+    def _issued(self, game: str, stake_cents: int) -> int:
+        return super()._issued(game, stake_cents) + 3
+
+
 # -- the registry -------------------------------------------------------------------------------
 
 
@@ -1261,6 +1326,8 @@ _add(
 
 _add("robots_fixed_order", _wrapped(RobotsFixedOrder), RobotsFixedOrder.__doc__)
 _add("block_slice_10000", _wrapped(BlockSliceLimit), BlockSliceLimit.__doc__)
+_add("block_ids_opaque", _wrapped(OpaqueBlockIds), OpaqueBlockIds.__doc__)
+_add("blocks_issued_ahead", _service(BlocksIssuedAheadService), BlocksIssuedAheadService.__doc__)
 
 
 # the account's own token carried otherwise than Bearer (over HTTP: a vendor's auth layer)

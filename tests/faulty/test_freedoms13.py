@@ -22,6 +22,7 @@ import pytest
 from conformance._audit import audit_file
 from conformance.checks._block_reading import read_slice
 from contract import ErrorReply, ProtocolViolation
+from harness._integers import IntegerStrings
 from tests.conformance import blockkit as kit
 
 from . import _player_faults as plf
@@ -285,3 +286,26 @@ def test_a_top_tier_fee_behind_a_limit_fails() -> None:
 def test_a_choice_the_letter_leaves_passes(name: str, check_id: str) -> None:
     outcome = check_outcome(FREEDOMS[name].factory(), check_id)
     assert (outcome.outcome, outcome.reservations) == ("pass", []), outcome.message
+
+
+# -- integers written as strings of their digits (row integer-strings) -------------------------
+
+
+def test_integer_strings_are_read_only_where_they_make_the_answer_fit() -> None:
+    """protobuf's ``int64`` as a JSON string is the integer it writes, with the run's one
+    reservation; a string that is no canonical integer (a wallet of float euros' ``"114.99"``,
+    ``"007"``, ``"1e2"``), or one in a field that holds no integer, stays as it is."""
+    forms = IntegerStrings()
+
+    def fits(value: Any) -> bool:
+        return all(type(value[k]) is int for k in ("balance_cents",))
+
+    read = forms.placed({"account_id": "42", "balance_cents": "10000"}, None, fits)
+    assert read == {"account_id": "42", "balance_cents": 10000}
+    for text in ("114.99", "007", "1e2", "", "10000 "):
+        assert forms.placed({"balance_cents": text}, None, fits) is None, text
+    assert forms.placed({"stakes_cents": ["50", "100"]}, None, lambda v: True) == {
+        "stakes_cents": [50, 100]
+    }
+    (made,) = forms.reservations()
+    assert made["basis"] == "integer-strings" and "balance_cents (1 times)" in made["message"]

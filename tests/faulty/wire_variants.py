@@ -77,7 +77,10 @@ Each is the reference (``reference_adapter``) behind Python's own ``http.server`
   units', written with a zero fraction (``"prize_cents": 100.0``), as a generator writing a
   decimal column does (the integer it equals, no reservation: row ``integer-forms``);
 - ``block_numbers_exponent``: every integer that is a multiple of 10, in every block line and
-  every answer, written with an exponent (``"units": 2E+6``, ``BigDecimal.stripTrailingZeros``).
+  every answer, written with an exponent (``"units": 2E+6``, ``BigDecimal.stripTrailingZeros``);
+- ``int64_strings``: every integer of every JSON answer written as a string of its digits
+  (``"balance_cents": "10000"``: protobuf's JSON mapping of an ``int64``, as a gRPC-gateway
+  writes it; a reservation, row ``integer-strings``).
 
 ``with WireServer(adapter, **WIRE_VARIANTS[name]) as url`` serves one on 127.0.0.1.
 """
@@ -101,6 +104,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from harness._adapter import EVALUATE_BATCH_LIMIT
 from harness._errors import ErrorReply
+from harness._integers import INTEGER_FIELDS
 
 from ._base import reference_adapter
 
@@ -158,11 +162,13 @@ WIRE_VARIANTS: dict[str, dict[str, Any]] = {
     "batch_207": {"batch_207": True},
     "block_numbers_point_zero": {"ndjson": "point_zero"},
     "block_numbers_exponent": {"ndjson": "exponent", "json_form": "exponent"},
+    "int64_strings": {"json_form": "int64_strings"},
 }
 
 WIRE_RESERVATIONS: dict[str, frozenset[str]] = {
     "post_201": frozenset({"success-status"}),
     "batch_207": frozenset({"success-status"}),
+    "int64_strings": frozenset({"integer-strings"}),
     "int_ids": frozenset({"id-numbers"}),
     "flags_0_1": frozenset({"flag-numbers"}),
     "slash_redirect_307": frozenset({"redirects"}),
@@ -617,6 +623,8 @@ def _dumps(value: Any, form: str | None) -> str:
         return json.dumps(value, ensure_ascii=False)
     if form in ("point_zero", "exponent", "euro_floats"):
         return _numbers_written(value, form)
+    if form == "int64_strings":
+        return json.dumps(_integers_as_strings(value, None))
     return json.dumps(value)
 
 
@@ -644,6 +652,20 @@ def _numbers_written(value: Any, form: str) -> str:
         return f"{digits}.0" if form == "point_zero" else str(Decimal(digits).normalize())
 
     return _NUMBER_MARK.sub(number, json.dumps(marked(value)))
+
+
+def _integers_as_strings(value: Any, field: str | None) -> Any:
+    """``value`` with every integer of a field the contract holds integers in written as a JSON
+    string of its digits (protobuf's JSON mapping of an ``int64``)."""
+    if isinstance(value, dict):
+        return {
+            k: _integers_as_strings(v, k if k in INTEGER_FIELDS else None) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_integers_as_strings(v, field) for v in value]
+    if type(value) is int and field is not None:
+        return str(value)
+    return value
 
 
 def _reordered(value: Any) -> Any:
