@@ -179,6 +179,8 @@ def play_through(
     done.legs[-1].balances.append(int(first["balance_cents"]))
     done.aimed.append(targets[0])
     _reach(session, game, stake, (block_id, targets), deadline, rng, hold, done)
+    # a fresh account whose first play was of another block holds no play of the chain
+    done.legs = [leg for leg in done.legs if leg.indices]
     done.plays = sum(len(leg.indices) for leg in done.legs)
     done.account = done.legs[-1].account
     done.balance = done.legs[-1].balances[-1]
