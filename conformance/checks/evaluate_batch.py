@@ -228,16 +228,18 @@ def refusal_fault(adapter: Any, case: Mapping[str, Any]) -> RefusalEvidence | No
 def evaluate_refusals(ctx: CheckContext) -> None:
     """Requests the contract does not allow (an unknown game, a stake not sold, a wrong type,
     0 or 1001 tickets, tickets not a list) are refused whole with 400 or 422 and the error
-    document. The last three need one request sent as it is: adapters with
-    ``evaluate_once`` (HTTP, the reference); on others only the first three are tried."""
+    document, at every stake of every game in scope, in an order drawn from the run's seed (a
+    batch size checked at each game's first stake alone was CERTIFIED when these were asked
+    there alone: ``tests/faulty/_round13_surface_faults.py``, docs/coverage.md). The last
+    three need one request sent as it is: adapters with ``evaluate_once`` (HTTP, the
+    reference); on others only the first three are tried."""
     once = hasattr(ctx.adapter, "evaluate_once")
     tried = 0
-    for game in ctx.games():
-        stakes = ctx.stakes(game)
-        if not stakes:
-            continue
-        ticket = distinct_tickets(game, stakes[0], ctx.seed)[0]
-        for what, g, stake, count, raw in _refusal_requests(game, stakes[0]):
+    pairs = [(game, stake) for game in ctx.games() for stake in ctx.stakes(game)]
+    random.Random(f"{ctx.seed}:evaluate.refusals:stakes").shuffle(pairs)
+    for game, sold in pairs:
+        ticket = distinct_tickets(game, sold, ctx.seed)[0]
+        for what, g, stake, count, raw in _refusal_requests(game, sold):
             if raw and not once:
                 continue
             tried += 1
@@ -253,7 +255,7 @@ def evaluate_refusals(ctx: CheckContext) -> None:
             found = refusal_fault(ctx.adapter, case)
             if found is not None:
                 raise CheckFailure(
-                    f"{game}: an evaluate request with {found.note}",
+                    f"{game} at {sold} cents: an evaluate request with {found.note}",
                     [found],
                     requirements=(REFUSALS,),
                 )

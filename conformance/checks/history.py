@@ -19,8 +19,12 @@ read from its store a page at a time shows its faults only in a listing longer t
 (a red team's vendor lost the 11th newest play of every listing of more than 10 and was
 CERTIFIED by listings of 8). The whole listing, asked with an explicit ``limit`` above the
 count, is judged as above; then ``limit`` 1, 2, 3 and every usual page size, one less and one
-more (9 to 11, 19 to 21, 24 to 26, 49 to 51, 99 to 101) below the count must give the first
-that many entries of the whole listing (``play.history.limit``).
+more (9 to 11, 19 to 21, 24 to 26, 49 to 51, 99 to 101) below the count, and the count itself,
+must give the first that many entries of the whole listing (``play.history.limit``). After
+about half the first plays (drawn from the run's seed) the listing is asked with ``limit``
+exactly the number of plays made rather than 50: a page trimmed as if it held one more
+(``len(rows) >= limit``) loses the oldest play only there (``tests/faulty/
+_round13_surface_faults.py``; the listings went below and above the count, at it by chance).
 
 Without ``limit`` the contract gives no length: the listing must be the newest plays, newest
 first (a prefix of the whole, at least the newest play), of whatever length the target chooses
@@ -39,6 +43,7 @@ floor) fails ``play.history.limit``, as does a history that takes no usual maxim
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -115,6 +120,7 @@ def scenario_history_listing(
     plays = int(case["plays"])
     long_plays = max(plays, int(case.get("long_plays", plays)))
     account = session.open(max(s for _, s in pairs) * long_plays * 3)
+    at_count = _at_count(case, plays)
     sold: list[str] = []
     listing: list[dict[str, Any]] = []
     for n in range(plays):
@@ -122,7 +128,8 @@ def scenario_history_listing(
         played = session.play(account, game, stake)
         sold.append(played["play_id"])
         session.auto(account, played["play_id"])
-        got = _newest(session, case, account, LISTING)
+        wanted = len(sold) if n in at_count else LISTING
+        got = _newest(session, case, account, wanted)
         if isinstance(got, Evidence):
             return got
         listing, asked = got
@@ -170,6 +177,14 @@ def scenario_history_listing(
     return _judge_limits(session, case, account, _ids(listing), asked)
 
 
+def _at_count(case: Mapping[str, Any], plays: int) -> set[int]:
+    """The plays (0-based) after which the listing is asked with ``limit`` exactly the number
+    of plays made, not ``LISTING``: about half of them, drawn from the case's seed (a listing
+    trimmed wrong at exactly its limit is met whatever the count; the others stay above it)."""
+    rng = random.Random(f"{case.get('seed')}:history:at_count")
+    return {n for n in range(plays) if rng.random() < 0.5}
+
+
 def _newest(
     session: sc.Session, case: Mapping[str, Any], account: sc.Account, wanted: int
 ) -> tuple[list[dict[str, Any]], int] | Evidence:
@@ -202,9 +217,11 @@ def _newest_prefix(sold: list[str], listed: list[str]) -> bool:
 
 
 def limits_to_ask(count: int) -> list[int]:
-    """``LIMITS``, then each of ``PAGE_SIZES`` and its neighbours, below ``count`` plays."""
+    """``LIMITS``, then each of ``PAGE_SIZES`` and its neighbours, below ``count`` plays, then
+    ``count`` itself (a listing asked for exactly the plays there are)."""
     around = (size + d for size in PAGE_SIZES for d in (-1, 0, 1))
-    return [*LIMITS, *sorted({n for n in around if n < count and n not in LIMITS})]
+    below = [*LIMITS, *sorted({n for n in around if n < count and n not in LIMITS})]
+    return [n for n in below if n < count] + [count]
 
 
 def _judge_limits(
@@ -271,7 +288,9 @@ def history_listing(ctx: CheckContext) -> None:
         raise NotSupported("no game and stake in this run's scope")
     plays = max(6, min(12, len(pairs) * 2))
     long_plays = max(plays, ctx.settings.history_plays)
-    case = sc.case_of("history_listing", pairs=pairs, plays=plays, long_plays=long_plays)
+    case = sc.case_of(
+        "history_listing", pairs=pairs, plays=plays, long_plays=long_plays, seed=ctx.seed
+    )
 
     found = scenario_history_listing(session(ctx), case)
     ctx.details["plays"] = long_plays

@@ -1,10 +1,16 @@
 """Security checks (contract section 4): a token is needed, and opens its own account only.
 
-Both run at every game in scope (a robots play adds the reveal endpoint), and after the
-refusals check that nothing moved: balance, history, and the play's reveal state.
+Both run at every (game, stake) in scope, in an order drawn from the run's seed (a robots play
+adds the reveal endpoint), and after the refusals check that nothing moved: balance, history,
+and the play's reveal state. Every stake, not each game's first: a purchase handler of the
+stakes added after a game's launch that never checked whose token it was
+(``tests/faulty/_round13_surface_faults.py``) was CERTIFIED while these played each game's
+first stake alone (docs/coverage.md).
 """
 
 from __future__ import annotations
+
+import random
 
 from .._registry import CheckContext, CheckFailure, NotSupported, check
 from . import _scenarios as sc
@@ -13,17 +19,14 @@ from ._session import session
 
 def _each_game(ctx: CheckContext, scenario: str) -> None:
     target = session(ctx)
-    games = [(g, ctx.stakes(g)) for g in ctx.games()]
-    if not any(stakes for _, stakes in games):
+    pairs = [(g, stake) for g in ctx.games() for stake in ctx.stakes(g)]
+    if not pairs:
         raise NotSupported("no game and stake in this run's scope")
-    for game, stakes in games:
-        if not stakes:
-            continue
-        found = sc.SCENARIOS[scenario](
-            target, sc.case_of(scenario, game=game, stake_cents=stakes[0])
-        )
+    random.Random(f"{ctx.seed}:{scenario}:stakes").shuffle(pairs)
+    for game, stake in pairs:
+        found = sc.SCENARIOS[scenario](target, sc.case_of(scenario, game=game, stake_cents=stake))
         if found is not None:
-            raise CheckFailure(f"{game}: {found.note}", [found])
+            raise CheckFailure(f"{game} at {stake} cents: {found.note}", [found])
 
 
 @check("security.no_token", covers=["security.tokens.required"], capability="play")

@@ -128,9 +128,10 @@ def test_history_listing_judgements() -> None:
 
 
 def test_history_limits_reach_past_every_usual_page_size() -> None:
-    assert limits_to_ask(8) == [1, 2, 3]
-    assert limits_to_ask(37) == [1, 2, 3, 9, 10, 11, 19, 20, 21, 24, 25, 26]
-    assert limits_to_ask(117)[-3:] == [99, 100, 101]
+    assert limits_to_ask(8) == [1, 2, 3, 8]  # the count itself last: a listing of all there is
+    assert limits_to_ask(37) == [1, 2, 3, 9, 10, 11, 19, 20, 21, 24, 25, 26, 37]
+    assert limits_to_ask(117)[-4:] == [99, 100, 101, 117]
+    assert limits_to_ask(2) == [1, 2]
     assert all(117 % size for size in PAGE_SIZES)  # the full profile's count: no page divides it
 
 

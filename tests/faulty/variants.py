@@ -36,6 +36,7 @@ from . import _round10_faults as r10
 from . import _round11_faults as r11
 from . import _round12_faults as r12
 from . import _round12_seen_faults as r12s
+from . import _round13_surface_faults as r13
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1545,6 +1546,35 @@ _add(
     r12s.connection_identity_variant,
     r12s.ConnectionBoundIdentity.__doc__,
     ("robots",),
+)
+
+# -- the thirteenth red team's faults, where a run's traffic did not go
+#    (tests/faulty/_round13_surface_faults.py, tests/faulty/surface.py) ------------------------
+_service(
+    "play_later_stakes_token_of_any_account",
+    "play",
+    "contract 4",
+    r13.LaterStakesTokenOfAnyAccount,
+    ["security.tokens.isolation"],
+    games=("eldorado",),
+)
+_service(
+    "play_history_page_trimmed_at_its_limit",
+    "play",
+    "contract 4",
+    r13.HistoryPageTrimmedAtItsLimit,
+    # one play listed with limit 1 shows none: the last unit not in the history (robots 4.1)
+    ["play.history.complete", "play.history.limit", "*.last_unit"],
+)
+
+_add(
+    "evaluate_later_stakes_batch_size_unchecked",
+    "eldorado_rules",
+    "contract 4",
+    ["evaluate.refusals.status"],
+    lambda n: service_variant(f"faulty:{n}", r13.LaterStakesBatchSizeUnchecked),
+    r13.LaterStakesBatchSizeUnchecked.__doc__,
+    ("eldorado",),
 )
 
 # -- a history limit of the target's own hiding a fault (tests/faulty/_own_limit_faults.py) ----
