@@ -37,6 +37,7 @@ from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, c
 from ..games import GameKit
 from ._block_evidence import BlockEvidence, BlockLineEvidence
 from ._block_reading import EXPECTED, block_chunks, compare_slice, entry_faults, of_pair
+from ._scenarios import pace
 
 EVIDENCE_PER_BLOCK = 5
 
@@ -571,6 +572,28 @@ def payout_cap(ctx: CheckContext) -> None:
     _judge(ctx, ["payout_cap"], "payout cap")
 
 
+SLOW_READS = 3  # slices a run reads as a slow reader, one stall each (``pace.stalls``)
+
+
+def slow_reads(
+    seed: str, blocks: Sequence[tuple[str, Sequence[tuple[int, int]]]]
+) -> dict[tuple[str, int, int], dict[int, float]]:
+    """The slices read as a slow reader reads them: ``SLOW_READS`` of the audited blocks (the
+    seed's, every one when fewer), each its longest kept slice, stopped once at a line the
+    seed draws, the stalls stratified over ``pace.STALL_S`` across the run (``pace.stratified``:
+    a stream that goes wrong once its client stops reading for a second or two, a cursor
+    timed out, shows; the audits read at full speed). Keyed by (block id, lo, hi)."""
+    rng = random.Random(f"{seed}:slow-reads")
+    chosen = [(b, max(keep, key=lambda r: r[1] - r[0])) for b, keep in blocks if keep]
+    chosen = [(b, (lo, hi)) for b, (lo, hi) in chosen if hi - lo >= 2]
+    chosen = rng.sample(chosen, min(SLOW_READS, len(chosen)))
+    pauses = pace.stratified(rng, len(chosen), pace.STALL_S)
+    return {
+        (block_id, lo, hi): {rng.randrange(1, hi - lo): pause}
+        for (block_id, (lo, hi)), pause in zip(chosen, pauses, strict=True)
+    }
+
+
 @check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
 def slices(ctx: CheckContext) -> None:
     """Small slices read alone (first, last, inner) equal the same units of the larger read.
@@ -586,19 +609,21 @@ def slices(ctx: CheckContext) -> None:
         )
     problems: list[tuple[AuditedBlock, int, int, str]] = []
     checked = 0
-    for _game, _stake, _faults, block in blocks_in_scope(ctx):
-        if block is None:
-            continue
+    audited = [block for *_, block in blocks_in_scope(ctx) if block is not None]
+    slow = slow_reads(str(ctx.seed), [(b.block_id, b.keep) for b in audited])
+    for block in audited:
         units = int(block.entry["units"])
         for lo, hi in block.keep:
             if not all(i in block.audit.kept for i in range(lo, hi)):
                 continue  # the larger read did not reach it: unit_sequence reports that
             checked += 1
+            stalls = slow.get((block.block_id, lo, hi))
             for problem in compare_slice(
-                ctx.adapter, block.block_id, lo, hi, block.audit.kept, units
+                ctx.adapter, block.block_id, lo, hi, block.audit.kept, units, stalls
             ):
                 problems.append((block, lo, hi, problem))
     ctx.details["slices_checked"] = checked
+    ctx.details["slices_read_slowly"] = len(slow)
     if problems:
         evidence = [
             BlockEvidence(
@@ -618,6 +643,7 @@ def slices(ctx: CheckContext) -> None:
                     "count": hi - lo,
                 },
                 note=problem,
+                stalls={str(k): v for k, v in slow.get((b.block_id, lo, hi), {}).items()} or None,
             )
             for b, lo, hi, problem in problems[:10]
         ]

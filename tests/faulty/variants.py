@@ -36,6 +36,7 @@ from . import _round10_faults as r10
 from . import _round11_faults as r11
 from . import _round12_faults as r12
 from . import _round12_seen_faults as r12s
+from . import _round13_faults as r13
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1624,4 +1625,27 @@ _service(
     ["*.prize_credited", "play.money.exact"],
     ("robots",),
     settings=SOAK_DEEP,
+)
+# -- the thirteenth red team's faults (tests/faulty/_round13_faults.py): a player's pace -------
+_service(
+    "play_slow_tap_buttons_transposed",
+    "play",
+    "robots 4.3",
+    r13.SlowTapButtonsTransposed,
+    ["robots.4.3.reveal_symbols", "robots.4.7.reveal_plus_one"],
+    ("robots",),
+)
+_service(
+    "play_quiet_account_listing_from_replica",
+    "play",
+    "contract 4",
+    r13.QuietAccountListingFromReplica,
+    ["play.history.complete", "play.history.limit", "*.last_unit"],
+)
+_service(
+    "block_slow_reader_page_repeated",
+    "blocks",
+    "contract 3",
+    r13.SlowReaderPageRepeated,
+    ["blocks.contract3.slice"],
 )

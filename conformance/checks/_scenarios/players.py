@@ -76,6 +76,8 @@ from ..._pool import map_in_order
 from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
+from . import pace
+from .clicks import requirements_of
 from .client import (
     MAX_CLICKS,
     WHOLE_HISTORY,
@@ -93,6 +95,7 @@ from .client import (
     refused,
     reply_doc,
     reveal_tuple,
+    ticket_buttons,
 )
 from .money import emptied_accounts
 from .overlap import (
@@ -158,6 +161,9 @@ class Bought:
     clicks: list[int] = field(default_factory=list)  # reveals shown, per button
     order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
     again: bool = False  # the last reveal showed a +1: its button has one more click
+    #: each click's answer: (button, its reveal number under that button, what it showed),
+    #: judged on the way back against the ticket (``_taps_judged``)
+    shown: list[tuple[int, int, tuple[str, bool, bool]]] = field(default_factory=list)
     by_hand: bool = False  # revealed by hand to its end (every button clicked), never AUTO'd
     ticket: str | None = None
     prize: int | None = None
@@ -277,7 +283,6 @@ def _paced(
             _read(session, player)
         else:
             one = _buy(session, player, player.at)
-            play_id, token = str(one.played["play_id"]), player.account.token
             if not one.clicks and rng.random() < 0.3:
                 continue  # a ticket never shown (an app closed): the way back finishes it
             if one.clicks:
@@ -287,14 +292,7 @@ def _paced(
                     # a ticket left is clicked buttons in turn (what it shows on the way back
                     # is then 4.3's to judge); one finished by AUTO anywhere
                     button = _in_turn(one) if leave else rng.randrange(len(one.clicks))
-                    reply = refused(partial(session.adapter.reveal, play_id, token, button))
-                    if isinstance(reply, ErrorReply):
-                        if reply.status != 409:
-                            raise reply
-                        continue  # a button with nothing left: the way back judges it
-                    one.again = reveal_tuple(one.game, reply, button)[2]
-                    one.clicks[button] += 1
-                    one.order.append(button)
+                    _tap(session, player, one, button)  # refused (409): the way back judges
                 if leave:
                     continue
             # AUTO at once, or after the phone was put down a while (a reveal session expired)
@@ -428,17 +426,26 @@ def _old_funded(session: Session, stake: int, plays: int) -> tuple[Account, int]
 
 def _clicked(session: Session, player: Player, one: Bought, clicks: int) -> None:
     """``clicks`` clicks on ``one``, buttons in turn (a button with nothing left: stop)."""
-    play_id, token = str(one.played["play_id"]), player.account.token
     for _ in range(clicks):
-        button = _in_turn(one)
-        reply = refused(partial(session.adapter.reveal, play_id, token, button))
-        if isinstance(reply, ErrorReply):
-            if reply.status != 409:
-                raise reply
+        if not _tap(session, player, one, _in_turn(one)):
             return  # the way back judges the ticket
-        one.again = reveal_tuple(one.game, reply, button)[2]
-        one.clicks[button] += 1
-        one.order.append(button)
+
+
+def _tap(session: Session, player: Player, one: Bought, button: int) -> bool:
+    """A click on ``button`` of ``one``, its answer kept to be judged (``_taps_judged``);
+    False when refused with 409 (nothing left under it: the way back judges the ticket)."""
+    play_id, token = str(one.played["play_id"]), player.account.token
+    reply = refused(partial(session.adapter.reveal, play_id, token, button))
+    if isinstance(reply, ErrorReply):
+        if reply.status != 409:
+            raise reply
+        return False
+    got = reveal_tuple(one.game, reply, button)
+    one.shown.append((button, one.clicks[button], got))
+    one.again = got[2]
+    one.clicks[button] += 1
+    one.order.append(button)
+    return True
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -569,7 +576,8 @@ def scenario_players(
         try:
             # first, the token as it comes back (an old account's: unused for the span)
             _kept_to_its_own(session, case, player, players[(number + 1) % len(players)])
-            _way_back(session, case, player, random.Random(f"{seed}:back:{number}"))
+            rng = random.Random(f"{seed}:back:{number}")
+            _way_back(session, case, player, rng, slow[number])
         except _Found as found:
             return _named(found)
         if ages is not None:
@@ -583,6 +591,10 @@ def scenario_players(
                 f"{player.listed_up_to} (a larger limit refused)"
             )
         return None
+
+    # the paced players' slow tickets (an old account's way back, its overlapping rounds and
+    # their pauses, is the longest already: theirs fit beside it)
+    slow: list[Slow | None] = [None] * olds + list(_slow_shares(seed, len(players) - olds))
 
     # every account judged again side by side (each its own requests in turn); the first
     # fault in account order is the one reported, as one after another would report it
@@ -657,8 +669,11 @@ def _named(found: _Found) -> Evidence:
     return found.found
 
 
-def _way_back(session: Session, case: Case, player: Player, rng: random.Random) -> None:
-    """Everything ``player`` did, judged again now (the module docstring's order)."""
+def _way_back(
+    session: Session, case: Case, player: Player, rng: random.Random, slow: Slow | None = None
+) -> None:
+    """Everything ``player`` did, judged again now (the module docstring's order); ``slow``:
+    its ticket tapped at a person's pace first (``_tapped_slowly``)."""
     game, stake, account = player.game, player.stake, player.account
     who = "a paced player" if player.paced else "an old account"
 
@@ -690,6 +705,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         with contextlib.suppress(_Limited):  # its limit reached now: judged without that play
             _finish(session, player, _buy(session, player, pair))
     _page(session, player, rng)
+    if slow is not None:  # a ticket tapped at a person's pace, a read between two taps
+        _tapped_slowly(session, player, slow)
     # the tickets of the plays left unfinished: the history's entry (the whole listing read
     # once when there are several), else the block's unit
     unshown = [one for one in player.bought if not one.finished]
@@ -811,6 +828,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     for one in player.bought:
         if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
             _revealed_on(session, player, one, fault)
+    # every click's answer, the span's and the slow ticket's, against the ticket
+    _taps_judged(player, fault)
     # last, an old account sends requests that overlap, as the eighth red team's round does on
     # a fresh account, each at a moment of a person's fraction of a second: plays at two pairs,
     # AUTO, a click and balance reads (``overlap.old_account_rounds``: a wallet that loses
@@ -824,6 +843,121 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
         _finished_early(session, player)
         player.limited = True
         session.reserve(limit.reservation)
+
+
+TAPS = 2  # clicks of a ticket tapped at a person's pace (then AUTO) on the way back
+
+
+@dataclass(frozen=True)
+class Slow:
+    """A player's ticket tapped at a person's pace on the way back (``_tapped_slowly``): the
+    gaps before each of its ``TAPS`` clicks and before its AUTO, before the app's read (a
+    glance back at the screen: its history, then its balance), where that read falls among the
+    clicks, and the seed of its own draws."""
+
+    taps: tuple[float, ...]
+    auto: float
+    glance: float
+    read_at: int
+    seed: str
+
+
+def _slow_shares(seed: int, players: int) -> list[Slow]:
+    """Each player's ``Slow``: the run's tap gaps (``TAPS`` + 1 a player) stratified over
+    ``pace.TAP_S`` and its glances over ``pace.GLANCE_S`` (``pace.stratified``), dealt from
+    the seed (``pace.dealt``), the longest glance to the player of the shortest taps: any
+    window of a person's range holds one of the run's gaps of each kind, whatever player the
+    seed hands it to, and the run waits for a slowest player not much slower than the rest."""
+    rng = random.Random(f"{seed}:pace")
+    taps = pace.dealt(rng, pace.stratified(rng, (TAPS + 1) * players, pace.TAP_S), players)
+    glances = sorted(pace.stratified(rng, players, pace.GLANCE_S), reverse=True)
+    by_taps = sorted(range(players), key=lambda n: sum(taps[n]))
+    glance = dict(zip(by_taps, glances, strict=True))
+    return [
+        Slow(
+            tuple(taps[n][:TAPS]),
+            taps[n][TAPS],
+            glance[n],
+            rng.randrange(TAPS + 1),
+            f"{seed}:slow:{n}",
+        )
+        for n in range(players)
+    ]
+
+
+def _tapped_slowly(session: Session, player: Player, slow: Slow) -> None:
+    """A ticket bought (at a pair with buttons when one is in scope: the player's own, else
+    one it may try) and tapped at a person's pace: ``TAPS`` clicks, buttons in turn, each
+    after its gap, the app's read after its glance among them (the history, newest page or
+    screen as the seed draws, then the balance: judged with the span's), AUTO after its gap.
+    A ticket whose reveal session expires after a second of idleness, or a listing routed
+    elsewhere after an account lay quiet some seconds (a thirteenth red team's, CERTIFIED
+    while every tap came under a second after the last and every request 0.5 to 3 s after
+    the account's last), shows: each click's answer is judged with the others
+    (``_taps_judged``), the read with the span's (``_pages_judged``, ``_reads_judged``)."""
+    rng = random.Random(slow.seed)
+    pair = _buttons_pair(session, player, rng)
+    if player.limited or not _affords(player, pair[1]):
+        return
+    try:
+        one = _buy(session, player, pair)
+    except _Limited:
+        return
+    steps = ["tap"] * len(slow.taps)
+    steps.insert(slow.read_at, "read")
+    gaps = iter(slow.taps)
+    for step in steps:
+        if step == "read":
+            time.sleep(slow.glance)
+            _listing(session, player, None if rng.random() < 0.5 else PAGE)
+            _read(session, player)
+            continue
+        gap = next(gaps)
+        if one.clicks and not one.finished:  # a ticket without buttons is not tapped
+            time.sleep(gap)
+            _tap(session, player, one, _in_turn(one))
+    time.sleep(slow.auto)
+    if not one.finished:  # finished already to free the account (one-open-ticket)
+        _finish(session, player, one)
+
+
+def _buttons_pair(session: Session, player: Player, rng: random.Random) -> tuple[str, int]:
+    """The pair of the slow ticket: the player's own when its game has buttons, else one of
+    the others in scope with buttons (the seed's), else its own."""
+    own = (player.game, player.stake)
+    if "reveal" not in session.capabilities:
+        return own
+    with_buttons = [p for p in [own, *player.elsewhere] if kit(p[0]).reveals]
+    if not with_buttons or own in with_buttons:
+        return own
+    return rng.choice(with_buttons)
+
+
+def _taps_judged(player: Player, fault: Fault) -> None:
+    """Every click the player made (at its pace in the span, in turn on an old account, on
+    the slow ticket) showed the ticket's next reveal under its button (the ticket: AUTO's, or
+    the history's for a ticket left unfinished): else the reveal rule when the ticket's clicks
+    were buttons in turn, the order rule when not (as ``reveal.revealed_on`` names them)."""
+    for one in player.bought:
+        buttons = None if one.ticket is None else ticket_buttons(one.game, str(one.ticket))
+        if not one.shown or buttons is None:
+            continue
+        rules = requirements_of(one.game)
+        natural = [b for b, reveals in enumerate(buttons) for _ in reveals]
+        wrong = rules.symbols if one.order == natural[: len(one.order)] else rules.order
+        for button, number, got in one.shown:
+            reveals = buttons[button]
+            want = reveals[number] if number < len(reveals) else None
+            if got != want:
+                raise fault(
+                    wrong,
+                    {"reveal": None if want is None else list(want)},
+                    {"reveal": list(got)},
+                    f"play {one.played['play_id']!r}: its click {number + 1} on button "
+                    f"{button} showed {got}, the ticket's reveal there is {want}",
+                    "reveal",
+                    (one.game, one.stake),
+                )
 
 
 def _overlapping(
