@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -611,16 +612,23 @@ def slices(ctx: CheckContext) -> None:
     checked = 0
     audited = [block for *_, block in blocks_in_scope(ctx) if block is not None]
     slow = slow_reads(str(ctx.seed), [(b.block_id, b.keep) for b in audited])
-    for block in audited:
-        units = int(block.entry["units"])
-        for lo, hi in block.keep:
-            if not all(i in block.audit.kept for i in range(lo, hi)):
-                continue  # the larger read did not reach it: unit_sequence reports that
-            checked += 1
-            stalls = slow.get((block.block_id, lo, hi))
-            for problem in compare_slice(
-                ctx.adapter, block.block_id, lo, hi, block.audit.kept, units, stalls
-            ):
+    reads: list[tuple[AuditedBlock, int, int, Future[list[str]] | list[str]]] = []
+    # the slow reads side by side, beside the others (their stalls cost the longest one)
+    with ThreadPoolExecutor(max_workers=max(1, len(slow))) as pool:
+        for block in audited:
+            units = int(block.entry["units"])
+            for lo, hi in block.keep:
+                if not all(i in block.audit.kept for i in range(lo, hi)):
+                    continue  # the larger read did not reach it: unit_sequence reports that
+                checked += 1
+                kept, stalls = block.audit.kept, slow.get((block.block_id, lo, hi))
+                args = (ctx.adapter, block.block_id, lo, hi, kept, units)
+                found = (
+                    pool.submit(compare_slice, *args, stalls) if stalls else compare_slice(*args)
+                )
+                reads.append((block, lo, hi, found))
+        for block, lo, hi, found in reads:  # in order, as one after another would find them
+            for problem in found if isinstance(found, list) else found.result():
                 problems.append((block, lo, hi, problem))
     ctx.details["slices_checked"] = checked
     ctx.details["slices_read_slowly"] = len(slow)

@@ -49,22 +49,26 @@ def test_dealt_hands_out_every_gap_in_balanced_shares_from_the_seed() -> None:
     assert shares != pace.dealt(random.Random(5), gaps, 10)  # who gets which: the seed's
 
 
-def test_each_paced_player_has_its_slow_ticket_from_the_seed() -> None:
+def test_each_tapper_has_its_slow_ticket_from_the_seed() -> None:
     slow = players._slow_shares(42, 16)
     assert slow == players._slow_shares(42, 16)
     assert slow != players._slow_shares(43, 16)
     assert len(slow) == 16
     for one in slow:
-        assert len(one.taps) == players.TAPS
-        assert all(pace.TAP_S[0] <= g <= pace.TAP_S[1] for g in (*one.taps, one.auto))
-        assert pace.GLANCE_S[0] <= one.glance <= pace.GLANCE_S[1]
-        assert 0 <= one.read_at <= players.TAPS
+        assert len(one.taps) == players.TAPS and len(one.glances) == players.GLANCES
+        assert all(pace.TAP_S[0] <= g <= pace.TAP_S[1] for g in one.taps)
+        assert all(pace.GLANCE_S[0] <= g <= pace.GLANCE_S[1] for g in one.glances)
+    # every stratum's gap is someone's: all the taps and glances of the run, dealt
+    taps = sorted(g for one in slow for g in one.taps)
+    assert taps == sorted(pace.stratified(random.Random("42:pace"), 32, pace.TAP_S))
     # the slow glances and taps are not always the same players' (no fixed subset)
     longest = {
-        max(range(16), key=lambda n: s[n].glance)
-        for s in map(players._slow_shares, range(10), [16] * 10)
+        max(range(16), key=lambda n: max(shares[n].glances))
+        for shares in (players._slow_shares(seed, 16) for seed in range(10))
     }
     assert len(longest) > 1
+    sums = [sum(one.taps) + sum(one.glances) for one in slow]
+    assert max(sums) < 2 * sum(sums) / len(sums)  # the slowest tapper near the rest
 
 
 def test_stalls_fall_inside_the_stream_past_its_first_line() -> None:

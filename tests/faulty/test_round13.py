@@ -8,13 +8,13 @@ back to back, or 0.2 to 1 s apart, their answers never judged); a listing read f
 the last, an old account's rounds after 0.5 to 3 s or 5 s and more); a block stream that sends
 a page again when its reader stopped for a second (every stream read at full speed).
 
-What changed: every paced player, on its way back, taps a ticket at a person's pace
-(``players._tapped_slowly``: ``TAPS`` clicks and AUTO, a glance's read among them), the run's
-gaps stratified over a person's range and dealt from the seed (``pace.stratified``,
-``pace.dealt``); every click's answer of the run's players is judged against the ticket
-(``players._taps_judged``); ``blocks.slices`` reads the longest kept slice of up to
-``SLOW_READS`` blocks the seed draws as a slow reader, stopped once, the stalls stratified
-(``blocks.slow_reads``), judged against the audit's read at full speed.
+What changed: as many slow tappers as paced players buy tickets through the span and look
+at each as a person does (``players._tapping``, ``players._tapped_slowly``: a glance's read,
+``TAPS`` clicks, a glance's read again, AUTO), the run's gaps stratified over a person's range
+and dealt from the seed (``pace.stratified``, ``pace.dealt``); every click's answer of the
+run's players is judged against the ticket (``players._taps_judged``); ``blocks.slices`` reads
+the longest kept slice of up to ``SLOW_READS`` blocks the seed draws as a slow reader, stopped
+once, the stalls stratified (``blocks.slow_reads``), judged against the audit's read at full speed.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ LISTING = [
     "eldorado.4.2.last_unit",
 ]
 NARROWED = {
-    "play_slow_tap_buttons_transposed": ["robots.4.3.reveal_symbols"],
+    "play_slow_tap_buttons_transposed": ["robots.4.3.reveal_symbols", "robots.4.4.reveal_order"],
     "play_quiet_account_listing_from_replica": LISTING,
     "block_slow_reader_page_repeated": ["blocks.contract3.slice"],
 }
@@ -136,9 +136,9 @@ def _tapped(service: type, slow: players.Slow) -> tuple[players.Player, list[str
 
 
 def test_a_ticket_tapped_slowly_has_every_click_judged() -> None:
-    # buttons in turn (0, then 1 or 0 again after a +1): the second tap after 1.5 s of the
-    # ticket's idleness, on the transposed fault, shows button 3's (or 0's) next symbol
-    slow = players.Slow((0.05, 1.5), 0.05, 0.05, 0, "t")
+    # buttons in turn from one the seed draws: the second tap after 1.5 s of the ticket's
+    # idleness, on the transposed fault, shows the transposed button's next symbol
+    slow = players.Slow((0.05, 1.5), (0.05, 0.05), "t")
     player, named = _tapped(r13.SlowTapSessionReloaded, slow)
     (one,) = player.bought
     assert one.finished and len(one.shown) == 2 and named == []
@@ -164,6 +164,10 @@ def test_a_click_judged_wrong_names_the_order_rule_off_buttons_in_turn() -> None
     one.order, one.shown = [0, 1], [(0, 0, buttons[0][0]), (1, 0, buttons[1][0])]
     players._taps_judged(player, _Named)  # right: nothing named
     one.shown = [(0, 0, buttons[0][0]), (1, 0, buttons[2][0])]  # button 1 showed 2's "T"
+    with pytest.raises(_Named, match=r"robots\.4\.3\.reveal_symbols"):
+        players._taps_judged(player, _Named)
+    one.order = [3, 4]  # buttons in turn from another first one: the reveal rule too
+    one.shown = [(3, 0, buttons[3][0]), (4, 0, buttons[2][0])]  # button 4 showed 2's "T"
     with pytest.raises(_Named, match=r"robots\.4\.3\.reveal_symbols"):
         players._taps_judged(player, _Named)
     one.order = [0, 5]  # not buttons in turn: the order rule

@@ -1632,7 +1632,9 @@ _service(
     "play",
     "robots 4.3",
     r13.SlowTapButtonsTransposed,
-    ["robots.4.3.reveal_symbols", "robots.4.7.reveal_plus_one"],
+    # a click's answer not the ticket's: the reveal rule, or the order rule when the ticket's
+    # clicks were not buttons in turn (a paced player's), as reveal.revealed_on names them
+    ["robots.4.3.reveal_symbols", "robots.4.4.reveal_order", "robots.4.7.reveal_plus_one"],
     ("robots",),
 )
 _service(
