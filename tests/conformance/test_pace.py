@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -112,3 +113,27 @@ def test_a_slow_reader_stops_before_the_lines_drawn(monkeypatch: pytest.MonkeyPa
     got = list(_block_reading.stalled_lines(stream, 3, {2: 1.5}))
     assert got == [b"a", b"b", b"c"]
     assert slept == [(1.5, 2)]  # after two lines pulled, before the third
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_tapper_taps_round_after_round_its_first_ticket_always(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tapped: list[players.Slow] = []
+
+    def record(session: object, player: object, slow: players.Slow) -> None:
+        tapped.append(slow)
+        if len(tapped) == 3:
+            raise _Stop
+
+    monkeypatch.setattr(players, "_tapped_slowly", record)
+    now = time.monotonic()
+    with pytest.raises(_Stop):  # a long span: round after round, each its own draws
+        players._tapping(None, None, 7, 2, 4, now + 1000)  # type: ignore[arg-type]
+    assert tapped == [players._slow_shares(f"7:{turn}", 4)[2] for turn in range(3)]
+    tapped.clear()
+    players._tapping(None, None, 7, 2, 4, now - 1)  # type: ignore[arg-type]
+    assert tapped == [players._slow_shares("7:0", 4)[2]]  # past the deadline: the first only
