@@ -139,15 +139,14 @@ def compare_slice(
 
 
 def stalled_lines(stream: Any, limit: int, stalls: Mapping[int, float]) -> Iterator[bytes]:
-    """Up to ``limit`` unit lines of ``stream`` pulled one by one (``lines()``, else its
-    chunks'), sleeping ``stalls[n]`` seconds before pulling line ``n``: a slow reader, whose
-    socket stops taking the stream's bytes meanwhile (a server streaming over HTTP sees the
-    client's back-pressure once its buffers fill)."""
-    source: Iterator[bytes] = (
-        iter(stream.lines())
-        if hasattr(stream, "lines")
-        else chunk_lines(block_chunks(stream), limit)
-    )
+    """Up to ``limit`` unit lines of ``stream``, sleeping ``stalls[n]`` seconds before pulling
+    line ``n``: a slow reader, whose socket takes none of the stream's bytes meanwhile (a
+    server streaming over HTTP sees the client's back-pressure once its buffers fill;
+    in-process, its generator is not resumed)."""
+    # a stream of raw chunks (HTTP: the socket's bytes as they come) read so; one of lines
+    # pulled line by line (in-process: batched into chunks, it would be read whole first)
+    chunked = getattr(stream, "chunks", None) is not None
+    source = chunk_lines(block_chunks(stream), limit) if chunked else iter(stream.lines())
     for n in range(limit):
         pause = stalls.get(n)
         if pause:

@@ -130,10 +130,15 @@ def test_a_tapper_taps_round_after_round_its_first_ticket_always(
             raise _Stop
 
     monkeypatch.setattr(players, "_tapped_slowly", record)
+    player = players.Player(None, "robots", 100, 10_000, paced=True)  # type: ignore[arg-type]
     now = time.monotonic()
     with pytest.raises(_Stop):  # a long span: round after round, each its own draws
-        players._tapping(None, None, 7, 2, 4, now + 1000)  # type: ignore[arg-type]
+        players._tapping(None, player, 7, 2, 4, now + 1000)  # type: ignore[arg-type]
     assert tapped == [players._slow_shares(f"7:{turn}", 4)[2] for turn in range(3)]
     tapped.clear()
-    players._tapping(None, None, 7, 2, 4, now - 1)  # type: ignore[arg-type]
+    players._tapping(None, player, 7, 2, 4, now - 1)  # type: ignore[arg-type]
     assert tapped == [players._slow_shares("7:0", 4)[2]]  # past the deadline: the first only
+    tapped.clear()
+    player.limited = True  # a limit of its own reached: no more
+    players._tapping(None, player, 7, 2, 4, now + 1000)  # type: ignore[arg-type]
+    assert tapped == []

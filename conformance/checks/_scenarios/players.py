@@ -926,6 +926,8 @@ def _tapping(
     (``_slow_shares``, round after round: a span of minutes draws them again). A ticket's gaps
     are never cut short: the tapper's way back waits for its last one."""
     for turn in itertools.count():
+        if player.limited or not _affords(player):
+            return  # a limit of its own reached, or its balance spent: it buys no more
         slow = _slow_shares(f"{seed}:{turn}", tappers)[number]
         if turn and time.monotonic() + sum(slow.taps) + sum(slow.glances) > deadline:
             return  # another would end past the deadline: the first one always runs
