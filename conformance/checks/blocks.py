@@ -573,7 +573,7 @@ def payout_cap(ctx: CheckContext) -> None:
     _judge(ctx, ["payout_cap"], "payout cap")
 
 
-SLOW_READS = 3  # slices a run reads as a slow reader, one stall each (``pace.stalls``)
+SLOW_READS = 3  # slices a run reads as a slow reader, one stall each (``slow_reads``)
 
 
 def slow_reads(

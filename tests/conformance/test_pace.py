@@ -72,15 +72,6 @@ def test_each_tapper_has_its_slow_ticket_from_the_seed() -> None:
     assert max(sums) < 2 * sum(sums) / len(sums)  # the slowest tapper near the rest
 
 
-def test_stalls_fall_inside_the_stream_past_its_first_line() -> None:
-    for seed in range(10):
-        stalls = pace.stalls(str(seed), 500)
-        assert len(stalls) == 3 and all(1 <= at < 500 for at in stalls)
-        assert all(pace.STALL_S[0] <= s <= pace.STALL_S[1] for s in stalls.values())
-        assert stalls == pace.stalls(str(seed), 500)
-    assert pace.stalls("x", 1) == {}
-
-
 def test_slow_reads_are_the_longest_kept_slices_of_blocks_the_seed_draws() -> None:
     blocks = [(f"b{n}", [(0, 1), (10, 17), (100, 150), (99, 100)]) for n in range(5)]
     slow = slow_reads("seed", blocks)

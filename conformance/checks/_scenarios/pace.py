@@ -58,15 +58,4 @@ def dealt(rng: random.Random, gaps: list[float], hands: int) -> list[list[float]
     return shares
 
 
-def stalls(seed: str, lines: int, count: int = 3) -> dict[int, float]:
-    """Where a slow reader of a stream of ``lines`` unit lines stops (before pulling that
-    line) and for how long: ``count`` stalls stratified over ``STALL_S``, at distinct lines the
-    seed draws past the first (so the stream has started)."""
-    rng = random.Random(f"{seed}:stalls")
-    if lines < 2:
-        return {}
-    at = sorted(rng.sample(range(1, lines), min(count, lines - 1)))
-    return dict(zip(at, stratified(rng, len(at), STALL_S), strict=True))
-
-
-__all__ = ["GLANCE_S", "STALL_S", "TAP_S", "dealt", "stalls", "stratified"]
+__all__ = ["GLANCE_S", "STALL_S", "TAP_S", "dealt", "stratified"]
