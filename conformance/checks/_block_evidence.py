@@ -114,6 +114,8 @@ class BlockEvidence(Serialised):
     requirements: tuple[str, ...] = ()
     other_block_id: str | None = None
     blocks: tuple[Mapping[str, Any], ...] | None = None
+    #: a slice read slowly: the seconds its reader stopped before each line (``stalled_lines``)
+    stalls: Mapping[str, float] | None = None
 
     @property
     def input(self) -> dict[str, Any]:
@@ -133,6 +135,8 @@ class BlockEvidence(Serialised):
         }
         if self.blocks is not None:
             shown["blocks"] = [dict(b) for b in self.blocks]
+        if self.stalls:
+            shown["stalls"] = dict(self.stalls)
         return shown
 
     @classmethod
@@ -160,6 +164,7 @@ class BlockEvidence(Serialised):
             request,
             other_block_id=case.get("other_block_id"),
             blocks=tuple(blocks) if isinstance(blocks, list) else None,
+            stalls=case.get("stalls") if isinstance(case.get("stalls"), Mapping) else None,
         )
 
         def still(expected: Any, got: Any, note: str = "") -> BlockEvidence:
@@ -181,7 +186,9 @@ class BlockEvidence(Serialised):
             finally:
                 stream.close()
             kept = {lo + n: line for n, line in enumerate(lines)}
-            problems = compare_slice(adapter, block_id, start, start + count, kept, units)
+            stalls = case.get("stalls")  # read slowly again, as the run read it
+            slow = {int(k): float(v) for k, v in stalls.items()} if stalls else None
+            problems = compare_slice(adapter, block_id, start, start + count, kept, units, slow)
             return still("the same unit lines", problems) if problems else None
         if aspect == "top_tiers":
             require(case, "blocks")

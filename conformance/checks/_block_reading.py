@@ -6,6 +6,7 @@ read blocks through these; this module knows neither.
 
 from __future__ import annotations
 
+import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -180,9 +181,18 @@ def line_value(line: bytes) -> Any:
 
 
 def compare_slice(
-    adapter: Any, block_id: str, lo: int, hi: int, kept: Mapping[int, bytes], units: int
+    adapter: Any,
+    block_id: str,
+    lo: int,
+    hi: int,
+    kept: Mapping[int, bytes],
+    units: int,
+    stalls: Mapping[int, float] | None = None,
 ) -> list[str]:
-    """What differs between the slice [lo, hi) read alone and the same lines read before."""
+    """What differs between the slice [lo, hi) read alone and the same lines read before;
+    ``stalls``: read as a slow reader reads it, stopping that many seconds before pulling each
+    of those lines (a page sent again, or skipped, after the reader stalled shows against the
+    larger read, made at full speed)."""
     problems: list[str] = []
     stream = read_slice(adapter, block_id, lo, hi - lo)
     try:
@@ -195,7 +205,10 @@ def compare_slice(
                 )
         lines: list[bytes] = []
         try:
-            lines.extend(chunk_lines(block_chunks(stream), hi - lo + 1))
+            if stalls:
+                lines.extend(stalled_lines(stream, hi - lo + 1, stalls))
+            else:
+                lines.extend(chunk_lines(block_chunks(stream), hi - lo + 1))
         except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
             problems.append(f"slice [{lo}, {hi}): the document ended: {exc}")
     finally:
@@ -216,7 +229,29 @@ def compare_slice(
         problems.append(
             f"slice [{lo}, {hi}): {differ} of its {hi - lo} units differ from the larger read"
         )
+    if stalls and problems:  # said: a read at full speed may be right
+        where = ", ".join(f"{s:.1f} s before line {at}" for at, s in sorted(stalls.items()))
+        problems = [f"{p} (read slowly: stopped {where})" for p in problems]
     return problems
+
+
+def stalled_lines(stream: Any, limit: int, stalls: Mapping[int, float]) -> Iterator[bytes]:
+    """Up to ``limit`` unit lines of ``stream``, sleeping ``stalls[n]`` seconds before pulling
+    line ``n``: a slow reader, whose socket takes none of the stream's bytes meanwhile (a
+    server streaming over HTTP sees the client's back-pressure once its buffers fill;
+    in-process, its generator is not resumed)."""
+    # a stream of raw chunks (HTTP: the socket's bytes as they come) read so; one of lines
+    # pulled line by line (in-process: batched into chunks, it would be read whole first)
+    chunked = getattr(stream, "chunks", None) is not None
+    source = chunk_lines(block_chunks(stream), limit) if chunked else iter(stream.lines())
+    for n in range(limit):
+        pause = stalls.get(n)
+        if pause:
+            time.sleep(pause)
+        line = next(source, None)
+        if line is None:
+            return
+        yield line
 
 
 def chunk_lines(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:

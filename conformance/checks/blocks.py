@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import weakref
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ from ._block_reading import (
     of_pair,
     read_slice,
 )
+from ._scenarios import pace
 
 EVIDENCE_PER_BLOCK = 5
 
@@ -578,6 +580,28 @@ def payout_cap(ctx: CheckContext) -> None:
     _judge(ctx, ["payout_cap"], "payout cap")
 
 
+SLOW_READS = 3  # slices a run reads as a slow reader, one stall each (``slow_reads``)
+
+
+def slow_reads(
+    seed: str, blocks: Sequence[tuple[str, Sequence[tuple[int, int]]]]
+) -> dict[tuple[str, int, int], dict[int, float]]:
+    """The slices read as a slow reader reads them: ``SLOW_READS`` of the audited blocks (the
+    seed's, every one when fewer), each its longest kept slice, stopped once at a line the
+    seed draws, the stalls stratified over ``pace.STALL_S`` across the run (``pace.stratified``:
+    a stream that goes wrong once its client stops reading for a second or two, a cursor
+    timed out, shows; the audits read at full speed). Keyed by (block id, lo, hi)."""
+    rng = random.Random(f"{seed}:slow-reads")
+    chosen = [(b, max(keep, key=lambda r: r[1] - r[0])) for b, keep in blocks if keep]
+    chosen = [(b, (lo, hi)) for b, (lo, hi) in chosen if hi - lo >= 2]
+    chosen = rng.sample(chosen, min(SLOW_READS, len(chosen)))
+    pauses = pace.stratified(rng, len(chosen), pace.STALL_S)
+    return {
+        (block_id, lo, hi): {rng.randrange(1, hi - lo): pause}
+        for (block_id, (lo, hi)), pause in zip(chosen, pauses, strict=True)
+    }
+
+
 @check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
 def slices(ctx: CheckContext) -> None:
     """Small slices read alone (first, last, inner) equal the same units of the larger read.
@@ -593,19 +617,28 @@ def slices(ctx: CheckContext) -> None:
         )
     problems: list[tuple[AuditedBlock, int, int, str]] = []
     checked = 0
-    for _game, _stake, _faults, block in blocks_in_scope(ctx):
-        if block is None:
-            continue
-        units = int(block.entry["units"])
-        for lo, hi in block.keep:
-            if not all(i in block.audit.kept for i in range(lo, hi)):
-                continue  # the larger read did not reach it: unit_sequence reports that
-            checked += 1
-            for problem in compare_slice(
-                ctx.adapter, block.block_id, lo, hi, block.audit.kept, units
-            ):
+    audited = [block for *_, block in blocks_in_scope(ctx) if block is not None]
+    slow = slow_reads(str(ctx.seed), [(b.block_id, b.keep) for b in audited])
+    reads: list[tuple[AuditedBlock, int, int, Future[list[str]] | list[str]]] = []
+    # the slow reads side by side, beside the others (their stalls cost the longest one)
+    with ThreadPoolExecutor(max_workers=max(1, len(slow))) as pool:
+        for block in audited:
+            units = int(block.entry["units"])
+            for lo, hi in block.keep:
+                if not all(i in block.audit.kept for i in range(lo, hi)):
+                    continue  # the larger read did not reach it: unit_sequence reports that
+                checked += 1
+                kept, stalls = block.audit.kept, slow.get((block.block_id, lo, hi))
+                args = (ctx.adapter, block.block_id, lo, hi, kept, units)
+                found = (
+                    pool.submit(compare_slice, *args, stalls) if stalls else compare_slice(*args)
+                )
+                reads.append((block, lo, hi, found))
+        for block, lo, hi, found in reads:  # in order, as one after another would find them
+            for problem in found if isinstance(found, list) else found.result():
                 problems.append((block, lo, hi, problem))
     ctx.details["slices_checked"] = checked
+    ctx.details["slices_read_slowly"] = len(slow)
     if problems:
         evidence = [
             BlockEvidence(
@@ -625,6 +658,7 @@ def slices(ctx: CheckContext) -> None:
                     "count": hi - lo,
                 },
                 note=problem,
+                stalls={str(k): v for k, v in slow.get((b.block_id, lo, hi), {}).items()} or None,
             )
             for b, lo, hi, problem in problems[:10]
         ]

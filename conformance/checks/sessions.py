@@ -22,7 +22,7 @@ from .._pool import workers_of
 from .._registry import CheckContext, Reservation, check
 from ._scenarios import case_of
 from ._scenarios.deep import Deep, deep_plays
-from ._scenarios.players import Player, reach_of, scenario_players
+from ._scenarios.players import Player, reach_of, scenario_players, tappers_of
 from ._session import session
 from .blocks import audited_prizes
 from .play import failure, pairs
@@ -68,6 +68,7 @@ def player_sessions(ctx: CheckContext) -> None:
     in_scope = pairs(ctx)
     top_tier = ctx.settings.top_tier_units
     players = ctx.settings.player_accounts + len(ctx.games())
+    players += tappers_of(ctx.settings.player_accounts)  # the slow tappers beside them
     players += len(in_scope) if top_tier is not None else 0
     case = case_of(
         "players",

@@ -36,7 +36,8 @@ from . import _round10_faults as r10
 from . import _round11_faults as r11
 from . import _round12_faults as r12
 from . import _round12_seen_faults as r12s
-from . import _round13_surface_faults as r13
+from . import _round13_faults as r13
+from . import _round13_surface_faults as r13s
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1554,7 +1555,7 @@ _service(
     "play_later_stakes_token_of_any_account",
     "play",
     "contract 4",
-    r13.LaterStakesTokenOfAnyAccount,
+    r13s.LaterStakesTokenOfAnyAccount,
     ["security.tokens.isolation"],
     games=("eldorado",),
 )
@@ -1562,7 +1563,7 @@ _service(
     "play_history_page_trimmed_at_its_limit",
     "play",
     "contract 4",
-    r13.HistoryPageTrimmedAtItsLimit,
+    r13s.HistoryPageTrimmedAtItsLimit,
     # one play listed with limit 1 shows none: the last unit not in the history (robots 4.1)
     ["play.history.complete", "play.history.limit", "*.last_unit"],
 )
@@ -1572,8 +1573,8 @@ _add(
     "eldorado_rules",
     "contract 4",
     ["evaluate.refusals.status"],
-    lambda n: service_variant(f"faulty:{n}", r13.LaterStakesBatchSizeUnchecked),
-    r13.LaterStakesBatchSizeUnchecked.__doc__,
+    lambda n: service_variant(f"faulty:{n}", r13s.LaterStakesBatchSizeUnchecked),
+    r13s.LaterStakesBatchSizeUnchecked.__doc__,
     ("eldorado",),
 )
 
@@ -1654,4 +1655,29 @@ _service(
     ["*.prize_credited", "play.money.exact"],
     ("robots",),
     settings=SOAK_DEEP,
+)
+# -- the thirteenth red team's faults (tests/faulty/_round13_faults.py): a player's pace -------
+_service(
+    "play_slow_tap_buttons_transposed",
+    "play",
+    "robots 4.3",
+    r13.SlowTapButtonsTransposed,
+    # a click's answer not the ticket's: the reveal rule, or the order rule when the ticket's
+    # clicks were not buttons in turn (a paced player's), as reveal.revealed_on names them
+    ["robots.4.3.reveal_symbols", "robots.4.4.reveal_order", "robots.4.7.reveal_plus_one"],
+    ("robots",),
+)
+_service(
+    "play_quiet_account_listing_from_replica",
+    "play",
+    "contract 4",
+    r13.QuietAccountListingFromReplica,
+    ["play.history.complete", "play.history.limit", "*.last_unit"],
+)
+_service(
+    "block_slow_reader_page_repeated",
+    "blocks",
+    "contract 3",
+    r13.SlowReaderPageRepeated,
+    ["blocks.contract3.slice"],
 )

@@ -46,6 +46,11 @@ once and judges it a moment later sees a young target. These scenarios play like
   sends ``overlap.OLD_ROUNDS`` rounds of requests that overlap (plays at two pairs, AUTO, a click,
   balance reads), each request at a moment drawn over a person's fraction of a second
   (``overlap.old_account_rounds``: ``play.money.concurrent_one_account``);
+- **slow tappers** (as many as the paced players, ``tappers_of``): through the span, in the
+  background, tickets looked at as a person does (``_tapped_slowly``: a read after a glance, a
+  few clicks, a read again, AUTO), the run's gaps stratified over a person's range and dealt
+  from the seed (``pace``); every click's answer of the run's players judged on the way back
+  against its ticket (``_taps_judged``);
 - **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in two
   with a residue under a stake beside it) play once each until one loses and one of each kind wins
   (``money.emptied_accounts``): a wallet that treats accounts opened after some number of others
@@ -65,6 +70,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -76,6 +82,8 @@ from ..._pool import map_in_order
 from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
+from . import pace
+from .clicks import requirements_of
 from .client import (
     MAX_CLICKS,
     WHOLE_HISTORY,
@@ -93,6 +101,7 @@ from .client import (
     refused,
     reply_doc,
     reveal_tuple,
+    ticket_buttons,
 )
 from .money import emptied_accounts
 from .overlap import (
@@ -158,6 +167,9 @@ class Bought:
     clicks: list[int] = field(default_factory=list)  # reveals shown, per button
     order: list[int] = field(default_factory=list)  # the buttons clicked, in turn
     again: bool = False  # the last reveal showed a +1: its button has one more click
+    #: each click's answer: (button, its reveal number under that button, what it showed),
+    #: judged on the way back against the ticket (``_taps_judged``)
+    shown: list[tuple[int, int, tuple[str, bool, bool]]] = field(default_factory=list)
     by_hand: bool = False  # revealed by hand to its end (every button clicked), never AUTO'd
     ticket: str | None = None
     prize: int | None = None
@@ -189,6 +201,7 @@ class Player:
     #: (plays bought, limit asked, play ids listed): the history read at the player's pace
     pages: list[tuple[int, int | None, list[str]]] = field(default_factory=list)
     limited: bool = False  # its account reached a limit of its own: it buys no more
+    tapper: bool = False  # a slow tapper (``_tapping``): its way back sends no rounds at once
 
 
 class _Limited(Exception):
@@ -277,7 +290,6 @@ def _paced(
             _read(session, player)
         else:
             one = _buy(session, player, player.at)
-            play_id, token = str(one.played["play_id"]), player.account.token
             if not one.clicks and rng.random() < 0.3:
                 continue  # a ticket never shown (an app closed): the way back finishes it
             if one.clicks:
@@ -287,14 +299,7 @@ def _paced(
                     # a ticket left is clicked buttons in turn (what it shows on the way back
                     # is then 4.3's to judge); one finished by AUTO anywhere
                     button = _in_turn(one) if leave else rng.randrange(len(one.clicks))
-                    reply = refused(partial(session.adapter.reveal, play_id, token, button))
-                    if isinstance(reply, ErrorReply):
-                        if reply.status != 409:
-                            raise reply
-                        continue  # a button with nothing left: the way back judges it
-                    one.again = reveal_tuple(one.game, reply, button)[2]
-                    one.clicks[button] += 1
-                    one.order.append(button)
+                    _tap(session, player, one, button)  # refused (409): the way back judges
                 if leave:
                     continue
             # AUTO at once, or after the phone was put down a while (a reveal session expired)
@@ -428,17 +433,26 @@ def _old_funded(session: Session, stake: int, plays: int) -> tuple[Account, int]
 
 def _clicked(session: Session, player: Player, one: Bought, clicks: int) -> None:
     """``clicks`` clicks on ``one``, buttons in turn (a button with nothing left: stop)."""
-    play_id, token = str(one.played["play_id"]), player.account.token
     for _ in range(clicks):
-        button = _in_turn(one)
-        reply = refused(partial(session.adapter.reveal, play_id, token, button))
-        if isinstance(reply, ErrorReply):
-            if reply.status != 409:
-                raise reply
+        if not _tap(session, player, one, _in_turn(one)):
             return  # the way back judges the ticket
-        one.again = reveal_tuple(one.game, reply, button)[2]
-        one.clicks[button] += 1
-        one.order.append(button)
+
+
+def _tap(session: Session, player: Player, one: Bought, button: int) -> bool:
+    """A click on ``button`` of ``one``, its answer kept to be judged (``_taps_judged``);
+    False when refused with 409 (nothing left under it: the way back judges the ticket)."""
+    play_id, token = str(one.played["play_id"]), player.account.token
+    reply = refused(partial(session.adapter.reveal, play_id, token, button))
+    if isinstance(reply, ErrorReply):
+        if reply.status != 409:
+            raise reply
+        return False
+    got = reveal_tuple(one.game, reply, button)
+    one.shown.append((button, one.clicks[button], got))
+    one.again = got[2]
+    one.clicks[button] += 1
+    one.order.append(button)
+    return True
 
 
 def _runs(rng: random.Random, plays: int) -> list[int]:
@@ -502,7 +516,9 @@ def scenario_players(
         old.elsewhere = [p for p in pairs if p != (game, stake)]
         players.append(old)
     # every player at once (they mostly wait), up to ``workers`` (1: the players in turn)
-    workers = max(1, int(case.get("workers", len(players) + int(case["accounts"]))))
+    tappers = tappers_of(int(case["accounts"]))
+    default = len(players) + int(case["accounts"]) + tappers
+    workers = max(1, int(case.get("workers", default)))
     joins = _joins(seed, int(case["accounts"]), span if workers > 1 else 0.0)
     for number in range(int(case["accounts"])):
         game, stake = pairs[number % len(pairs)]
@@ -512,6 +528,13 @@ def scenario_players(
             None if late else _newcomer(session.open(funding), game, stake, funding, pairs)
         )
     olds = len(firsts)
+    first_tapper = len(players)
+    for number in range(tappers):  # at a pair with buttons when one is in scope
+        game, stake = _buttons_pair(session, pairs, random.Random(f"{seed}:tapper:{number}"))
+        funding = stake * FUNDED_PLAYS
+        tapper = _newcomer(session.open(funding), game, stake, funding, pairs)
+        tapper.tapper = True
+        players.append(tapper)
     errors: list[BaseException] = []
 
     def join(number: int) -> Player | None:
@@ -540,7 +563,10 @@ def scenario_players(
             player = players[number] or join(number)
             if player is None:
                 return
-            if player.paced:
+            if number >= first_tapper:
+                if number not in background:  # one request at a time: in turn
+                    _tapping(session, player, seed, number - first_tapper, tappers, deadline)
+            elif player.paced:
                 _paced(session, case, player, random.Random(f"{seed}:player:{number}"), deadline)
             else:
                 rng = random.Random(f"{seed}:old:{number}")
@@ -550,6 +576,17 @@ def scenario_players(
         except BaseException as exc:  # judged in order below
             errors.append(exc)
 
+    # the slow tappers tap beside everything, their last ticket's gaps past the deadline too:
+    # each one's way back waits for it alone, the others' never do (``_tapped_slowly``)
+    background: dict[int, Future[None]] = {}
+    if workers > 1:
+        pool = ThreadPoolExecutor(max_workers=tappers)
+        for number in range(first_tapper, len(players)):
+            who = players[number]
+            assert who is not None
+            args = (session, who, seed, number - first_tapper, tappers, deadline)
+            background[number] = pool.submit(_tapping_caught, *args)
+        pool.shutdown(wait=False)  # each one's way back waits for its own
     map_in_order(live, range(len(players) + len(through)), workers)
     if notes is not None:
         notes.extend(t.note for t in through if t is not None)
@@ -566,6 +603,8 @@ def scenario_players(
         player = players[number]
         if player is None:  # a late player the span ended before
             return None
+        if number in background:  # a slow tapper's last ticket, tapped to its end first
+            background[number].result()
         try:
             # first, the token as it comes back (an old account's: unused for the span)
             _kept_to_its_own(session, case, player, players[(number + 1) % len(players)])
@@ -811,6 +850,8 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     for one in player.bought:
         if one.clicks and not one.finished and not one.by_hand and one.ticket is not None:
             _revealed_on(session, player, one, fault)
+    # every click's answer, the span's and the slow ticket's, against the ticket
+    _taps_judged(player, fault)
     # last, an old account sends requests that overlap, as the eighth red team's round does on
     # a fresh account, each at a moment of a person's fraction of a second: plays at two pairs,
     # AUTO, a click and balance reads (``overlap.old_account_rounds``: a wallet that loses
@@ -818,12 +859,162 @@ def _way_back(session: Session, case: Case, player: Player, rng: random.Random) 
     # milliseconds apart, shows; its plays come after everything above is judged)
     if player.limited:  # its limit reached (its reservation made): no play to send
         return
+    if player.tapper:  # the paced players send those rounds; a tapper's way back ends here,
+        return  # so that its span, a ticket's gaps past the deadline, costs no wall time
     try:
         _overlapping(session, case, player, balance, rng)
     except LimitReached as limit:  # reached now: what is left of the rounds is not judged
         _finished_early(session, player)
         player.limited = True
         session.reserve(limit.reservation)
+
+
+TAPS = 2  # clicks of a ticket tapped at a person's pace
+GLANCES = 2  # the app's reads of it: after its purchase, before its AUTO
+
+
+def tappers_of(accounts: int) -> int:
+    """The slow tappers beside ``accounts`` paced players: as many, two at least."""
+    return max(2, accounts)
+
+
+@dataclass(frozen=True)
+class Slow:
+    """A ticket tapped at a person's pace (``_tapped_slowly``): the gaps before each of its
+    ``TAPS`` clicks, before each of the app's ``GLANCES`` reads (a glance back at the screen:
+    its history, then its balance), and the seed of its own draws (the first button tapped,
+    each read's kind)."""
+
+    taps: tuple[float, ...]
+    glances: tuple[float, ...]
+    seed: str
+
+
+def _slow_shares(seed: object, players: int) -> list[Slow]:
+    """Each of ``players`` tappers' ``Slow``: the taps' gaps stratified over ``pace.TAP_S``
+    and the glances' over ``pace.GLANCE_S`` (``pace.stratified``), each kind dealt from the
+    seed (``pace.dealt``), the glances the other way round (the player of the longest taps
+    gets the shortest glances): any window of a person's range holds gaps of each kind,
+    whatever player the seed hands them to, and the slowest player is not much slower than
+    the rest."""
+    rng = random.Random(f"{seed}:pace")
+    taps = pace.dealt(rng, pace.stratified(rng, TAPS * players, pace.TAP_S), players)
+    glances = pace.dealt(rng, pace.stratified(rng, GLANCES * players, pace.GLANCE_S), players)
+    by_taps = sorted(range(players), key=lambda n: sum(taps[n]))
+    by_glances = sorted(range(players), key=lambda n: sum(glances[n]), reverse=True)
+    paired = dict(zip(by_taps, by_glances, strict=True))
+    return [
+        Slow(tuple(taps[n]), tuple(glances[paired[n]]), f"{seed}:slow:{n}") for n in range(players)
+    ]
+
+
+def _tapping_caught(
+    session: Session, player: Player, seed: int, number: int, tappers: int, deadline: float
+) -> None:
+    """``_tapping``, stopped by a limit of the account's own (the way back judges what it
+    did, as a paced player's)."""
+    with contextlib.suppress(_Limited):
+        _tapping(session, player, seed, number, tappers, deadline)
+
+
+def _tapping(
+    session: Session, player: Player, seed: int, number: int, tappers: int, deadline: float
+) -> None:
+    """Slow tapper ``number`` of ``tappers``: tickets tapped at a person's pace
+    (``_tapped_slowly``) one after another while the next one ends before ``deadline`` (the
+    first one always), each ticket's gaps the tapper's share of that round's
+    (``_slow_shares``, round after round: a span of minutes draws them again). A ticket's gaps
+    are never cut short: the tapper's way back waits for its last one."""
+    for turn in itertools.count():
+        if player.limited or not _affords(player):
+            return  # a limit of its own reached, or its balance spent: it buys no more
+        slow = _slow_shares(f"{seed}:{turn}", tappers)[number]
+        if turn and time.monotonic() + sum(slow.taps) + sum(slow.glances) > deadline:
+            return  # another would end past the deadline: the first one always runs
+        _tapped_slowly(session, player, slow)
+
+
+def _tapped_slowly(session: Session, player: Player, slow: Slow) -> None:
+    """A ticket bought at the player's pair and looked at as a person does: the app's read
+    after a glance (the history, newest page or screen as the seed draws, then the balance:
+    judged on the way back with the paced players' reads), ``TAPS`` clicks, buttons in turn
+    from one the seed draws, each after its gap, the app's read again after a glance, then
+    AUTO. A ticket whose reveal session expires after a second of idleness, or a listing
+    routed elsewhere after an account lay quiet some seconds (a thirteenth red team's,
+    CERTIFIED while every tap came under a second after the last and every request 0.5 to 3 s
+    after the account's last), shows: each click's answer is judged on the way back
+    (``_taps_judged``), the reads with the span's (``_pages_judged``, ``_reads_judged``)."""
+    rng = random.Random(slow.seed)
+    if player.limited or not _affords(player):
+        return
+    try:
+        one = _buy(session, player)
+    except _Limited:
+        return
+    first = rng.randrange(len(one.clicks)) if one.clicks else 0
+    glances = iter(slow.glances)
+    _glanced(session, player, next(glances, 0.0), rng)
+    for gap in slow.taps:
+        if one.clicks and not one.finished:  # a ticket without buttons is not tapped
+            time.sleep(gap)
+            _tap(session, player, one, _in_turn(one) if one.order else first)
+    for gap in glances:
+        _glanced(session, player, gap, rng)
+    if not one.finished:  # finished already to free the account (one-open-ticket)
+        _finish(session, player, one)
+
+
+def _glanced(session: Session, player: Player, gap: float, rng: random.Random) -> None:
+    """The app's read after ``gap`` seconds: the history (its screen or newest page, as the
+    seed draws), then the balance, both kept to be judged on the way back."""
+    time.sleep(gap)
+    _listing(session, player, None if rng.random() < 0.5 else PAGE)
+    _read(session, player)
+
+
+def _buttons_pair(
+    session: Session, pairs: list[tuple[str, int]], rng: random.Random
+) -> tuple[str, int]:
+    """A slow tapper's pair: one with buttons the seed draws when one is in scope (and the
+    target reveals), else any."""
+    with_buttons = [p for p in pairs if kit(p[0]).reveals and "reveal" in session.capabilities]
+    return rng.choice(with_buttons or pairs)
+
+
+def _taps_judged(player: Player, fault: Fault) -> None:
+    """Every click the player made (at its pace in the span, in turn on an old account, on
+    the slow ticket) showed the ticket's next reveal under its button (the ticket: AUTO's, or
+    the history's for a ticket left unfinished): else the reveal rule when the ticket's clicks
+    were buttons in turn, the order rule when not (as ``reveal.revealed_on`` names them)."""
+    for one in player.bought:
+        buttons = None if one.ticket is None else ticket_buttons(one.game, str(one.ticket))
+        if not one.shown or buttons is None:
+            continue
+        rules = requirements_of(one.game)
+        wrong = rules.symbols if _buttons_in_turn(one.order, buttons) else rules.order
+        for button, number, got in one.shown:
+            reveals = buttons[button]
+            want = reveals[number] if number < len(reveals) else None
+            if got != want:
+                raise fault(
+                    wrong,
+                    {"reveal": None if want is None else list(want)},
+                    {"reveal": list(got)},
+                    f"play {one.played['play_id']!r}: its click {number + 1} on button "
+                    f"{button} showed {got}, the ticket's reveal there is {want}",
+                    "reveal",
+                    (one.game, one.stake),
+                )
+
+
+def _buttons_in_turn(order: list[int], buttons: list[list[Any]]) -> bool:
+    """Whether ``order`` clicked buttons in turn from its first: each button to its end (its
+    +1 chain) before the next."""
+    natural = [b for b, reveals in enumerate(buttons) for _ in reveals]
+    if not order:
+        return True
+    at = natural.index(order[0]) if order[0] in natural else -1
+    return at >= 0 and order == natural[at : at + len(order)]
 
 
 def _overlapping(
