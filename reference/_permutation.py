@@ -24,6 +24,9 @@ it is tested equal to the one-index path.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +65,51 @@ class _Round:
         return found
 
 
+Tables = tuple[
+    tuple[tuple[int, ...], ...],
+    tuple[npt.NDArray[np.signedinteger], ...],
+    tuple[npt.NDArray[np.int64], ...],
+]
+#: the round tables tabulated in this process, the newest ``MAX_TABULATED``, by (key, size,
+#: rounds): a block built again over the same seed (another service over the same master seed,
+#: a test's target made again) takes its permutation's tables rather than 12 x 2048 BLAKE2b
+#: calls again. Speed only: the tables are a function of the key, the size and the rounds, and
+#: read-only.
+_TABULATED: OrderedDict[tuple[bytes, int, int], Tables] = OrderedDict()
+_TABULATED_LOCK = threading.Lock()
+MAX_TABULATED = 32  # about 1 MB each
+
+
+def _tabulated(perm: FeistelPermutation, key: bytes) -> Tables:
+    """(the round tables, as the numpy path reads them, as the compiled path reads them)."""
+    cached = (key, perm.size, perm.rounds)
+    with _TABULATED_LOCK:
+        found = _TABULATED.get(cached)
+        if found is not None:
+            _TABULATED.move_to_end(cached)
+            return found
+    widths = perm._widths
+    tables = tuple(_Round(key, r, widths[r][0]).table(widths[r][1]) for r in range(perm.rounds))
+    arrays = tuple(_read_only(np.array(t, dtype=perm._dtype)) for t in tables)
+    # the compiled path reads the same tables as int64, with the GIL released
+    tables64 = (
+        tuple(_read_only(np.array(t, dtype=np.int64)) for t in tables)
+        if fastlines is not None and perm.bits <= 62
+        else ()
+    )
+    found = (tables, arrays, tables64)
+    with _TABULATED_LOCK:
+        _TABULATED[cached] = found
+        while len(_TABULATED) > MAX_TABULATED:
+            _TABULATED.popitem(last=False)
+    return found
+
+
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.flags.writeable = False
+    return array
+
+
 class FeistelPermutation:
     """``perm(x)`` and ``perm.inverse(y)`` over ``range(size)``, keyed by ``key`` (16-64 bytes).
 
@@ -83,22 +131,15 @@ class FeistelPermutation:
         high, low = bits // 2, bits - bits // 2
         # round r maps the low half (``widths[r][1]`` bits) into the high half (``[0]`` bits)
         self._widths = tuple((high, low) if r % 2 == 0 else (low, high) for r in range(rounds))
-        rounds_of = [_Round(key, r, self._widths[r][0]) for r in range(rounds)]
-        self._tables: tuple[_Round | tuple[int, ...], ...] = tuple(rounds_of)
-        if tabulate:
-            self._tables = tuple(f.table(self._widths[r][1]) for r, f in enumerate(rounds_of))
-        self._pairs = tuple(zip(self._tables[0::2], self._tables[1::2], strict=True))
         # the vectorised path: int32 halves the memory traffic while indices fit in it
         self._dtype = np.int32 if bits <= 31 else np.int64
-        self._arrays = (
-            tuple(np.array(t, dtype=self._dtype) for t in self._tables) if tabulate else ()
-        )
-        # the compiled path reads the same tables as int64, with the GIL released
-        self._tables64 = (
-            tuple(np.array(t, dtype=np.int64) for t in self._tables)
-            if tabulate and fastlines is not None and bits <= 62
-            else ()
-        )
+        self._tables: tuple[_Round | tuple[int, ...], ...]
+        if tabulate:
+            self._tables, self._arrays, self._tables64 = _tabulated(self, key)
+        else:
+            self._tables = tuple(_Round(key, r, self._widths[r][0]) for r in range(rounds))
+            self._arrays, self._tables64 = (), ()
+        self._pairs = tuple(zip(self._tables[0::2], self._tables[1::2], strict=True))
 
     def _encrypt(self, x: int) -> int:
         high, low_bits = self._widths[0]

@@ -19,9 +19,9 @@ import math
 import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from itertools import accumulate, count
-from operator import sub
 from typing import Any, NamedTuple
+
+import numpy as np
 
 MAX_DEPTH = 64  # no document of the contract nests deeper than 5
 MAX_INT_DIGITS = 4300  # Python's own limit (sys.get_int_max_str_digits): parsed in C up to it
@@ -66,8 +66,10 @@ def _int_parser(max_digits: int) -> Callable[[str], int]:
 # character, so a string of 24 MiB costs no more than its bytes)
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 _STRING_TEXT = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-# brackets to steps of depth (an opening one 2, a closing one 0: minus 1 per bracket, below)
-_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+# brackets to steps of depth, as int8: an opening one +1, a closing one -1
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+#: the running sum of the steps is taken this many brackets at a time (``_highest_sum``)
+DEPTH_CHUNK = 1 << 16
 _BRACKETS = bytes.maketrans(b"{}", b"[]")  # both kinds alike: depth counts them alike
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
@@ -116,8 +118,26 @@ def structure(data: bytes | str, *, max_cost: int | None = None) -> Structure:
     if depth is None:
         steps = bare.translate(_STEPS, _NOT_BRACKETS)
         del bare
-        depth = max(map(sub, accumulate(steps), count(1)), default=0)
+        depth = _highest_sum(steps)
     return shape._replace(depth=depth)
+
+
+def _highest_sum(steps: bytes) -> int:
+    """The highest running sum of ``steps`` (int8 bytes; 0 when there is none), taken
+    ``DEPTH_CHUNK`` steps at a time in numpy: a few arrays of that size whatever the text's
+    length, and no Python object per bracket (the running sum by ``itertools.accumulate``, the
+    same number, made one int per bracket: 0.5 s for a 2 MiB text)."""
+    if not steps:
+        return 0
+    values = np.frombuffer(steps, dtype=np.int8)
+    highest, level = None, 0
+    for start in range(0, len(values), DEPTH_CHUNK):
+        sums = np.cumsum(values[start : start + DEPTH_CHUNK], dtype=np.int64)
+        top = level + int(sums.max())
+        highest = top if highest is None else max(highest, top)
+        level += int(sums[-1])
+    assert highest is not None
+    return highest
 
 
 def _bare(data: bytes) -> bytes:

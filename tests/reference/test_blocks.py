@@ -346,6 +346,40 @@ def test_pools_are_seeded_and_capped_by_the_lot_counts() -> None:
     assert len(a._pools.pool(1_000_000)) == 2  # a lot of 2 units draws 2 scenarios
 
 
+def test_a_block_built_again_takes_the_pools_and_tables_drawn_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The process keeps the pools and the permutation tables it drew (speed only: a service
+    built again over the same seed, a test's target made again): a block built again over the
+    same seed draws nothing and shows the same bytes; another seed, stake or size draws its own."""
+    drawn: list[tuple[bytes, int]] = []
+    scenarios = _scenarios.ScenarioPools.scenarios
+
+    def counted(pools: _scenarios.ScenarioPools, prize: int) -> list[str]:
+        drawn.append((pools._pool_key, prize))
+        return scenarios(pools, prize)
+
+    monkeypatch.setattr(_scenarios.ScenarioPools, "scenarios", counted)
+    monkeypatch.setattr(_scenarios, "_DRAWN", _scenarios._DrawnPools(_scenarios.MAX_DRAWN_BYTES))
+    seed = bytes(31) + b"\x2a"
+    first = block(seed=seed).render(0, 300)
+    assert drawn
+    before = len(drawn)
+    again = block(seed=seed)
+    assert again.render(0, 300) == first and len(drawn) == before
+    assert again._permutation._tables is block(seed=seed)._permutation._tables
+    block(seed=bytes(31) + b"\x2b").render(0, 300)  # another seed: its own pools
+    assert len(drawn) > before
+    other = block("eldorado", 50, seed=seed)
+    assert other._permutation._tables is not again._permutation._tables
+    # the cache keeps the newest pools within its bytes
+    small = _scenarios._DrawnPools(max_bytes=1000)
+    pools = [np.frombuffer(bytes(600), np.uint8) for _ in range(3)]
+    for key, pool in enumerate(pools):
+        assert small.put(key, pool) is pool
+    assert small.get(0) is None and small.get(1) is None and small.get(2) is pools[2]
+
+
 def test_the_algorithm_is_frozen() -> None:
     """Same seed, same bytes, on any machine and any version: reproducibility is the contract.
 

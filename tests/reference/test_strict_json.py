@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reference import _strict_json
 from reference._strict_json import (
     _NOT_BRACKETS,
-    _STEPS,
     _STRING,
     JsonError,
     dumps,
@@ -120,6 +120,11 @@ def test_the_depth_bound_is_exact_whatever_the_strings_hold(value: object, limit
         assert loads(text, max_depth=limit) == value
 
 
+#: brackets to steps of depth as first written: an opening one 2, a closing one 0, minus 1 per
+#: bracket (``count``) in the prefix sums
+STEPS_AS_FIRST_WRITTEN = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+
+
 def _structure_by_pattern(data: bytes) -> tuple[int, int, int]:
     """``structure`` as first written: strings removed by the pattern, depth by prefix sums."""
     bare = _STRING.sub(b'""', data)
@@ -127,7 +132,7 @@ def _structure_by_pattern(data: bytes) -> tuple[int, int, int]:
     values = bare.count(b",") + bare.count(b":") + containers
     if containers <= 1:
         return containers, values, min(containers, 1)
-    steps = bare.translate(_STEPS, _NOT_BRACKETS)
+    steps = bare.translate(STEPS_AS_FIRST_WRITTEN, _NOT_BRACKETS)
     return containers, values, max(map(sub, accumulate(steps), count(1)), default=0)
 
 
@@ -138,6 +143,18 @@ def test_structure_counts_as_the_string_pattern_does(data: bytes) -> None:
     text or bytes, valid JSON or not."""
     assert tuple(structure(data)) == _structure_by_pattern(data)
     assert tuple(structure(data.decode())) == _structure_by_pattern(data)
+
+
+@given(st.lists(st.sampled_from(list(b"[]{} ")), max_size=40).map(bytes))
+def test_the_depth_is_the_prefix_sums_across_the_chunks(data: bytes) -> None:
+    """The running sum taken a few brackets at a time (``DEPTH_CHUNK``, 3 here) is the prefix
+    sums' highest, wherever a chunk ends."""
+    chunk = _strict_json.DEPTH_CHUNK
+    _strict_json.DEPTH_CHUNK = 3
+    try:
+        assert tuple(structure(data)) == _structure_by_pattern(data)
+    finally:
+        _strict_json.DEPTH_CHUNK = chunk
 
 
 @pytest.mark.parametrize("levels", [1, 2, 5, 64, 65, 66, 200])
