@@ -36,6 +36,7 @@ from .._audit_engine import (
 from .._file_target import FileTarget, block_file_of
 from .._registry import CheckContext, CheckFailure, NotSupported, Reservation, check
 from ..games import GameKit
+from . import _pace as pace
 from ._block_evidence import BlockEvidence, BlockLineEvidence
 from ._block_reading import (
     EXPECTED,
@@ -45,7 +46,6 @@ from ._block_reading import (
     of_pair,
     read_slice,
 )
-from ._scenarios import pace
 
 EVIDENCE_PER_BLOCK = 5
 

@@ -1,4 +1,4 @@
-"""A person's pace (``conformance/checks/_scenarios/pace.py``): the run's gaps stratified over a
+"""A person's pace (``conformance/checks/_pace.py``): the run's gaps stratified over a
 human range and dealt from the seed, reproducible, covering every window of the range; the
 player sessions' slow tickets and the slow stream reads drawn from them."""
 
@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from conformance.checks import _block_reading
-from conformance.checks._scenarios import pace, players
+from conformance.checks import _pace as pace
+from conformance.checks._scenarios import players
 from conformance.checks.blocks import SLOW_READS, slow_reads
 
 

@@ -82,7 +82,7 @@ from ..._pool import map_in_order
 from ..._registry import Evidence
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
-from . import pace
+from .. import _pace as pace
 from .clicks import requirements_of
 from .client import (
     MAX_CLICKS,
@@ -1008,13 +1008,11 @@ def _taps_judged(player: Player, fault: Fault) -> None:
 
 
 def _buttons_in_turn(order: list[int], buttons: list[list[Any]]) -> bool:
-    """Whether ``order`` clicked buttons in turn from its first: each button to its end (its
-    +1 chain) before the next."""
+    """Whether ``order`` clicked buttons in turn from button 0: each button to its end (its
+    +1 chain) before the next, as ``reveal.revealed_on`` reads "in turn" (a ticket whose clicks
+    began elsewhere shows a click order's fault as the order rule's)."""
     natural = [b for b, reveals in enumerate(buttons) for _ in reveals]
-    if not order:
-        return True
-    at = natural.index(order[0]) if order[0] in natural else -1
-    return at >= 0 and order == natural[at : at + len(order)]
+    return order == natural[: len(order)]
 
 
 def _overlapping(
