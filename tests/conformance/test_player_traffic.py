@@ -145,6 +145,33 @@ def test_an_auto_answer_not_its_units_fails_block_unit_whichever_check_asked() -
     assert "another ticket" in caught.value.message
 
 
+def test_an_auto_answer_of_its_units_ticket_with_another_prize_fails_auto_answer() -> None:
+    # the unit's ticket, its prize answered 0 (an archive that lost the prize column): the
+    # play was sold as that unit; AUTO's answer is not its own ticket's
+    from conformance._registry import CheckFailure
+
+    target = Recording()
+    session = Session.of(target)
+    try:
+        account = session.open(10_000)
+        for _ in range(200):  # a winning ticket, so that a prize of 0 is another prize
+            played = session.play(account, "robots", 100)
+            truth = target.inner.auto(played["play_id"], account.token)
+            if truth["prize_cents"] > 0:
+                break
+        else:
+            pytest.skip("no winning ticket in 200 plays")
+        lie = {**truth, "prize_cents": 0, "wins": []}
+        target.auto = lambda play_id, token: lie  # type: ignore[method-assign]
+        session.took_auto(played["play_id"], lie)
+        with pytest.raises(CheckFailure) as caught:
+            session.settle()
+    finally:
+        target.inner.close()
+    assert caught.value.requirements == ("play.auto.answer",)
+    assert "another prize" in caught.value.message
+
+
 def test_paced_players_pause_seconds_and_come_back() -> None:
     target = Recording()
     session = Session.of(target)

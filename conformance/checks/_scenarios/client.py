@@ -490,7 +490,8 @@ class Session:
         (block_id, index), read now (sold units only, behind the sales cursor): the same
         ticket, and the same prize where the block's unit declares its ticket's own. A play
         whose AUTO shows another ticket was not tied to the audited block: a CheckFailure of
-        ``play.sales.block_unit``, whichever check made it."""
+        ``play.sales.block_unit``, whichever check made it (of ``play.auto.answer`` when it
+        shows the unit's ticket with another prize: ``Tied.fault``)."""
         with self._lock:
             taken, self.untied = self.untied, []
         for block_id, runs in _runs(taken):
@@ -508,7 +509,7 @@ class Session:
                             f"sold as unit {tied.index} of block {block_id}, and {fault[2]}",
                             {"operation": "auto+read_block", "play_id": tied.play_id},
                         )
-                        raise CheckFailure(found.note, [found], requirements=(BLOCK_UNIT,))
+                        raise CheckFailure(found.note, [found], requirements=(fault[3],))
 
     def history(self, account: Account, limit: int | None) -> list[Document]:
         """The account's listing, newest first: the newest ``limit``, or (None) the listing
@@ -700,15 +701,21 @@ class Tied:
     ticket: str
     prize: int
 
-    def fault(self, unit: Mapping[str, Any] | None) -> tuple[Any, Any, str] | None:
-        """(expected, got, what is wrong) when ``unit`` is not this AUTO answer's, else None."""
+    def fault(self, unit: Mapping[str, Any] | None) -> tuple[Any, Any, str, str] | None:
+        """(expected, got, what is wrong, the requirement it breaks) when ``unit`` is not this
+        AUTO answer's, else None. Another ticket than the unit's: the play was not sold as
+        that unit (``play.sales.block_unit``). The unit's ticket, whose prize the block
+        declares right, with another prize: the sale was that unit, and AUTO's answer is not
+        its own ticket's (``play.auto.answer``: an AUTO answered from an archive that lost the
+        prize column shows only here, once its play is old)."""
         if unit is None:
-            return {"unit": self.index}, None, "the block served no unit at that index"
+            return {"unit": self.index}, None, "the block served no unit at that index", BLOCK_UNIT
         if unit.get("ticket") != self.ticket:
             return (
                 {"ticket": unit.get("ticket")},
                 {"ticket": self.ticket},
                 "AUTO shows another ticket than that unit's",
+                BLOCK_UNIT,
             )
         declared = unit.get("prize_cents")
         own = ref_prize(self.game, self.stake, self.ticket)
@@ -716,7 +723,8 @@ class Tied:
             return (
                 {"prize_cents": declared},
                 {"prize_cents": self.prize},
-                "AUTO shows another prize than that unit's",
+                "AUTO shows that unit's ticket with another prize than its own",
+                AUTO_ANSWER,
             )
         return None
 
