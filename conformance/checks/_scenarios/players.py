@@ -550,6 +550,8 @@ def scenario_players(
         return players[number]
 
     def live(number: int) -> None:
+        if errors:  # a fault found or the target failed: the first decides, no one else starts
+            return  # (a tapper's ticket in turn takes up to half a minute at a person's pace)
         if number >= len(players):  # a play through to a top tier
             at = number - len(players)
             game, stake = pairs[at]
