@@ -250,6 +250,14 @@ def assert_rejected_for_its_requirement_alone(variant: Expecting, outcome: Outco
     assert outcome.errored == [], (variant.name, outcome.errored)
 
 
+def assert_narrowed_run_names_the_fault(adapter: Any, requirements: list[str], name: str) -> None:
+    """``adapter`` (a faulty variant) certified over ``requirements`` alone, a narrowed run,
+    fails at least one of them and no other, and errs on none."""
+    outcome = certify(adapter, requirements=requirements, target=name)
+    assert outcome.failed and set(outcome.failed) <= set(requirements), outcome.failed
+    assert outcome.errored == [], outcome.errored
+
+
 def _run_with_reports(adapter: Any, plan: RunPlan, out: Path, collector: _Collector) -> int:
     """As ``instantcert certify`` runs: every report handler, closed in order, plus ours."""
     handlers = report_handlers(out, io.StringIO())
