@@ -138,6 +138,7 @@ def test_the_command_runs_openblas_on_one_thread_unless_told(
     exits: list[int] = []
     monkeypatch.setattr(cli, "main", lambda **_: 0)
     monkeypatch.setattr(harness._budget, "exit_process", exits.append)
+    monkeypatch.setattr(cli._codecache, "install", lambda: None)  # this process's dataclasses
     try:
         cli.entry_point()
     finally:
