@@ -235,6 +235,61 @@ def compare_slice(
     return problems
 
 
+def compare_read_twice(
+    adapter: Any,
+    block_id: str,
+    lo: int,
+    hi: int,
+    units: int,
+    stalls: Mapping[int, float],
+) -> list[str]:
+    """What differs between the slice [lo, hi) read at full speed and read again as a slow
+    reader (``stalls``): a slice too long to keep from the audits (``blocks.long_slow_reads``).
+    Only the difference is this check's: a slice both reads give alike (lines missing, a
+    wrong header) is the block's own fault, which the block checks report."""
+
+    def read(slowly: bool) -> tuple[Any, list[bytes]]:
+        stream = read_slice(adapter, block_id, lo, hi - lo)
+        header: Any = None
+        try:
+            header = stream.header
+            limit = hi - lo + 1
+            if slowly:
+                return header, list(stalled_lines(stream, limit, stalls))
+            return header, list(chunk_lines(block_chunks(stream), limit))
+        except (EOFError, OSError, zlib.error) as exc:  # a damaged file; TargetError passes
+            return header, [f"the document ended: {exc}".encode()]
+        finally:
+            stream.close()
+
+    fast_header, fast = read(slowly=False)
+    slow_header, slow = read(slowly=True)
+    where = ", ".join(f"{s:.1f} s before line {at}" for at, s in sorted(stalls.items()))
+    problems: list[str] = []
+    if slow_header != fast_header:
+        problems.append(
+            f"slice [{lo}, {hi}): header {slow_header!r}, at full speed {fast_header!r}"
+        )
+    if len(slow) != len(fast):
+        problems.append(
+            f"slice [{lo}, {hi}): {len(slow)} unit lines, {len(fast)} read at full speed"
+        )
+    differ = 0
+    for n, (line, before) in enumerate(zip(slow, fast, strict=False)):
+        if line != before and line_value(line) != line_value(before):
+            differ += 1
+            if differ <= SLICE_DIFFERENCES:
+                problems.append(
+                    f"slice [{lo}, {hi}): unit {lo + n} is {line[:300]!r} read slowly, "
+                    f"{before[:300]!r} at full speed"
+                )
+    if differ > SLICE_DIFFERENCES:
+        problems.append(
+            f"slice [{lo}, {hi}): {differ} of its units differ from a read at full speed"
+        )
+    return [f"{p} (read slowly: stopped {where})" for p in problems]
+
+
 def stalled_lines(stream: Any, limit: int, stalls: Mapping[int, float]) -> Iterator[bytes]:
     """Up to ``limit`` unit lines of ``stream``, sleeping ``stalls[n]`` seconds before pulling
     line ``n``: a slow reader, whose socket takes none of the stream's bytes meanwhile (a

@@ -41,6 +41,7 @@ from ._block_evidence import BlockEvidence, BlockLineEvidence
 from ._block_reading import (
     EXPECTED,
     block_chunks,
+    compare_read_twice,
     compare_slice,
     entry_faults,
     of_pair,
@@ -602,6 +603,43 @@ def slow_reads(
     }
 
 
+LONG_SLOW_READS = 2
+"""Long slices a run reads as a slow reader (``long_slow_reads``), besides ``SLOW_READS``."""
+SLOW_TAIL_BYTES = 8 << 20
+"""Bytes of a long slow read still to come when its reader stops: more than the buffers
+between a server and its client hold (on this machine's loopback the server's send buffer
+grows to 3-4 MB, whatever the client's receive buffer), so the server's writes block and the
+stall reaches its stream, as a slow network's does. A slow read of a short slice is all in
+those buffers before its reader stops: over HTTP the server never sees it stop."""
+SLOW_HEAD_BYTES = 1 << 20
+"""The stall comes within a long slow read's first bytes, at a line drawn from the seed."""
+
+
+def long_slow_reads(
+    seed: str, blocks: Sequence[tuple[str, int, Sequence[bytes]]]
+) -> list[tuple[str, int, int, dict[int, float]]]:
+    """``LONG_SLOW_READS`` slices of the blocks ``(block id, units, some of its lines)``, each
+    long enough that ``SLOW_TAIL_BYTES`` are still to come when its reader stops (its lines'
+    length from the lines given), at a place and a line the seed draws, for a time stratified
+    over ``pace.STALL_S`` across them: (block id, lo, hi, {line: seconds})."""
+    rng = random.Random(f"{seed}:long-slow-reads")
+    candidates = [(b, units, lines) for b, units, lines in blocks if lines and units > 1]
+    if not candidates:
+        return []
+    pauses = pace.stratified(rng, LONG_SLOW_READS, pace.STALL_S)
+    reads = []
+    for pause in pauses:
+        block_id, units, lines = rng.choice(candidates)
+        width = max(1.0, sum(len(line) + 1 for line in lines) / len(lines))
+        head = max(1, int(SLOW_HEAD_BYTES / width))
+        count = min(units, head + int(SLOW_TAIL_BYTES / width) + 1)
+        lo = rng.randrange(units - count + 1)
+        reads.append(
+            (block_id, lo, lo + count, {rng.randrange(1, min(head, count - 1) + 1): pause})
+        )
+    return reads
+
+
 @check("blocks.slices", covers=["blocks.contract3.slice"], capability="blocks", cost="block")
 def slices(ctx: CheckContext) -> None:
     """Small slices read alone (first, last, inner) equal the same units of the larger read.
@@ -619,9 +657,21 @@ def slices(ctx: CheckContext) -> None:
     checked = 0
     audited = [block for *_, block in blocks_in_scope(ctx) if block is not None]
     slow = slow_reads(str(ctx.seed), [(b.block_id, b.keep) for b in audited])
+    by_id = {b.block_id: b for b in audited}
+    long = long_slow_reads(
+        str(ctx.seed),
+        [(b.block_id, int(b.entry["units"]), list(b.audit.kept.values())) for b in audited],
+    )
+    slow.update({(b, lo, hi): stalls for b, lo, hi, stalls in long})
     reads: list[tuple[AuditedBlock, int, int, Future[list[str]] | list[str]]] = []
     # the slow reads side by side, beside the others (their stalls cost the longest one)
     with ThreadPoolExecutor(max_workers=max(1, len(slow))) as pool:
+        for block_id, lo, hi, pauses in long:  # read at full speed, then slowly: no kept lines
+            block = by_id[block_id]
+            units = int(block.entry["units"])
+            checked += 1
+            twice = pool.submit(compare_read_twice, ctx.adapter, block_id, lo, hi, units, pauses)
+            reads.append((block, lo, hi, twice))
         for block in audited:
             units = int(block.entry["units"])
             for lo, hi in block.keep:
@@ -638,7 +688,7 @@ def slices(ctx: CheckContext) -> None:
             for problem in found if isinstance(found, list) else found.result():
                 problems.append((block, lo, hi, problem))
     ctx.details["slices_checked"] = checked
-    ctx.details["slices_read_slowly"] = len(slow)
+    ctx.details["slices_read_slowly"] = len(slow)  # the long ones too (``long_slow_reads``)
     if problems:
         evidence = [
             BlockEvidence(

@@ -14,7 +14,14 @@ import pytest
 from conformance.checks import _block_reading
 from conformance.checks import _pace as pace
 from conformance.checks._scenarios import players
-from conformance.checks.blocks import SLOW_READS, slow_reads
+from conformance.checks.blocks import (
+    LONG_SLOW_READS,
+    SLOW_HEAD_BYTES,
+    SLOW_READS,
+    SLOW_TAIL_BYTES,
+    long_slow_reads,
+    slow_reads,
+)
 
 
 def test_stratified_gaps_are_one_a_stratum_within_bounds_and_reproducible() -> None:
@@ -85,6 +92,30 @@ def test_slow_reads_are_the_longest_kept_slices_of_blocks_the_seed_draws() -> No
     picked = {frozenset(b for b, *_ in slow_reads(str(s), blocks)) for s in range(10)}
     assert len(picked) > 1  # which blocks are read slowly: the seed's
     assert len(slow_reads("s", blocks[:2])) == 2  # every block when fewer
+
+
+def test_long_slow_reads_stop_with_more_to_come_than_a_connection_buffers() -> None:
+    """A slice read slowly over HTTP is all in the connection's buffers before its reader
+    stops, unless more is still to come than they hold (``SLOW_TAIL_BYTES``): the long slow
+    reads stop early, at a line the seed draws, for stalls stratified over the run."""
+    lines = [b"x" * 99] * 10  # 100 bytes a line, its newline included
+    blocks = [("a", 2_000_000, lines), ("b", 900_000, lines)]
+    reads = long_slow_reads("seed", blocks)
+    assert len(reads) == LONG_SLOW_READS and reads == long_slow_reads("seed", blocks)
+    for block_id, lo, hi, stalls in reads:
+        ((at, pause),) = stalls.items()
+        units = dict((b, u) for b, u, _ in blocks)[block_id]
+        assert 0 <= lo < hi <= units
+        assert 1 <= at <= SLOW_HEAD_BYTES // 100
+        assert (hi - lo - at) * 100 >= SLOW_TAIL_BYTES  # more to come than buffers hold
+        assert pace.STALL_S[0] <= pause <= pace.STALL_S[1]
+    pauses = sorted(p for *_, stalls in reads for p in stalls.values())
+    middle = (pace.STALL_S[0] * pace.STALL_S[1]) ** 0.5  # one stall in each stratum
+    assert pauses[0] <= middle <= pauses[1]
+    assert len({tuple(r[:3]) for s in range(8) for r in long_slow_reads(str(s), blocks)}) > 8
+    small = long_slow_reads("seed", [("c", 300, lines)])
+    assert {(lo, hi) for _, lo, hi, _ in small} == {(0, 300)}  # a small block: whole
+    assert long_slow_reads("seed", [("d", 300, [])]) == []  # no line to size it by
 
 
 class _Stream:

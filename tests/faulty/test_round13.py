@@ -14,7 +14,10 @@ at each as a person does (``players._tapping``, ``players._tapped_slowly``: a gl
 and dealt from the seed (``pace.stratified``, ``pace.dealt``); every click's answer of the
 run's players is judged against the ticket (``players._taps_judged``); ``blocks.slices`` reads
 the longest kept slice of up to ``SLOW_READS`` blocks the seed draws as a slow reader, stopped
-once, the stalls stratified (``blocks.slow_reads``), judged against the audit's read at full speed.
+once, the stalls stratified (``blocks.slow_reads``), judged against the audit's read at full speed;
+and, since over HTTP a short slice is in the connection's buffers before its reader stops,
+``LONG_SLOW_READS`` slices long enough that more is still to come than those buffers hold
+(``blocks.long_slow_reads``), each read at full speed and again slowly.
 """
 
 from __future__ import annotations
@@ -111,6 +114,41 @@ def test_a_slice_read_slowly_shows_a_page_sent_again() -> None:
     assert slow and any("read slowly" in p for p in slow), slow
     assert fast == []  # read at full speed: right
     assert _slice_read_slowly(r13.SlowReaderCursorKept, [r13.STALL_S + 0.1]) == [[]]
+
+
+def _long_slice_read_slowly_over_http(service: type, stall: float) -> list[str]:
+    """A long slow read (``blocks.long_slow_reads``) of robots' first block, over HTTP (the
+    variant served by uvicorn, read by the harness's HTTP client), stopped ``stall`` seconds:
+    what ``compare_read_twice`` finds."""
+    from conformance.checks._block_reading import compare_read_twice
+    from conformance.checks.blocks import long_slow_reads
+    from harness._http_adapter import HttpAdapter
+
+    from .http_bridge import bridge
+
+    with bridge(reference_adapter(service, name="x")) as url:
+        adapter = HttpAdapter(url)
+        try:
+            (entry, *_) = adapter.list_blocks("robots", 100)
+            block_id, units = str(entry["block_id"]), int(entry["units"])
+            stream = adapter.read_block(block_id, 5000, 50)
+            lines = list(stream.lines())
+            stream.close()
+            (_, lo, hi, stalls), *_ = long_slow_reads("0", [(block_id, units, lines)])
+            stalls = dict.fromkeys(stalls, stall)
+            return compare_read_twice(adapter, block_id, lo, hi, units, stalls)
+        finally:
+            adapter.close()
+
+
+def test_over_http_a_long_slow_read_shows_a_page_sent_again() -> None:
+    """Over HTTP a short slice is in the connection's buffers before its reader stops (the
+    page is not sent again: ``_slice_read_slowly``'s 600 units read slowly over HTTP were
+    right); a long slow read stops with more to come than they hold, so the server's stream
+    stops too, and the page sent again shows. A cursor kept open stays right."""
+    slow = _long_slice_read_slowly_over_http(r13.SlowReaderPageRepeated, r13.STALL_S + 0.3)
+    assert slow and any("read slowly" in p for p in slow), slow
+    assert _long_slice_read_slowly_over_http(r13.SlowReaderCursorKept, r13.STALL_S + 0.3) == []
 
 
 class _Named(Exception):
