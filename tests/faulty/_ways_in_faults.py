@@ -27,6 +27,7 @@ from reference._service import (
     GameService,
     ServiceError,
     _now,
+    game_and_stake,
     not_found,
     require_int,
     unauthorized,
@@ -408,6 +409,50 @@ class BalanceInFloat64(GameService):
     def balance(self, account_id: object, token: object) -> Document:
         found = super().balance(account_id, token)
         return {**found, "balance_cents": int(float(found["balance_cents"]))}
+
+
+class BalanceInFloat64AtTwoEuros(GameService):
+    """Contract 4 (money is integer cents): the wallet holds any balance a 64-bit integer holds,
+    exactly; but eldorado at 2 € has a play path of its own (its lot table came last), which
+    takes the balance as an IEEE double: ``float(balance) - 200 + prize``. Every balance up to
+    2^53 cents is exact there, and everywhere at 0,5 € and 1 €; past 2^53 a 2 € play rounds
+    the balance to the nearest double."""
+
+    def open_account(self, balance_cents: object) -> Document:
+        balance = require_int(balance_cents, "balance_cents", low=0, high=2**63 - 1)
+        account_id = "acct_" + secrets.token_hex(12)
+        token = secrets.token_urlsafe(32)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO accounts VALUES (?, ?, ?, ?)",
+                (account_id, _sha(token), balance, _now()),
+            )
+        return {"account_id": account_id, "token": token, "balance_cents": balance}
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        owner = self.authorize_account(account_id, token)
+        name, stake = game_and_stake(game, stake_cents)
+        play_id = "play_" + secrets.token_hex(12)
+        with self._transaction() as db:
+            row = db.execute("SELECT balance_cents FROM accounts WHERE account_id = ?", (owner,))
+            balance = int(row.fetchone()["balance_cents"])
+            if balance < stake:
+                raise ServiceError(
+                    402, "insufficient_funds", f"the balance is {balance} cents, the stake {stake}"
+                )
+            block, unit = self._take_next_unit(db, name, stake)
+            if (name, stake) == ("eldorado", 200):
+                balance = int(float(balance) - stake + unit.prize_cents)
+            else:
+                balance = balance - stake + unit.prize_cents
+            if balance > 2**63 - 1:
+                raise ServiceError(409, "balance_limit", f"the balance would be {balance}")
+            db.execute(
+                "UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (balance, owner)
+            )
+            return self._record_play(db, play_id, owner, block, unit, balance)
 
 
 class SlicePastEndWraps(GameService):

@@ -20,6 +20,8 @@ from conformance.checks.bounds import large_balances
 from contract import ErrorReply, RawAnswer
 from harness import open_target
 
+from . import _ways_in_faults as wf
+from ._base import reference_adapter
 from .certify import Outcome, certify, variant_scope
 from .http_bridge import Serving, bridge
 from .variants import VARIANTS
@@ -40,6 +42,7 @@ ISSUE_27 = (
     "play_buttons_modulo_18",
     "play_eldorado_reveal_answered",
     "play_balance_in_float64",
+    "play_balance_in_float64_at_two_euros",
     "block_slice_past_end_wraps",
     "robots_gauge_counter_four_bits",
     "play_history_limit_uint32",
@@ -68,6 +71,26 @@ def test_caught_by_its_requirement_and_no_other(name: str) -> None:
     assert variant.caught_by(outcome.failed), (outcome.failed, outcome.errored)
     others = [r for r in outcome.failed + outcome.errored if not variant.caught_by([r])]
     assert not others, {r: outcome.messages[r][:300] for r in others}
+
+
+def test_money_bounds_tries_every_game_and_stake() -> None:
+    """A balance past 2^53 cents rounded by one stake's play path alone (eldorado at 2 €):
+    ``play.money_bounds`` judged one game at its first stake, and certified it."""
+    from .test_freedoms import check_outcome
+
+    found = check_outcome(
+        reference_adapter(wf.BalanceInFloat64AtTwoEuros, name="x"), "play.money_bounds"
+    )
+    assert found.outcome == "fail", found.message
+    assert "200" in found.message
+    exact = check_outcome(reference_adapter(wf.BalanceInFloat64, name="x"), "play.money_bounds")
+    assert exact.outcome == "fail"  # every stake's path rounds: failed at the first one tried
+    assert (
+        len(
+            check_outcome(reference_adapter(name="x"), "play.money_bounds").details["stakes_judged"]
+        )
+        == 4
+    )  # robots at 1 €, eldorado at 0,5 €, 1 € and 2 €
 
 
 def test_altered_tokens_all_differ_and_vary_with_the_seed() -> None:

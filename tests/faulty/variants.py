@@ -868,6 +868,13 @@ _service(
     ["play.money.exact"],
 )
 _service(
+    "play_balance_in_float64_at_two_euros",
+    "play",
+    "contract 4",
+    wf.BalanceInFloat64AtTwoEuros,
+    ["play.money.exact"],
+)
+_service(
     "block_slice_past_end_wraps",
     "blocks",
     "contract 3",
