@@ -178,12 +178,13 @@ def reveal_bounds(ctx: CheckContext) -> None:
     with_buttons = [g for g in in_scope if kit(g).reveals]
     if not with_buttons:
         raise NotSupported("no game with buttons in this run's scope: nothing to click")
-    others = [(g, ctx.stakes(g)[0]) for g in in_scope if not kit(g).reveals]
+    stakes = random.Random(f"{ctx.seed}:reveal_bounds:stakes")  # each game's: the seed's
+    others = [(g, stakes.choice(ctx.stakes(g))) for g in in_scope if not kit(g).reveals]
     game = with_buttons[0]
     case = sc.case_of(
         "reveal_bounds",
         game=game,
-        stake_cents=ctx.stakes(game)[0],
+        stake_cents=stakes.choice(ctx.stakes(game)),
         buttonless=list(others[0]) if others else None,
         seed=ctx.seed,
     )
@@ -345,10 +346,10 @@ def limit_bounds(ctx: CheckContext) -> None:
     games = [g for g in ctx.games() if ctx.stakes(g)]
     if not games:
         raise NotSupported("no game and stake in this run's scope")
-    game = random.Random(f"{ctx.seed}:limit_bounds").choice(games)
-    case = sc.case_of(
-        "limit_bounds", game=game, stake_cents=ctx.stakes(game)[0], plays=3, seed=ctx.seed
-    )
+    drawn = random.Random(f"{ctx.seed}:limit_bounds")
+    game = drawn.choice(games)
+    stake = drawn.choice(ctx.stakes(game))  # the listing's plays at a stake the seed draws
+    case = sc.case_of("limit_bounds", game=game, stake_cents=stake, plays=3, seed=ctx.seed)
     refused: list[int] = []
     target = session(ctx)
     found = scenario_limit_bounds(target, case, refused)

@@ -27,7 +27,8 @@ sc.SCENARIOS["ways_in"] = scenario_ways_in
 
 def _probe(ctx: CheckContext, families: tuple[str, ...]) -> None:
     target = session(ctx)
-    pairs = [(g, ctx.stakes(g)[0]) for g in ctx.games() if ctx.stakes(g)]
+    stakes = random.Random(f"{ctx.seed}:ways_in:stakes")  # each game's stake: the seed's
+    pairs = [(g, stakes.choice(ctx.stakes(g))) for g in ctx.games() if ctx.stakes(g)]
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")
     rng = random.Random(f"{ctx.seed}:ways_in:{','.join(families)}")

@@ -55,6 +55,20 @@ class BalanceReadThenWritten(GameService):
             return self._record_play(db, play_id, owner, block, unit, balance)
 
 
+class BalanceReadThenWrittenAtTwoEuros(BalanceReadThenWritten):
+    """Contract 4: eldorado at 2 € has a play path of its own (its lot table came last), which
+    checks the funds with one query and writes the balance in a second transaction: two 2 €
+    plays at once on one account both pass the check and spend the same money. Every other
+    game and stake sells in one transaction, right."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        if (game, stake_cents) == ("eldorado", 200):
+            return super().play(account_id, token, game, stake_cents)
+        return GameService.play(self, account_id, token, game, stake_cents)
+
+
 class BalanceReadLagging(GameService):
     """Contract 4: the balance endpoint reads a replica one write behind: right after a play
     it still shows the balance from before that play."""

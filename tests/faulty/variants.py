@@ -485,6 +485,14 @@ _service(
     ("robots",),
 )
 _service(
+    "play_double_spend_one_account_at_two_euros",
+    "play",
+    "contract 4",
+    pf.BalanceReadThenWrittenAtTwoEuros,
+    ["play.money.concurrent_one_account"],
+    ("eldorado",),
+)
+_service(
     "play_balance_read_lagging",
     "play",
     "contract 4",
