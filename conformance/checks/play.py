@@ -10,6 +10,7 @@ Every play buys a fresh unit of the block on sale, so the number of plays is the
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from functools import partial
@@ -375,10 +376,17 @@ def invalid_requests(ctx: CheckContext) -> None:
     """Stakes a game does not sell and games that do not exist are refused with 422, and the
     refusal changes nothing (balance, history, the unit on sale)."""
     offered = {g: list(ctx.implementation["games"][g]["stakes_cents"]) for g in ctx.games()}
-    witness = pairs(ctx)[0]
+    watched = pairs(ctx)  # every stream: an invalid stake's play has none of its own
+    random.Random(f"{ctx.seed}:invalid:witnesses").shuffle(watched)
     requests = [list(r) for r in sc.invalid_requests(offered)]
     near = [list(r) for r in sc.near_misses(offered)]
-    case = case_of("invalid", witness=list(witness), requests=requests, near_misses=near)
+    case = case_of(
+        "invalid",
+        witness=list(watched[0]),
+        witnesses=[list(w) for w in watched],
+        requests=requests,
+        near_misses=near,
+    )
     unjudged: list[int] = []
     read_as: list[str] = []
     found = sc.scenario_invalid(session(ctx), case, unjudged, read_as)

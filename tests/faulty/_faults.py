@@ -851,6 +851,24 @@ class InvalidStakeRounded(GameService):
         return super().play(account_id, token, game, stake_cents)
 
 
+class EldoradoInvalidStakeTakesAUnit(GameService):
+    """Contract 4 (a refused play changes nothing, the unit on sale included): the eldorado
+    module reserves the next unit of its 1 € stream as soon as a play comes in, and checks the
+    stake after; a stake it does not sell is refused with 422, but the reserved unit is never
+    put back on sale: the next 1 € play gets the unit after it. Robots, and every stake sold,
+    are right."""
+
+    def play(
+        self, account_id: object, token: object, game: object, stake_cents: object
+    ) -> Document:
+        sold = reference.load_rules("eldorado").stakes_cents
+        if game == "eldorado" and type(stake_cents) is int and stake_cents not in sold:
+            self.authorize_account(account_id, token)
+            with self._transaction() as db:
+                self._take_next_unit(db, "eldorado", 100)
+        return super().play(account_id, token, game, stake_cents)
+
+
 class SkipsUnits(GameService):
     """Contract 4: the sales counter is advanced twice per play: every other unit is sold."""
 

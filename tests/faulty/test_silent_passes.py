@@ -283,3 +283,17 @@ def test_odd_balances_refused_under_a_wallet_limit_are_said() -> None:
     refused = [n for n in details["not_judged"] if "a limit of the target's own" in n]
     assert len(refused) == 4, details["not_judged"]
     assert any("an account of 20000057 cents" in n for n in refused), refused
+
+
+def test_a_refused_stake_is_watched_on_every_stream() -> None:
+    """An invalid eldorado stake takes a unit off eldorado's 1 € stream: ``play.invalid_requests``
+    watched one stream (the first pair: robots at 1 €) and certified it; it watches every
+    (game, stake) in scope now, each unit after the refusals the one after before them."""
+    from . import _faults as f
+
+    found = check_outcome(
+        reference_adapter(f.EldoradoInvalidStakeTakesAUnit, name="x"), "play.invalid_requests"
+    )
+    assert found.outcome == "fail", found.message
+    assert "eldorado at 100 cents" in found.message
+    assert check_outcome(reference_adapter(name="x"), "play.invalid_requests").outcome == "pass"

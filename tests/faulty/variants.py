@@ -460,6 +460,13 @@ _service(
     ["play.refusal.invalid"],
 )
 _service(
+    "play_eldorado_invalid_stake_takes_a_unit",
+    "play",
+    "contract 4",
+    f.EldoradoInvalidStakeTakesAUnit,
+    ["play.refusal.invalid"],
+)
+_service(
     "play_other_history_readable",
     "play",
     "contract 4",

@@ -63,32 +63,48 @@ def _cursor_kept(
     are exclusive, no other play buys a unit of the stream meanwhile), and a refusal could
     not be told from it. It passed before, judging nothing: a target selling out of order
     around a refusal was never asked what the refusal took."""
-    witness = _funded(session, stake, 3)
-    earlier = session.play(witness, game, stake)
-    before = session.play(witness, game, stake)
-    for played in (earlier, before):  # sizes read while on sale (row blocks-listed)
-        session.block_size(game, stake, played["block_id"])
-    if not _follows(session, game, stake, earlier, before):
-        return evidence(
-            {**case, "requirement": "play.sales.block_order"},
-            f"the unit after {(earlier['block_id'], earlier['index'])}",
-            (before["block_id"], before["index"]),
-            "two plays in a row of one account, no other play meanwhile, were not sold "
-            "consecutive units: a refusal's unit taken off sale cannot be judged either",
-            {"operation": "play", "game": game, "stake_cents": stake},
-        )
+    return _cursors_kept(session, case, [(game, stake)], refuse)
+
+
+def _cursors_kept(
+    session: Session,
+    case: Case,
+    watched: list[tuple[str, int]],
+    refuse: Callable[[], Evidence | None],
+) -> Evidence | None:
+    """``_cursor_kept`` with a witness at each of the ``watched`` (game, stake) streams at
+    once: a refusal that takes a unit off any of them (not only the stream of the game and
+    stake refused: an invalid stake's play has no stream of its own) shows."""
+    witnesses = []
+    for game, stake in watched:
+        witness = _funded(session, stake, 3)
+        earlier = session.play(witness, game, stake)
+        before = session.play(witness, game, stake)
+        for played in (earlier, before):  # sizes read while on sale (row blocks-listed)
+            session.block_size(game, stake, played["block_id"])
+        if not _follows(session, game, stake, earlier, before):
+            return evidence(
+                {**case, "requirement": "play.sales.block_order"},
+                f"the unit after {(earlier['block_id'], earlier['index'])}",
+                (before["block_id"], before["index"]),
+                "two plays in a row of one account, no other play meanwhile, were not sold "
+                "consecutive units: a refusal's unit taken off sale cannot be judged either",
+                {"operation": "play", "game": game, "stake_cents": stake},
+            )
+        witnesses.append((game, stake, witness, before))
     found = refuse()
     if found is not None:
         return found
-    after = session.play(witness, game, stake)
-    if not _follows(session, game, stake, before, after):
-        return evidence(
-            case,
-            f"the unit after {(before['block_id'], before['index'])}",
-            (after["block_id"], after["index"]),
-            "a refused play took a unit off sale",
-            {"operation": "play", "game": game, "stake_cents": stake},
-        )
+    for game, stake, witness, before in witnesses:
+        after = session.play(witness, game, stake)
+        if not _follows(session, game, stake, before, after):
+            return evidence(
+                case,
+                f"the unit after {(before['block_id'], before['index'])}",
+                (after["block_id"], after["index"]),
+                f"a refused play took a unit off sale ({game} at {stake} cents)",
+                {"operation": "play", "game": game, "stake_cents": stake},
+            )
     return None
 
 
@@ -228,7 +244,11 @@ def scenario_invalid(
                 return changed
         return None
 
-    found = _cursor_kept(session, case, game, stake, refuse)
+    # every stream the case names: a stake a game does not sell has no stream of its own,
+    # and the unit it takes off sale may be any of the game's (a case written before names
+    # its witness alone)
+    watched = [(str(g), int(s)) for g, s in case.get("witnesses") or [(game, stake)]]
+    found = _cursors_kept(session, case, watched, refuse)
     if found is not None:
         return found
     return _near_misses(session, case, read_as)
