@@ -144,18 +144,25 @@ def slice_bounds_check(ctx: CheckContext) -> None:
     if not pairs:
         raise NotSupported("no game and stake in this run's scope")
     rng = random.Random(f"{ctx.seed}:slice_bounds")
-    game, stake = rng.choice(pairs)
-    blocks = of_pair(ctx.adapter.list_blocks(game, stake), game, stake)
-    if not blocks:
-        raise NotSupported(f"no block listed for {game} at {stake} cents")
-    block = rng.choice(blocks)
-    case = {
-        "kind": PlayEvidence.KIND,
-        "scenario": "slice_bounds",
-        "block_id": block["block_id"],
-        "units": block["units"],
-        "seed": ctx.seed,
-    }
-    found = scenario_slice_bounds(target, case)
-    if found is not None:
-        raise CheckFailure(found.note, [found], requirements=(SLICE,))
+    rng.shuffle(pairs)  # every game and stake (a stake's blocks may be served apart), in the
+    # seed's order, a listed block of each drawn from the seed
+    listed = 0
+    for game, stake in pairs:
+        blocks = of_pair(ctx.adapter.list_blocks(game, stake), game, stake)
+        if not blocks:
+            continue
+        listed += 1
+        block = rng.choice(blocks)
+        case = {
+            "kind": PlayEvidence.KIND,
+            "scenario": "slice_bounds",
+            "block_id": block["block_id"],
+            "units": block["units"],
+            "seed": ctx.seed,
+        }
+        found = scenario_slice_bounds(target, case)
+        if found is not None:
+            raise CheckFailure(found.note, [found], requirements=(SLICE,))
+    if not listed:
+        raise NotSupported("no block listed for any game and stake in this run's scope")
+    ctx.details["stakes_judged"] = listed

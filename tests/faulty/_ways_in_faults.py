@@ -489,6 +489,20 @@ class SlicePastEndWraps(GameService):
             yield json.dumps(unit, separators=(",", ":")).encode() + b"\n"
 
 
+class SlicePastEndWrapsAtTwoEuros(SlicePastEndWraps):
+    """Contract 3: eldorado's 2 € blocks, the last stake launched, are served from a ring
+    buffer: a slice of one that runs past the block's last unit wraps round to unit 0 instead
+    of being refused or cut. Every other game's and stake's slices are right."""
+
+    def block_slice(
+        self, block_id: object, start: object = None, count: object = None
+    ) -> tuple[Any, int, int]:
+        block = self.block(block_id)
+        if (block.game, block.stake_cents) != ("eldorado", 200):
+            return GameService.block_slice(self, block_id, start, count)
+        return super().block_slice(block_id, start, count)
+
+
 # == gauges far past full ==========================================================================
 
 

@@ -93,6 +93,19 @@ def test_money_bounds_tries_every_game_and_stake() -> None:
     )  # robots at 1 €, eldorado at 0,5 €, 1 € and 2 €
 
 
+def test_slice_bounds_tries_every_game_and_stake() -> None:
+    """Slices past the end wrapped round on eldorado's 2 € blocks alone: ``blocks.slice_bounds``
+    read one (game, stake) the seed drew, and certified it three runs in four."""
+    from .test_freedoms import check_outcome
+
+    for seed in range(3):
+        adapter = reference_adapter(wf.SlicePastEndWrapsAtTwoEuros, name="x")
+        found = check_outcome(adapter, "blocks.slice_bounds", seed=seed)
+        assert found.outcome == "fail", (seed, found.message)
+    right = check_outcome(reference_adapter(name="x"), "blocks.slice_bounds")
+    assert right.outcome == "pass" and right.details["stakes_judged"] == 4
+
+
 def test_altered_tokens_all_differ_and_vary_with_the_seed() -> None:
     token = "Zx9_k-3LmQ0pR7sT2vW4yA6cE8gI1nO5uB3dF7hJ9kL"
     drawn = [altered_tokens(token, random.Random(seed)) for seed in range(20)]

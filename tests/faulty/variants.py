@@ -896,6 +896,13 @@ _service(
     wf.SlicePastEndWraps,
     ["blocks.contract3.slice"],
 )
+_service(
+    "block_slice_past_end_wraps_at_two_euros",
+    "blocks",
+    "contract 3",
+    wf.SlicePastEndWrapsAtTwoEuros,
+    ["blocks.contract3.slice"],
+)
 _robots(
     "robots_gauge_counter_four_bits",
     "robots 4.8",
