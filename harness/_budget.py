@@ -198,7 +198,9 @@ class GuardedAdapter:
         self._wait_began = 0.0
         self._jitter = random.Random()  # the spread of the waits on a 429: timing only
 
-    def _call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, operation: str, *args: Any, _method: str | None = None, **kwargs: Any) -> Any:
+        """``operation`` on the adapter (its method ``_method``, default ``operation``'s own),
+        counted, watched and cut as the check's."""
         self._token.check()
         self._stalls.check(operation)
         with self._lock:
@@ -211,7 +213,7 @@ class GuardedAdapter:
         outer = getattr(_calling, "token", None)
         _calling.token = self._token
         try:
-            result = self._patiently(operation, args, kwargs)
+            result = self._patiently(operation, args, kwargs, _method or operation)
         finally:
             _calling.token = outer
             with self._lock:
@@ -219,7 +221,9 @@ class GuardedAdapter:
         self._token.check()  # the answer of a call made before the cut is not handed on
         return result
 
-    def _patiently(self, operation: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _patiently(
+        self, operation: str, args: tuple[Any, ...], kwargs: dict[str, Any], method: str
+    ) -> Any:
         """The call, made again after a wait each time the adapter raises ``ErrorReply`` with
         status 429 (an in-process adapter over a rate-limited service: the HTTP adapter waits
         on a target's 429 itself), as the HTTP adapter waits on a 429 without ``Retry-After``
@@ -228,7 +232,7 @@ class GuardedAdapter:
         refused = 0
         while True:
             try:
-                return getattr(self.underlying, operation)(*args, **kwargs)
+                return getattr(self.underlying, method)(*args, **kwargs)
             except ErrorReply as exc:
                 if exc.status != 429:
                     raise
@@ -260,7 +264,20 @@ class GuardedAdapter:
         return self._call("list_blocks", *args, **kwargs)
 
     def read_block(self, *args: Any, **kwargs: Any) -> Any:
-        stream = GuardedStream(self._call("read_block", *args, **kwargs), self._token)
+        return self._stream("read_block", *args, **kwargs)
+
+    def read_block_slowly(self, *args: Any, **kwargs: Any) -> Any:
+        """``read_block`` for a slow reader: the adapter's own ``read_block_slowly`` where it
+        has one (``harness._http_adapter``: a connection of its own, whose small receive
+        buffer lets the stall reach the server), its ``read_block`` elsewhere; a
+        ``read_block`` call of the check's, either way."""
+        slowly = hasattr(self.underlying, "read_block_slowly")
+        return self._stream("read_block_slowly" if slowly else "read_block", *args, **kwargs)
+
+    def _stream(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        stream = GuardedStream(
+            self._call("read_block", *args, _method=method, **kwargs), self._token
+        )
         with self._lock:
             self._streams = [s for s in self._streams if not s.ended] + [stream]
         return stream

@@ -178,6 +178,7 @@ class Devices:
             self._owners: dict[tuple[str, str], int] = {}  # ("account"|"token", id)
             self._plays: OrderedDict[str, int] = OrderedDict()  # the newest PLAYS_KEPT
             self._pick = random.Random(f"{seed}:tools")
+            self._slow: int | None = None  # the slow reader's device, once it has read
 
     def client(self, number: int) -> Client:
         with self._lock:
@@ -192,6 +193,19 @@ class Devices:
         with self._lock:
             self._count += 1
             return self._count - 1
+
+    def slow_reader(self) -> int:
+        """The device the run's slow reads of block streams come from (a phone on a slow
+        network: ``HttpAdapter.read_block_slowly``), one for the run, made at its first."""
+        with self._lock:
+            if self._slow is None:
+                self._count += 1
+                self._slow = self._count - 1
+            return self._slow
+
+    def is_slow_reader(self, number: int) -> bool:
+        with self._lock:
+            return number == self._slow
 
     def tool(self) -> int:
         """The device of no account this thread's requests come from (drawn at its first such

@@ -126,6 +126,12 @@ device then sends. Not ``python-requests`` (the mark of a script or a test tool)
 browser's (a browser sends a dozen other headers whose absence would stand out), and nothing
 that names the harness (docs/http-api.md)."""
 DEVICE = "instantcert_device"  # a prepared request's attribute: the device (pool) it is sent from
+RECEIVE_BUFFER = "instantcert_receive_buffer"  # ... and its connections' receive buffer, if set
+SLOW_RECEIVE_BYTES = 16 * 1024
+"""The receive buffer of the slow reader's connections (``read_block_slowly``): a socket's
+buffer grows as its reader keeps up (to 32 MB on this machine's loopback), so a reader that
+stops would leave a stream tens of megabytes to send before the server's writes block; set,
+it stays this small (the kernel doubles it), as a phone's on a slow network is."""
 JSON_TYPE = "application/json"
 JSON_BODY_TYPE = "application/json; charset=utf-8"  # OkHttp's for a JSON request body
 NDJSON_TYPE = "application/x-ndjson"
@@ -1093,6 +1099,8 @@ class HttpAdapter:
         client_ordered(prepared, self._host, client.order)
         if device is not None:
             setattr(prepared, DEVICE, device)
+            if self.devices.is_slow_reader(device):
+                setattr(prepared, RECEIVE_BUFFER, SLOW_RECEIVE_BYTES)
         return prepared
 
     def _connection_fault(
@@ -1261,9 +1269,24 @@ class HttpAdapter:
     def read_block(
         self, block_id: str, start: int | None = None, count: int | None = None
     ) -> HttpBlockStream:
+        return self._read_block(block_id, start, count, None)
+
+    def read_block_slowly(
+        self, block_id: str, start: int | None = None, count: int | None = None
+    ) -> HttpBlockStream:
+        """``read_block`` as a slow reader reads it: from a device of its own
+        (``Devices.slow_reader``), on connections whose receive buffer stays small
+        (``SLOW_RECEIVE_BYTES``), so that when its reader stops the server's writes block
+        once a few megabytes are in flight, as a slow network's client makes them."""
+        return self._read_block(block_id, start, count, self.devices.slow_reader())
+
+    def _read_block(
+        self, block_id: str, start: int | None, count: int | None, device: int | None
+    ) -> HttpBlockStream:
         path = f"/v1/blocks/{quote(block_id, safe='')}"
         what = request_label("GET", path)
-        response = self._send("GET", path, params={"start": start, "count": count}, safe=True)
+        query = {"start": start, "count": count}
+        response = self._send("GET", path, params=query, safe=True, device=device)
         if response.status_code != 200 or _media_type(response) != NDJSON_TYPE:
             if response.status_code == 200:
                 body = self._reader(response, what).chunks()

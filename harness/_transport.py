@@ -331,9 +331,18 @@ class DeadlineHTTPAdapter(HTTPAdapter):
         return pool
 
     def _account_pool(self, request: PreparedRequest, verify: bool, cert: Any) -> Any:
-        """A pool of the request's origin and TLS settings for one account alone."""
+        """A pool of the request's origin and TLS settings for one account alone (its
+        connections' receive buffer set where the request asks: ``_http_adapter``'s slow
+        reader)."""
         host, pool_kwargs = self.build_connection_pool_key_attributes(request, verify, cert)
-        manager = PoolManager(num_pools=1, **self.poolmanager.connection_pool_kw)
+        options = dict(self.poolmanager.connection_pool_kw)
+        receive = getattr(request, "instantcert_receive_buffer", None)  # _http_adapter's
+        if isinstance(receive, int):
+            options["socket_options"] = [
+                *urllib3.connection.HTTPConnection.default_socket_options,
+                (socket.SOL_SOCKET, socket.SO_RCVBUF, receive),
+            ]
+        manager = PoolManager(num_pools=1, **options)
         manager.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
         return manager.connection_from_host(**host, pool_kwargs=dict(pool_kwargs))
 

@@ -75,14 +75,18 @@ SLICE_PAGES = (10_000, 5_000, 2_000, 1_000)
 these the target takes."""
 
 
-def read_slice(adapter: Any, block_id: str, start: int | None, count: int | None) -> Any:
-    """``adapter.read_block(block_id, start, count)``; a slice inside the block refused with a
+def read_slice(
+    adapter: Any, block_id: str, start: int | None, count: int | None, slowly: bool = False
+) -> Any:
+    """``adapter.read_block(block_id, start, count)`` (``read_block_slowly`` with ``slowly``,
+    where the adapter has it: a slow reader's connection); a slice inside the block refused with a
     4xx (a ``count`` cap of the target's own: the contract bounds no ``count``, row
     ``slice-own-limit``) read in pieces of the largest ``SLICE_PAGES`` size the target takes
     (``PiecedStream``). A slice reaching past the block's end, or one no page size reads,
     keeps its refusal (a slice past the end may be refused: row ``slice-bounds``)."""
+    read = getattr(adapter, "read_block_slowly", adapter.read_block) if slowly else None
     try:
-        return adapter.read_block(block_id, start, count)
+        return (read or adapter.read_block)(block_id, start, count)
     except ErrorReply as refusal:
         if start is None or count is None or not 400 <= refusal.status < 500:
             raise
@@ -194,7 +198,7 @@ def compare_slice(
     of those lines (a page sent again, or skipped, after the reader stalled shows against the
     larger read, made at full speed)."""
     problems: list[str] = []
-    stream = read_slice(adapter, block_id, lo, hi - lo)
+    stream = read_slice(adapter, block_id, lo, hi - lo, slowly=bool(stalls))
     try:
         header = stream.header
         want = {"block_id": block_id, "units": units, "start": lo, "count": hi - lo}
@@ -242,14 +246,17 @@ def compare_read_twice(
     hi: int,
     units: int,
     stalls: Mapping[int, float],
+    slow_first: bool = False,
 ) -> list[str]:
-    """What differs between the slice [lo, hi) read at full speed and read again as a slow
-    reader (``stalls``): a slice too long to keep from the audits (``blocks.long_slow_reads``).
-    Only the difference is this check's: a slice both reads give alike (lines missing, a
-    wrong header) is the block's own fault, which the block checks report."""
+    """What differs between the slice [lo, hi) read at full speed and read as a slow reader
+    (``stalls``), the slow read first with ``slow_first`` (drawn by the caller: a server must
+    not learn that the second of two reads of a slice is the one to serve with care): a slice
+    too long to keep from the audits (``blocks.long_slow_reads``). Only the difference is
+    this check's: a slice both reads give alike (lines missing, a wrong header) is the
+    block's own fault, which the block checks report."""
 
     def read(slowly: bool) -> tuple[Any, list[bytes]]:
-        stream = read_slice(adapter, block_id, lo, hi - lo)
+        stream = read_slice(adapter, block_id, lo, hi - lo, slowly=slowly)
         header: Any = None
         try:
             header = stream.header
@@ -262,8 +269,12 @@ def compare_read_twice(
         finally:
             stream.close()
 
-    fast_header, fast = read(slowly=False)
-    slow_header, slow = read(slowly=True)
+    if slow_first:
+        slow_header, slow = read(slowly=True)
+        fast_header, fast = read(slowly=False)
+    else:
+        fast_header, fast = read(slowly=False)
+        slow_header, slow = read(slowly=True)
     where = ", ".join(f"{s:.1f} s before line {at}" for at, s in sorted(stalls.items()))
     problems: list[str] = []
     if slow_header != fast_header:

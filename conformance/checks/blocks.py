@@ -617,11 +617,12 @@ SLOW_HEAD_BYTES = 1 << 20
 
 def long_slow_reads(
     seed: str, blocks: Sequence[tuple[str, int, Sequence[bytes]]]
-) -> list[tuple[str, int, int, dict[int, float]]]:
+) -> list[tuple[str, int, int, dict[int, float], bool]]:
     """``LONG_SLOW_READS`` slices of the blocks ``(block id, units, some of its lines)``, each
     long enough that ``SLOW_TAIL_BYTES`` are still to come when its reader stops (its lines'
     length from the lines given), at a place and a line the seed draws, for a time stratified
-    over ``pace.STALL_S`` across them: (block id, lo, hi, {line: seconds})."""
+    over ``pace.STALL_S`` across them, read slowly before or after the read at full speed it
+    is compared with, as the seed draws: (block id, lo, hi, {line: seconds}, slow first)."""
     rng = random.Random(f"{seed}:long-slow-reads")
     candidates = [(b, units, lines) for b, units, lines in blocks if lines and units > 1]
     if not candidates:
@@ -634,9 +635,8 @@ def long_slow_reads(
         head = max(1, int(SLOW_HEAD_BYTES / width))
         count = min(units, head + int(SLOW_TAIL_BYTES / width) + 1)
         lo = rng.randrange(units - count + 1)
-        reads.append(
-            (block_id, lo, lo + count, {rng.randrange(1, min(head, count - 1) + 1): pause})
-        )
+        stall = {rng.randrange(1, min(head, count - 1) + 1): pause}
+        reads.append((block_id, lo, lo + count, stall, rng.random() < 0.5))
     return reads
 
 
@@ -662,16 +662,16 @@ def slices(ctx: CheckContext) -> None:
         str(ctx.seed),
         [(b.block_id, int(b.entry["units"]), list(b.audit.kept.values())) for b in audited],
     )
-    slow.update({(b, lo, hi): stalls for b, lo, hi, stalls in long})
+    slow.update({(b, lo, hi): stalls for b, lo, hi, stalls, _ in long})
     reads: list[tuple[AuditedBlock, int, int, Future[list[str]] | list[str]]] = []
     # the slow reads side by side, beside the others (their stalls cost the longest one)
     with ThreadPoolExecutor(max_workers=max(1, len(slow))) as pool:
-        for block_id, lo, hi, pauses in long:  # read at full speed, then slowly: no kept lines
+        for block_id, lo, hi, pauses, slow_first in long:  # read twice: no kept lines
             block = by_id[block_id]
             units = int(block.entry["units"])
             checked += 1
-            twice = pool.submit(compare_read_twice, ctx.adapter, block_id, lo, hi, units, pauses)
-            reads.append((block, lo, hi, twice))
+            twice = (ctx.adapter, block_id, lo, hi, units, pauses, slow_first)
+            reads.append((block, lo, hi, pool.submit(compare_read_twice, *twice)))
         for block in audited:
             units = int(block.entry["units"])
             for lo, hi in block.keep:

@@ -102,19 +102,21 @@ def test_long_slow_reads_stop_with_more_to_come_than_a_connection_buffers() -> N
     blocks = [("a", 2_000_000, lines), ("b", 900_000, lines)]
     reads = long_slow_reads("seed", blocks)
     assert len(reads) == LONG_SLOW_READS and reads == long_slow_reads("seed", blocks)
-    for block_id, lo, hi, stalls in reads:
+    for block_id, lo, hi, stalls, _ in reads:
         ((at, pause),) = stalls.items()
         units = dict((b, u) for b, u, _ in blocks)[block_id]
         assert 0 <= lo < hi <= units
         assert 1 <= at <= SLOW_HEAD_BYTES // 100
         assert (hi - lo - at) * 100 >= SLOW_TAIL_BYTES  # more to come than buffers hold
         assert pace.STALL_S[0] <= pause <= pace.STALL_S[1]
-    pauses = sorted(p for *_, stalls in reads for p in stalls.values())
+    pauses = sorted(p for *_, stalls, _ in reads for p in stalls.values())
     middle = (pace.STALL_S[0] * pace.STALL_S[1]) ** 0.5  # one stall in each stratum
     assert pauses[0] <= middle <= pauses[1]
     assert len({tuple(r[:3]) for s in range(8) for r in long_slow_reads(str(s), blocks)}) > 8
     small = long_slow_reads("seed", [("c", 300, lines)])
-    assert {(lo, hi) for _, lo, hi, _ in small} == {(0, 300)}  # a small block: whole
+    assert {(lo, hi) for _, lo, hi, *_ in small} == {(0, 300)}  # a small block: whole
+    firsts = {r[4] for s in range(8) for r in long_slow_reads(str(s), blocks)}
+    assert firsts == {True, False}  # the slow read before or after the fast one: the seed's
     assert long_slow_reads("seed", [("d", 300, [])]) == []  # no line to size it by
 
 

@@ -116,7 +116,9 @@ def test_a_slice_read_slowly_shows_a_page_sent_again() -> None:
     assert _slice_read_slowly(r13.SlowReaderCursorKept, [r13.STALL_S + 0.1]) == [[]]
 
 
-def _long_slice_read_slowly_over_http(service: type, stall: float) -> list[str]:
+def _long_slice_read_slowly_over_http(
+    service: type, stall: float, slow_first: bool = False
+) -> list[str]:
     """A long slow read (``blocks.long_slow_reads``) of robots' first block, over HTTP (the
     variant served by uvicorn, read by the harness's HTTP client), stopped ``stall`` seconds:
     what ``compare_read_twice`` finds."""
@@ -134,9 +136,9 @@ def _long_slice_read_slowly_over_http(service: type, stall: float) -> list[str]:
             stream = adapter.read_block(block_id, 5000, 50)
             lines = list(stream.lines())
             stream.close()
-            (_, lo, hi, stalls), *_ = long_slow_reads("0", [(block_id, units, lines)])
+            (_, lo, hi, stalls, _), *_ = long_slow_reads("0", [(block_id, units, lines)])
             stalls = dict.fromkeys(stalls, stall)
-            return compare_read_twice(adapter, block_id, lo, hi, units, stalls)
+            return compare_read_twice(adapter, block_id, lo, hi, units, stalls, slow_first)
         finally:
             adapter.close()
 
@@ -146,9 +148,50 @@ def test_over_http_a_long_slow_read_shows_a_page_sent_again() -> None:
     page is not sent again: ``_slice_read_slowly``'s 600 units read slowly over HTTP were
     right); a long slow read stops with more to come than they hold, so the server's stream
     stops too, and the page sent again shows. A cursor kept open stays right."""
-    slow = _long_slice_read_slowly_over_http(r13.SlowReaderPageRepeated, r13.STALL_S + 0.3)
-    assert slow and any("read slowly" in p for p in slow), slow
-    assert _long_slice_read_slowly_over_http(r13.SlowReaderCursorKept, r13.STALL_S + 0.3) == []
+    for slow_first in (False, True):  # the slow read second, then first
+        slow = _long_slice_read_slowly_over_http(
+            r13.SlowReaderPageRepeated, r13.STALL_S + 1.0, slow_first
+        )
+        assert slow and any("read slowly" in p for p in slow), (slow_first, slow)
+    assert _long_slice_read_slowly_over_http(r13.SlowReaderCursorKept, r13.STALL_S + 1.0) == []
+
+
+def test_a_slow_read_over_http_has_a_connection_of_its_own_with_a_small_receive_buffer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``read_block_slowly``: a device of its own (a connection no audit's read warmed), whose
+    sockets ask for a small receive buffer (the kernel would grow it to tens of megabytes,
+    which a stalled reader's server fills before its writes block); ``read_block`` as before."""
+    import socket
+
+    import urllib3.connection
+
+    from harness._http_adapter import SLOW_RECEIVE_BYTES, HttpAdapter
+
+    from .http_bridge import bridge
+
+    made: list[object] = []
+    create = urllib3.connection.connection.create_connection
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        made.append(kwargs.get("socket_options"))
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(urllib3.connection.connection, "create_connection", recorded)
+    small = (socket.SOL_SOCKET, socket.SO_RCVBUF, SLOW_RECEIVE_BYTES)
+    with bridge(reference_adapter(name="x")) as url:
+        adapter = HttpAdapter(url)
+        try:
+            (entry, *_) = adapter.list_blocks("robots", 100)
+            for read in (adapter.read_block, adapter.read_block_slowly, adapter.read_block):
+                made.clear()
+                stream = read(str(entry["block_id"]), 10, 5)
+                assert len(list(stream.lines())) == 5
+                stream.close()
+                slowly = read == adapter.read_block_slowly
+                assert any(small in (o or []) for o in made) == slowly, (read, made)
+        finally:
+            adapter.close()
 
 
 class _Named(Exception):
