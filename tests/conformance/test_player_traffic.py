@@ -25,6 +25,10 @@ from conformance.checks._scenarios.players import scenario_players
 from harness import open_target
 from tests.faulty._base import Delegating, reference_adapter
 
+#: handed to an xdist worker first (tests/conftest.py): few tests, paced players that pause
+#: seconds (20 s)
+pytestmark = pytest.mark.early
+
 Document = dict[str, Any]
 
 

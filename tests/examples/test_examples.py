@@ -22,6 +22,10 @@ from conformance import load_catalogue
 from harness._cli import main
 from tests.reference._live import free_port
 
+#: handed to an xdist worker first (tests/conftest.py): four tests, the examples' quick runs (25
+#: s)
+pytestmark = pytest.mark.early
+
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER = "python:examples.python_adapter.adapter:make_adapter"
 BROKEN = "python:examples.python_adapter.adapter:make_broken_adapter"

@@ -24,6 +24,10 @@ from ._round2_faults import BigLotsHeld
 from .freedom_variants import WalletLimit
 from .test_freedoms import one_check
 
+#: handed to an xdist worker first (tests/conftest.py): three tests, a certify run of a capped
+#: wallet (12 s)
+pytestmark = pytest.mark.early
+
 FULL_WINDOW = {"top_lot_units": 12_000}  # the full profile's
 
 

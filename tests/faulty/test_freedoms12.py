@@ -24,6 +24,10 @@ from .freedom_variants import FREEDOMS, PlayCountLimit, StakeLimit20Eur
 from .test_freedoms import check_outcome
 from .variants import VARIANTS
 
+#: handed to an xdist worker first (tests/conftest.py): few tests, player-session runs at a
+#: person's pace (40 s)
+pytestmark = pytest.mark.early
+
 LIMIT = "stake-own-limit"
 
 

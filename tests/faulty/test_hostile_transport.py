@@ -25,6 +25,10 @@ from .certify import Outcome, certify
 from .hostile_transport import ENDPOINTS, hang, serve_broken, serve_slow
 from .http_bridge import Serving
 
+#: handed to an xdist worker first (tests/conftest.py): few tests, targets that hang until a
+#: deadline (30 s)
+pytestmark = pytest.mark.early
+
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response

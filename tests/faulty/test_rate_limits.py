@@ -31,6 +31,10 @@ from .freedom_variants import reservations_of
 from .test_freedoms import assert_certified, one_check
 from .wire_variants import RateLimit, WireServer, wire_variant
 
+#: handed to an xdist worker first (tests/conftest.py): few tests, runs that wait out a target's
+#: refusals (45 s)
+pytestmark = pytest.mark.early
+
 UNLIMITED = 1e9  # requests a second: no limit, only the ``refuse`` rule
 
 

@@ -23,6 +23,10 @@ from ._player_faults import RevealStateExpires
 from .certify import SEED, TEST_SETTINGS
 from .variants import VARIANTS
 
+#: handed to an xdist worker first (tests/conftest.py): few tests, soaks of seconds at a
+#: player's pace (35 s)
+pytestmark = pytest.mark.early
+
 REQUIREMENT = "robots.4.3.reveal_symbols"
 
 

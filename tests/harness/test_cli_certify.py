@@ -11,6 +11,9 @@ import pytest
 from harness._cli import main
 from harness._reports.manifest import verify
 
+#: handed to an xdist worker first (tests/conftest.py): few tests, whole certify runs (30 s)
+pytestmark = pytest.mark.early
+
 TINY = """\
 profile: quick
 seed: 5

@@ -20,6 +20,9 @@ from tests.faulty.certify import SEED, TEST_SETTINGS
 from tests.faulty.hostile_transport import DESCRIBE, RawTarget, read_request
 from tests.faulty.http_bridge import bridge
 
+#: handed to an xdist worker first (tests/conftest.py): five tests, whole runs over HTTP (25 s)
+pytestmark = pytest.mark.early
+
 EARLY_HINTS = b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 PROCESSING = b"HTTP/1.1 102 Processing\r\n\r\n"

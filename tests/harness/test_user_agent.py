@@ -21,6 +21,9 @@ from tests.faulty._base import reference_adapter
 from tests.faulty.certify import SEED, TEST_SETTINGS
 from tests.faulty.http_bridge import Serving, create_app
 
+#: handed to an xdist worker first (tests/conftest.py): five tests, whole runs over HTTP (30 s)
+pytestmark = pytest.mark.early
+
 LABELS = re.compile(rb"instantcert|harness|certif|conformance|probe", re.IGNORECASE)
 REQUIREMENTS = (
     "robots.4.6.x2",
