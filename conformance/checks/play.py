@@ -220,7 +220,13 @@ def top_lots(ctx: CheckContext) -> None:
     exactly -stake + its unit's lot, the largest lot too (``scenario_top_lot``). The pairs
     side by side, ``scenario_workers`` accounts in all playing at once (over a distant target
     the plays' round trips add up); each pair's stream held while its scenario runs, since
-    its units on sale are counted: no other check buys one of them meanwhile."""
+    its units on sale are counted: no other check buys one of them meanwhile.
+
+    The pairs are played one after another, in an order the seed draws, each with every
+    worker: all four held at once for 34-63 s (a full run) stopped every other check's plays
+    at those stakes meanwhile, the player sessions' paced players and old accounts at the
+    eldorado stakes among them (their span's pace lost); one held at a time, each for a
+    quarter of that, the others play on."""
     if "blocks" not in ctx.implementation.get("capabilities", []):
         raise _needs_blocks(
             "the units on sale cannot be read: the largest lot on sale could not be bought",
@@ -229,13 +235,14 @@ def top_lots(ctx: CheckContext) -> None:
     target = session(ctx)
     target.known = partial(audited_prizes, ctx.adapter)  # the block as the audit read it
     in_scope = pairs(ctx)
+    random.Random(f"{ctx.seed}:top_lots").shuffle(in_scope)
     cases = [
         case_of(
             "top_lot",
             game=game,
             stake_cents=stake,
             window=ctx.settings.top_lot_units,
-            workers=max(1, workers_of(ctx.settings) // len(in_scope)),
+            workers=workers_of(ctx.settings),
         )
         for game, stake in in_scope
     ]
@@ -244,7 +251,7 @@ def top_lots(ctx: CheckContext) -> None:
     def top_lot(case: Case) -> Evidence | None:
         return sc.scenario_top_lot(target, case, unjudged[(case["game"], case["stake_cents"])])
 
-    results = map_in_order(held(ctx, top_lot), cases, workers_of(ctx.settings))
+    results = map_in_order(held(ctx, top_lot), cases, 1)  # one stream held at a time
     target.settle()
     for case, found in zip(cases, results, strict=True):
         if found is not None:
