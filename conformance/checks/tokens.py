@@ -214,17 +214,18 @@ def scenario_tokens(
             if not 400 <= refusal.status < 500:
                 raise
             groups[balance].append(session.open(balance))
-    found, accounts = None, []
+    judged: list[tuple[tuple[str, str], list[tuple[str, str]], int]] = []
     for funding, opened in groups.items():
         if len(opened) < MIN_SAMPLE and funding != balance:
             continue  # too few to judge alone: the refusals above went to the empty group
         accounts = [(a.account_id, a.token) for a in opened]
-        found = token_finding(accounts)
-        if found is not None and found[0] == "letter":
-            break
-    if found is None:
+        finding = token_finding(accounts)
+        if finding is not None:
+            judged.append((finding, accounts, funding))
+    if not judged:
         return None
-    kind, fault = found
+    # the letter's finding first, in any group; else the first reading's
+    (kind, fault), accounts, funding = min(judged, key=lambda j: j[0][0] != "letter")
     if len(groups) > 1:
         fault = f"{fault} (accounts opened with {funding} cents)"
     shown = [{"account_id": a, "token": t} for a, t in accounts[:6]]

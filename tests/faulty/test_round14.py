@@ -194,3 +194,24 @@ def test_tokens_are_judged_for_each_way_an_account_is_opened() -> None:
     found = _judged(r14.FundedAccountsClockTokens)
     assert found is not None and "opened with" in found.note  # type: ignore[attr-defined]
     assert _judged(r14.FundedAccountsRandomTokens) is None
+
+
+class _FundedNinetySixBits(r14.FundedAccountsRandomTokens):
+    """The cashier's tokens of 96 random bits: short of the project's 128 (a reading)."""
+
+    def _cashier_token(self) -> str:
+        import secrets
+
+        return secrets.token_hex(12)
+
+
+def test_a_reading_of_one_group_is_reserved_whatever_the_others() -> None:
+    adapter = reference_adapter(_FundedNinetySixBits, name="x")
+    reserved: list[object] = []
+    try:
+        session = Session.of(adapter, adapter.describe())
+        case = case_of("tokens", accounts=24, seed=3)
+        assert tokens.scenario_tokens(session, case, reserved.append) is None
+    finally:
+        adapter.close()
+    assert len(reserved) == 1 and "96 bits" in reserved[0].note  # type: ignore[attr-defined]
