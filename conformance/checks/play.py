@@ -9,6 +9,7 @@ Every play buys a fresh unit of the block on sale, so the number of plays is the
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -21,9 +22,10 @@ from .._pool import iter_in_order, map_in_order, workers_of
 from .._registry import CheckContext, CheckFailure, Evidence, NotSupported, Reservation, check
 from ..games import GameKit, each_kit, kit
 from . import _scenarios as sc
+from ._block_reading import of_pair, read_slice
 from ._races import race
 from ._scenarios import SCENARIOS, Case, case_of
-from ._scenarios.client import TOP_UPS
+from ._scenarios.client import TOP_UPS, note_shown_ahead
 from ._session import session
 from .blocks import audited_prizes
 
@@ -297,6 +299,77 @@ def money_exact(ctx: CheckContext) -> None:
 def block_order(ctx: CheckContext) -> None:
     """Plays in a row get one unit each, the next unit of the block on sale every time."""
     run_per_stake(ctx, None, "block_order", "plays were not in block order", watching=True)
+
+
+AHEAD_UNITS = 8_000
+"""Units of each listed block read from its unit 0 before the run's first play
+(``play.units_shown_ahead``), at least: more than twice what a quick run sells of a (game,
+stake) on a fresh target (about 3 100 plays in all, over its four pairs); with deep plays
+(the full profile), ``deep_units`` and 5 000 more (17 000 units: a full run sells about
+12 000 of a pair)."""
+AHEAD_BLOCKS = 6
+"""Listed blocks of a (game, stake) read so, at most (the listing's order is the target's)."""
+
+
+@check(
+    "play.units_shown_ahead",
+    covers=["play.sales.block_unit"],
+    capability="play",
+    cost="block",  # with the block checks: alone and first, before any play of the run
+)
+def units_shown_ahead(ctx: CheckContext) -> None:
+    """The units every listed block shows before the run's first play, from its unit 0
+    (``AHEAD_UNITS``, or the deep plays' ``deep_units`` and 5 000 more where larger), kept
+    (their tickets' CRC-32: ``note_shown_ahead``) for every later tie of a sale to its unit
+    (``Session.settle``, whichever check sold it): a unit sold must be the one its block
+    showed *before* the sale, not only the one it shows after. A target whose sales draw
+    other units than the block it serves, and serves the units sold as sold, shows it only
+    to a read made before the sale. This check reads (it runs with the block checks, before
+    any play); the judging is every tie's. A block it cannot read is the block checks' to
+    judge: skipped here."""
+    if "blocks" not in ctx.implementation.get("capabilities", []):
+        return  # nothing to read: play.block_unit reserves the tie (capability-skipped)
+    deep = ctx.settings.deep_units
+    wanted = max(AHEAD_UNITS, 0 if deep is None else int(deep) + 5_000)
+    read, skipped = 0, []
+    for game, stake in pairs(ctx):
+        try:
+            listed = of_pair(ctx.adapter.list_blocks(game, stake), game, stake)
+        except Exception as exc:  # the block checks judge the listing
+            skipped.append(f"{game} at {stake} cents: {exc}"[:200])
+            continue
+        for entry in listed[:AHEAD_BLOCKS]:
+            block_id = str(entry.get("block_id"))
+            units = entry.get("units")
+            count = min(wanted, units) if type(units) is int and units > 0 else wanted
+            try:
+                shown = _units_read(ctx.adapter, block_id, count)
+            except Exception as exc:  # a block refused or cut: the block checks' to judge
+                skipped.append(f"{block_id}: {exc}"[:200])
+                continue
+            note_shown_ahead(ctx.adapter, block_id, shown)
+            read += len(shown)
+    ctx.details["units_read"] = read
+    if skipped:
+        ctx.details["not_read"] = skipped[:10]
+
+
+def _units_read(adapter: Any, block_id: str, count: int) -> dict[int, dict[str, Any]]:
+    """Units 0 .. count-1 of ``block_id`` as served, by index (a line that is no unit
+    object is left out: the block checks judge lines)."""
+    stream = read_slice(adapter, block_id, 0, count)
+    try:
+        found: dict[int, dict[str, Any]] = {}
+        for line in stream.lines():
+            try:
+                unit = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(unit, dict) and type(unit.get("index")) is int:
+                found[unit["index"]] = unit
+        return found
+    finally:
+        stream.close()
 
 
 @check("play.block_unit", covers=["play.sales.block_unit"], capability="play", cost="long")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+import random
 import re
 import string
 from collections import Counter
@@ -31,9 +32,11 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from contract import ErrorReply
+
 from .._registry import CheckContext, CheckFailure, Evidence, Reservation, check
 from . import _scenarios as sc
-from ._scenarios.client import open_least
+from ._scenarios.client import Account, open_least
 from ._session import session
 
 UNGUESSABLE = "security.tokens.unguessable"
@@ -199,12 +202,32 @@ def scenario_tokens(
     """``accounts`` new accounts: their tokens are judged together (module docstring); a
     finding of the reading only (``token_finding``) goes to ``reserve``."""
     first, balance = open_least(session, 1)  # 1 cent where an empty account is refused
-    opened = [first, *(session.open(balance) for _ in range(int(case["accounts"]) - 1))]
-    accounts = [(a.account_id, a.token) for a in opened]
-    found = token_finding(accounts)
-    if found is None:
+    sample = int(case["accounts"])
+    fundings = [balance, *deposits(case, sample)]
+    groups: dict[int, list[Account]] = {b: [] for b in fundings}
+    groups[balance].append(first)
+    for number in range(1, sample):  # the groups' openings interleaved, one after another
+        funding = fundings[number % len(fundings)]
+        try:
+            groups[funding].append(session.open(funding))
+        except ErrorReply as refusal:  # a wallet limit of the target's own: opened empty
+            if not 400 <= refusal.status < 500:
+                raise
+            groups[balance].append(session.open(balance))
+    judged: list[tuple[tuple[str, str], list[tuple[str, str]], int]] = []
+    for funding, opened in groups.items():
+        if len(opened) < MIN_SAMPLE and funding != balance:
+            continue  # too few to judge alone: the refusals above went to the empty group
+        accounts = [(a.account_id, a.token) for a in opened]
+        finding = token_finding(accounts)
+        if finding is not None:
+            judged.append((finding, accounts, funding))
+    if not judged:
         return None
-    kind, fault = found
+    # the letter's finding first, in any group; else the first reading's
+    (kind, fault), accounts, funding = min(judged, key=lambda j: j[0][0] != "letter")
+    if len(groups) > 1:
+        fault = f"{fault} (accounts opened with {funding} cents)"
     shown = [{"account_id": a, "token": t} for a, t in accounts[:6]]
     seen = sc.evidence(
         case,
@@ -219,6 +242,26 @@ def scenario_tokens(
     return seen
 
 
+FUNDED_GROUPS = 2
+"""Groups of the sample opened with money, beside the accounts opened empty: a token may
+come from another service when an account is opened with a deposit (a cashier's
+open-and-fund path), so each way the run opens accounts has its tokens judged on their own."""
+DEPOSITS = (1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 50_000)
+"""Deposits players make (10 to 500 EUR, the buttons of a cashier's screen): one group's."""
+
+
+def deposits(case: Mapping[str, Any], sample: int) -> list[int]:
+    """The balances the sample's funded groups are opened with, drawn from the case's seed:
+    one of ``DEPOSITS`` and one typed amount (10 to 1 000 EUR, cents included); none when the
+    sample is too small for a group of ``MIN_SAMPLE`` beside the empty accounts."""
+    if sample < MIN_SAMPLE * (FUNDED_GROUPS + 1):
+        return []
+    rng = random.Random(f"{case.get('seed', 0)}:tokens:deposits")
+    typed = rng.randrange(1_000, 100_001)
+    preset = rng.choice([d for d in DEPOSITS if d != typed])
+    return [preset, typed]
+
+
 sc.SCENARIOS["tokens"] = scenario_tokens
 
 
@@ -228,7 +271,7 @@ def tokens_unguessable(ctx: CheckContext) -> None:
     inside or derived from it with nothing else varying (the letter: a *fail*); the part that
     varies holds 128 bits in its alphabet (a reading: a reservation)."""
     sample = max(MIN_SAMPLE, ctx.settings.token_sample)
-    case = sc.case_of("tokens", accounts=sample)
+    case = sc.case_of("tokens", accounts=sample, seed=ctx.seed)
 
     def reserve(seen: Evidence) -> None:
         ctx.reserve(

@@ -38,6 +38,7 @@ from . import _round12_faults as r12
 from . import _round12_seen_faults as r12s
 from . import _round13_faults as r13
 from . import _round13_surface_faults as r13s
+from . import _round14_faults as r14
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1709,4 +1710,31 @@ _service(
     "contract 3",
     r13.SlowReaderPageRepeated,
     ["blocks.contract3.slice"],
+)
+
+# -- the fourteenth red team's faults (tests/faulty/_round14_faults.py): what the suite never
+#    did (a block read before its units were sold, tied to the sale; the Bearer scheme spelled
+#    otherwise; the tokens of accounts opened with money) ------------------------------------
+_service(
+    "play_sold_units_from_another_draw",
+    "play",
+    "contract 4",
+    r14.SalesFromAnotherDraw,
+    ["play.sales.block_unit"],
+)
+_add(
+    "http_bearer_spelled_otherwise_legacy_key",
+    "play",
+    "contract 4",
+    ["security.tokens.isolation"],
+    r14.scheme_variant(legacy=True),
+    r14.BearerSpelledOtherwiseLegacyKey.__doc__,
+    ("robots",),
+)
+_service(
+    "play_funded_accounts_clock_tokens",
+    "play",
+    "contract 4",
+    r14.FundedAccountsClockTokens,
+    ["security.tokens.unguessable"],
 )

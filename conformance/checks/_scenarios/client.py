@@ -10,6 +10,9 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import weakref
+import zlib
+from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
@@ -494,12 +497,14 @@ class Session:
         shows the unit's ticket with another prize: ``Tied.fault``)."""
         with self._lock:
             taken, self.untied = self.untied, []
+        ahead = shown_ahead(self.adapter)
         for block_id, runs in _runs(taken):
+            before = ahead.get(block_id, ShownAhead())
             for run in runs:
                 first = run[0].index
                 units = self.block_units(block_id, first, run[-1].index - first + 1)
                 for tied in run:
-                    fault = tied.fault(units.get(tied.index))
+                    fault = tied.fault(units.get(tied.index)) or tied.unlike(before.get(tied.index))
                     if fault is not None:
                         found = evidence(
                             case_of("block_unit", game=tied.game, stake_cents=tied.stake, plays=1),
@@ -727,6 +732,78 @@ class Tied:
                 AUTO_ANSWER,
             )
         return None
+
+    def unlike(self, shown: int | None) -> tuple[Any, Any, str, str] | None:
+        """(expected, got, what is wrong, the requirement it breaks) when the unit as the run
+        read it before any play (``shown``: its ticket's CRC-32, from ``note_shown_ahead``)
+        holds another ticket than this AUTO answer, else None: units sold are the block's as
+        it was shown before their sale, not only as it is shown after
+        (``play.sales.block_unit``). A prize at odds with the same ticket is ``fault``'s to
+        name (AUTO's, or the audit's when the block declares it wrong)."""
+        if shown is None or shown == ticket_digest(self.ticket):
+            return None
+        return (
+            {"ticket_crc32": shown},
+            {"ticket": self.ticket, "ticket_crc32": ticket_digest(self.ticket)},
+            "the block showed another unit there before the run's first play (read then, "
+            "its ticket is not the one sold)",
+            BLOCK_UNIT,
+        )
+
+
+def ticket_digest(ticket: object) -> int:
+    """A unit's ticket as ``note_shown_ahead`` keeps it: its CRC-32."""
+    return zlib.crc32(str(ticket).encode("utf-8", "replace"))
+
+
+class ShownAhead:
+    """The tickets' CRC-32 of a block's units ``0 .. n-1`` as read before the run's first
+    play (-1: a unit not read), 8 bytes a unit."""
+
+    def __init__(self) -> None:
+        self.digests = array("q")
+
+    def note(self, units: Mapping[int, Mapping[str, Any]]) -> None:
+        top = max((i for i in units if i >= 0), default=-1)
+        if top >= len(self.digests):
+            self.digests.extend([-1] * (top + 1 - len(self.digests)))
+        for index, unit in units.items():
+            if index >= 0 and isinstance(unit.get("ticket"), str):
+                self.digests[index] = ticket_digest(unit["ticket"])
+
+    def get(self, index: int) -> int | None:
+        if 0 <= index < len(self.digests) and self.digests[index] >= 0:
+            return int(self.digests[index])
+        return None
+
+
+_SHOWN_AHEAD: weakref.WeakKeyDictionary[Any, dict[str, ShownAhead]] = weakref.WeakKeyDictionary()
+_SHOWN_LOCK = threading.Lock()
+
+
+def _underlying(adapter: Any) -> Any:
+    """The run's adapter under a check's (what ``blocks.audited_prizes`` keys on too)."""
+    return getattr(adapter, "underlying", adapter)
+
+
+def note_shown_ahead(adapter: Any, block_id: str, units: Mapping[int, Mapping[str, Any]]) -> None:
+    """Keep ``units`` of ``block_id`` as the run read them before its first play
+    (``play.units_shown_ahead``): each sale the run ties later is compared with them too."""
+    try:
+        with _SHOWN_LOCK:
+            blocks = _SHOWN_AHEAD.setdefault(_underlying(adapter), {})
+            blocks.setdefault(block_id, ShownAhead()).note(units)
+    except TypeError:  # an adapter that cannot be weakly referenced: nothing kept
+        pass
+
+
+def shown_ahead(adapter: Any) -> dict[str, ShownAhead]:
+    """The blocks ``note_shown_ahead`` kept for ``adapter``'s target, by block id."""
+    try:
+        with _SHOWN_LOCK:
+            return dict(_SHOWN_AHEAD.get(_underlying(adapter), {}))
+    except TypeError:
+        return {}
 
 
 def _runs(taken: list[Tied]) -> list[tuple[str, list[list[Tied]]]]:

@@ -286,6 +286,14 @@ def _probes(
             for operation, call in _calls(session, owner, played, token):
                 request = {"operation": operation, "token": token}
                 found.append(Probe(f"the token {what}", operation, call, request))
+        if has_raw(session):  # the same tokens with the scheme spelled as HTTP also allows
+            for end in _endpoints(session, owner, played):
+                what, token = rng.choice(tokens)
+                headers = _spelled_bearer(token, rng)
+                spelled = repr(headers["Authorization"].split(token)[0])
+                found.append(
+                    _raw_probe(session, end, f"the token {what}, scheme {spelled}", headers, "")
+                )
         return found
     if ways == "scheme":
         assert own is not None
@@ -335,6 +343,25 @@ def _with_query(path: str, query: str, rng: random.Random) -> str:
 
 def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def _spelled_bearer(token: str, rng: random.Random) -> dict[str, str]:
+    """``Authorization`` with ``token`` and the Bearer scheme spelled as HTTP also allows it
+    (RFC 9110 11.1: the scheme is case-insensitive, one or more spaces may follow it), drawn
+    from ``rng``, never ``Bearer`` and one space as the suite writes its own requests: a
+    guard that matches the header as the suite writes it is met in a spelling it does not
+    match, and a token that must not open the account must not open it spelled so either."""
+    scheme = rng.choice(SCHEME_SPELLINGS)
+    if rng.random() < 0.25:  # any mix of cases
+        scheme = "".join(rng.choice((c.lower(), c.upper())) for c in scheme)
+    spaces = " " * rng.choice((1, 1, 2))
+    if f"{scheme}{spaces}" == "Bearer ":
+        spaces = "  "
+    return {"Authorization": f"{scheme}{spaces}{token}"}
+
+
+#: the Bearer scheme as clients write it, which HTTP reads alike (RFC 9110 11.1)
+SCHEME_SPELLINGS = ("Bearer", "bearer", "BEARER")
 
 
 def let_in(answer: RawAnswer | ErrorReply | Document) -> bool:
