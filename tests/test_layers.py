@@ -410,6 +410,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
                 "_clause_coverage",
                 "_patience",
                 "_field_counts",
+                "_codecache",
             ),
         ),
         (
