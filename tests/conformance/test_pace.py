@@ -8,6 +8,7 @@ import math
 import random
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -167,3 +168,58 @@ def test_a_tapper_taps_round_after_round_its_first_ticket_always(
     player.limited = True  # a limit of its own reached: no more
     players._tapping(None, player, 7, 2, 4, now + 1000)  # type: ignore[arg-type]
     assert tapped == []
+
+
+class _Served:
+    """A block server whose slices are right, each stream's header with a field of its own
+    (when it was served) and its lines written one way or another (key order): a freedom."""
+
+    def __init__(self, repeat_after_stall: bool = False) -> None:
+        self.served = 0
+        self.repeat = repeat_after_stall
+
+    def read_block(self, block_id: str, start: int, count: int) -> Any:
+        self.served += 1
+        served, repeat = self.served, self.repeat
+
+        class Stream:
+            def __init__(self) -> None:
+                self.header = {"block_id": block_id, "units": 100, "start": start}
+                self.header.update(count=count, served_at=served)
+
+            def lines(self) -> Iterator[bytes]:
+                for n in range(start, start + count):
+                    if served % 2:
+                        yield b'{"index":%d,"prize_cents":0,"ticket":"T"}' % n
+                    else:
+                        yield b'{"ticket":"T","prize_cents":0,"index":%d}' % n
+                    if repeat and n == start + 2:
+                        yield b'{"index":%d,"prize_cents":0,"ticket":"T"}' % n
+
+            def close(self) -> None:
+                pass
+
+        return Stream()
+
+
+def test_read_twice_judges_only_what_differs_between_the_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``compare_read_twice``: a header field of the server's own and lines written another
+    way at each read are no finding; a line sent again in one read is (here the server sends
+    it again whatever the pace: read slowly or not, the two reads differ only in that)."""
+    monkeypatch.setattr(_block_reading.time, "sleep", lambda s: None)
+    for slow_first in (False, True):
+        found = _block_reading.compare_read_twice(_Served(), "b", 10, 20, 100, {3: 1.0}, slow_first)
+        assert found == []
+
+    class Repeating(_Served):
+        def read_block(self, block_id: str, start: int, count: int) -> Any:
+            self.repeat = self.served % 2 == (0 if self.first_slow else 1)
+            return super().read_block(block_id, start, count)
+
+    for slow_first in (False, True):
+        served = Repeating()
+        served.first_slow = slow_first  # type: ignore[attr-defined]
+        found = _block_reading.compare_read_twice(served, "b", 10, 20, 100, {3: 1.0}, slow_first)
+        assert found and all("read slowly: stopped 1.0 s before line 3" in p for p in found)
