@@ -33,7 +33,7 @@ from reference._service import (
     unauthorized,
 )
 
-from ._base import reference_adapter
+from ._base import reference_adapter, stored_balance
 from ._evaluator import Click, RobotsEvaluator
 from ._protocol_faults import BridgedHttp
 from .http_bridge import Serving, create_app
@@ -389,6 +389,18 @@ class EldoradoRevealAnswered(GameService):
         return {"button": number, "symbol": str(row["ticket"])[0], "x2": False, "plus_one": False}
 
 
+def _opened_holding(service: GameService, stored: int) -> Document:
+    """An account opened on ``service`` holding ``stored`` cents (any 64-bit balance: the
+    reference's own ``open_account`` refuses past 2^53 - 1), answered as holding them."""
+    account_id = "acct_" + secrets.token_hex(12)
+    token = secrets.token_urlsafe(32)
+    with service._transaction() as db:
+        db.execute(
+            "INSERT INTO accounts VALUES (?, ?, ?, ?)", (account_id, _sha(token), stored, _now())
+        )
+    return {"account_id": account_id, "token": token, "balance_cents": stored}
+
+
 class BalanceInFloat64(GameService):
     """Contract 4 (money is integer cents): the wallet service takes any balance a 64-bit
     integer holds but keeps it as an IEEE double (a ``DOUBLE`` column): every balance up to
@@ -396,15 +408,7 @@ class BalanceInFloat64(GameService):
 
     def open_account(self, balance_cents: object) -> Document:
         balance = require_int(balance_cents, "balance_cents", low=0, high=2**63 - 1)
-        rounded = int(float(balance))
-        account_id = "acct_" + secrets.token_hex(12)
-        token = secrets.token_urlsafe(32)
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO accounts VALUES (?, ?, ?, ?)",
-                (account_id, _sha(token), rounded, _now()),
-            )
-        return {"account_id": account_id, "token": token, "balance_cents": rounded}
+        return _opened_holding(self, int(float(balance)))
 
     def balance(self, account_id: object, token: object) -> Document:
         found = super().balance(account_id, token)
@@ -420,14 +424,7 @@ class BalanceInFloat64AtTwoEuros(GameService):
 
     def open_account(self, balance_cents: object) -> Document:
         balance = require_int(balance_cents, "balance_cents", low=0, high=2**63 - 1)
-        account_id = "acct_" + secrets.token_hex(12)
-        token = secrets.token_urlsafe(32)
-        with self._transaction() as db:
-            db.execute(
-                "INSERT INTO accounts VALUES (?, ?, ?, ?)",
-                (account_id, _sha(token), balance, _now()),
-            )
-        return {"account_id": account_id, "token": token, "balance_cents": balance}
+        return _opened_holding(self, balance)
 
     def play(
         self, account_id: object, token: object, game: object, stake_cents: object
@@ -436,8 +433,7 @@ class BalanceInFloat64AtTwoEuros(GameService):
         name, stake = game_and_stake(game, stake_cents)
         play_id = "play_" + secrets.token_hex(12)
         with self._transaction() as db:
-            row = db.execute("SELECT balance_cents FROM accounts WHERE account_id = ?", (owner,))
-            balance = int(row.fetchone()["balance_cents"])
+            balance = stored_balance(db, owner)
             if balance < stake:
                 raise ServiceError(
                     402, "insufficient_funds", f"the balance is {balance} cents, the stake {stake}"
