@@ -244,7 +244,6 @@ def compare_read_twice(
     block_id: str,
     lo: int,
     hi: int,
-    units: int,
     stalls: Mapping[int, float],
     slow_first: bool = False,
 ) -> list[str]:

@@ -667,11 +667,9 @@ def slices(ctx: CheckContext) -> None:
     # the slow reads side by side, beside the others (their stalls cost the longest one)
     with ThreadPoolExecutor(max_workers=max(1, len(slow))) as pool:
         for block_id, lo, hi, pauses, slow_first in long:  # read twice: no kept lines
-            block = by_id[block_id]
-            units = int(block.entry["units"])
             checked += 1
-            twice = (ctx.adapter, block_id, lo, hi, units, pauses, slow_first)
-            reads.append((block, lo, hi, pool.submit(compare_read_twice, *twice)))
+            twice = (ctx.adapter, block_id, lo, hi, pauses, slow_first)
+            reads.append((by_id[block_id], lo, hi, pool.submit(compare_read_twice, *twice)))
         for block in audited:
             units = int(block.entry["units"])
             for lo, hi in block.keep:

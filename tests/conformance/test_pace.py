@@ -210,7 +210,7 @@ def test_read_twice_judges_only_what_differs_between_the_reads(
     it again whatever the pace: read slowly or not, the two reads differ only in that)."""
     monkeypatch.setattr(_block_reading.time, "sleep", lambda s: None)
     for slow_first in (False, True):
-        found = _block_reading.compare_read_twice(_Served(), "b", 10, 20, 100, {3: 1.0}, slow_first)
+        found = _block_reading.compare_read_twice(_Served(), "b", 10, 20, {3: 1.0}, slow_first)
         assert found == []
 
     class Repeating(_Served):
@@ -221,5 +221,5 @@ def test_read_twice_judges_only_what_differs_between_the_reads(
     for slow_first in (False, True):
         served = Repeating()
         served.first_slow = slow_first  # type: ignore[attr-defined]
-        found = _block_reading.compare_read_twice(served, "b", 10, 20, 100, {3: 1.0}, slow_first)
+        found = _block_reading.compare_read_twice(served, "b", 10, 20, {3: 1.0}, slow_first)
         assert found and all("read slowly: stopped 1.0 s before line 3" in p for p in found)

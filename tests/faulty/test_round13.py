@@ -138,7 +138,7 @@ def _long_slice_read_slowly_over_http(
             stream.close()
             (_, lo, hi, stalls, _), *_ = long_slow_reads("0", [(block_id, units, lines)])
             stalls = dict.fromkeys(stalls, stall)
-            return compare_read_twice(adapter, block_id, lo, hi, units, stalls, slow_first)
+            return compare_read_twice(adapter, block_id, lo, hi, stalls, slow_first)
         finally:
             adapter.close()
 
