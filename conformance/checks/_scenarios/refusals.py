@@ -53,28 +53,20 @@ def _left_as_it_was(
     )
 
 
-def _cursor_kept(
-    session: Session, case: Case, game: str, stake: int, refuse: Callable[[], Evidence | None]
-) -> Evidence | None:
-    """Run ``refuse`` between plays of a witness account: the play after it must be the unit
-    after the one before it (a refused play takes no unit off sale). That is judged from two
-    plays in a row before it: their units must follow one another, or the target does not
-    sell in block order (``play.sales.block_order``, failed here: the checks that run this
-    are exclusive, no other play buys a unit of the stream meanwhile), and a refusal could
-    not be told from it. It passed before, judging nothing: a target selling out of order
-    around a refusal was never asked what the refusal took."""
-    return _cursors_kept(session, case, [(game, stake)], refuse)
-
-
 def _cursors_kept(
     session: Session,
     case: Case,
     watched: list[tuple[str, int]],
     refuse: Callable[[], Evidence | None],
 ) -> Evidence | None:
-    """``_cursor_kept`` with a witness at each of the ``watched`` (game, stake) streams at
-    once: a refusal that takes a unit off any of them (not only the stream of the game and
-    stake refused: an invalid stake's play has no stream of its own) shows."""
+    """Run ``refuse`` between plays of a witness account at each of the ``watched`` (game,
+    stake) streams: the play after it must be the unit after the one before it (a refused
+    play takes no unit off sale, of any stream: an invalid stake's play has no stream of its
+    own). That is judged from two plays in a row before it: their units must follow one
+    another, or the target does not sell in block order (``play.sales.block_order``, failed
+    here: the checks that run this are exclusive, no other play buys a unit of the stream
+    meanwhile), and a refusal could not be told from it. It passed before, judging nothing: a
+    target selling out of order around a refusal was never asked what the refusal took."""
     witnesses = []
     for game, stake in watched:
         witness = _funded(session, stake, 3)
@@ -143,7 +135,7 @@ def scenario_insufficient_funds(session: Session, case: Case) -> Evidence | None
                 return changed
         return None
 
-    found = _cursor_kept(session, case, game, stake, refuse)
+    found = _cursors_kept(session, case, [(game, stake)], refuse)
     if found is not None:
         return found
     exact = session.open(stake)
