@@ -84,9 +84,11 @@ def read_slice(
     ``slice-own-limit``) read in pieces of the largest ``SLICE_PAGES`` size the target takes
     (``PiecedStream``). A slice reaching past the block's end, or one no page size reads,
     keeps its refusal (a slice past the end may be refused: row ``slice-bounds``)."""
-    read = getattr(adapter, "read_block_slowly", adapter.read_block) if slowly else None
+    read = (
+        getattr(adapter, "read_block_slowly", adapter.read_block) if slowly else adapter.read_block
+    )
     try:
-        return (read or adapter.read_block)(block_id, start, count)
+        return read(block_id, start, count)
     except ErrorReply as refusal:
         if start is None or count is None or not 400 <= refusal.status < 500:
             raise
