@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
@@ -108,7 +109,23 @@ async def read_block(request: Request) -> Response:
     except reference.BlockError as exc:
         return error(422, exc.code, str(exc))
     lines = block.document_lines(first, size)  # the header line, then one line per unit
-    return StreamingResponse(lines, media_type="application/x-ndjson")
+    return StreamingResponse(chunks(lines), media_type="application/x-ndjson")
+
+
+def chunks(lines: Iterator[bytes], size: int = 1 << 16) -> Iterator[bytes]:
+    """The lines joined into chunks of about ``size`` bytes, the same bytes in the same order.
+    Starlette runs a plain iterator on a worker thread, one hop per item it yields: a line per
+    item was a hop per unit (a read of 20 000 units cost the server as much as 20 000 requests)."""
+    buffer: list[bytes] = []
+    held = 0
+    for line in lines:
+        buffer.append(line)
+        held += len(line)
+        if held >= size:
+            yield b"".join(buffer)
+            buffer, held = [], 0
+    if buffer:
+        yield b"".join(buffer)
 
 
 app = Starlette(

@@ -9,9 +9,11 @@ run over HTTP. Slow tier: every freedom in a full run in-process (the tests' pro
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -70,17 +72,76 @@ Runs = dict[object, tuple[Callable[[], Any], dict[str, Any]]]
 """Runs of one check: a key, the factory of the target it judges and the profile's overrides."""
 
 
-def side_by_side(check_id: str, runs: Runs) -> dict[object, CheckOutcome]:
-    """``check_id`` on every target of ``runs`` at once, on threads, each as ``check_outcome``
-    runs it alone (seed 7, the tests' profile, its own target): for a file whose runs mostly
-    sleep (a person's pauses, plays a second apart), so that they sleep together; each test
-    then judges its own run's outcome (a module fixture holds them)."""
+def side_by_side(
+    check_id: str, runs: Runs, *, processes: bool = False
+) -> dict[object, CheckOutcome]:
+    """``check_id`` on every target of ``runs`` at once, each as ``check_outcome`` runs it alone
+    (seed 7, the tests' profile, its own target): for a file whose runs mostly sleep (a
+    person's pauses, plays a second apart), so that they sleep together; each test then judges
+    its own run's outcome (a module fixture holds them).
+
+    On threads of this process; with ``processes``, each run in a process of its own forked
+    from this one (``_forked``), where the platform forks: for runs of many threads of their
+    own (the player sessions' paced players and old accounts), which on threads of one process
+    fought for its interpreter lock: ``test_freedoms_sessions.py``'s eleven runs 44 to 50 CPU-s
+    and 76 to 98 s on threads, 31.5 to 34.6 CPU-s and 30 to 36 s in processes, alone on a
+    machine loaded by other jobs (6 December 2026, h16/tier16; the same outcomes). Light runs (the
+    ``created_at`` ones: a play a second) stay on threads: a fork each cost more than the lock
+    (4.4 -> 6.2 CPU-s)."""
+    if processes and "fork" in multiprocessing.get_all_start_methods():
+        return _forked(
+            {
+                key: lambda m=make, o=overrides: check_outcome(m(), check_id, **o)
+                for key, (make, overrides) in runs.items()
+            }
+        )
     with ThreadPoolExecutor(len(runs)) as pool:
         futures = {
             key: pool.submit(lambda m=make, o=overrides: check_outcome(m(), check_id, **o))
             for key, (make, overrides) in runs.items()
         }
     return {key: future.result() for key, future in futures.items()}
+
+
+def _forked(calls: dict[object, Callable[[], CheckOutcome]]) -> dict[object, CheckOutcome]:
+    """Each of ``calls`` in a forked process of its own, all at once: the outcomes, by key. A
+    call that raised, or a process that ended without an outcome, raises here (an error of the
+    test, never a pass); the processes still running when this raises are ended."""
+    fork = multiprocessing.get_context("fork")
+    started: dict[object, tuple[Any, Any]] = {}
+
+    def child(call: Callable[[], CheckOutcome], conn: Any) -> None:
+        try:
+            conn.send(("ok", call()))
+        except BaseException:
+            conn.send(("raised", traceback.format_exc()))
+        finally:
+            conn.close()
+
+    try:
+        for key, call in calls.items():
+            reader, writer = fork.Pipe(duplex=False)
+            process = fork.Process(target=child, args=(call, writer))
+            process.start()
+            writer.close()
+            started[key] = (process, reader)
+        outcomes: dict[object, CheckOutcome] = {}
+        for key, (process, reader) in started.items():
+            try:
+                how, what = reader.recv()
+            except EOFError:
+                raise AssertionError(f"the run of {key!r} ended without an outcome") from None
+            process.join()
+            if how != "ok":
+                raise AssertionError(f"the run of {key!r} raised:\n{what}")
+            outcomes[key] = what
+        return outcomes
+    finally:
+        for process, reader in started.values():
+            reader.close()
+            if process.is_alive():
+                process.kill()
+                process.join()
 
 
 RACE_SEEDS = tuple(range(7, 15))

@@ -3,11 +3,13 @@
 
 A run of the sessions is 5 to 20 s at the tests' profile, most of it asleep (a person's
 pauses, the old accounts' idle rounds); eleven of them one after another were 147 s of
-``test_freedoms.py``'s 200 on one worker. Each on its own target, they are run at once, on
-threads, by the module's ``ran`` fixture (``test_freedoms.side_by_side``), and each test judges
-its own run's outcome. Marked ``early``: still the longest file of few tests. The helpers and
-the tables (``JUDGED_BY``, ``MINIMUM_DEPOSIT``, ``ONE_TICKET_CASES``) stay in
-``test_freedoms.py``; this file runs their rows for ``play.player_sessions``.
+``test_freedoms.py``'s 200 on one worker. Each on its own target, they are run at once, each
+in a forked process of its own (on threads, their paced players fought for one interpreter
+lock: a third more CPU, twice the wall), by the module's ``ran`` fixture
+(``test_freedoms.side_by_side``), and each test judges its own run's outcome. Marked
+``early``: still the longest file of few tests. The helpers and the tables (``JUDGED_BY``,
+``MINIMUM_DEPOSIT``, ``ONE_TICKET_CASES``) stay in ``test_freedoms.py``; this file runs their
+rows for ``play.player_sessions``.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def _runs() -> Runs:
 def ran() -> dict[object, CheckOutcome]:
     """``play.player_sessions`` on every target of ``_runs`` at once: each test below reads its
     own outcome."""
-    return side_by_side(SESSIONS, _runs())
+    return side_by_side(SESSIONS, _runs(), processes=True)
 
 
 @pytest.mark.parametrize("name", FREEDOM_NAMES)
@@ -169,3 +171,22 @@ def test_a_refused_play_that_is_no_limit_of_the_account_is_not_reserved(
     outcome = ran[cls]
     assert outcome.outcome in ("error", "fail"), outcome.message
     assert not [r for r in outcome.reservations if r["basis"] == "stake-own-limit"]
+
+
+def test_a_forked_run_that_raised_or_died_fails_the_test() -> None:
+    """``side_by_side``'s processes: an outcome comes back by its key; a run that raised, or
+    whose process ended without an outcome, is an error of the test, never a pass."""
+    import os
+
+    from .test_freedoms import _forked
+
+    passed = CheckOutcome("pass", "ok")
+    assert _forked({"one": lambda: passed}) == {"one": passed}
+
+    def raised() -> CheckOutcome:
+        raise ValueError("the target could not be made")
+
+    with pytest.raises(AssertionError, match=r"(?s)raised:.*the target could not be made"):
+        _forked({"one": lambda: passed, "two": raised})
+    with pytest.raises(AssertionError, match="ended without an outcome"):
+        _forked({"three": lambda: os._exit(3)})

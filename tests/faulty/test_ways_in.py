@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from conformance import registered_checks
 from conformance.checks._scenarios.ways_in import (
     _path_variant,
     altered_tokens,
@@ -57,8 +58,16 @@ def _scoped(name: str) -> tuple[str, Outcome]:
     return name, certify(variant.factory(), target=name, **scope)
 
 
-#: the fast tier's sample (a carrier, a bound); the others in the slow tier
-FAST_SAMPLE = ("http_access_token_unchecked", "play_buttons_modulo_18")
+#: the fast tier's sample over its whole area (a bound); the others in the slow tier. The
+#: carrier (``http_access_token_unchecked``) is the fast tier's over the check that judges it
+#: (``test_a_carrier_over_http_is_caught_by_the_check_that_judges_it``): its whole play area
+#: over HTTP was 12 of this file's 28 CPU-s, nearly all of it the player sessions over HTTP
+#: (which ``security.tokens.required`` and ``.isolation`` bring in), 0.1 CPU-s narrowed
+FAST_SAMPLE = ("play_buttons_modulo_18",)
+
+#: the requirements of the check that judges a way in by another carrier or path spelling
+#: (``security.ways_in_request``)
+REQUEST_WAYS = ["security.tokens.bearer_only", "security.paths.guarded"]
 
 
 @pytest.mark.parametrize(
@@ -67,6 +76,21 @@ FAST_SAMPLE = ("http_access_token_unchecked", "play_buttons_modulo_18")
 )
 def test_caught_by_its_requirement_and_no_other(name: str) -> None:
     variant, outcome = VARIANTS[name], _scoped(name)[1]
+    assert outcome.verdict == "NOT CERTIFIED", outcome.note
+    assert variant.caught_by(outcome.failed), (outcome.failed, outcome.errored)
+    others = [r for r in outcome.failed + outcome.errored if not variant.caught_by([r])]
+    assert not others, {r: outcome.messages[r][:300] for r in others}
+
+
+def test_a_carrier_over_http_is_caught_by_the_check_that_judges_it() -> None:
+    """``http_access_token_unchecked`` (any ``?access_token=`` opens the account of the path)
+    over HTTP, certified for the requirements of ``security.ways_in_request`` alone: rejected
+    for its own, and for no other of them (its whole area, as the strength table runs it, is
+    ``test_caught_by_its_requirement_and_no_other``'s in the slow tier)."""
+    name = "http_access_token_unchecked"
+    variant = VARIANTS[name]
+    assert variant.caught_by(REQUEST_WAYS)
+    outcome = certify(variant.factory(), target=name, requirements=REQUEST_WAYS)
     assert outcome.verdict == "NOT CERTIFIED", outcome.note
     assert variant.caught_by(outcome.failed), (outcome.failed, outcome.errored)
     others = [r for r in outcome.failed + outcome.errored if not variant.caught_by([r])]
@@ -203,23 +227,37 @@ def test_in_process_targets_are_asked_no_request_variation() -> None:
     assert outcome.outcomes["security.paths.guarded"] == "pass"
 
 
+#: what a correct target over HTTP must let no way in by (the requests as written, the bounds)
+OVER_HTTP = {
+    "security.tokens.required",
+    "security.tokens.isolation",
+    "security.tokens.bearer_only",
+    "security.paths.guarded",
+    "play.reveal.bounds",
+    "blocks.contract3.slice",
+}
+
+
 def test_correct_target_over_http_lets_no_way_in() -> None:
+    """Every check judging ``OVER_HTTP``, each alone, on the reference over HTTP: none fails,
+    none reserves. But the player sessions, which judge the token requirements on their way
+    back: over HTTP they were 8 of this test's 11 CPU-s, and the reference's sessions over HTTP
+    pass in ``tests/harness/test_user_agent.py``'s recorded run (``security.tokens.required``)."""
+    from .test_freedoms import check_outcome
+
+    checks = [
+        c.id
+        for c in registered_checks().values()
+        if set(c.requirements) & OVER_HTTP and c.id != "play.player_sessions"
+    ]
+    judged = {r for c in checks for r in registered_checks()[c].requirements}
+    assert judged >= OVER_HTTP and "security.ways_in_request" in checks
     with bridge(open_target("python:reference")) as url:
-        outcome = certify(
-            open_target(url, timeout=20),
-            target=url,
-            requirements=[
-                "security.tokens.required",
-                "security.tokens.isolation",
-                "security.tokens.bearer_only",
-                "security.paths.guarded",
-                "play.reveal.bounds",
-                "blocks.contract3.slice",
-            ],
-        )
-    bad = {r: outcome.messages[r][:300] for r in outcome.failed + outcome.errored}
+        outcomes = {c: check_outcome(open_target(url, timeout=20), c) for c in checks}
+    bad = {c: (o.outcome, o.message[:300]) for c, o in outcomes.items() if o.outcome != "pass"}
     assert not bad
-    assert outcome.reservations == []  # Bearer only: not even the reading's reservation
+    # Bearer only: not even the reading's reservation
+    assert {c: o.reservations for c, o in outcomes.items() if o.reservations} == {}
 
 
 @pytest.mark.parametrize(
