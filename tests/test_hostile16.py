@@ -19,6 +19,7 @@ could still do to instantcert, each answered by a clear error within bounded tim
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -32,12 +33,14 @@ import pytest
 
 from conformance._audit.judge import judge_line
 from harness._cli import main
+from harness._parallel import Task, run_ordered
 from reference._http_guard import HEAD_BYTES, GuardedHttpProtocol
 from reference._server import ServerThread
 from reference._service import GameService, ServiceError
 from reference._service_db import ForeignDatabase
 
 SEED = b"h" * 32
+GENERATE = ("--count", "600000", "--seed", "ab" * 32)
 
 
 class QuickGuard(GuardedHttpProtocol):
@@ -313,3 +316,65 @@ def test_a_yaml_file_naming_a_key_twice_is_refused_in_one_line(
     captured = capsys.readouterr()
     lines = [x for x in (captured.err + captured.out).splitlines() if x.strip()]
     assert len(lines) == 1 and f"the key {key!r} is given twice" in lines[0], lines
+
+
+def test_ctrl_c_in_a_solo_task_stops_the_run_at_once() -> None:
+    """A SIGTERM or Ctrl-C lands in the main thread, which runs the solo tasks (the block
+    checks): it was kept until every task before that one in task order had run (a
+    SIGTERM'd ``audit-block`` went on auditing, seconds to minutes)."""
+    ran: list[str] = []
+
+    def slow(emit: object) -> None:
+        time.sleep(3)
+        ran.append("slow")
+
+    def interrupted(emit: object) -> None:
+        raise KeyboardInterrupt
+
+    tasks = [Task(run=slow), Task(run=interrupted, solo=True)]  # the solo one starts first
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_ordered(tasks, lambda event: None, workers=2)
+    assert time.monotonic() - started < 1.5, ran
+
+
+@pytest.mark.slow
+def test_a_sigterm_mid_audit_ends_the_command_and_its_workers(tmp_path: Path) -> None:
+    """``audit-block`` of a block whose every line takes the slow path, SIGTERM'd 3 s in: the
+    command exits 143 within seconds, and no forked worker outlives it (they waited for ever
+    on a task queue once the command was gone)."""
+    import signal
+    import subprocess
+    import sys
+
+    block = tmp_path / "b.jsonl"
+    command = [str(Path(sys.executable).with_name("instantcert"))]
+    generated = subprocess.run(
+        [*command, "generate-block", "--game", "robots", *GENERATE, "-o", str(block)],
+        capture_output=True,
+        check=False,
+    )
+    assert generated.returncode == 0, generated.stderr[-500:]
+    slow = tmp_path / "slow.jsonl"
+    with block.open("rb") as source, slow.open("wb") as out:
+        out.write(source.readline())
+        for line in source:
+            out.write(line[:-2] + b',"serial":"S"}\n')
+    audit = subprocess.Popen(
+        [*command, "audit-block", "--out", str(tmp_path / "r"), str(slow)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(3)
+        sent = time.monotonic()
+        audit.send_signal(signal.SIGTERM)
+        assert audit.wait(timeout=30) == 143
+        assert time.monotonic() - sent < 6
+        while subprocess.run(["pgrep", "-s", str(audit.pid)], capture_output=True).stdout:
+            assert time.monotonic() - sent < 10, "a worker outlived the command"
+            time.sleep(0.1)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(audit.pid, signal.SIGKILL)
