@@ -97,6 +97,9 @@ def start_order(tasks: Sequence[Task[E]]) -> list[Task[E]]:
     return [*solo, *fixed, *merged]
 
 
+_MAIN = threading.main_thread()
+
+
 def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> None:
     """Run ``tasks``, up to ``workers`` at once (solo ones alone), handing their events to
     ``deliver`` in task order. With ``workers <= 1`` they run in turn in this thread.
@@ -133,6 +136,11 @@ def run_ordered(tasks: Sequence[Task[E]], deliver: Emit[E], *, workers: int) -> 
             task.run(emitter(task) if emit is None else emit)
         except BaseException as exc:  # handed on in its turn, in the caller's thread
             task.error = exc
+            if isinstance(exc, KeyboardInterrupt) and threading.current_thread() is _MAIN:
+                # Ctrl-C or SIGTERM met a solo task run in this thread: the run stops now, not
+                # once every task before it in task order has ended (an audit check running
+                # on the pool kept a SIGTERM'd audit-block going 20 s to minutes)
+                raise
         finally:
             with changed:
                 if task.error is not None:

@@ -59,6 +59,22 @@ def open_regular(path: str | Path) -> BinaryIO:
         raise
 
 
+def write_text(path: str | Path, text: str) -> None:
+    """``text`` written to ``path`` as UTF-8, created or truncated; never waited on: a FIFO
+    nobody reads is refused (``OSError``, ENXIO, its ``strerror`` saying so) where ``open``
+    would block for ever. A FIFO someone reads, ``/dev/stdout`` or ``/dev/null`` is written."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO (named pipe) that nobody reads", str(path)) from None
+        raise
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def read_regular(path: str | Path, limit: int) -> bytes:
     """At most ``limit + 1`` bytes of the regular file ``path`` (one more than ``limit`` says
     that it is larger); ``OSError`` as ``open_regular``."""

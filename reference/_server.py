@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from . import _strict_json as strict_json
+from ._http_guard import GuardedHttpProtocol
 from ._service import GameService, ServiceError, malformed
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # 1000 long eldorado tickets fit many times over
@@ -71,7 +72,7 @@ def _parse_body(raw: bytes | None) -> dict[str, Any]:
     if raw is None:
         raise ServiceError(413, "request_too_large", f"the body exceeds {MAX_BODY_BYTES} bytes")
     try:
-        body = strict_json.loads(raw)
+        body = strict_json.loads(raw, object_pairs_hook=strict_json.no_duplicate_keys)
     except strict_json.JsonError as exc:
         shown = raw[:80].decode("utf-8", "replace")
         raise malformed(f"the body is not JSON ({exc}): {shown!r}") from None
@@ -292,7 +293,11 @@ def serve(
     )
     try:
         uvicorn.run(
-            create_app(service, owns_service=True), host=host, port=port, log_level=log_level
+            create_app(service, owns_service=True),
+            host=host,
+            port=port,
+            log_level=log_level,
+            http=GuardedHttpProtocol,
         )
     finally:
         service.close()
@@ -301,11 +306,21 @@ def serve(
 class ServerThread:
     """The reference server on a background thread (tests, demos): ``with ServerThread(s) as t``.
 
-    ``port=0`` picks a free port; ``url`` is the base URL once started.
+    ``port=0`` picks a free port; ``url`` is the base URL once started. ``protocol`` is the
+    connections' (``_http_guard``; a test narrows its bounds in a subclass).
     """
 
-    def __init__(self, service: GameService, host: str = "127.0.0.1", port: int = 0) -> None:
-        config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning")
+    def __init__(
+        self,
+        service: GameService,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        protocol: type[GuardedHttpProtocol] = GuardedHttpProtocol,
+    ) -> None:
+        config = uvicorn.Config(
+            create_app(service), host=host, port=port, log_level="warning", http=protocol
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, name="instantcert-serve", daemon=True

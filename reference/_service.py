@@ -132,6 +132,16 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is UTF-8 (no lone surrogate: SQLite and hashlib refuse one, and no
+    id or token the service hands out holds one)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -524,6 +534,8 @@ class GameService:
         """The account a token opens, or 401. Looked up by hash, then compared in constant time."""
         if type(token) is not str or not token:
             raise unauthorized("this call needs the account's token: Authorization: Bearer <token>")
+        if not _encodable(token):  # a lone surrogate: no token the service handed out
+            raise unauthorized("the token opens no account")
         digest = _hash_token(token)
         with self._connection() as db:
             row = db.execute(
@@ -639,7 +651,7 @@ class GameService:
 
     def _own_play(self, db: sqlite3.Connection, play_id: object, owner: str) -> sqlite3.Row:
         row = None
-        if type(play_id) is str:
+        if type(play_id) is str and _encodable(play_id):
             row = db.execute("SELECT * FROM plays WHERE play_id = ?", (play_id,)).fetchone()
         if row is None or row["account_id"] != owner:
             raise not_found(f"no play {play_id!r} for this token")

@@ -50,6 +50,11 @@ def check_database(path: str | Path, schema: str) -> bool:
     than one the service created; ``ForeignDatabase`` naming what it is otherwise. Reads
     only: nothing in the file changes."""
     path = str(path)
+    if path in ("", ":memory:"):
+        raise ForeignDatabase(
+            f"{path!r} is no file: SQLite would keep a database of its own for each "
+            "connection, lost when it closes (accounts and plays gone); name a file"
+        )
     try:
         check_regular(path)  # a FIFO would block SQLite's first read for ever
     except OSError as exc:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
@@ -229,6 +230,19 @@ def loads(
         if "integer string conversion" in str(exc):
             raise JsonError(f"an integer of more than {_PYTHON_DIGITS} digits") from None
         raise JsonError(f"not JSON: {str(exc)[:200]}") from None
+
+
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An ``object_pairs_hook`` that refuses an object naming a key twice (RFC 8259 4: its
+    meaning is unpredictable; ``json`` keeps the last), naming the keys, in linear time (an
+    object of a million keys is a line of 10 MB)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        twice = sorted(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+        shown = ", ".join(repr(k[:40]) for k in twice[:5])
+        more = f" and {len(twice) - 5} more" if len(twice) > 5 else ""
+        raise JsonError(f"key(s) {shown}{more} appear more than once in an object")
+    return value
 
 
 # -- integers written with a fraction or an exponent (docs/contract-decisions.md, integer-forms)

@@ -25,8 +25,8 @@ class InputFileError(ValueError):
 
 
 class _BoundedLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` with no aliases (a file from outside never needs them) and a bound on
-    nesting depth."""
+    """``yaml.SafeLoader`` with no aliases (a file from outside never needs them), a bound on
+    nesting depth, and no key twice in a mapping."""
 
     depth = 0
 
@@ -47,6 +47,26 @@ class _BoundedLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping naming a key twice is refused (YAML 1.2: keys are unique; PyYAML kept
+        the last: ``check_concurrency: 4`` then ``: 64`` ran with 64, silently)."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                twice = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: the base refuses it below
+                continue
+            if twice:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice", key_node.start_mark
+                )
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def read_input_file(path: str | Path, what: str) -> Any:

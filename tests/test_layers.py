@@ -334,7 +334,7 @@ INNER_LAYERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("game registry", ("_games", "engine_kit")),
         ("games", ("_{game}", "_{game}_*")),
         ("every game", ("_evaluate", "_generate", "_blocks", "_blockfile", "_render", "_builtin")),
-        ("service", ("_service_db", "_service", "_server")),
+        ("service", ("_service_db", "_service", "_http_guard", "_server")),
         ("face", ("", "{game}")),
     ),
     "conformance": (

@@ -5,6 +5,7 @@ the file target and the CLI call (``audit``, ``audit_file``, ``expectation_for``
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import itertools
@@ -12,6 +13,7 @@ import json
 import mmap
 import os
 import signal
+import sys
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -129,8 +131,23 @@ def _init_worker(params: _Params, ring: _Ring | None = None) -> None:
     # a forked worker inherits the command's SIGTERM handler (harness/_cli: it stops the run):
     # a worker ends on SIGTERM as a process does, without a traceback of its own
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _end_with_the_command()
     _keep_heap()
     _kernels.prepare(params.game, params.stake)
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _end_with_the_command() -> None:
+    """A forked worker gets SIGTERM when the thread that forked it ends (Linux's parent-death
+    signal): a command that exits mid-audit (SIGTERM, Ctrl-C: ``os._exit`` once its grace is
+    spent) leaves no worker behind. Without it, each worker waited for ever on a task queue
+    whose pipe its sibling held open, after the command had gone."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _work(buf: bytes, first: int) -> _ChunkResult:

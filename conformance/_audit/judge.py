@@ -26,14 +26,6 @@ PADDING = 32  # zero bytes after a chunk, so 8-byte windows near its end can be 
 # -- the exact slow path -------------------------------------------------------------------
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        twice = sorted({k for k in keys if keys.count(k) > 1})
-        raise ValueError(f"key(s) {twice} appear more than once")
-    return dict(pairs)
-
-
 MAX_INDEX = 2**62  # an index past this is no block's (and would not fit the audit's arrays)
 MAX_PRIZE_CENTS = 2**31 - 1  # a declared prize past this is no lot's (tallies are int32)
 
@@ -62,7 +54,7 @@ def judge_line(
     """
     faults: list[tuple[str, str]] = []
     try:
-        value = strict_json.loads_block_line(line, object_pairs_hook=_no_duplicates)
+        value = strict_json.loads_block_line(line, object_pairs_hook=strict_json.no_duplicate_keys)
     except strict_json.JsonError as exc:
         return _LineVerdict(-1, [("unit_lines", f"not a JSON document: {exc}")])
     if not isinstance(value, dict):

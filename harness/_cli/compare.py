@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from reference import _strict_json as strict_json
+from reference._files import write_text
 
 from .._compare import CompareError, compare, headline, load_report, markdown
 from . import UsageError
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         try:
-            Path(args.out).write_text(text, encoding="utf-8")
+            write_text(args.out, text)
         except OSError as exc:
             raise UsageError(f"--out {args.out!r}: {exc.strerror or exc}") from None
         print(f"{headline(result)}; written to {args.out}")

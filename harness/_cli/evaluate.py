@@ -28,12 +28,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+MAX_LINE_CHARS = 4096
+"""A line of stdin longer than this is refused unread (a ticket of either game is under 100
+characters): ``< /dev/zero`` or a file of one 30 MB line is an error, not all memory."""
+
+SHOWN_CHARS = 80  # of a ticket quoted in an error
+
+
+def _shown(ticket: str) -> str:
+    if len(ticket) <= SHOWN_CHARS:
+        return repr(ticket)
+    return f"{ticket[:SHOWN_CHARS]!r}… ({len(ticket)} characters)"
+
+
 def _tickets(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
     if args.tickets:
         for number, ticket in enumerate(args.tickets):
             yield f"ticket {number}", ticket
         return
-    for number, line in enumerate(sys.stdin, start=1):
+    number = 0
+    while line := sys.stdin.readline(MAX_LINE_CHARS + 1):
+        number += 1
+        if len(line.rstrip("\r\n")) > MAX_LINE_CHARS:
+            raise UsageError(
+                f"line {number} (starting {line[:SHOWN_CHARS]!r}) is longer than "
+                f"{MAX_LINE_CHARS} characters, which no ticket is"
+            )
         ticket = line.rstrip("\r\n")
         if ticket.strip():
             yield f"line {number}", ticket
@@ -51,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             result = reference.evaluate(args.game, stake, ticket)
         except reference.TicketError as exc:
             out.flush()
-            raise UsageError(f"{where} {ticket!r}: {exc}") from None
+            raise UsageError(f"{where} {_shown(ticket)}: {exc}") from None
         out.write(json.dumps(result, separators=(",", ":")) + "\n")
     out.flush()
     return EXIT_OK
