@@ -79,7 +79,7 @@ import reference
 from contract import ErrorReply
 
 from ..._pool import map_in_order
-from ..._registry import Evidence
+from ..._registry import Evidence, Reservation
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .. import _pace as pace
@@ -1319,8 +1319,19 @@ Fault = Callable[..., _Found]  # (requirement, expected, got, note, operation[, 
 def _revealed_on(session: Session, player: Player, one: Bought, fault: Fault) -> None:
     """A half revealed ticket revealed on from where it stopped (``reveal.revealed_on``)."""
     play_id = str(one.played["play_id"])
-    found = revealed_on(session, player.account, play_id, str(one.ticket), one.clicks, one.order)
-    if found is not None:
+    later = one is not player.bought[-1]  # the account bought a play after it
+    found = revealed_on(
+        session,
+        player.account,
+        play_id,
+        str(one.ticket),
+        one.clicks,
+        one.order,
+        played_after=later,
+    )
+    if isinstance(found, Reservation):  # closed by a later play (row ticket-closed-by-play)
+        session.reserve(found)
+    elif found is not None:
         raise fault(*found)
 
 
