@@ -25,7 +25,7 @@ from reference._service import GameService, ServiceError
 
 from ._base import Delegating, reference_adapter
 from ._round3_faults import RevealSessionEvicted
-from .freedom_variants import FREEDOMS, ClosedByNextPlayService
+from .freedom_variants import FREEDOMS, ClosedByNextPlayService, NothingLeftRefusedService
 from .test_freedoms import check_outcome
 
 Document = dict[str, Any]
@@ -82,6 +82,16 @@ def test_a_ticket_closed_by_the_next_play_is_a_reservation() -> None:
     assert isinstance(found, Reservation), found
     assert found.basis == CLOSED_BY_PLAY and found.kind == "reading"
     assert found.requirements == ("robots.4.3.reveal_symbols",)
+
+
+class ClosedAndAutoRefused(ClosedByNextPlayService, NothingLeftRefusedService):
+    """Both freedoms: a ticket closed by the next play, and AUTO refused (409) on a ticket with
+    nothing left (row ``auto-again``): the closed ticket's is refused, its history shows it."""
+
+
+def test_a_closed_ticket_whose_auto_is_refused_is_a_reservation_too() -> None:
+    found = _judged(reference_adapter(ClosedAndAutoRefused, "t"))
+    assert isinstance(found, Reservation) and found.basis == CLOSED_BY_PLAY, found
 
 
 def test_without_a_later_play_the_refusal_stays_a_fault() -> None:

@@ -143,9 +143,8 @@ def _closed_whole(
             reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
             if not isinstance(reply, ErrorReply) or reply.status != CONFLICT:
                 return None  # a button still open: not closed whole
-    shown_ticket, _ = session.auto(account, play_id)
-    if shown_ticket != ticket:
-        return None  # revealed_on's AUTO names it
+    if _finished_ticket(session, account, play_id) != ticket:
+        return None  # another ticket: the refusal stays the fault
     stake = session.bought[play_id][1]
     if not closed_by_a_play(session, game, stake):
         return None
@@ -176,10 +175,23 @@ def closed_by_a_play(session: Session, game: str, stake: int) -> bool:
     second = session.play(account, game, stake)
     again = refused(partial(session.adapter.reveal, play_id, account.token, 1))
     truth, _ = session.truth(account, first)
-    ticket, _ = session.auto(account, play_id)
-    session.auto(account, str(second["play_id"]))
+    ticket = _finished_ticket(session, account, play_id)
+    _finished_ticket(session, account, str(second["play_id"]))
     closed = isinstance(again, ErrorReply) and again.status == CONFLICT
     return closed and (truth is None or ticket == truth)
+
+
+def _finished_ticket(session: Session, account: Account, play_id: str) -> str | None:
+    """AUTO's ticket for a play; where AUTO is refused (a 4xx: a closed ticket has nothing
+    left to reveal, row ``auto-again``), its history entry's; None without either."""
+    try:
+        return session.auto(account, play_id)[0]
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500:
+            raise
+    entry = session.entry(account, play_id)
+    ticket = None if entry is None else entry.get("ticket")
+    return ticket if isinstance(ticket, str) else None
 
 
 def invalid_ticket(case: Case, game: str, truth: object, source: str, what: str) -> PlayEvidence:
