@@ -560,6 +560,37 @@ class OneTicketAutoClosesService(OneTicketOpenService):
     freed_by_clicks = False
 
 
+class ClosedByNextPlayService(GameService):
+    """A new play of an account closes the account's unfinished tickets: each is shown whole,
+    as AUTO shows it (FDJ's sites finish a pending game when the next one is bought), so
+    their buttons answer 409 (nothing left) from then on; AUTO on them answers the ticket, the
+    history shows it, the lot was credited at the purchase. The contract leaves open what
+    becomes of an unfinished ticket when its account plays again; rules 4.1 foresees a unit
+    the player did not see whole (row ``ticket-closed-by-play``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unfinished: dict[str, list[str]] = {}  # account -> its plays, maybe unfinished
+        self._unfinished_lock = threading.Lock()
+
+    def _record_play(self, db: Any, play_id: str, owner: str, *args: Any) -> Document:
+        # inside the sale's write transaction: the closing is the sale's
+        with self._unfinished_lock:
+            earlier = self._unfinished.pop(owner, [])
+        for old in earlier:
+            row = db.execute("SELECT game, ticket FROM plays WHERE play_id = ?", (old,)).fetchone()
+            engine = reference.game_engine(row["game"])
+            if engine.buttons:
+                whole = [len(r) for r in engine.button_reveals(row["ticket"])]
+                db.execute(
+                    "UPDATE plays SET revealed = ? WHERE play_id = ?", (json.dumps(whole), old)
+                )
+        bought = super()._record_play(db, play_id, owner, *args)
+        with self._unfinished_lock:
+            self._unfinished.setdefault(owner, []).append(play_id)
+        return bought
+
+
 class GameNamesAnyCase(Delegating):
     """A game name read whatever its case, spaces around it trimmed (.NET's
     ``JsonStringEnumConverter`` / ``Enum.TryParse(ignoreCase: true)``): a play or a batch of
@@ -1324,6 +1355,12 @@ _add(
     EldoradoRevealRefused422.__doc__,
 )
 
+_add(
+    "ticket_closed_by_next_play",
+    _service(ClosedByNextPlayService),
+    ClosedByNextPlayService.__doc__,
+    ("robots.4.3.reveal_symbols", "ticket-closed-by-play"),
+)
 _add("robots_fixed_order", _wrapped(RobotsFixedOrder), RobotsFixedOrder.__doc__)
 _add("block_slice_10000", _wrapped(BlockSliceLimit), BlockSliceLimit.__doc__)
 _add("block_ids_opaque", _wrapped(OpaqueBlockIds), OpaqueBlockIds.__doc__)

@@ -79,7 +79,7 @@ import reference
 from contract import ErrorReply
 
 from ..._pool import map_in_order
-from ..._registry import Evidence
+from ..._registry import Evidence, Reservation
 from ..._timestamps import ReadTime, read_time
 from ...games import kit
 from .. import _pace as pace
@@ -145,6 +145,7 @@ BY_HAND = 1 / 8  # an old account's ticket with buttons revealed by hand to its 
 BACK_ELSEWHERE = 0.75  # a paced player's way back at another pair than its own
 CLICK_PAUSE_S = (0.2, 1.0)  # between two clicks
 HALF_CLICKS = 6  # clicks before an old account's first ticket is left
+MID_CHAIN_CLICKS = 10  # clicks more, at most, until one shows a +1 (``_to_a_plus_one``)
 RUN_PLAYS = 8  # an old account's tickets bought in a row before it finishes them
 RESENT_AUTOS = 8  # finished plays a player has AUTO sent again on the way back
 OLDEST_RESENT = 3  # ... of which its oldest ones
@@ -301,6 +302,7 @@ def _paced(
                     button = _in_turn(one) if leave else rng.randrange(len(one.clicks))
                     _tap(session, player, one, button)  # refused (409): the way back judges
                 if leave:
+                    _to_a_plus_one(session, player, one, deadline)
                     continue
             # AUTO at once, or after the phone was put down a while (a reveal session expired)
             _pause(rng, PAUSE_S if rng.random() < PUT_DOWN else CLICK_PAUSE_S, deadline)
@@ -392,6 +394,13 @@ def _old(session: Session, player: Player, plays: int, rng: random.Random) -> No
     first = _buy(session, player)
     if first.clicks:  # buttons in turn, each to its end before the next
         _clicked(session, player, first, HALF_CLICKS)
+        # ... and on until a click shows a +1 (``MID_CHAIN_CLICKS`` more at most): the ticket
+        # left in the middle of a button's reveals, one more click owed there (a target that
+        # closes the clicked buttons of a ticket when its account plays again cuts that click
+        # off; the way back shows it: row ticket-closed-by-play)
+        for _ in range(MID_CHAIN_CLICKS):
+            if first.again or not _tap(session, player, first, _in_turn(first)):
+                break
     # a game without buttons: its first ticket left never shown (the way back finishes it)
     pairs = _excursions(rng, (player.game, player.stake), player.elsewhere, plays)
     at = 0
@@ -429,6 +438,22 @@ def _old_funded(session: Session, stake: int, plays: int) -> tuple[Account, int]
             if not 400 <= refusal.status < 500 or plays // 2 < MIN_OLD_PLAYS:
                 raise
             plays //= 2
+
+
+def _to_a_plus_one(session: Session, player: Player, one: Bought, deadline: float) -> None:
+    """A ticket about to be left half revealed, clicked on in turn (a quick tap each, no draw
+    of the seed's) until a click shows a +1, ``MID_CHAIN_CLICKS`` more at most: left owing
+    its button a click (a target that closes the clicked buttons of a ticket when its account
+    plays again cuts that click off; the way back shows it, robots 4.7). Clicked once at
+    least, and not past a click that showed a +1 already."""
+    if not one.order:
+        return
+    for _ in range(MID_CHAIN_CLICKS):
+        if one.again:
+            return
+        time.sleep(max(0.0, min(CLICK_PAUSE_S[0], deadline - time.monotonic())))
+        if not _tap(session, player, one, _in_turn(one)):
+            return
 
 
 def _clicked(session: Session, player: Player, one: Bought, clicks: int) -> None:
@@ -1319,8 +1344,19 @@ Fault = Callable[..., _Found]  # (requirement, expected, got, note, operation[, 
 def _revealed_on(session: Session, player: Player, one: Bought, fault: Fault) -> None:
     """A half revealed ticket revealed on from where it stopped (``reveal.revealed_on``)."""
     play_id = str(one.played["play_id"])
-    found = revealed_on(session, player.account, play_id, str(one.ticket), one.clicks, one.order)
-    if found is not None:
+    later = one is not player.bought[-1]  # the account bought a play after it
+    found = revealed_on(
+        session,
+        player.account,
+        play_id,
+        str(one.ticket),
+        one.clicks,
+        one.order,
+        played_after=later,
+    )
+    if isinstance(found, Reservation):  # closed by a later play (row ticket-closed-by-play)
+        session.reserve(found)
+    elif found is not None:
         raise fault(*found)
 
 

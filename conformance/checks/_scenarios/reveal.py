@@ -16,7 +16,7 @@ from contract import ErrorReply
 
 from ..._evidence import PlayEvidence
 from ..._pool import map_in_order, split
-from ..._registry import Evidence
+from ..._registry import Evidence, Reservation
 from .clicks import (
     Walk,
     answer_of,
@@ -52,14 +52,25 @@ def revealed_on(
     ticket: str,
     clicks: list[int],
     order: list[int],
-) -> tuple[str, object, object, str, str] | None:
+    *,
+    played_after: bool = False,
+) -> tuple[str, object, object, str, str] | Reservation | None:
     """A ticket left half revealed (``clicks[b]`` symbols shown on button b, clicked in
     ``order``) and come back to: revealed on in turn, each button from where it stopped to its
     last symbol, then clicked once more (409); then AUTO ends on the ticket bought. A fault as
     (requirement, expected, got, what, operation), or None. A click too many or too few on a
     button with a +1 chain breaks the +1 rule (robots 4.7); any other fault the reveal rule
     (4.3) when the clicks before were buttons in turn (each button to its end before the
-    next), else the order rule (4.4: a click order changed what was shown)."""
+    next), else the order rule (4.4: a click order changed what was shown).
+
+    ``played_after``: the account bought a play after this one. A target may then have closed
+    the ticket as that play was bought (row ``ticket-closed-by-play``: shown whole, as AUTO
+    shows it, the way FDJ's sites finish a pending game when the next is bought): every
+    button left with something to show refused (409) from the first click back, AUTO
+    answering the ticket bought, and a new play of a fresh account closing its own ticket
+    left half revealed the same way (``closed_by_a_play``). That is a reservation (returned),
+    not a fault; a ticket closed otherwise (some buttons open, another ticket, a ticket a new
+    play does not close: a reveal state lost) stays the fault it was."""
     game = game_of_play(session, play_id)
     rules = requirements_of(game)
     buttons = ticket_buttons(game, ticket)
@@ -67,6 +78,7 @@ def revealed_on(
         return None
     natural = [b for b, reveals in enumerate(buttons) for _ in reveals]
     shown_wrong = rules.symbols if order == natural[: len(order)] else rules.order
+    answered = False  # a reveal answered on the way back: the ticket was not closed whole
     for button, done in enumerate(clicks):
         reveals = buttons[button]
         chain = any(plus for _, _, plus in reveals)
@@ -85,12 +97,17 @@ def revealed_on(
             want = list(reveals[shown])
             if isinstance(reply, ErrorReply):
                 if reply.status == 409:
+                    if played_after and not answered:
+                        closed = _closed_whole(session, account, play_id, ticket, clicks, button)
+                        if closed is not None:
+                            return closed
                     # the click a +1 allows, refused: the +1 protocol's
                     last = chain and shown == len(reveals) - 1
                     which = rules.plus_one if last else shown_wrong
                     what = f"{said}, was refused with {shown} shown"
                     return which, {"reveal": want}, reply_doc(reply), what, "reveal"
                 raise reply
+            answered = True
             got = reveal_tuple(game, reply, button)
             if list(got) != want:
                 what = f"{said}, showed {got} as its symbol {shown + 1}, not {tuple(want)}"
@@ -100,6 +117,81 @@ def revealed_on(
         what = f"AUTO on play {play_id!r}, left half revealed, ended on another ticket"
         return rules.symbols, {"ticket": ticket}, {"ticket": shown_ticket}, what, "auto"
     return None
+
+
+CLOSED_BY_PLAY = "ticket-closed-by-play"  # the row of docs/contract-decisions.md
+
+
+def _closed_whole(
+    session: Session,
+    account: Account,
+    play_id: str,
+    ticket: str,
+    clicks: list[int],
+    first: int,
+) -> Reservation | None:
+    """The reservation of a ticket the target closed whole when the account bought a later
+    play (``revealed_on``'s ``played_after``), ``first`` its first button refused: every
+    button from it on with something left refused too (409), AUTO answering ``ticket``, and a
+    fresh account's ticket closed by its next play (``closed_by_a_play``); else None (the
+    refusal stays a fault)."""
+    game = game_of_play(session, play_id)
+    buttons = ticket_buttons(game, ticket)
+    assert buttons is not None  # revealed_on judged it valid
+    for button in range(first + 1, len(clicks)):
+        if clicks[button] < len(buttons[button]):
+            reply = refused(partial(session.adapter.reveal, play_id, account.token, button))
+            if not isinstance(reply, ErrorReply) or reply.status != CONFLICT:
+                return None  # a button still open: not closed whole
+    if _finished_ticket(session, account, play_id) != ticket:
+        return None  # another ticket: the refusal stays the fault
+    stake = session.bought[play_id][1]
+    if not closed_by_a_play(session, game, stake):
+        return None
+    rules = requirements_of(game)
+    return Reservation(
+        f"play {play_id!r} ({game} at {stake} cents), left half revealed, was closed whole "
+        "when its account bought a later play: every button with something left refused "
+        "(409), AUTO answering its ticket, as a fresh account's ticket is closed by its "
+        "next play; its reveals after that play could not be judged",
+        basis="ticket-closed-by-play",  # CLOSED_BY_PLAY (a literal: tests/conformance/test_basis)
+        lift="keep a ticket left half revealed open until AUTO or its last click, whatever "
+        "else the account plays",
+        requirements=[rules.symbols],
+    )
+
+
+def closed_by_a_play(session: Session, game: str, stake: int) -> bool:
+    """Whether a new play of an account closes the account's ticket left half revealed: a
+    fresh account buys a ticket, clicks its first button (answered), buys another, and the
+    first ticket's second button is then refused (409) and AUTO answers its ticket. A reveal
+    state lost otherwise (a cache evicting plays, a session expiring) leaves a ticket just
+    bought open: then not."""
+    account = _funded(session, stake, 2)
+    first = session.play(account, game, stake)
+    play_id = str(first["play_id"])
+    if click(session, account, play_id, 0) is None:
+        return False
+    second = session.play(account, game, stake)
+    again = refused(partial(session.adapter.reveal, play_id, account.token, 1))
+    truth, _ = session.truth(account, first)
+    ticket = _finished_ticket(session, account, play_id)
+    _finished_ticket(session, account, str(second["play_id"]))
+    closed = isinstance(again, ErrorReply) and again.status == CONFLICT
+    return closed and (truth is None or ticket == truth)
+
+
+def _finished_ticket(session: Session, account: Account, play_id: str) -> str | None:
+    """AUTO's ticket for a play; where AUTO is refused (a 4xx: a closed ticket has nothing
+    left to reveal, row ``auto-again``), its history entry's; None without either."""
+    try:
+        return session.auto(account, play_id)[0]
+    except ErrorReply as refusal:
+        if not 400 <= refusal.status < 500:
+            raise
+    entry = session.entry(account, play_id)
+    ticket = None if entry is None else entry.get("ticket")
+    return ticket if isinstance(ticket, str) else None
 
 
 def invalid_ticket(case: Case, game: str, truth: object, source: str, what: str) -> PlayEvidence:
