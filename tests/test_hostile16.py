@@ -158,10 +158,7 @@ def test_a_head_past_its_bound_is_431(live: tuple[GameService, int], request_byt
 def test_a_request_that_never_arrives_whole_is_408_and_closed(
     live: tuple[GameService, int], partial: bytes
 ) -> None:
-    started = time.monotonic()
-    answer = exchange(live[1], partial, wait=15)
-    took = time.monotonic() - started
-    assert took < 10, f"the connection was held {took:.1f} s"  # QuickGuard: 1 s
+    answer = exchange(live[1], partial, wait=15)  # QuickGuard: 1 s; held on, no 408 in 15 s
     status, error = error_document(answer)
     assert (status, error["code"]) == (408, "request_timeout"), error
     assert alive(live[1])
@@ -208,13 +205,11 @@ def test_a_body_naming_a_key_twice_is_400_on_every_endpoint(live: tuple[GameServ
     assert service.balance(account_id, token)["balance_cents"] == before  # nothing was done
 
 
+@pytest.mark.timeout(120)  # the hang guard: quadratic, this line took about 15 minutes
 def test_a_block_line_of_many_keys_naming_one_twice_is_judged_in_linear_time() -> None:
-    keys = ", ".join(f'"k{i}": 1' for i in range(60_000))
+    keys = ", ".join(f'"k{i}": 1' for i in range(300_000))
     line = f'{{"index": 0, "prize_cents": 0, "ticket": "x", {keys}, "k7": 2}}'.encode()
-    started = time.monotonic()
     verdict = judge_line(line, "robots", 100, 0, frozenset())
-    took = time.monotonic() - started
-    assert took < 5, f"{took:.1f} s for a line of {len(line)} bytes"  # was about 40 s
     assert verdict.faults == [
         ("unit_lines", "not a JSON document: key(s) 'k7' appear more than once in an object")
     ]
@@ -323,19 +318,22 @@ def test_ctrl_c_in_a_solo_task_stops_the_run_at_once() -> None:
     checks): it was kept until every task before that one in task order had run (a
     SIGTERM'd ``audit-block`` went on auditing, seconds to minutes)."""
     ran: list[str] = []
+    release = threading.Event()
 
     def slow(emit: object) -> None:
-        time.sleep(3)
+        release.wait(60)  # until the interrupt is seen (or a minute: the fault, waited for)
         ran.append("slow")
 
     def interrupted(emit: object) -> None:
         raise KeyboardInterrupt
 
     tasks = [Task(run=slow), Task(run=interrupted, solo=True)]  # the solo one starts first
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        run_ordered(tasks, lambda event: None, workers=2)
-    assert time.monotonic() - started < 1.5, ran
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_ordered(tasks, lambda event: None, workers=2)
+        assert ran == [], "the interrupt waited for the task before it to end"
+    finally:
+        release.set()
 
 
 @pytest.mark.slow
@@ -368,12 +366,11 @@ def test_a_sigterm_mid_audit_ends_the_command_and_its_workers(tmp_path: Path) ->
     )
     try:
         time.sleep(3)
-        sent = time.monotonic()
         audit.send_signal(signal.SIGTERM)
-        assert audit.wait(timeout=30) == 143
-        assert time.monotonic() - sent < 6
+        assert audit.wait(timeout=15) == 143  # it audited on, 25 s here: the whole block
+        gone = time.monotonic() + 15
         while subprocess.run(["pgrep", "-s", str(audit.pid)], capture_output=True).stdout:
-            assert time.monotonic() - sent < 10, "a worker outlived the command"
+            assert time.monotonic() < gone, "a worker outlived the command"
             time.sleep(0.1)
     finally:
         with contextlib.suppress(ProcessLookupError):
