@@ -172,6 +172,10 @@ class Devices:
     """... its first requests after the sign-up come from the device it signed up on ..."""
     SWITCH = 0.25
     """... then, before each request, the chance that it moves to its other device."""
+    SECOND_BASE = 1 << 40
+    """The second device of the account of device ``n`` is device ``SECOND_BASE + n``: drawn
+    from the seed as any other (of the family after ``n``'s in the run's cycle), never taking a
+    number from the sign-ups (their devices stay the seed's whatever the order of requests)."""
     PLAYS_KEPT = 65_536
     """The plays whose device is remembered, the newest (a soak buys hundreds of thousands):
     a request of an older play with its owner's token still comes from the owner's device
@@ -193,7 +197,8 @@ class Devices:
             self._plays: OrderedDict[str, int] = OrderedDict()  # the newest PLAYS_KEPT
             self._pick = random.Random(f"{seed}:tools")
             self._slow: int | None = None  # the slow reader's device, once it has read
-            self._two: dict[int, _TwoDevices] = {}  # a player on two devices: its sign-up's
+            # by sign-up device: a player on two devices, or None for one on its own
+            self._two: dict[int, _TwoDevices | None] = {}
 
     def client(self, number: int) -> Client:
         with self._lock:
@@ -217,26 +222,24 @@ class Devices:
         with self._lock:
             if number < self.TOOLS or number == self._slow or number >= self._count:
                 return number
-            two = self._two.get(number)
-            if two is None:
+            if number not in self._two:
                 rng = random.Random(f"{self.seed}:second:{number}")
-                if rng.randrange(self.SECOND_SHARE):
-                    return number
-                two = self._two[number] = _TwoDevices(rng)
+                two = None if rng.randrange(self.SECOND_SHARE) else _TwoDevices(rng, number)
+                self._two[number] = two
+            two = self._two[number]
+            if two is None:
+                return number
             two.requests += 1
-            if two.requests <= self.FIRST_ON_ONE or two.rng.random() >= self.SWITCH:
-                return two.on if two.on is not None else number
-            if two.second is None:  # the player's other device, at its first request
-                two.second = self._count
-                self._count += 1
-            two.on = two.second if two.on in (None, number) else number
+            if two.requests > self.FIRST_ON_ONE and two.rng.random() < self.SWITCH:
+                two.used = True
+                two.on = self.SECOND_BASE + number if two.on == number else number
             return two.on
 
     def devices_of(self, number: int) -> tuple[int, ...]:
         """The devices the account of device ``number`` has been played from so far."""
         with self._lock:
             two = self._two.get(number)
-            return (number,) if two is None or two.second is None else (number, two.second)
+            return (number, self.SECOND_BASE + number) if two and two.used else (number,)
 
     def slow_reader(self) -> int:
         """The device the run's slow reads of block streams come from (a phone on a slow
@@ -282,13 +285,13 @@ class Devices:
 
 @dataclass
 class _TwoDevices:
-    """A player on two devices: its draws, its requests so far, the device it is on (None:
-    the sign-up's, not yet left) and its second device (None until first used)."""
+    """A player on two devices: its draws, the device it is on (first its sign-up's), its
+    requests so far and whether it has used its second device."""
 
     rng: random.Random
+    on: int
     requests: int = 0
-    on: int | None = None
-    second: int | None = None
+    used: bool = False
 
 
 def header_order(headers: dict[str, str], order: tuple[str, ...]) -> list[tuple[str, Any]]:

@@ -109,10 +109,11 @@ def test_one_account_in_three_is_played_from_two_devices() -> None:
         first = sent[owner][: Devices.FIRST_ON_ONE]
         assert first == [owner] * Devices.FIRST_ON_ONE  # the sign-up's device first
         assert set(sent[owner]) == set(devices.devices_of(owner))
-    for owner in two:  # in runs, on its own second device (no other account's)
+    for owner in two:  # on its own second device (no other account's), of another family
         (second,) = set(sent[owner]) - {owner}
-        assert second not in owners and second >= Devices.TOOLS
-        assert devices.client(second).user_agent != devices.client(owner).user_agent
+        assert second == Devices.SECOND_BASE + owner
+        assert devices.client(second).family != devices.client(owner).family
+    assert devices.new() == owners[-1] + 1  # the second devices take no sign-up's number
     again = Devices(11)
     assert [again.new() for _ in range(60)] == owners
     assert {o: _senders(again, o, 40) for o in owners} == sent  # the seed's, every run
