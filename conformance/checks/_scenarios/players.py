@@ -516,6 +516,10 @@ def scenario_players(
     player judged again to its end (how old it grew: ``reach_of``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    try:  # the sleepers first, before the span starts: they lie idle through everything below
+        sleepers = _sleepers(session, case, pairs, seed)
+    except _Found as asleep:
+        return _named(asleep)
     deadline = time.monotonic() + span
     through: list[Through | None] = (
         [None] * len(pairs) if case.get("top_tier_units") is not None else []
@@ -524,10 +528,6 @@ def scenario_players(
     for game, stake in pairs:
         firsts.setdefault(game, stake)
     players: list[Player | None] = []
-    try:  # the sleepers first: they lie idle through everything below
-        sleepers = _sleepers(session, case, pairs, seed)
-    except _Found as asleep:
-        return _named(asleep)
     dearest = max(stake for _, stake in pairs)  # an old account's tries may cost more
     for game, stake in firsts.items():
         # its plays paid three times over, or less past a wallet limit of the target's own
