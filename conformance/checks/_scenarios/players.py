@@ -56,16 +56,17 @@ once and judges it a moment later sees a young target. These scenarios play like
   (``money.emptied_accounts``): a wallet that treats accounts opened after some number of others
   otherwise shows there;
 - **sleepers** (``SLEEPERS``, round robin over the pairs in scope, each opened with a player's
-  deposit): one play each as the scenario starts (finished by AUTO, its balance judged), then
-  nothing until the scenario is over, every check above included: the longest idle of the run
-  (a player back the next day), its token unused as long. Each then comes back, one in
-  ``PROBE_FIRST`` with its token asking for another sleeper's balance first (refused 403/404,
-  ``security.tokens.isolation``) and then a play, the others with a play first and the probe
-  after; each play back judged as the first (the balance the play answers: before - stake +
-  its ticket's lot, ``play.money.exact`` or ``<game>.prize_credited``). A fifteenth red team's
-  wallet that queued the lot of an account's first play after 10 s without one, and a token
-  cache that let a token unused for 10 s open any account, were CERTIFIED: no account of the
-  run lay idle longer than a person's pause or the span.
+  deposit): one play each as the scenario starts, before the span (finished by AUTO, its
+  balance judged), then nothing until the scenario is over, every part above included: the
+  longest idle of the run (a player back the next day), its token unused as long. Each then
+  comes back, one in ``PROBE_FIRST`` with its token asking for another sleeper's balance first
+  (refused 403/404, ``security.tokens.isolation``) and then a play, the others with a play
+  first and the probe after; each play back judged as the first (the balance the play
+  answers: before - stake + its ticket's lot, ``play.money.exact`` or
+  ``<game>.prize_credited``). A fifteenth red team's wallet that queued the lot of an account's
+  first play after 10 s without one, and a token cache that let a token unused for 10 s open
+  any account, were CERTIFIED: no account of the run lay idle longer than a person's pause or
+  the span.
 
 Plays deep in a block, and through its end, are ``deep.py``'s.
 
