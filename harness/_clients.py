@@ -20,6 +20,14 @@ come from a few devices of their own, one for each thread that sends them.
 
 An Android device writes every body's keys in one order of its own (its data classes' field
 order: the contract's, or reversed); an iOS device in a new order each request.
+
+A fifteenth red team's vendor knew the harness by an account's life: every account was played
+from the one device it signed up on, to its end, and a wallet that queued the lots of plays
+from any other device (a "new device" step-up: the player's tablet, the app after an update
+that changed its agent) was certified. Here one account in ``SECOND_SHARE`` (drawn from the
+seed) is a player on two devices: after its first ``FIRST_ON_ONE`` requests from the device
+it signed up on, its requests come in runs from one device or the other, a switch drawn
+before each (``SWITCH``), the second a device of its own (another client, its connections).
 """
 
 from __future__ import annotations
@@ -158,6 +166,16 @@ class Devices:
     before the first check)."""
 
     TOOLS = 3
+    SECOND_SHARE = 3
+    """One account in this many (drawn from the seed) is played from two devices."""
+    FIRST_ON_ONE = 3
+    """... its first requests after the sign-up come from the device it signed up on ..."""
+    SWITCH = 0.25
+    """... then, before each request, the chance that it moves to its other device."""
+    SECOND_BASE = 1 << 40
+    """The second device of the account of device ``n`` is device ``SECOND_BASE + n``: drawn
+    from the seed as any other (of the family after ``n``'s in the run's cycle), never taking a
+    number from the sign-ups (their devices stay the seed's whatever the order of requests)."""
     PLAYS_KEPT = 65_536
     """The plays whose device is remembered, the newest (a soak buys hundreds of thousands):
     a request of an older play with its owner's token still comes from the owner's device
@@ -179,6 +197,8 @@ class Devices:
             self._plays: OrderedDict[str, int] = OrderedDict()  # the newest PLAYS_KEPT
             self._pick = random.Random(f"{seed}:tools")
             self._slow: int | None = None  # the slow reader's device, once it has read
+            # by sign-up device: a player on two devices, or None for one on its own
+            self._two: dict[int, _TwoDevices | None] = {}
 
     def client(self, number: int) -> Client:
         with self._lock:
@@ -193,6 +213,33 @@ class Devices:
         with self._lock:
             self._count += 1
             return self._count - 1
+
+    def sender(self, number: int) -> int:
+        """The device a request of the account of device ``number`` (its sign-up's) comes
+        from: that one, or for a player on two devices (one account in ``SECOND_SHARE``, drawn
+        from the seed), after its first ``FIRST_ON_ONE`` requests, the one it is on, moved
+        to the other with chance ``SWITCH`` before each request."""
+        with self._lock:
+            if number < self.TOOLS or number == self._slow or number >= self._count:
+                return number
+            if number not in self._two:
+                rng = random.Random(f"{self.seed}:second:{number}")
+                two = None if rng.randrange(self.SECOND_SHARE) else _TwoDevices(rng, number)
+                self._two[number] = two
+            two = self._two[number]
+            if two is None:
+                return number
+            two.requests += 1
+            if two.requests > self.FIRST_ON_ONE and two.rng.random() < self.SWITCH:
+                two.used = True
+                two.on = self.SECOND_BASE + number if two.on == number else number
+            return two.on
+
+    def devices_of(self, number: int) -> tuple[int, ...]:
+        """The devices the account of device ``number`` has been played from so far."""
+        with self._lock:
+            two = self._two.get(number)
+            return (number, self.SECOND_BASE + number) if two and two.used else (number,)
 
     def slow_reader(self) -> int:
         """The device the run's slow reads of block streams come from (a phone on a slow
@@ -234,6 +281,17 @@ class Devices:
             return None
         with self._lock:
             return self._plays.get(key) if kind == "play" else self._owners.get((kind, key))
+
+
+@dataclass
+class _TwoDevices:
+    """A player on two devices: its draws, the device it is on (first its sign-up's), its
+    requests so far and whether it has used its second device."""
+
+    rng: random.Random
+    on: int
+    requests: int = 0
+    used: bool = False
 
 
 def header_order(headers: dict[str, str], order: tuple[str, ...]) -> list[tuple[str, Any]]:

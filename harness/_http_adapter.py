@@ -882,12 +882,14 @@ class HttpAdapter:
         """The device a request comes from: the one of the account or play its path names
         (a request without the token, or with another, comes from the owner's device too, on
         its connections: an app logged out, a token mistyped), else the token's, else one of
-        the devices of no account."""
+        the devices of no account; for a player on two devices, the one it is on
+        (``Devices.sender``)."""
         named = device_key(path)
         found = self.devices.of(*named) if named is not None else None
         if found is None and token is not None:
             found = self.devices.of("token", token)
-        return self.devices.tool() if found is None else found
+        # a player on two devices sends from either (``Devices.sender``)
+        return self.devices.tool() if found is None else self.devices.sender(found)
 
     def _send_once(
         self,

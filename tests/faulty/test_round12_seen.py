@@ -147,7 +147,8 @@ def test_a_request_naming_an_account_comes_from_its_device() -> None:
         ("/v1/plays/p-1/reveal", None),
         ("/v1/plays/unknown/auto", "tok-1"),  # by its token
     ):
-        assert adapter._device(path, token) == device, path
+        # its device, or its second one for a player on two devices (harness._clients)
+        assert adapter._device(path, token) in adapter.devices.devices_of(device), path
     assert adapter._device("/v1/evaluate", None) < Devices.TOOLS
     prepared = adapter._prepare(
         "POST", "/v1/plays/p-1/reveal", {"button": 1}, {}, None, adapter.devices.client(device)

@@ -39,6 +39,7 @@ from . import _round12_seen_faults as r12s
 from . import _round13_faults as r13
 from . import _round13_surface_faults as r13s
 from . import _round14_faults as r14
+from . import _round15_faults as r15
 from . import _stake_faults as sf
 from . import _ways_in_faults as wf
 from ._base import evaluator_variant, service_variant
@@ -1737,4 +1738,39 @@ _service(
     "contract 4",
     r14.FundedAccountsClockTokens,
     ["security.tokens.unguessable"],
+)
+
+# -- the fifteenth red team's faults (tests/faulty/_round15_faults.py): shapes of the suite's
+#    traffic a vendor could key on (an account used from one device only; a history read at
+#    a player's pace a page of 10 or none) ----------------------------------------------------
+_add(
+    "http_second_device_wins_queued",
+    "play",
+    "robots 4.10",
+    # the lot not credited at once: a play's answer, or a balance read beside it
+    ["*.prize_credited", "play.money.exact", "play.money.concurrent_one_account"],
+    r15.device_variant(r15.SecondDeviceWinsQueued),
+    r15.SecondDeviceWinsQueued.__doc__,
+    ("robots",),
+)
+_service(
+    "play_history_load_more_pages_cached",
+    "play",
+    "contract 4",
+    r15.LoadMorePagesCached,
+    ["play.history.limit", "play.history.complete", "*.last_unit"],
+)
+_service(
+    "play_idle_token_opens_any_account",
+    "play",
+    "contract 4",
+    r15.IdleTokenOpensAnyAccount,
+    ["security.tokens.isolation"],
+)
+_service(
+    "play_idle_account_wins_queued",
+    "play",
+    "robots 4.10",
+    r15.IdleAccountWinsQueued,
+    ["*.prize_credited", "play.money.exact"],
 )

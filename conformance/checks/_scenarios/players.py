@@ -54,7 +54,19 @@ once and judges it a moment later sees a young target. These scenarios play like
 - **newcomers**: at the end, at each game's first stake, accounts of exactly one stake (one in two
   with a residue under a stake beside it) play once each until one loses and one of each kind wins
   (``money.emptied_accounts``): a wallet that treats accounts opened after some number of others
-  otherwise shows there.
+  otherwise shows there;
+- **sleepers** (``SLEEPERS``, round robin over the pairs in scope, each opened with a player's
+  deposit): one play each as the scenario starts, before the span (finished by AUTO, its
+  balance judged), then nothing until the scenario is over, every part above included: the
+  longest idle of the run (a player back the next day), its token unused as long. Each then
+  comes back, one in ``PROBE_FIRST`` with its token asking for another sleeper's balance first
+  (refused 403/404, ``security.tokens.isolation``) and then a play, the others with a play
+  first and the probe after; each play back judged as the first (the balance the play
+  answers: before - stake + its ticket's lot, ``play.money.exact`` or
+  ``<game>.prize_credited``). A fifteenth red team's wallet that queued the lot of an account's
+  first play after 10 s without one, and a token cache that let a token unused for 10 s open
+  any account, were CERTIFIED: no account of the run lay idle longer than a person's pause or
+  the span.
 
 Plays deep in a block, and through its end, are ``deep.py``'s.
 
@@ -93,6 +105,7 @@ from .client import (
     LimitReached,
     Session,
     balance_requirement,
+    credit_requirement,
     evidence,
     funded_with,
     mistyped,
@@ -156,6 +169,10 @@ FUNDED_PLAYS = 300  # a paced player's funding, in stakes
 USUAL_DEPOSITS = (2_000, 5_000, 10_000, 20_000, 50_000)
 TYPED_DEPOSIT_EUROS = (5, 300)  # a deposit typed by hand: whole euros in this range
 LATE_SPAN_S = 60.0  # a span at least this long has paced players that sign up late
+SLEEPERS = 48
+"""Sleepers: accounts that play once as the scenario starts (round robin over the pairs in
+scope) and come back only at its very end, the longest idle the run has (``_sleepers``) ..."""
+PROBE_FIRST = 4  # ... one in this many coming back with its token's probe first, else its play
 
 
 @dataclass
@@ -525,6 +542,10 @@ def scenario_players(
     player judged again to its end (how old it grew: ``reach_of``)."""
     seed, span = int(case["seed"]), float(case["span_s"])
     pairs = [(str(g), int(s)) for g, s in case["pairs"]]
+    try:  # the sleepers first, before the span starts: they lie idle through everything below
+        sleepers = _sleepers(session, case, pairs, seed)
+    except _Found as asleep:
+        return _named(asleep)
     deadline = time.monotonic() + span
     through: list[Through | None] = (
         [None] * len(pairs) if case.get("top_tier_units") is not None else []
@@ -671,7 +692,84 @@ def scenario_players(
                 judge_again(session, case, done)
         except Found as fault:
             return fault.found
+    return _sleepers_back(session, case, sleepers)  # last: the longest idle of the run
+
+
+def _sleepers(
+    session: Session, case: Case, pairs: list[tuple[str, int]], seed: int
+) -> list[Player]:
+    """``SLEEPERS`` accounts, round robin over ``pairs``, each opened with a player's deposit
+    the seed draws (``USUAL_DEPOSITS``; one the target refuses with a 4xx, a wallet limit of its
+    own, is left out) and played once (``_slept_play``): they come back at the scenario's end
+    (``_sleepers_back``)."""
+    sleepers = []
+    for number in range(SLEEPERS):
+        game, stake = pairs[number % len(pairs)]
+        funding = random.Random(f"{seed}:sleeper:{number}").choice(USUAL_DEPOSITS)
+        try:
+            account = session.open(funding)
+        except ErrorReply as refusal:  # a wallet limit of the target's own: no such sleeper
+            if not 400 <= refusal.status < 500:
+                raise
+            continue
+        sleeper = _newcomer(account, game, stake, funding, pairs)
+        sleeper.paced = False
+        sleepers.append(sleeper)
+    for sleeper in sleepers:
+        with contextlib.suppress(_Limited):  # its limit reached: it stops there
+            _slept_play(session, case, sleeper, "as the scenario started")
+    return sleepers
+
+
+def _sleepers_back(session: Session, case: Case, sleepers: list[Player]) -> Evidence | None:
+    """Each sleeper back after the scenario's whole length: one in ``PROBE_FIRST`` its token's
+    probe (``_kept_to_its_own``: another sleeper's balance, refused) and then a play, the others
+    the play first; the first fault met, in sleeper order."""
+    for number, sleeper in enumerate(sleepers):
+        other = sleepers[(number + 1) % len(sleepers)]
+        try:
+            if number % PROBE_FIRST == PROBE_FIRST - 1:
+                _kept_to_its_own(session, case, sleeper, other)
+            if not sleeper.limited:
+                _slept_play(session, case, sleeper, "back after the scenario's whole length")
+            if number % PROBE_FIRST != PROBE_FIRST - 1:
+                _kept_to_its_own(session, case, sleeper, other)
+        except _Found as found:
+            return _named(found)
+        except _Limited:
+            continue
     return None
+
+
+def _slept_play(session: Session, case: Case, sleeper: Player, when: str) -> None:
+    """One play of ``sleeper`` at its pair, finished by AUTO at once: the balance its answer
+    shows must be the balance before it (the opening's, or its last play's, judged so) less
+    the stake plus its ticket's lot (``credit_requirement``'s)."""
+    before = int(sleeper.bought[-1].played["balance_cents"]) if sleeper.bought else sleeper.opening
+    if before < sleeper.stake:  # its deposit spent: it only comes back to read
+        return
+    one = _buy(session, sleeper)
+    _finish(session, sleeper, one)
+    lot = ref_prize(one.game, one.stake, one.ticket) if isinstance(one.ticket, str) else None
+    lot = one.prize if lot is None else lot
+    got = one.played.get("balance_cents")
+    due = before - one.stake + (lot or 0)
+    if got != due:
+        requirement = (
+            credit_requirement(one.game, before, one.stake, lot or 0, got)
+            if isinstance(got, int)
+            else MONEY
+        )
+        raise _found(
+            case,
+            requirement,
+            {"balance_cents": due},
+            {"balance_cents": got},
+            f"{one.game} account {sleeper.account.account_id!r}, played {when}: the play's "
+            f"answer shows a balance of {got} cents, {before} - {one.stake} + its lot of "
+            f"{lot} cents was due",
+            "play",
+        )
 
 
 def _newcomer(
