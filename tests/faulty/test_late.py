@@ -17,6 +17,8 @@ are slow; the fast tests below pin the mechanisms on a block with 40 units left.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ import pytest
 from conformance._profiles import load_profile
 from conformance.checks._scenarios import case_of
 from conformance.checks._scenarios.client import Session
-from conformance.checks._scenarios.deep import CROSS_JUDGED, Deep, deep_plays
+from conformance.checks._scenarios.deep import CROSS_JUDGED, RATE_EVERY, Deep, deep_plays
 from conformance.checks._scenarios.players import reach_of
 from conformance.checks.sessions import deep_reach
 from reference._service import GameService
@@ -103,6 +105,39 @@ def test_a_fault_at_a_block_end_is_found_by_the_deep_play(
         adapter.close()
     assert deep.found is not None, deep.what
     assert deep.found.input["requirement"] == requirement
+
+
+class _WarmingUp(lf._NearBlockEnd):
+    """Its block on sale ends ``RATE_EVERY`` + 300 units on, and its first plays are slow (a
+    cold cache, a connection pool filling): 0.3 s each for the first 12."""
+
+    LEFT = RATE_EVERY + 300
+    COLD = 12
+
+    def play(self, *args: Any, **kwargs: Any) -> Any:
+        with self._cold_lock:
+            self.COLD -= 1
+            cold = self.COLD >= 0
+        if cold:
+            time.sleep(0.3)
+        return super().play(*args, **kwargs)
+
+    _cold_lock = threading.Lock()
+
+
+def test_a_block_end_past_the_depth_is_judged_at_the_pace_past_the_warm_up() -> None:
+    """A block on sale long since (a server that has sold for weeks: the depth passed at the
+    first play), whose first plays were slow: the end lies within the budget at the pace of
+    the plays past the warm-up. It was said out of reach from the pace of its first dozen
+    plays (about 561 s for the 788 units left, past the budget of 60 s)."""
+    adapter, target = _session(_WarmingUp)
+    try:
+        deep = deep_plays(target, dict(DEEP_CASE))
+    finally:
+        adapter.close()
+    assert deep.found is None, deep.found
+    assert deep.not_reached is None, deep.not_reached
+    assert deep.crossed == "robots-100-0001's end into robots-100-0002", deep.what
 
 
 def test_a_block_end_out_of_reach_is_said_not_covered() -> None:

@@ -3,7 +3,9 @@
 ``scenario_deep`` buys units deep in a block at one (game, stake): through to unit ``depth``
 when the target sells fast enough to get there within ``budget_s``, ``judged`` plays more;
 then, when the end of the block on sale lies within reach (its units left, at the pace
-measured, fit in what is left of ``budget_s``), on through its last unit and ``CROSS_JUDGED``
+measured, fit in what is left of ``budget_s``; where the depth was passed within fewer than
+``RATE_EVERY`` plays, a block on sale long since, the pace of ``RATE_EVERY`` plays more, not
+of the first ones and their warm-up), on through its last unit and ``CROSS_JUDGED``
 plays into the next block (a target right for a block's middle and wrong for its last units,
 or for the first units of the block it moves on to, shows only there). Every play's balance is
 judged against the unit it was sold as, read afterwards behind the sales cursor (the lot,
@@ -155,7 +157,30 @@ def _on(
         if size is not None:
             left = size - bought[-1][1].unit - 1
             spent = time.monotonic() - started
-            pace = spent / max(1, sum(len(r.plays) for r in runs))
+            plays = sum(len(r.plays) for r in runs)
+            pace = spent / max(1, plays)
+            if left * pace > budget - spent and plays < RATE_EVERY < left:
+                # the depth was passed within a few plays (a block on sale long since, on a
+                # server that has sold for weeks): their pace is a warm-up's (the accounts
+                # opened, the stream's gate), so it is measured again over RATE_EVERY plays,
+                # on the account that would go on to the block's end
+                try:
+                    runs.append(_opened(session, stake, left + CROSS_JUDGED + 100))
+                except _Stop as stop:
+                    result.not_reached = str(stop)
+                    return
+                pace, crossed = _paced(buy, home, started + budget)
+                if crossed:
+                    watched += _into_next(buy, bought, judged)
+                    return
+                left = size - bought[-1][1].unit - 1
+                spent = time.monotonic() - started
+            elif left * pace <= budget - spent:
+                try:
+                    runs.append(_opened(session, stake, left + CROSS_JUDGED + 100))
+                except _Stop as stop:
+                    result.not_reached = str(stop)
+                    return
             if left * pace > budget - spent:
                 result.not_reached = (
                     f"{left} units left in {home}: about {left * pace:.0f} s at the pace "
@@ -163,12 +188,7 @@ def _on(
                     f"of deep_budget_s {budget:g}"
                 )
             else:
-                try:
-                    runs.append(_opened(session, stake, left + CROSS_JUDGED + 100))
-                except _Stop as stop:
-                    result.not_reached = str(stop)
-                else:
-                    watched += _through_end(buy, bought, home, judged, left)
+                watched += _through_end(buy, bought, home, judged, left)
         elif case.get("cross", True):
             result.not_reached = "the block's size is not listed (no blocks capability)"
 
@@ -239,6 +259,19 @@ def _through(buy: Callable[[], Sold], home: str, depth: int, budget: float, star
                     f"unit {played.unit} reached in {now - started:.1f} s: unit {depth} "
                     f"would take {left:.0f} s more, past deep_budget_s {budget:g}"
                 )
+
+
+def _paced(buy: Callable[[], Sold], home: str, deadline: float) -> tuple[float, bool]:
+    """The seconds a play took of ``RATE_EVERY`` plays more (fewer once ``deadline`` has
+    passed: the budget spent), and whether they ran out of ``home`` (the block's end crossed,
+    other buyers having taken some of its units)."""
+    mark, count = time.monotonic(), 0
+    while count < RATE_EVERY:
+        count += 1
+        crossed = buy().block_id != home
+        if crossed or time.monotonic() > deadline:
+            return (time.monotonic() - mark) / count, crossed
+    return (time.monotonic() - mark) / count, False
 
 
 def _through_end(
