@@ -3,9 +3,9 @@
 ``scenario_deep`` buys units deep in a block at one (game, stake): through to unit ``depth``
 when the target sells fast enough to get there within ``budget_s``, ``judged`` plays more;
 then, when the end of the block on sale lies within reach (its units left, at the pace
-measured, fit in what is left of ``budget_s``; where the depth was passed within fewer than
-``RATE_EVERY`` plays, a block on sale long since, the pace of ``RATE_EVERY`` plays more, not
-of the first ones and their warm-up), on through its last unit and ``CROSS_JUDGED``
+measured, fit in what is left of ``budget_s``; where the first play was already past the
+depth, a block on sale long since, the pace of ``RATE_EVERY`` plays more, not of the first
+ones and their warm-up), on through its last unit and ``CROSS_JUDGED``
 plays into the next block (a target right for a block's middle and wrong for its last units,
 or for the first units of the block it moves on to, shows only there). Every play's balance is
 judged against the unit it was sold as, read afterwards behind the sales cursor (the lot,
@@ -146,7 +146,7 @@ def _on(
     """Past the depth: ``judged`` plays more, then through the block's end when within
     reach; the plays to watch added to ``watched`` as they are bought."""
     game, stake = str(case["game"]), int(case["stake_cents"])
-    budget, judged = float(case["budget_s"]), int(case["judged"])
+    depth, budget, judged = int(case["depth"]), float(case["budget_s"]), int(case["judged"])
     if last.block_id != home:  # the block ran out before the depth: crossed
         watched += _into_next(buy, bought, judged)
     else:
@@ -159,8 +159,8 @@ def _on(
             spent = time.monotonic() - started
             plays = sum(len(r.plays) for r in runs)
             pace = spent / max(1, plays)
-            if left * pace > budget - spent and plays < RATE_EVERY < left:
-                # the depth was passed within a few plays (a block on sale long since, on a
+            if left * pace > budget - spent and bought[0][1].unit >= depth and left > RATE_EVERY:
+                # the depth was passed at the first play (a block on sale long since, on a
                 # server that has sold for weeks): their pace is a warm-up's (the accounts
                 # opened, the stream's gate), so it is measured again over RATE_EVERY plays,
                 # on the account that would go on to the block's end
