@@ -176,19 +176,25 @@ def test_a_ticket_closed_in_part_still_fails() -> None:
     assert found[0] in ("robots.4.3.reveal_symbols", "robots.4.7.reveal_plus_one"), found
 
 
-def test_a_reveal_state_expired_still_fails() -> None:
-    """Refused with 409 after 100 other plays, the account's later play among them: a fresh
-    account's ticket is not closed by its next play, so the refusal is no closing: a fault."""
-    adapter = reference_adapter(RevealExpires409, "t")
+def _come_back_after_other_plays(service: Any) -> object:
+    """``revealed_on`` of a ticket left half revealed on ``service`` (a target keeping
+    ``CAPACITY`` reveal states), come back to after ``CAPACITY`` + 1 plays of another account."""
+    adapter = reference_adapter(service, "t")
     try:
         session = _session(adapter)
         account, play_id, ticket, clicks, order = _left_half_revealed(session)
         other = session.open(STAKE * 200)
-        for _ in range(RevealExpires409.CAPACITY + 1):
+        for _ in range(service.CAPACITY + 1):
             session.play(other, "robots", STAKE)
-        found = revealed_on(session, account, play_id, ticket, clicks, order, played_after=True)
+        return revealed_on(session, account, play_id, ticket, clicks, order, played_after=True)
     finally:
         adapter.close()
+
+
+def test_a_reveal_state_expired_still_fails() -> None:
+    """Refused with 409 after 100 other plays, the account's later play among them: a fresh
+    account's ticket is not closed by its next play, so the refusal is no closing: a fault."""
+    found = _come_back_after_other_plays(RevealExpires409)
     assert isinstance(found, tuple), found
     assert found[0] == "robots.4.3.reveal_symbols" and "was refused" in found[3], found
 
@@ -196,16 +202,7 @@ def test_a_reveal_state_expired_still_fails() -> None:
 def test_a_reveal_state_rebuilt_from_the_store_still_fails() -> None:
     """Round 3's cache of 100 reveal sessions rebuilt from a store only AUTO writes: a clicked
     button shows its first symbol again (no refusal at all): the fault it was."""
-    adapter = reference_adapter(RevealSessionEvicted, "t")
-    try:
-        session = _session(adapter)
-        account, play_id, ticket, clicks, order = _left_half_revealed(session)
-        other = session.open(STAKE * 200)
-        for _ in range(RevealSessionEvicted.CAPACITY + 1):
-            session.play(other, "robots", STAKE)
-        found = revealed_on(session, account, play_id, ticket, clicks, order, played_after=True)
-    finally:
-        adapter.close()
+    found = _come_back_after_other_plays(RevealSessionEvicted)
     assert isinstance(found, tuple), found
 
 
